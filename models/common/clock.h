@@ -1,0 +1,43 @@
+#pragma once
+// A clock that costs nothing while nobody listens. There is no sc_clock in the platform: an
+// sc_clock toggles every half period whether or not anything can change, which makes an idle
+// simulated second cost hundreds of millions of events. Clocked processes instead compute the
+// time of the edge they need and sleep until then (or until an input changes).
+#include <systemc>
+
+#include <cstdint>
+
+namespace gpuvp {
+
+class Clock {
+ public:
+  Clock() = default;
+  explicit Clock(sc_core::sc_time period) : period_(period) {}
+  explicit Clock(double mhz) : period_(sc_core::sc_time(1e6 / mhz, sc_core::SC_PS)) {}
+
+  const sc_core::sc_time& period() const { return period_; }
+  double mhz() const { return 1e6 / period_.to_seconds() / 1e12; }
+
+  // Cycle number of time t (edges at 0, T, 2T, ...).
+  uint64_t cycle(const sc_core::sc_time& t) const { return t.value() / period_.value(); }
+  sc_core::sc_time at_cycle(uint64_t c) const { return period_ * static_cast<double>(c); }
+  sc_core::sc_time from_ticks(uint64_t ticks) const { return sc_core::sc_time::from_value(ticks * period_.value()); }
+  // The first rising edge strictly after `t`: an input that changes at or after edge k is sampled
+  // at edge k+1, exactly as a flip-flop in the RTL samples it.
+  sc_core::sc_time next_edge(const sc_core::sc_time& t) const {
+    return sc_core::sc_time::from_value((t.value() / period_.value() + 1) * period_.value());
+  }
+  // The first edge at or after t.
+  sc_core::sc_time edge_at_or_after(const sc_core::sc_time& t) const {
+    uint64_t p = period_.value();
+    return sc_core::sc_time::from_value((t.value() + p - 1) / p * p);
+  }
+  // Delay from now to the next edge strictly after now.
+  sc_core::sc_time to_next_edge() const { return next_edge(sc_core::sc_time_stamp()) - sc_core::sc_time_stamp(); }
+  sc_core::sc_time cycles(uint64_t n) const { return from_ticks(n); }
+
+ private:
+  sc_core::sc_time period_{10, sc_core::SC_NS};
+};
+
+}  // namespace gpuvp

@@ -1,0 +1,67 @@
+#pragma once
+// The one registry of injectable state. Every model registers each piece of state it holds
+// under a hierarchical name (gpu.sched.blocks_scheduled_cnt, gpu.arb_gmem_rd.grant, gpu.gmem).
+// Fault injection, the RTL wrappers and waveform tracing all go through these names.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpuvp {
+
+// What kind of storage a target is; campaigns sample targets per kind.
+enum class TargetKind { Register, Memory };
+
+// One registered piece of state. A register is one value of `width` bits; a memory is `count`
+// words of `width` bits each (addressed gpu.gmem[0x1000] by word index * width/8 bytes).
+struct Target {
+  std::string name;
+  TargetKind kind = TargetKind::Register;
+  unsigned width = 0;   // bits per word, 1..64
+  uint64_t count = 1;   // words (1 for a register)
+  std::function<uint64_t(uint64_t index)> get;
+  std::function<void(uint64_t index, uint64_t value)> set;
+  // Called after a write so that gated models re-evaluate (wake a sleeping clocked process).
+  std::function<void()> on_write;
+};
+
+class Registry {
+ public:
+  // Registers a plain integer or bool field by pointer. The value is truncated to `width` bits on write.
+  template <typename T>
+  void add_field(const std::string& name, unsigned width, T* field, std::function<void()> on_write = {}) {
+    Target t;
+    t.name = name;
+    t.width = width;
+    t.get = [field](uint64_t) { return static_cast<uint64_t>(*field); };
+    t.set = [field](uint64_t, uint64_t v) { *field = static_cast<T>(v); };
+    t.on_write = std::move(on_write);
+    add(std::move(t));
+  }
+  void add(Target t);
+  void remove_prefix(const std::string& prefix);
+
+  bool contains(const std::string& name) const;
+  const Target& at(const std::string& name) const;  // throws std::out_of_range naming the target
+  std::vector<const Target*> all() const;            // sorted by name
+  std::vector<const Target*> matching(const std::string& glob) const;
+
+  uint64_t read(const std::string& name, uint64_t index = 0) const;
+  void write(const std::string& name, uint64_t value, uint64_t index = 0);
+  void flip(const std::string& name, unsigned bit, uint64_t index = 0);
+
+  // Total number of state bits (registers and memory words), for FIT computations.
+  uint64_t total_bits() const;
+
+ private:
+  std::map<std::string, Target> targets_;
+};
+
+// Masks a value to `width` bits.
+inline uint64_t mask_bits(uint64_t v, unsigned width) {
+  return width >= 64 ? v : (v & ((uint64_t{1} << width) - 1));
+}
+
+}  // namespace gpuvp

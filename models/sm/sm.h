@@ -1,0 +1,62 @@
+#pragma once
+// Streaming multiprocessor: SMP controller (block-scheduler.md handshake), warp scheduler,
+// SIMT core, shared memory. Instructions are fetched from system memory through `imem` and
+// decoded here, so a fault in system memory is a fault in the program.
+//
+// Port contract (the platform wires these; see platform/platform.cc):
+//   smp_en, smp_reset, num_blocks, block_idx  <- block scheduler (per-SM outputs)
+//   block_x/y/z, grid_x/y/z, shmem_per_block   <- block scheduler (latched launch outputs, shared by all SMs)
+//   smp_done                                   -> block scheduler
+//   imem    -> system memory arbiter   (instruction fetch)
+//   cfg     -> configuration block arbiter (entry address, parameter words, kernel resources at smp_en)
+//   cmem    -> constant memory arbiter
+//   gmem_rd -> global memory read-port arbiter
+//   gmem_wr -> global memory write-port arbiter (stores; atomics use gmem_rd then gmem_wr... see sm.cc)
+// All TLM transactions use absolute addresses (models/common/address_map.h).
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/common/device_error.h"
+#include "models/common/registry.h"
+#include "models/sm/sm_config.h"
+
+namespace gpuvp {
+
+class SmCore;  // implementation (SIMT core, warp scheduler, controller state), sm.cc
+
+class Sm : public sc_core::sc_module {
+ public:
+  sc_core::sc_in<bool> smp_en{"smp_en"};
+  sc_core::sc_in<bool> smp_reset{"smp_reset"};
+  sc_core::sc_in<uint32_t> num_blocks{"num_blocks"};
+  sc_core::sc_in<uint32_t> block_idx{"block_idx"};
+  sc_core::sc_in<uint32_t> block_x{"block_x"}, block_y{"block_y"}, block_z{"block_z"};
+  sc_core::sc_in<uint32_t> grid_x{"grid_x"}, grid_y{"grid_y"}, grid_z{"grid_z"};
+  sc_core::sc_in<uint32_t> shmem_per_block{"shmem_per_block"};
+  sc_core::sc_out<bool> smp_done{"smp_done"};
+
+  tlm_utils::simple_initiator_socket<Sm> imem{"imem"};
+  tlm_utils::simple_initiator_socket<Sm> cfg{"cfg"};
+  tlm_utils::simple_initiator_socket<Sm> cmem{"cmem"};
+  tlm_utils::simple_initiator_socket<Sm> gmem_rd{"gmem_rd"};
+  tlm_utils::simple_initiator_socket<Sm> gmem_wr{"gmem_wr"};
+
+  // `path` is the registry prefix, e.g. "gpu.sm0"; the SM registers its controller state and
+  // shared memory (path + ".smem") there.
+  Sm(sc_core::sc_module_name name, const SmConfig& cfg, Registry& reg, ErrorSink& errors, const std::string& path);
+  ~Sm() override;
+
+  const SmConfig& config() const;
+  const SmStats& stats() const;
+  const std::vector<BlockRecord>& block_records() const;
+
+ private:
+  std::unique_ptr<SmCore> core_;
+};
+
+}  // namespace gpuvp

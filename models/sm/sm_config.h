@@ -1,0 +1,63 @@
+#pragma once
+// Everything an SM needs to know about its platform, filled in by platform/ from the preset.
+#include <cstdint>
+#include <string>
+
+#include "models/common/clock.h"
+
+namespace gpuvp {
+
+struct SmLatencies {
+  // Cycles a warp waits for its result after issue, per instruction class.
+  unsigned alu = 4;       // integer/fp32 add, logic, compare, mov, cvt
+  unsigned mul = 4;       // integer multiply, mad, fma
+  unsigned fp64 = 8;
+  unsigned sfu = 16;      // sqrt, rsqrt, rcp, sin, cos, ex2, lg2, div, rem
+  unsigned shared = 4;    // shared memory access
+  unsigned branch = 2;
+  unsigned barrier = 2;
+  unsigned atomic = 4;    // extra cycles of a read-modify-write at the memory
+};
+
+struct SmConfig {
+  unsigned id = 0;
+  unsigned num_sms = 1;
+  unsigned warp_size = 32;
+  unsigned sps = 8;                     // SPs (CUDA cores) per SM: a warp instruction issues over warp_size/sps cycles
+  Clock clock{100.0};
+  unsigned max_threads = 2048;          // resident threads per SM
+  unsigned max_threads_per_block = 1024;
+  unsigned max_blocks = 8;              // resident blocks per SM (hardware limit)
+  unsigned registers = 65536;           // 32-bit registers per SM
+  uint32_t shared_bytes = 16384;        // shared memory per SM
+  uint32_t shared_per_block = 49152;    // max shared memory per block
+  unsigned ibuf_insts = 64;             // instruction buffer (instructions); 0 = fetch every instruction
+  SmLatencies lat;
+  // Global memory access shape: lane by lane (flexgrip: one transaction per active lane, served in
+  // lane order) or coalesced into aligned segments of `coalesce_bytes` (tk1/tx2).
+  bool coalesce = false;
+  unsigned coalesce_bytes = 32;
+  std::string warp_policy = "rr";       // "rr" round robin over ready warps, "gto" greedy-then-oldest
+  uint32_t max_local_bytes = 16384;     // per-thread local memory limit
+};
+
+// Per-block record for timelines (start/end/SM of every block).
+struct BlockRecord {
+  uint64_t launch_id = 0;
+  uint64_t block = 0;  // linear block index
+  unsigned sm = 0;
+  uint64_t start_ps = 0;
+  uint64_t end_ps = 0;
+};
+
+struct SmStats {
+  uint64_t warp_insts = 0;
+  uint64_t thread_insts = 0;     // active lanes summed over executed warp instructions
+  uint64_t busy_ps = 0;          // time with at least one resident block
+  uint64_t fetches = 0;          // instruction fetch transactions
+  uint64_t mem_transactions = 0; // global/constant transactions issued
+  uint64_t batches = 0;
+  uint64_t blocks = 0;
+};
+
+}  // namespace gpuvp

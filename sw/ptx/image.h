@@ -1,0 +1,74 @@
+#pragma once
+// What the assembler makes of a PTX module and the loader places in the platform's memories.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpuvp::ptx {
+
+// Where the loader will put the module's sections; the assembler resolves every symbol and branch
+// target to absolute addresses in these spaces.
+struct Layout {
+  uint64_t code_base = 0;    // system memory byte address of the first instruction
+  uint64_t const_base = 0;   // constant memory byte address of the module's .const data
+  uint64_t global_base = 0;  // global memory byte address of the module's .global variables
+};
+
+struct ParamInfo {
+  std::string name;
+  uint32_t offset = 0;  // byte offset in the kernel's parameter buffer
+  uint32_t size = 0;    // bytes (.u64 pointers are 8)
+  uint32_t align = 0;
+};
+
+// A call site's argument passing. `.param` variables declared in a function body and the callee's
+// parameters live in a per-thread parameter frame in local memory (docs/isa-encoding.md).
+struct CallInfo {
+  uint64_t target = 0;
+  std::vector<uint32_t> arg_offsets;    // caller-side .param offsets (frame-relative) of the arguments
+  std::vector<uint32_t> ret_offsets;    // caller-side .param offsets receiving the return values
+  std::vector<uint32_t> callee_params;  // callee frame offsets of its parameters
+  std::vector<uint32_t> callee_rets;    // callee frame offsets of its return values
+  std::vector<uint32_t> sizes;          // bytes of each argument, then of each return value
+};
+
+struct KernelInfo {
+  std::string name;
+  uint64_t entry = 0;               // absolute code address
+  uint64_t end = 0;                 // one past the last instruction of the kernel
+  std::vector<ParamInfo> params;
+  uint32_t param_bytes = 0;
+  uint32_t static_shared_bytes = 0; // .shared declarations the kernel uses
+  uint32_t local_bytes = 0;         // per-thread local memory (depot + parameter frames)
+  uint32_t num_regs = 0;            // 64-bit register slots
+  uint32_t num_preds = 0;           // predicate slots
+  uint32_t regs_per_thread = 0;     // 32-bit registers a thread needs (liveness estimate, for occupancy)
+  uint32_t max_ntid[3] = {0, 0, 0}; // .maxntid when given
+  uint32_t reqntid[3] = {0, 0, 0};  // .reqntid when given
+};
+
+struct GlobalVar {
+  std::string name;
+  uint64_t address = 0;  // absolute global memory address
+  uint32_t size = 0;
+  std::vector<uint8_t> init;  // empty = zero
+};
+
+struct Image {
+  std::string source_name;         // file the PTX came from (for messages)
+  Layout layout;
+  std::vector<uint8_t> code;       // encoded instructions, to be written at layout.code_base
+  std::vector<uint8_t> const_data; // written at layout.const_base
+  uint32_t global_bytes = 0;       // bytes of .global variables at layout.global_base
+  std::vector<GlobalVar> globals;
+  std::vector<KernelInfo> kernels;
+  std::vector<CallInfo> calls;     // indexed by the call-site index in a Call instruction
+
+  const KernelInfo* find_kernel(const std::string& name) const {
+    for (auto& k : kernels)
+      if (k.name == name) return &k;
+    return nullptr;
+  }
+};
+
+}  // namespace gpuvp::ptx

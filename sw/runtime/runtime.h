@@ -1,0 +1,103 @@
+#pragma once
+// Host runtime: the "driver" a host program uses to drive the simulated GPU. Every call is a
+// timed TLM transaction over the host bus (or a wait for kernel_done), so it must be called from
+// a SystemC thread: the host program's thread that platform/ starts.
+//
+// Errors are exceptions (RuntimeError for misuse, DeviceError for errors the GPU detected) whose
+// messages say what and where.
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "models/common/device_error.h"
+#include "sw/ptx/image.h"
+
+namespace gpuvp::rt {
+
+using DevPtr = uint64_t;
+
+class RuntimeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  uint64_t count() const { return uint64_t(x) * y * z; }
+};
+
+// Kernel arguments in PTX parameter order; each is placed at its parameter's offset and size.
+class KernelArgs {
+ public:
+  KernelArgs& ptr(DevPtr p) { return raw(&p, 8); }
+  KernelArgs& u32(uint32_t v) { return raw(&v, 4); }
+  KernelArgs& i32(int32_t v) { return raw(&v, 4); }
+  KernelArgs& u64(uint64_t v) { return raw(&v, 8); }
+  KernelArgs& i64(int64_t v) { return raw(&v, 8); }
+  KernelArgs& f32(float v) { return raw(&v, 4); }
+  KernelArgs& f64(double v) { return raw(&v, 8); }
+  KernelArgs& raw(const void* p, size_t n) {
+    std::vector<uint8_t> b(n);
+    std::memcpy(b.data(), p, n);
+    args_.push_back(std::move(b));
+    return *this;
+  }
+  const std::vector<std::vector<uint8_t>>& args() const { return args_; }
+
+ private:
+  std::vector<std::vector<uint8_t>> args_;
+};
+
+struct Module {
+  int id = -1;
+  std::shared_ptr<const ptx::Image> image;
+};
+
+struct LaunchStats {
+  std::string kernel;
+  uint64_t launch_id = 0;
+  uint64_t start_ps = 0;  // scheduler left IDLE
+  uint64_t end_ps = 0;    // kernel_done
+  uint64_t cycles = 0;    // GPU clock cycles between the two
+  uint32_t blocks_per_core = 0;
+};
+
+class Runtime {
+ public:
+  virtual ~Runtime() = default;
+
+  virtual DevPtr malloc(size_t bytes) = 0;
+  virtual void free(DevPtr p) = 0;
+  virtual void memcpy_h2d(DevPtr dst, const void* src, size_t bytes) = 0;
+  virtual void memcpy_d2h(void* dst, DevPtr src, size_t bytes) = 0;
+  virtual void memset(DevPtr dst, uint8_t value, size_t bytes) = 0;
+
+  // Assembles PTX (source_name is used in error messages) and places it in system and constant memory.
+  virtual Module load_module(const std::string& ptx_text, const std::string& source_name) = 0;
+
+  // Launches and waits for completion (the FlexGripPlus-style platform runs one kernel at a time).
+  // blocks_per_core = 0 lets the runtime choose the most blocks that fit the SM's resources.
+  virtual LaunchStats launch(const Module& m, const std::string& kernel, Dim3 grid, Dim3 block,
+                             const KernelArgs& args, uint32_t dyn_shmem = 0, uint32_t blocks_per_core = 0) = 0;
+
+  virtual const std::vector<LaunchStats>& launches() const = 0;
+
+  // Convenience for typed buffers.
+  template <typename T>
+  DevPtr upload(const std::vector<T>& v) {
+    DevPtr p = malloc(v.size() * sizeof(T));
+    memcpy_h2d(p, v.data(), v.size() * sizeof(T));
+    return p;
+  }
+  template <typename T>
+  std::vector<T> download(DevPtr p, size_t n) {
+    std::vector<T> v(n);
+    memcpy_d2h(v.data(), p, n * sizeof(T));
+    return v;
+  }
+};
+
+}  // namespace gpuvp::rt

@@ -1,0 +1,10 @@
+// Catch2 runs inside sc_main: SystemC elaborates once per process, so CTest runs every
+// test case as its own process (catch_discover_tests) and each case may build its own platform.
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+#include <systemc>
+
+int sc_main(int argc, char* argv[]) {
+  // SystemC prints a copyright banner on first use; keep test output readable.
+  return Catch::Session().run(argc, argv);
+}
