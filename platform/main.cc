@@ -1,2 +1,237 @@
+// gpuvp command line: run workloads, print configurations and targets, disassemble PTX.
+// Exit status: 0 success, 1 wrong result or device error, 2 bad input (configuration, arguments,
+// malformed PTX), 3 internal error.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
 #include <systemc>
-int sc_main(int, char**) { return 0; }
+#include <cstdlib>
+
+#include "platform/cli_exec.h"
+#include "platform/config/config_doc.h"
+#include "platform/platform.h"
+#include "sw/kernels/kernels.h"
+#include "sw/ptx/assembler.h"
+#include "sw/ptx/disassembler.h"
+#include "sw/ptx/parser.h"
+#include "sw/workloads/workload.h"
+
+using namespace gpuvp;
+
+namespace {
+
+struct ConfigOpts {
+  std::string preset = "tx2";
+  std::vector<std::string> files;
+  std::vector<std::string> sets;
+  void add(CLI::App* app) {
+    app->add_option("--preset,-p", preset, "Platform preset (flexgrip, tk1, tx2)");
+    app->add_option("--config,-c", files, "JSON configuration file(s) applied after the preset");
+    app->add_option("--set,-s", sets, "Override one key: --set sm.count=4 (repeatable)");
+  }
+  Config build() const {
+    Config c = Config::preset(preset);
+    for (auto& f : files) c.merge_file(f);
+    for (auto& s : sets) c.set(s);
+    c.validate();
+    return c;
+  }
+};
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error(fmt::format("{}: cannot write", path));
+  out << text;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(fmt::format("{}: cannot open", path));
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void print_summary(const Platform& p, const PlatformStats& st, const std::string& what, const wl::Result& r) {
+  const rt::DeviceProps& d = p.props();
+  fmt::print("{} on {} ({} SM{}, {} MHz)\n", what, d.name, d.sm_count, d.sm_count > 1 ? "s" : "", d.clock_mhz);
+  fmt::print("  result:          {}{}\n", r.ok ? "correct" : "WRONG", r.ok ? "" : " - " + r.message);
+  fmt::print("  simulated time:  {:.3f} us ({} GPU cycles in kernels, {} launch{})\n", st.sim_seconds * 1e6,
+             st.kernel_cycles, st.launches.size(), st.launches.size() == 1 ? "" : "es");
+  for (auto& l : st.launches)
+    fmt::print("    {:<18} {:>10} cycles  blocks/core {}\n", l.kernel, l.cycles, l.blocks_per_core);
+  fmt::print("  thread-insts:    {} ({:.2f} M per host second, host {:.3f} s)\n", st.thread_insts,
+             st.host_seconds > 0 ? st.thread_insts / st.host_seconds / 1e6 : 0.0, st.host_seconds);
+  for (size_t i = 0; i < st.sms.size(); ++i)
+    fmt::print("  SM {:<2} busy {:5.1f} %  warp-insts {:>9}  blocks {:>5}  batches {:>4}\n", i,
+               100 * st.sm_busy_fraction[i], st.sms[i].warp_insts, st.sms[i].blocks, st.sms[i].batches);
+  for (auto& a : st.arbiters) {
+    std::string g, s;
+    for (size_t i = 0; i < a.grants.size(); ++i) {
+      g += fmt::format("{}{}", i ? "/" : "", a.grants[i]);
+      s += fmt::format("{}{}", i ? "/" : "", a.stall_cycles[i]);
+    }
+    fmt::print("  {:<12} grants {:<24} stall cycles {}\n", a.name, g, s);
+  }
+}
+
+int cmd_run(const ConfigOpts& co, const std::string& workload, const std::string& cfg_name, uint64_t seed,
+            const std::string& stats_file, const std::string& vcd_file, const std::string& timeline_file) {
+  Config c = co.build();
+  const wl::Workload* w = wl::find(workload);
+  if (!w) {
+    std::string known;
+    for (auto& x : wl::all()) known += (known.empty() ? "" : ", ") + x->name();
+    throw ConfigError(fmt::format("--workload {}: unknown workload (known: {})", workload, known));
+  }
+  wl::LaunchConfig lc;
+  try {
+    lc = cfg_name.empty() ? w->configs().front() : wl::config_named(*w, cfg_name);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(std::string("--launch: ") + e.what());
+  }
+  Platform p(c);
+  if (!vcd_file.empty()) p.trace_vcd(vcd_file);
+  wl::Result result;
+  p.run([&](rt::Runtime& rt) { result = w->run(rt, lc, seed); });
+  PlatformStats st = p.stats();
+  print_summary(p, st, fmt::format("{} ({})", w->name(), lc.name), result);
+  if (!stats_file.empty()) {
+    nlohmann::json j = st.to_json();
+    j["workload"] = w->name();
+    j["launch_config"] = lc.name;
+    j["preset"] = c.name();
+    j["correct"] = result.ok;
+    j["config"] = c.to_json();
+    write_file(stats_file, j.dump(2) + "\n");
+  }
+  if (!timeline_file.empty()) write_file(timeline_file, timeline_trace_events(p.timeline(), st.launches).dump(1) + "\n");
+  return result.ok ? 0 : 1;
+}
+
+}  // namespace
+
+// SystemC prints its banner before sc_main unless told not to; our own main() tells it first.
+int main(int argc, char* argv[]) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  return sc_core::sc_elab_and_sim(argc, argv);
+}
+
+int sc_main(int argc, char* argv[]) {
+  CLI::App app{"gpuvp: SystemC/TLM-2.0 virtual platform of an embedded multi-SM GPU"};
+  app.require_subcommand(1);
+
+  ConfigOpts run_co, cfg_co, tgt_co;
+  std::string workload = "vectorAdd", launch, stats_file, vcd_file, timeline_file;
+  uint64_t seed = 1;
+  auto* run = app.add_subcommand("run", "Run a workload, check it against its CPU reference, print statistics");
+  run_co.add(run);
+  run->add_option("--workload,-w", workload, "Workload (gpuvp workloads lists them)");
+  run->add_option("--launch,-l", launch, "Launch configuration of the workload (default: its first)");
+  run->add_option("--seed", seed, "Seed of the input generator");
+  run->add_option("--stats", stats_file, "Write statistics as JSON");
+  run->add_option("--vcd", vcd_file, "Write waveforms (FILE.vcd) of the scheduler, arbiters and SM handshakes");
+  run->add_option("--timeline", timeline_file, "Write the block timeline (Chrome trace-event JSON, opens in Perfetto)");
+
+  bool reference = false;
+  auto* config = app.add_subcommand("config", "Print the effective configuration");
+  cfg_co.add(config);
+  config->add_flag("--reference", reference, "Print the configuration reference (docs/configuration.md)");
+
+  std::string glob = "*";
+  auto* targets = app.add_subcommand("targets", "List the registry of injectable state");
+  tgt_co.add(targets);
+  targets->add_option("--match", glob, "Only names matching this glob");
+
+  std::string ptx_file;
+  auto* disasm = app.add_subcommand("disasm", "Assemble a PTX file and print the disassembled binary");
+  disasm->add_option("file", ptx_file, "PTX file (or the name of a kernel of the library)")->required();
+
+  auto* workloads = app.add_subcommand("workloads", "List workloads and their launch configurations");
+
+  ExecOptions exec_opts;
+  ConfigOpts exec_co;
+  auto* exec = app.add_subcommand("exec", "Run any PTX kernel with buffers and scalars given on the command line or in a JSON file");
+  exec_co.add(exec);
+  add_exec_options(exec, exec_opts);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+
+  try {
+    if (*run) return cmd_run(run_co, workload, launch, seed, stats_file, vcd_file, timeline_file);
+    if (*config) {
+      if (reference)
+        std::cout << config_reference_markdown();
+      else
+        std::cout << cfg_co.build().to_json().dump(2) << "\n";
+      return 0;
+    }
+    if (*targets) {
+      Platform p(tgt_co.build());
+      auto list = p.registry().matching(glob);
+      for (auto* t : list)
+        fmt::print("{:<40} {:<8} {:>2} bits{}\n", t->name, t->kind == TargetKind::Register ? "register" : "memory",
+                   t->width, t->count > 1 ? fmt::format(" x {} words", t->count) : "");
+      fmt::print("{} targets, {} state bits\n", list.size(), p.registry().total_bits());
+      return 0;
+    }
+    if (*disasm) {
+      std::string text, name = ptx_file;
+      std::ifstream probe(ptx_file);
+      if (probe)
+        text = read_file(ptx_file);
+      else
+        try {
+          text = kernels::ptx(ptx_file);
+          name = ptx_file + ".ptx";
+        } catch (const std::invalid_argument& e) {
+          throw ConfigError(fmt::format("{}: no such file, and {}", ptx_file, e.what()));
+        }
+      ptx::Image img = ptx::assemble_text(text, name, ptx::Layout{0x4'0000'0000ull, 0x6'0000'0000ull, 0x1000'0000ull});
+      for (auto& k : img.kernels) {
+        fmt::print("// kernel {}: {} params ({} bytes), {} register slots, {} predicates, ~{} regs/thread, "
+                   "{} bytes shared, {} bytes local\n",
+                   k.name, k.params.size(), k.param_bytes, k.num_regs, k.num_preds, k.regs_per_thread,
+                   k.static_shared_bytes, k.local_bytes);
+        fmt::print("{}\n", ptx::disassemble(img.code.data() + (k.entry - img.layout.code_base), k.end - k.entry, k.entry));
+      }
+      return 0;
+    }
+    if (*workloads) {
+      for (auto& w : wl::all()) {
+        fmt::print("{:<18} {}\n", w->name(), w->description());
+        for (auto& c : w->configs()) {
+          std::string ps;
+          for (auto& [k, v] : c.params) ps += fmt::format(" {}={}", k, v);
+          fmt::print("    {:<10}{}{}\n", c.name, ps, c.blocks_per_core ? fmt::format(" blocks_per_core={}", c.blocks_per_core) : "");
+        }
+      }
+      return 0;
+    }
+    if (*exec) return cmd_exec(exec_co.build(), exec_opts);
+  } catch (const ConfigError& e) {
+    fmt::print(stderr, "gpuvp: {}\n", e.what());
+    return 2;
+  } catch (const ptx::ParseError& e) {
+    fmt::print(stderr, "gpuvp: {}\n", e.what());
+    return 2;
+  } catch (const DeviceError& e) {
+    fmt::print(stderr, "gpuvp: device error: {}\n", e.what());
+    return 1;
+  } catch (const rt::RuntimeError& e) {
+    fmt::print(stderr, "gpuvp: runtime error: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "gpuvp: error: {}\n", e.what());
+    return 3;
+  }
+  return 0;
+}

@@ -27,7 +27,7 @@
 
 namespace gpuvp {
 
-class SmCore;  // implementation (SIMT core, warp scheduler, controller state), sm.cc
+class SmCore;  // SMP controller state + CoreEnv over the sockets around a SimtCore (sm.cc, simt_core.h)
 
 class Sm : public sc_core::sc_module {
  public:
@@ -56,6 +56,8 @@ class Sm : public sc_core::sc_module {
   const std::vector<BlockRecord>& block_records() const;
 
  private:
+  void controller_thread();  // SMP controller (SC_THREAD)
+  void reset_method();       // smp_reset (SC_METHOD)
   std::unique_ptr<SmCore> core_;
 };
 

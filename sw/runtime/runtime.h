@@ -14,6 +14,7 @@
 
 #include "models/common/device_error.h"
 #include "sw/ptx/image.h"
+#include "sw/runtime/host_interface.h"
 
 namespace gpuvp::rt {
 
@@ -84,6 +85,8 @@ class Runtime {
                              const KernelArgs& args, uint32_t dyn_shmem = 0, uint32_t blocks_per_core = 0) = 0;
 
   virtual const std::vector<LaunchStats>& launches() const = 0;
+  // The device's properties (SM count, limits, clock), as cudaGetDeviceProperties gives them.
+  virtual const DeviceProps& device() const = 0;
 
   // Convenience for typed buffers.
   template <typename T>

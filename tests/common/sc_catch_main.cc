@@ -3,6 +3,13 @@
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 #include <systemc>
+#include <cstdlib>
+
+// SystemC prints its banner before sc_main unless told not to; our own main() tells it first.
+int main(int argc, char* argv[]) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  return sc_core::sc_elab_and_sim(argc, argv);
+}
 
 int sc_main(int argc, char* argv[]) {
   // SystemC prints a copyright banner on first use; keep test output readable.

@@ -1,0 +1,88 @@
+#pragma once
+// ArbitratedTarget: a stall arbiter in front of a shared TLM-2.0 resource.
+//
+//   in[0..N-1]  (simple_target_socket_tagged)  <- requesters (SMs, ...)
+//   out         (simple_initiator_socket)       -> the shared resource (memory, config block)
+//
+// A b_transport on in[i]:
+//   1. wait(delay) (temporally decoupled callers are synchronised here; delay becomes 0);
+//   2. one transaction per requester at a time (a second caller on the same in[i] queues);
+//   3. raise req[i], wait for grant[i];
+//   4. forward through `out` with a zero delay; the resource adds its latency to the delay and the
+//      wrapper waits it, so the resource is held (grant high) during that time;
+//   5. drop req[i] and raise ack[i] (high for one clock period; a helper process drops it) and
+//      return with delay 0.
+// With the arbiter timing of stall_arbiter.h: a caller arriving at t (first edge strictly after t
+// is edge k) is granted at edge k+1 when nobody else is waiting, the resource latency L (a
+// multiple of T) elapses, ack is written at (k+1)T+L and sampled one edge later; the next
+// requester is granted two edges after the ack was written.
+//
+// The wrapper talks to the core only through signals (req, ack, grant, stall), so the core can be
+// the SystemC model or a Verilated RTL core with the same pins: pass a CoreFactory.
+// Statistics (grants, stalled cycles) are measured on the pins, so they are the same for any core.
+// transport_dbg is forwarded without arbitration; DMI is refused (it would bypass the arbiter).
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/arbiter/stall_arbiter.h"
+#include "models/common/clock.h"
+#include "models/common/registry.h"
+
+namespace gpuvp {
+
+struct ArbitratedTargetConfig {
+  unsigned requesters = 1;
+  Clock clock;
+  std::string path;  // registry prefix of the arbiter core, e.g. "gpu.arb_gmem_rd"
+};
+
+class ArbitratedTarget : public sc_core::sc_module {
+ public:
+  // Creates the arbiter core (a child module of the wrapper). The default makes a StallArbiter
+  // registered under cfg.path.
+  using CoreFactory = std::function<std::unique_ptr<StallArbiterCore>(const char* name, unsigned n)>;
+
+  sc_core::sc_vector<tlm_utils::simple_target_socket_tagged<ArbitratedTarget>> in;
+  tlm_utils::simple_initiator_socket<ArbitratedTarget> out;
+
+  ArbitratedTarget(sc_core::sc_module_name name, const ArbitratedTargetConfig& cfg, Registry& reg,
+                   CoreFactory factory = {});
+  SC_HAS_PROCESS(ArbitratedTarget);
+
+  unsigned size() const { return cfg_.requesters; }
+  StallArbiterCore& core() { return *core_; }
+  // Measured on the pins; a stall in progress counts up to the current cycle.
+  ArbiterPortStats stats(unsigned i) const;
+  uint64_t transactions(unsigned i) const { return transactions_.at(i); }
+
+ private:
+  void b_transport(int id, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  unsigned transport_dbg(int id, tlm::tlm_generic_payload& trans);
+  bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
+  void drop_acks();
+  void monitor();
+
+  using Sig = sc_core::sc_signal<bool, sc_core::SC_MANY_WRITERS>;
+  ArbitratedTargetConfig cfg_;
+  std::unique_ptr<StallArbiterCore> core_;
+  sc_core::sc_vector<Sig> req_, ack_;
+  sc_core::sc_vector<sc_core::sc_signal<bool>> grant_, stall_;
+  std::vector<bool> busy_;
+  std::vector<std::unique_ptr<sc_core::sc_event>> free_ev_;
+  std::vector<sc_core::sc_time> ack_until_;
+  std::vector<bool> ack_on_;
+  sc_core::sc_event ack_drop_ev_;
+  std::vector<ArbiterPortStats> stats_;
+  std::vector<bool> stall_seen_, grant_seen_;
+  std::vector<uint64_t> stall_since_;
+  std::vector<uint64_t> transactions_;
+};
+
+}  // namespace gpuvp

@@ -1,0 +1,146 @@
+#include "models/arbiter/stall_arbiter.h"
+
+#include <stdexcept>
+
+#include "models/common/log.h"
+
+namespace gpuvp {
+
+namespace {
+unsigned clog2(unsigned n) {
+  unsigned w = 0;
+  while ((1u << w) < n) ++w;
+  return w;
+}
+unsigned lowest_bit(uint64_t v) {
+  for (unsigned i = 0; i < 64; ++i)
+    if (v >> i & 1u) return i;
+  return 0;
+}
+}  // namespace
+
+StallArbiter::StallArbiter(sc_core::sc_module_name name, unsigned n, const Clock& clock, Registry& reg,
+                           const std::string& path)
+    : StallArbiterCore(name, n),
+      n_(n),
+      clock_(clock),
+      path_(path),
+      last_width_(std::max(1u, clog2(n))),
+      all_(n >= 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1)),
+      stats_(n),
+      stall_since_(n, 0) {
+  if (n == 0 || n > 64) throw std::invalid_argument(fmt::format("{}: arbiter needs 1..64 requesters, got {}", path, n));
+  r_.last = n - 1;  // the first pick scans from requester 0
+  auto w = [this] { wake(); };
+  reg.add_field(path + ".state", 2, &r_.state, w);
+  reg.add_field(path + ".last", last_width_, &r_.last, w);
+  reg.add_field(path + ".grant", n, &r_.grant, w);
+  reg.add_field(path + ".stall", n, &r_.stall, w);
+
+  SC_METHOD(process);  // runs once at time 0: drives the reset outputs
+  for (unsigned i = 0; i < n; ++i) sensitive << req[i] << ack[i];
+  sensitive << wake_ev_ << edge_ev_;
+}
+
+void StallArbiter::sample(uint64_t& rq, uint64_t& ak) const {
+  rq = 0;
+  ak = 0;
+  for (unsigned i = 0; i < n_; ++i) {
+    if (req[i].read()) rq |= uint64_t{1} << i;
+    if (ack[i].read()) ak |= uint64_t{1} << i;
+  }
+}
+
+StallArbiter::Regs StallArbiter::next(const Regs& r, uint64_t rq, uint64_t ak) const {
+  Regs x = r;
+  rq &= all_;
+  ak &= all_;
+  switch (r.state) {
+    case REQUESTED:
+      if (rq) {
+        unsigned p = 0;
+        for (unsigned j = 1; j <= n_; ++j) {
+          unsigned i = static_cast<unsigned>((uint64_t{r.last} + j) % n_);
+          if (rq >> i & 1u) {
+            p = i;
+            break;
+          }
+        }
+        x.grant = uint64_t{1} << p;
+        x.stall = rq & ~x.grant;
+        x.state = WAITING_ACK;
+      } else {
+        x.grant = 0;
+        x.stall = 0;
+        x.state = IDLE;
+      }
+      break;
+    case WAITING_ACK:
+      if (ak & r.grant) {
+        x.last = lowest_bit(r.grant);
+        uint64_t pend = rq & ~r.grant;
+        x.grant = 0;
+        x.stall = pend;
+        x.state = pend ? REQUESTED : IDLE;
+      } else {
+        x.stall = rq & ~r.grant;
+      }
+      break;
+    default:  // IDLE (and the unused encoding 3)
+      x.state = rq ? REQUESTED : IDLE;
+      x.grant = 0;
+      x.stall = rq;
+      break;
+  }
+  x.grant &= all_;
+  x.stall &= all_;
+  return x;
+}
+
+void StallArbiter::process() {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  uint64_t rq, ak;
+  sample(rq, ak);
+  if (edge_pending_ && now >= edge_time_) {
+    edge_pending_ = false;
+    ++evaluations_;
+    Regs x = next(r_, rq, ak);
+    uint64_t cyc = clock_.cycle(now);
+    for (unsigned i = 0; i < n_; ++i) {
+      uint64_t b = uint64_t{1} << i;
+      if ((x.grant & b) && !(r_.grant & b)) ++stats_[i].grants;
+      if ((x.stall & b) && !(r_.stall & b)) stall_since_[i] = cyc;
+      if (!(x.stall & b) && (r_.stall & b)) stats_[i].stall_cycles += cyc - stall_since_[i];
+    }
+    if (x.grant != r_.grant)
+      log::debug(path_, "cycle {}: grant {:#x} -> {:#x}, stall {:#x}", cyc, r_.grant, x.grant, x.stall);
+    r_ = x;
+  }
+  drive();
+  // Sleep unless the next edge would change something with the inputs as they are now.
+  if (next(r_, rq, ak) != r_) {
+    sc_core::sc_time e = clock_.next_edge(now);
+    if (!edge_pending_ || e < edge_time_) {
+      edge_pending_ = true;
+      edge_time_ = e;
+      edge_ev_.cancel();
+      edge_ev_.notify(e - now);
+    }
+  }
+}
+
+void StallArbiter::drive() {
+  for (unsigned i = 0; i < n_; ++i) {
+    bool g = r_.grant >> i & 1u, s = r_.stall >> i & 1u;
+    if (grant[i].read() != g) grant[i].write(g);
+    if (stall[i].read() != s) stall[i].write(s);
+  }
+}
+
+ArbiterPortStats StallArbiter::stats(unsigned i) const {
+  ArbiterPortStats s = stats_.at(i);
+  if (r_.stall >> i & 1u) s.stall_cycles += clock_.cycle(sc_core::sc_time_stamp()) - stall_since_[i];
+  return s;
+}
+
+}  // namespace gpuvp

@@ -1,0 +1,183 @@
+#include "models/config_block/config_block.h"
+
+#include <cstring>
+
+#include "models/common/address_map.h"
+#include "models/common/log.h"
+
+namespace gpuvp {
+
+namespace {
+constexpr uint32_t kBusy = 1u, kDone = 2u, kError = 4u;
+constexpr uint64_t kBytes = cfgreg::kNumRegs * 4;
+
+const char* field_name(unsigned i) {
+  switch (i) {
+    case cfgreg::kBlocksPerCore: return "blocks_per_core";
+    case cfgreg::kNumGprs: return "num_gprs";
+    case cfgreg::kShmemSize: return "shmem_size";
+    case cfgreg::kParamSize: return "param_size";
+    case cfgreg::kDynShmemSize: return "dyn_shmem_size";
+    case cfgreg::kBlockX: return "block_x";
+    case cfgreg::kBlockY: return "block_y";
+    case cfgreg::kBlockZ: return "block_z";
+    case cfgreg::kGridX: return "grid_x";
+    case cfgreg::kGridY: return "grid_y";
+    case cfgreg::kGridZ: return "grid_z";
+    case cfgreg::kEntryLo: return "entry_lo";
+    case cfgreg::kEntryHi: return "entry_hi";
+    case cfgreg::kControl: return "control";
+    case cfgreg::kStatus: return "status";
+    case cfgreg::kLocalBytes: return "local_bytes";
+    case cfgreg::kNumRegSlots: return "num_reg_slots";
+    case cfgreg::kNumPreds: return "num_preds";
+    case cfgreg::kStream: return "stream";
+    case cfgreg::kPriority: return "priority";
+    case cfgreg::kLaunchId: return "launch_id";
+    default: return nullptr;
+  }
+}
+}  // namespace
+
+uint32_t ConfigBlock::reset_value(unsigned i) {
+  switch (i) {
+    case cfgreg::kBlocksPerCore: return 1;
+    case cfgreg::kNumGprs: return 0x0B;
+    case cfgreg::kShmemSize: return 0x10;
+    case cfgreg::kBlockX: return 16;
+    case cfgreg::kBlockY: return 16;
+    case cfgreg::kBlockZ: return 1;
+    case cfgreg::kGridX: return 3;
+    case cfgreg::kGridY: return 1;
+    case cfgreg::kGridZ: return 1;
+    default: return 0;
+  }
+}
+
+ConfigBlock::ConfigBlock(sc_core::sc_module_name name, const ConfigBlockConfig& cfg, Registry& reg)
+    : sc_core::sc_module(name), cfg_(cfg) {
+  for (unsigned i = 0; i < cfgreg::kNumRegs; ++i) regs_[i] = reset_value(i);
+  auto w = [this] { drive_ev_.notify(sc_core::SC_ZERO_TIME); };
+  for (unsigned i = 0; i < cfgreg::kNumRegs; ++i) {
+    std::string n;
+    if (const char* f = field_name(i))
+      n = cfg.path + "." + f;
+    else if (i >= cfgreg::kParamBase)
+      n = fmt::format("{}.param[{}]", cfg.path, i - cfgreg::kParamBase);
+    else
+      n = fmt::format("{}.reg[{}]", cfg.path, i);
+    reg.add_field(n, 32, &regs_[i], w);
+  }
+  reg.add_field(cfg.path + ".en", 1, &en_, w);
+
+  in.register_b_transport(this, &ConfigBlock::b_transport);
+  in.register_transport_dbg(this, &ConfigBlock::transport_dbg);
+
+  SC_METHOD(drive);  // runs at time 0: drives the reset values
+  sensitive << drive_ev_;
+  SC_METHOD(on_start);
+  sensitive << start_q_;
+  dont_initialize();
+  SC_METHOD(on_rdy);
+  sensitive << rdy;
+  dont_initialize();
+  SC_METHOD(on_kernel_done);
+  sensitive << kernel_done.pos();
+  dont_initialize();
+}
+
+unsigned ConfigBlock::access(tlm::tlm_generic_payload& t, bool debug, const sc_core::sc_time& delay) {
+  const uint64_t a = t.get_address();
+  const unsigned len = t.get_data_length();
+  if (t.get_command() == tlm::TLM_IGNORE_COMMAND) {
+    t.set_response_status(tlm::TLM_OK_RESPONSE);
+    return 0;
+  }
+  if (a < amap::kConfigBase || a % 4 != 0 || len == 0 || len % 4 != 0 || len > kBytes ||
+      a - amap::kConfigBase > kBytes - len || t.get_data_ptr() == nullptr) {
+    log::debug(cfg_.path, "bad access at {:#x} length {}", a, len);
+    t.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return 0;
+  }
+  if (!debug && t.get_byte_enable_ptr() != nullptr) {
+    t.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+    return 0;
+  }
+  if (!debug && t.get_streaming_width() < len) {
+    t.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+    return 0;
+  }
+  const unsigned first = static_cast<unsigned>((a - amap::kConfigBase) / 4);
+  unsigned char* d = t.get_data_ptr();
+  bool changed = false;
+  for (unsigned w = 0; w < len / 4; ++w) {
+    const unsigned i = first + w;
+    if (t.is_read()) {
+      uint32_t v = regs_[i];
+      for (unsigned b = 0; b < 4; ++b) d[4 * w + b] = static_cast<unsigned char>(v >> (8 * b));
+    } else {
+      uint32_t v = 0;
+      for (unsigned b = 0; b < 4; ++b) v |= uint32_t{d[4 * w + b]} << (8 * b);
+      if (i == cfgreg::kStatus) continue;  // read-only
+      regs_[i] = v;
+      changed = true;
+      if (i == cfgreg::kControl && (v & 1u) && !debug) start_q_.notify(delay);
+    }
+  }
+  if (changed) drive_ev_.notify(sc_core::SC_ZERO_TIME);
+  t.set_response_status(tlm::TLM_OK_RESPONSE);
+  return len;
+}
+
+void ConfigBlock::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay) {
+  delay += cfg_.clock.cycles(cfg_.latency_cycles);
+  access(t, false, delay);
+}
+
+unsigned ConfigBlock::transport_dbg(tlm::tlm_generic_payload& t) { return access(t, true, sc_core::SC_ZERO_TIME); }
+
+void ConfigBlock::on_start() {
+  uint32_t& st = regs_[cfgreg::kStatus];
+  if (st & kBusy) {
+    st |= kError;
+    log::warn(cfg_.path, "start while busy ignored");
+    return;
+  }
+  st = kBusy;
+  en_ = true;
+  ++starts_;
+  log::debug(cfg_.path, "start (launch {})", regs_[cfgreg::kLaunchId]);
+  drive_ev_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void ConfigBlock::on_rdy() {
+  if (en_ && !rdy.read()) {
+    en_ = false;
+    drive_ev_.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+void ConfigBlock::on_kernel_done() {
+  uint32_t& st = regs_[cfgreg::kStatus];
+  st = (st & ~kBusy) | kDone;
+  log::debug(cfg_.path, "kernel done");
+}
+
+void ConfigBlock::drive() {
+  auto put = [](auto& port, auto v) {
+    if (port.read() != v) port.write(v);
+  };
+  put(en, en_);
+  put(blocks_per_core, regs_[cfgreg::kBlocksPerCore]);
+  put(grid_x, regs_[cfgreg::kGridX]);
+  put(grid_y, regs_[cfgreg::kGridY]);
+  put(grid_z, regs_[cfgreg::kGridZ]);
+  put(block_x, regs_[cfgreg::kBlockX]);
+  put(block_y, regs_[cfgreg::kBlockY]);
+  put(block_z, regs_[cfgreg::kBlockZ]);
+  put(shmem_size, regs_[cfgreg::kShmemSize]);
+  put(dyn_shmem_size, regs_[cfgreg::kDynShmemSize]);
+  put(param_size, regs_[cfgreg::kParamSize]);
+}
+
+}  // namespace gpuvp

@@ -1,0 +1,138 @@
+#include "models/memory/memory.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+#include "models/memory/atomic_extension.h"
+
+namespace gpuvp {
+
+Memory::Memory(sc_core::sc_module_name name, const MemoryConfig& cfg, Registry& reg, const std::string& path)
+    : sc_module(name), cfg_(cfg) {
+  if (cfg_.size == 0 || cfg_.size % 4 != 0) throw std::invalid_argument(fmt::format("{}: size must be a non-zero multiple of 4", path));
+  data_ = static_cast<uint8_t*>(std::calloc(cfg_.size, 1));
+  if (!data_) throw std::bad_alloc();
+  in.register_b_transport(this, &Memory::b_transport);
+  in.register_transport_dbg(this, &Memory::transport_dbg);
+  Target t;
+  t.name = path;
+  t.kind = TargetKind::Memory;
+  t.width = 32;
+  t.count = cfg_.size / 4;
+  t.get = [this](uint64_t i) {
+    uint32_t w;
+    std::memcpy(&w, data_ + i * 4, 4);
+    return uint64_t(w);
+  };
+  t.set = [this](uint64_t i, uint64_t v) {
+    uint32_t w = static_cast<uint32_t>(v);
+    std::memcpy(data_ + i * 4, &w, 4);
+  };
+  reg.add(std::move(t));
+}
+
+Memory::~Memory() { std::free(data_); }
+
+sc_core::sc_time Memory::access_time(unsigned bytes) const {
+  switch (cfg_.timing) {
+    case MemoryConfig::Timing::Fixed:
+    case MemoryConfig::Timing::ByteSerial:
+      return cfg_.clock.cycles(cfg_.latency + (bytes + cfg_.bytes_per_cycle - 1) / cfg_.bytes_per_cycle);
+    case MemoryConfig::Timing::Dram: {
+      // Latency in cycles plus transfer at the DRAM bandwidth, rounded up to whole GPU cycles.
+      double ns = cfg_.latency_ns + bytes / cfg_.bandwidth_gbps;
+      double period_ns = cfg_.clock.period().to_seconds() * 1e9;
+      return cfg_.clock.cycles(cfg_.latency + static_cast<uint64_t>(std::ceil(ns / period_ns - 1e-9)));
+    }
+  }
+  return sc_core::SC_ZERO_TIME;
+}
+
+bool Memory::check(tlm::tlm_generic_payload& p, bool debug) {
+  uint64_t a = p.get_address();
+  uint64_t n = p.get_data_length();
+  if (p.get_byte_enable_ptr()) {
+    p.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+    return false;
+  }
+  if (n == 0 || a < cfg_.base || a - cfg_.base > cfg_.size || n > cfg_.size - (a - cfg_.base)) {
+    p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return false;
+  }
+  // A single access (a power of two up to the access width) must be naturally aligned. Longer or
+  // odd-sized transactions are bursts (host copies, coalesced runs of lanes) whose elements the
+  // initiator has already checked.
+  if (!debug && (n & (n - 1)) == 0 && n <= cfg_.access_width && a % n != 0) {
+    p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return false;
+  }
+  if (p.get_streaming_width() < n) {
+    p.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+    return false;
+  }
+  return true;
+}
+
+void Memory::b_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+  if (!check(p, false)) return;
+  uint8_t* mem = data_ + (p.get_address() - cfg_.base);
+  unsigned n = p.get_data_length();
+  AtomicExtension* atom = nullptr;
+  p.get_extension(atom);
+  if (atom) {
+    if (n != 4 && n != 8) {
+      p.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+      return;
+    }
+    uint64_t old = 0;
+    std::memcpy(&old, mem, n);
+    uint64_t nv = apply_atomic(atom->op, atom->type, old, atom->operand, atom->compare);
+    std::memcpy(mem, &nv, n);
+    atom->old = old;
+    ++reads_;
+    ++writes_;
+    // A read-modify-write holds the memory for a read and a write.
+    delay += access_time(n) + access_time(n);
+  } else if (p.is_read()) {
+    std::memcpy(p.get_data_ptr(), mem, n);
+    ++reads_;
+    delay += access_time(n);
+  } else if (p.is_write()) {
+    std::memcpy(mem, p.get_data_ptr(), n);
+    ++writes_;
+    delay += access_time(n);
+  } else {
+    p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+    return;
+  }
+  p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+unsigned Memory::transport_dbg(int, tlm::tlm_generic_payload& p) {
+  if (!check(p, true)) return 0;
+  uint8_t* mem = data_ + (p.get_address() - cfg_.base);
+  if (p.is_read())
+    std::memcpy(p.get_data_ptr(), mem, p.get_data_length());
+  else if (p.is_write())
+    std::memcpy(mem, p.get_data_ptr(), p.get_data_length());
+  p.set_response_status(tlm::TLM_OK_RESPONSE);
+  return p.get_data_length();
+}
+
+void Memory::peek(uint64_t addr, void* dst, size_t n) const {
+  if (addr < cfg_.base || addr - cfg_.base > cfg_.size || n > cfg_.size - (addr - cfg_.base))
+    throw std::out_of_range(fmt::format("{}: [{:#x}, +{}) is outside the memory", name(), addr, n));
+  std::memcpy(dst, data_ + (addr - cfg_.base), n);
+}
+
+void Memory::poke(uint64_t addr, const void* src, size_t n) {
+  if (addr < cfg_.base || addr - cfg_.base > cfg_.size || n > cfg_.size - (addr - cfg_.base))
+    throw std::out_of_range(fmt::format("{}: [{:#x}, +{}) is outside the memory", name(), addr, n));
+  std::memcpy(data_ + (addr - cfg_.base), src, n);
+}
+
+}  // namespace gpuvp

@@ -1,0 +1,61 @@
+#pragma once
+// A memory as a TLM-2.0 target: global, constant or system memory. Any number of initiators bind
+// to `in` (the arbiters on the GPU side, the host bus on the host side). Addresses are absolute
+// (models/common/address_map.h). Out-of-range and misaligned accesses answer with a TLM error
+// response; nothing outside the array is ever touched.
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "models/common/clock.h"
+#include "models/common/registry.h"
+
+namespace gpuvp {
+
+struct MemoryConfig {
+  enum class Timing { Fixed, ByteSerial, Dram };
+  uint64_t base = 0;
+  uint64_t size = 0;            // bytes
+  unsigned access_width = 4;    // bytes; an access must be aligned to min(length, access_width)
+  Timing timing = Timing::Fixed;
+  unsigned latency = 1;         // cycles before the first byte
+  unsigned bytes_per_cycle = 4; // Fixed and ByteSerial: transfer rate
+  double bandwidth_gbps = 1.0;  // Dram: bytes per ns
+  double latency_ns = 0;        // Dram: extra access latency
+  Clock clock;
+};
+
+class Memory : public sc_core::sc_module {
+ public:
+  tlm_utils::multi_passthrough_target_socket<Memory> in{"in"};
+
+  // Registers the contents as `path` (a Memory target of 32-bit words).
+  Memory(sc_core::sc_module_name name, const MemoryConfig& cfg, Registry& reg, const std::string& path);
+  ~Memory() override;
+
+  const MemoryConfig& config() const { return cfg_; }
+  // Time an access of `bytes` occupies the memory (what b_transport adds to the delay).
+  sc_core::sc_time access_time(unsigned bytes) const;
+
+  // Direct access for loaders and tests (no timing); throws std::out_of_range.
+  void peek(uint64_t addr, void* dst, size_t n) const;
+  void poke(uint64_t addr, const void* src, size_t n);
+
+  uint64_t reads() const { return reads_; }
+  uint64_t writes() const { return writes_; }
+
+ private:
+  void b_transport(int id, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
+  unsigned transport_dbg(int id, tlm::tlm_generic_payload& p);
+  bool check(tlm::tlm_generic_payload& p, bool debug);
+
+  MemoryConfig cfg_;
+  uint8_t* data_ = nullptr;  // calloc'd: untouched pages cost nothing
+  uint64_t reads_ = 0, writes_ = 0;
+};
+
+}  // namespace gpuvp

@@ -1,0 +1,327 @@
+#include "models/scheduler/block_scheduler.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "models/common/log.h"
+
+namespace gpuvp {
+
+namespace {
+constexpr uint32_t kM8 = 0xFF, kM16 = 0xFFFF;
+unsigned popcount(uint64_t v) { return static_cast<unsigned>(__builtin_popcountll(v)); }
+}  // namespace
+
+SchedPolicy parse_sched_policy(const std::string& s) {
+  if (s == "round_robin" || s == "rr" || s == "roundrobin") return SchedPolicy::RoundRobin;
+  if (s == "ordered") return SchedPolicy::Ordered;
+  if (s == "even_odd" || s == "evenodd") return SchedPolicy::EvenOdd;
+  if (s == "random") return SchedPolicy::Random;
+  throw std::invalid_argument(fmt::format("scheduler policy '{}' unknown (round_robin, ordered, even_odd, random)", s));
+}
+
+const char* to_string(SchedPolicy p) {
+  switch (p) {
+    case SchedPolicy::RoundRobin: return "round_robin";
+    case SchedPolicy::Ordered: return "ordered";
+    case SchedPolicy::EvenOdd: return "even_odd";
+    case SchedPolicy::Random: return "random";
+  }
+  return "?";
+}
+
+const char* to_string(SchedPhase p) {
+  switch (p) {
+    case SchedPhase::Idle: return "idle";
+    case SchedPhase::Configuration: return "configuration";
+    case SchedPhase::Dispatch: return "dispatch";
+    case SchedPhase::Wait: return "wait";
+    case SchedPhase::Exchange: return "exchange";
+  }
+  return "?";
+}
+
+bool BlockScheduler::Regs::operator==(const Regs& o) const {
+  return state == o.state && cnt == o.cnt && num_blocks == o.num_blocks && done_array == o.done_array &&
+         block_idx == o.block_idx && bx == o.bx && by == o.by && bz == o.bz && gx == o.gx && gy == o.gy &&
+         gz == o.gz && tpb == o.tpb && shmem == o.shmem && rdy == o.rdy && kernel_done == o.kernel_done &&
+         smp_en == o.smp_en && smp_reset == o.smp_reset && prng == o.prng;
+}
+
+BlockScheduler::BlockScheduler(sc_core::sc_module_name name, const BlockSchedulerConfig& cfg, Registry& reg)
+    : BlockDispatcher(name, cfg.num_sms), cfg_(cfg), n_(cfg.num_sms) {
+  if (n_ == 0 || n_ > 64)
+    throw std::invalid_argument(fmt::format("{}: scheduler needs 1..64 SMs, got {}", cfg.path, n_));
+  all_ = n_ >= 64 ? ~uint64_t{0} : ((uint64_t{1} << n_) - 1);
+  reset_.num_blocks.assign(n_, 0);
+  reset_.prng = cfg.seed;
+  r_ = reset_;
+  batch_order_ = policy_order(cfg.policy, n_, r_.prng);
+
+  const std::string& p = cfg.path;
+  auto w = [this] { wake(); };
+  reg.add_field(p + ".state", 3, &r_.state, w);
+  reg.add_field(p + ".blocks_scheduled_cnt", 32, &r_.cnt, w);
+  for (unsigned i = 0; i < n_; ++i) reg.add_field(fmt::format("{}.num_blocks[{}]", p, i), 8, &r_.num_blocks[i], w);
+  reg.add_field(p + ".smp_done_array", n_, &r_.done_array, w);
+  reg.add_field(p + ".block_idx", 32, &r_.block_idx, w);
+  reg.add_field(p + ".block_x", 16, &r_.bx, w);
+  reg.add_field(p + ".block_y", 16, &r_.by, w);
+  reg.add_field(p + ".block_z", 16, &r_.bz, w);
+  reg.add_field(p + ".grid_x", 16, &r_.gx, w);
+  reg.add_field(p + ".grid_y", 16, &r_.gy, w);
+  reg.add_field(p + ".grid_z", 16, &r_.gz, w);
+  reg.add_field(p + ".threads_per_block", 32, &r_.tpb, w);
+  reg.add_field(p + ".shmem_per_block", 32, &r_.shmem, w);
+  reg.add_field(p + ".rdy", 1, &r_.rdy, w);
+  reg.add_field(p + ".kernel_done", 1, &r_.kernel_done, w);
+  reg.add_field(p + ".smp_en", n_, &r_.smp_en, w);
+  reg.add_field(p + ".smp_reset", n_, &r_.smp_reset, w);
+  if (cfg.policy == SchedPolicy::Random) reg.add_field(p + ".prng", 64, &r_.prng, w);
+
+  SC_METHOD(process);  // runs once at time 0: drives the reset outputs
+  sensitive << rst << en << cfg_blocks_per_core << cfg_grid_x << cfg_grid_y << cfg_grid_z << cfg_block_x
+            << cfg_block_y << cfg_block_z << cfg_shmem_size << cfg_dyn_shmem_size << cfg_param_size;
+  for (unsigned i = 0; i < n_; ++i) sensitive << smp_done[i];
+  sensitive << wake_ev_ << edge_ev_;
+  stats_.phases.push_back({SchedPhase::Idle, 0});
+}
+
+uint32_t BlockScheduler::compute_shmem_per_block(uint32_t shmem, uint32_t dyn_shmem, uint32_t param_words) {
+  uint64_t bytes = 16 + uint64_t{shmem} + dyn_shmem + 4 * uint64_t{param_words};
+  return static_cast<uint32_t>((bytes + 255) / 256 * 256);
+}
+
+uint64_t BlockScheduler::prng_step(uint64_t s) {
+  // splitmix64: the state advances by the golden gamma, the output is a mix of the new state.
+  uint64_t z = s + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+std::vector<unsigned> BlockScheduler::policy_order(SchedPolicy p, unsigned n, uint64_t prng) {
+  std::vector<unsigned> o;
+  o.reserve(n);
+  if (p == SchedPolicy::EvenOdd) {
+    for (unsigned i = 0; i < n; i += 2) o.push_back(i);
+    for (unsigned i = 1; i < n; i += 2) o.push_back(i);
+    return o;
+  }
+  for (unsigned i = 0; i < n; ++i) o.push_back(i);
+  if (p == SchedPolicy::Random) {
+    // Fisher-Yates driven by successive splitmix64 outputs of the prng register value.
+    uint64_t x = prng;
+    for (unsigned i = n; i > 1; --i) {
+      x = prng_step(x);
+      std::swap(o[i - 1], o[x % i]);
+    }
+  }
+  return o;
+}
+
+std::vector<uint32_t> BlockScheduler::batch_counts(SchedPolicy p, unsigned n, uint32_t bpc, uint64_t remaining,
+                                                   const std::vector<unsigned>& order) {
+  std::vector<uint32_t> c(n, 0);
+  if (remaining >= uint64_t{n} * bpc) {
+    std::fill(c.begin(), c.end(), bpc);
+  } else if (p == SchedPolicy::RoundRobin) {
+    uint64_t q = remaining / n, r = remaining % n;
+    for (unsigned pos = 0; pos < n; ++pos) c[order[pos]] = static_cast<uint32_t>(q + (pos < r ? 1 : 0));
+  } else {
+    uint64_t left = remaining;
+    for (unsigned pos = 0; pos < n; ++pos) {
+      uint64_t take = std::min<uint64_t>(bpc, left);
+      c[order[pos]] = static_cast<uint32_t>(take);
+      left -= take;
+    }
+  }
+  return c;
+}
+
+std::vector<uint64_t> BlockScheduler::blocks_of_sm(const std::vector<uint32_t>& counts,
+                                                   const std::vector<unsigned>& order, uint64_t first, unsigned sm) {
+  std::vector<uint64_t> out;
+  uint32_t rounds = 0;
+  for (uint32_t c : counts) rounds = std::max(rounds, c);
+  uint64_t b = first;
+  for (uint32_t j = 0; j < rounds; ++j)
+    for (unsigned k : order)
+      if (counts[k] > j) {
+        if (k == sm) out.push_back(b);
+        ++b;
+      }
+  return out;
+}
+
+BlockScheduler::Inputs BlockScheduler::sample() const {
+  Inputs in;
+  in.rst = rst.read();
+  in.en = en.read();
+  in.bpc = cfg_blocks_per_core.read();
+  in.gx = cfg_grid_x.read();
+  in.gy = cfg_grid_y.read();
+  in.gz = cfg_grid_z.read();
+  in.bx = cfg_block_x.read();
+  in.by = cfg_block_y.read();
+  in.bz = cfg_block_z.read();
+  in.shmem = cfg_shmem_size.read();
+  in.dyn = cfg_dyn_shmem_size.read();
+  in.param = cfg_param_size.read();
+  for (unsigned i = 0; i < n_; ++i)
+    if (smp_done[i].read()) in.done |= uint64_t{1} << i;
+  return in;
+}
+
+BlockScheduler::Regs BlockScheduler::next(const Regs& r, const Inputs& in) const {
+  if (in.rst) return reset_;
+  Regs x = r;
+  x.kernel_done = false;
+  x.smp_en = 0;
+  x.smp_reset = 0;
+  uint64_t active = 0;
+  for (unsigned i = 0; i < n_; ++i)
+    if (r.num_blocks[i] != 0) active |= uint64_t{1} << i;
+  switch (r.state) {
+    case CALC_BLOCKS: {
+      uint64_t grid = uint64_t{in.gx & kM16} * (in.gy & kM16) * (in.gz & kM16);
+      if (r.cnt >= grid) {
+        x.kernel_done = true;
+        x.rdy = true;
+        x.state = IDLE;
+      } else {
+        if (cfg_.policy == SchedPolicy::Random) x.prng = prng_step(r.prng);
+        x.num_blocks = batch_counts(cfg_.policy, n_, in.bpc & kM8, grid - r.cnt, policy_order(cfg_.policy, n_, x.prng));
+        for (auto& v : x.num_blocks) v &= kM8;
+        x.state = CHECK_BLOCKS;
+      }
+      break;
+    }
+    case CHECK_BLOCKS:
+      x.bx = in.bx & kM16;
+      x.by = in.by & kM16;
+      x.bz = in.bz & kM16;
+      x.gx = in.gx & kM16;
+      x.gy = in.gy & kM16;
+      x.gz = in.gz & kM16;
+      x.tpb = static_cast<uint32_t>(uint64_t{x.bx} * x.by * x.bz);
+      x.shmem = compute_shmem_per_block(in.shmem, in.dyn, in.param);
+      x.block_idx = r.cnt;
+      x.state = SCHEDULE_BLOCKS;
+      break;
+    case SCHEDULE_BLOCKS: {
+      uint32_t sum = 0;
+      for (uint32_t v : r.num_blocks) sum += v;
+      x.cnt = r.cnt + sum;
+      x.smp_en = active;
+      x.done_array = 0;
+      x.state = SCHEDULE_WAIT;
+      break;
+    }
+    case SCHEDULE_WAIT:
+      x.done_array = (r.done_array | in.done) & all_;
+      if (popcount(r.done_array & all_) == popcount(active) && active != 0) {
+        x.smp_reset = active;
+        x.state = CALC_BLOCKS;
+      }
+      break;
+    default:  // IDLE and the unused encodings 5..7
+      x.rdy = true;
+      x.cnt = 0;
+      x.state = IDLE;
+      if (in.en) {
+        x.rdy = false;
+        x.state = CALC_BLOCKS;
+      }
+      break;
+  }
+  return x;
+}
+
+SchedPhase BlockScheduler::phase_of(const Regs& r) const {
+  switch (r.state) {
+    case CALC_BLOCKS: return r.smp_reset ? SchedPhase::Exchange : SchedPhase::Configuration;
+    case CHECK_BLOCKS: return SchedPhase::Configuration;
+    case SCHEDULE_BLOCKS: return SchedPhase::Dispatch;
+    case SCHEDULE_WAIT: return SchedPhase::Wait;
+    default: return SchedPhase::Idle;
+  }
+}
+
+void BlockScheduler::account(const Regs& b, const Regs& a, uint64_t cyc) {
+  if (b.state == IDLE && a.state == CALC_BLOCKS) {
+    ++stats_.kernels_started;
+    log::debug(cfg_.path, "cycle {}: kernel start", cyc);
+  }
+  if (b.state == CALC_BLOCKS && a.state == CHECK_BLOCKS)
+    batch_order_ = policy_order(cfg_.policy, n_, a.prng);
+  if (b.state == SCHEDULE_BLOCKS && a.state == SCHEDULE_WAIT) {
+    ++stats_.batches;
+    BatchRecord rec;
+    rec.kernel = stats_.kernels_started ? stats_.kernels_started - 1 : 0;
+    rec.first_block = b.block_idx;
+    rec.num_blocks = b.num_blocks;
+    rec.order = batch_order_;
+    rec.dispatch_cycle = cyc;
+    for (uint32_t v : b.num_blocks) stats_.blocks += v;
+    log::debug(cfg_.path, "cycle {}: batch {} from block {}", cyc, stats_.batches, b.block_idx);
+    stats_.batch_log.push_back(std::move(rec));
+  }
+  if (a.kernel_done && !b.kernel_done) {
+    ++stats_.kernels_done;
+    log::debug(cfg_.path, "cycle {}: kernel done", cyc);
+  }
+  SchedPhase ph = phase_of(a);
+  if (ph != cur_phase_) {
+    stats_.phase_cycles[static_cast<int>(cur_phase_)] += cyc - phase_since_;
+    cur_phase_ = ph;
+    phase_since_ = cyc;
+    stats_.phases.push_back({ph, cyc});
+  }
+}
+
+void BlockScheduler::process() {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  Inputs in = sample();
+  if (edge_pending_ && now >= edge_time_) {
+    edge_pending_ = false;
+    ++stats_.evaluations;
+    Regs x = next(r_, in);
+    account(r_, x, cfg_.clock.cycle(now));
+    r_ = std::move(x);
+  }
+  drive();
+  if (next(r_, in) != r_) {
+    sc_core::sc_time e = cfg_.clock.next_edge(now);
+    if (!edge_pending_ || e < edge_time_) {
+      edge_pending_ = true;
+      edge_time_ = e;
+      edge_ev_.cancel();
+      edge_ev_.notify(e - now);
+    }
+  }
+}
+
+void BlockScheduler::drive() {
+  auto put = [](auto& port, auto v) {
+    if (port.read() != v) port.write(v);
+  };
+  put(rdy, r_.rdy);
+  put(kernel_done, r_.kernel_done);
+  for (unsigned i = 0; i < n_; ++i) {
+    put(num_blocks[i], r_.num_blocks[i]);
+    put(block_idx[i], r_.block_idx);
+    put(smp_en[i], static_cast<bool>(r_.smp_en >> i & 1u));
+    put(smp_reset[i], static_cast<bool>(r_.smp_reset >> i & 1u));
+  }
+  put(block_x, r_.bx);
+  put(block_y, r_.by);
+  put(block_z, r_.bz);
+  put(grid_x, r_.gx);
+  put(grid_y, r_.gy);
+  put(grid_z, r_.gz);
+  put(threads_per_block, r_.tpb);
+  put(shmem_per_block, r_.shmem);
+}
+
+}  // namespace gpuvp

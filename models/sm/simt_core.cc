@@ -1,0 +1,1832 @@
+#include "models/sm/simt_core.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cfenv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "sw/ptx/encoding.h"
+
+namespace gpuvp {
+
+using namespace isa;
+
+namespace {
+
+template <class F>
+inline void lanes(uint32_t m, F&& f) {
+  while (m) {
+    unsigned l = unsigned(__builtin_ctz(m));
+    m &= m - 1;
+    f(l);
+  }
+}
+inline uint64_t wmask(unsigned bits) { return bits >= 64 ? ~uint64_t{0} : ((uint64_t{1} << bits) - 1); }
+inline int64_t sext(uint64_t v, unsigned bits) {
+  if (bits >= 64 || bits == 0) return int64_t(v);
+  unsigned s = 64 - bits;
+  return int64_t(v << s) >> s;
+}
+inline float f32(uint64_t v) {
+  uint32_t u = uint32_t(v);
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+inline uint64_t b32(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+inline double f64(uint64_t v) {
+  double d;
+  std::memcpy(&d, &v, 8);
+  return d;
+}
+inline uint64_t b64(double d) {
+  uint64_t u;
+  std::memcpy(&u, &d, 8);
+  return u;
+}
+inline float ftz(float x) { return std::fpclassify(x) == FP_SUBNORMAL ? std::copysign(0.0f, x) : x; }
+inline float sat01(float x) { return std::isnan(x) ? 0.0f : x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
+inline double sat01(double x) { return std::isnan(x) ? 0.0 : x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x; }
+
+// IEEE half <-> float. to_half rounds a double once with the requested mode.
+float half_to_float(uint16_t h) {
+  unsigned s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
+  float v;
+  if (e == 0) v = std::ldexp(float(m), -24);
+  else if (e == 31) v = m ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+  else v = std::ldexp(float(m | 1024), int(e) - 25);
+  return s ? -v : v;
+}
+uint16_t to_half(double x, Round r) {
+  uint16_t sign = std::signbit(x) ? 0x8000 : 0;
+  if (std::isnan(x)) return 0x7FFF;
+  double a = std::fabs(x);
+  if (std::isinf(a)) return sign | 0x7C00;
+  if (a == 0) return sign;
+  int e;
+  std::frexp(a, &e);
+  int ex = e - 1;
+  double q = ex < -14 ? std::ldexp(1.0, -24) : std::ldexp(1.0, ex - 10);
+  double n = a / q, ni;
+  bool neg = sign != 0;
+  switch (r) {
+    case Round::Rz: ni = std::trunc(n); break;
+    case Round::Rm: ni = neg ? std::ceil(n) : std::floor(n); break;
+    case Round::Rp: ni = neg ? std::floor(n) : std::ceil(n); break;
+    default: ni = std::nearbyint(n); break;
+  }
+  double res = ni * q;
+  if (res > 65504.0) {
+    bool to_inf = r == Round::Rn || r == Round::None || (r == Round::Rp && !neg) || (r == Round::Rm && neg);
+    return sign | (to_inf ? 0x7C00 : 0x7BFF);
+  }
+  if (res == 0) return sign;
+  if (res < std::ldexp(1.0, -14)) return sign | uint16_t(res / std::ldexp(1.0, -24));
+  std::frexp(res, &e);
+  ex = e - 1;
+  uint16_t mant = uint16_t((res / std::ldexp(1.0, ex) - 1.0) * 1024.0);
+  return sign | uint16_t((ex + 15) << 10) | mant;
+}
+
+// Directed rounding for one instruction: the mode is set once around the lane loop; the compiler
+// barrier keeps the arithmetic inside.
+struct RoundScope {
+  int old = -1;
+  explicit RoundScope(Round r) {
+    int m = -1;
+    switch (r) {
+      case Round::Rz: m = FE_TOWARDZERO; break;
+      case Round::Rm: m = FE_DOWNWARD; break;
+      case Round::Rp: m = FE_UPWARD; break;
+      default: break;
+    }
+    if (m >= 0) {
+      old = std::fegetround();
+      std::fesetround(m);
+      asm volatile("" ::: "memory");
+    }
+  }
+  ~RoundScope() {
+    if (old >= 0) {
+      asm volatile("" ::: "memory");
+      std::fesetround(old);
+    }
+  }
+};
+
+// Float lane loops over the instruction's type: F64 as double, F16 via float, otherwise F32 (with
+// .ftz/.sat). `op` is a generic lambda used for both float and double.
+template <class Op>
+void fl1(const Inst& in, uint32_t m, const uint64_t* a, uint64_t* d, Op op) {
+  bool fz = in.mod.flags & kFtz, st = in.mod.flags & kSat;
+  RoundScope rs(in.mod.round);
+  if (in.type == DType::F64) {
+    lanes(m, [&](unsigned l) {
+      double r = op(f64(a[l]));
+      d[l] = b64(st ? sat01(r) : r);
+    });
+  } else if (in.type == DType::F16) {
+    lanes(m, [&](unsigned l) { d[l] = to_half(op(half_to_float(uint16_t(a[l]))), Round::Rn); });
+  } else {
+    lanes(m, [&](unsigned l) {
+      float x = f32(a[l]);
+      if (fz) x = ftz(x);
+      float r = op(x);
+      if (fz) r = ftz(r);
+      d[l] = b32(st ? sat01(r) : r);
+    });
+  }
+}
+template <class Op>
+void fl2(const Inst& in, uint32_t m, const uint64_t* a, const uint64_t* b, uint64_t* d, Op op) {
+  bool fz = in.mod.flags & kFtz, st = in.mod.flags & kSat;
+  RoundScope rs(in.mod.round);
+  if (in.type == DType::F64) {
+    lanes(m, [&](unsigned l) {
+      double r = op(f64(a[l]), f64(b[l]));
+      d[l] = b64(st ? sat01(r) : r);
+    });
+  } else if (in.type == DType::F16) {
+    lanes(m, [&](unsigned l) {
+      float r = op(half_to_float(uint16_t(a[l])), half_to_float(uint16_t(b[l])));
+      d[l] = to_half(st ? sat01(r) : r, Round::Rn);
+    });
+  } else {
+    lanes(m, [&](unsigned l) {
+      float x = f32(a[l]), y = f32(b[l]);
+      if (fz) x = ftz(x), y = ftz(y);
+      float r = op(x, y);
+      if (fz) r = ftz(r);
+      d[l] = b32(st ? sat01(r) : r);
+    });
+  }
+}
+template <class Op>
+void fl3(const Inst& in, uint32_t m, const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t* d, Op op) {
+  bool fz = in.mod.flags & kFtz, st = in.mod.flags & kSat;
+  RoundScope rs(in.mod.round);
+  if (in.type == DType::F64) {
+    lanes(m, [&](unsigned l) {
+      double r = op(f64(a[l]), f64(b[l]), f64(c[l]));
+      d[l] = b64(st ? sat01(r) : r);
+    });
+  } else {
+    lanes(m, [&](unsigned l) {
+      float x = f32(a[l]), y = f32(b[l]), z = f32(c[l]);
+      if (fz) x = ftz(x), y = ftz(y), z = ftz(z);
+      float r = op(x, y, z);
+      if (fz) r = ftz(r);
+      d[l] = b32(st ? sat01(r) : r);
+    });
+  }
+}
+
+// min/max with PTX NaN rules: a NaN operand is ignored; both NaN gives the canonical NaN; -0 < +0.
+template <class T>
+T fminmax(T a, T b, bool is_max) {
+  if (std::isnan(a) && std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();
+  if (std::isnan(a)) return b;
+  if (std::isnan(b)) return a;
+  if (a == b && a == 0) return (std::signbit(a) != is_max) ? a : b;
+  return is_max ? (a > b ? a : b) : (a < b ? a : b);
+}
+
+bool cmp_int(Cmp c, uint64_t a, uint64_t b, bool s) {
+  int64_t sa = int64_t(a), sb = int64_t(b);
+  switch (c) {
+    case Cmp::Eq: return a == b;
+    case Cmp::Ne: return a != b;
+    case Cmp::Lt: return s ? sa < sb : a < b;
+    case Cmp::Le: return s ? sa <= sb : a <= b;
+    case Cmp::Gt: return s ? sa > sb : a > b;
+    case Cmp::Ge: return s ? sa >= sb : a >= b;
+    case Cmp::Lo: return a < b;
+    case Cmp::Ls: return a <= b;
+    case Cmp::Hi: return a > b;
+    case Cmp::Hs: return a >= b;
+    default: return false;
+  }
+}
+bool cmp_float(Cmp c, double a, double b) {
+  bool u = std::isnan(a) || std::isnan(b);
+  switch (c) {
+    case Cmp::Eq: return !u && a == b;
+    case Cmp::Ne: return !u && a != b;
+    case Cmp::Lt: return !u && a < b;
+    case Cmp::Le: return !u && a <= b;
+    case Cmp::Gt: return !u && a > b;
+    case Cmp::Ge: return !u && a >= b;
+    case Cmp::Equ: return u || a == b;
+    case Cmp::Neu: return u || a != b;
+    case Cmp::Ltu: return u || a < b;
+    case Cmp::Leu: return u || a <= b;
+    case Cmp::Gtu: return u || a > b;
+    case Cmp::Geu: return u || a >= b;
+    case Cmp::Num: return !u;
+    case Cmp::Nan: return u;
+    default: return false;
+  }
+}
+inline double fval(DType t, uint64_t v) {
+  if (t == DType::F64) return f64(v);
+  if (t == DType::F16) return half_to_float(uint16_t(v));
+  return f32(v);
+}
+inline bool boolop(BoolOp op, bool t, bool c) {
+  switch (op) {
+    case BoolOp::And: return t && c;
+    case BoolOp::Or: return t || c;
+    case BoolOp::Xor: return t != c;
+    default: return t;
+  }
+}
+
+uint32_t prmt(uint32_t a, uint32_t b, uint32_t c, PrmtMode mode) {
+  uint64_t x = uint64_t(b) << 32 | a;
+  auto byte = [&](unsigned i) { return uint32_t(x >> (8 * (i & 7))) & 0xFF; };
+  if (mode == PrmtMode::None) {
+    uint32_t d = 0;
+    for (unsigned i = 0; i < 4; ++i) {
+      unsigned sel = (c >> (4 * i)) & 0xF;
+      uint32_t v = byte(sel & 7);
+      if (sel & 8) v = (v & 0x80) ? 0xFF : 0;  // sign replicate
+      d |= v << (8 * i);
+    }
+    return d;
+  }
+  // Selector tables (PTX ISA prmt), entries give source byte for d.b0..d.b3.
+  static const uint8_t kT[6][4][4] = {
+      {{0, 1, 2, 3}, {1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}},  // f4e
+      {{0, 7, 6, 5}, {1, 0, 7, 6}, {2, 1, 0, 7}, {3, 2, 1, 0}},  // b4e
+      {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}},  // rc8
+      {{0, 1, 2, 3}, {1, 1, 2, 3}, {2, 2, 2, 3}, {3, 3, 3, 3}},  // ecl
+      {{0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}},  // ecr
+      {{0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3}},  // rc16
+  };
+  const uint8_t* t = kT[unsigned(mode) - 1][c & 3];
+  uint32_t d = 0;
+  for (unsigned i = 0; i < 4; ++i) d |= byte(t[i]) << (8 * i);
+  return d;
+}
+
+uint64_t lop3(uint64_t a, uint64_t b, uint64_t c, unsigned lut) {
+  uint64_t r = 0;
+  for (unsigned k = 0; k < 8; ++k)
+    if (lut & (1u << k)) r |= ((k & 4) ? a : ~a) & ((k & 2) ? b : ~b) & ((k & 1) ? c : ~c);
+  return r;
+}
+
+// Float -> integer with PTX saturation (always on for float sources) and NaN -> 0.
+uint64_t f2i(double v, Round r, DType dt) {
+  if (std::isnan(v)) return 0;
+  switch (r) {
+    case Round::Rzi: case Round::Rz: case Round::None: v = std::trunc(v); break;
+    case Round::Rmi: case Round::Rm: v = std::floor(v); break;
+    case Round::Rpi: case Round::Rp: v = std::ceil(v); break;
+    default: v = std::nearbyint(v); break;
+  }
+  unsigned bits = bits_of(dt);
+  if (is_signed(dt)) {
+    double lo = -std::ldexp(1.0, int(bits) - 1), hi = std::ldexp(1.0, int(bits) - 1);
+    if (v <= lo) return uint64_t(int64_t(lo)) & wmask(bits);
+    if (v >= hi) return wmask(bits - 1);
+    return uint64_t(int64_t(v)) & wmask(bits);
+  }
+  if (v <= 0) return 0;
+  if (v >= std::ldexp(1.0, int(bits))) return wmask(bits);
+  return uint64_t(v);
+}
+
+}  // namespace
+
+SimtCore::SimtCore(const SmConfig& cfg, CoreEnv& env) : cfg_(cfg), env_(env) {
+  period_ps_ = uint64_t(std::llround(cfg.clock.period().to_seconds() * 1e12));
+  if (period_ps_ == 0) period_ps_ = 1;
+  unsigned sps = cfg.sps ? cfg.sps : 1;
+  issue_cycles_ = (cfg.warp_size + sps - 1) / sps;
+  if (issue_cycles_ == 0) issue_cycles_ = 1;
+  gto_ = cfg.warp_policy == "gto";
+  smem_.assign(cfg.shared_bytes, 0);
+  dcache_.resize(4096);
+  checked_.assign(dcache_.size(), 0);
+  unsigned w = std::max(cfg.ibuf_insts * 16u, 128u);
+  unsigned p2 = 128;
+  while (p2 < w) p2 <<= 1;
+  ibuf_.assign(p2, 0);
+}
+
+SimtCore::~SimtCore() { clear(); }
+
+void SimtCore::clear() {
+  for (auto& w : warps_) {
+    delete[] w.rstack;
+    w.rstack = nullptr;
+  }
+  blocks_.clear();
+  warps_.clear();
+  live_warps_ = 0;
+  has_error_ = false;
+  block_times_.clear();
+}
+
+void SimtCore::fail(const std::string& kind, const std::string& what, const Warp* w, int lane, uint64_t addr) {
+  if (has_error_) return;
+  has_error_ = true;
+  error_ = DeviceErrorInfo{};
+  error_.kind = kind;
+  error_.pc = cur_pc_;
+  error_.sm = int(cfg_.id);
+  error_.lane = lane;
+  error_.address = addr;
+  if (w) {
+    error_.block = int64_t(blocks_[w->block].linear);
+    error_.warp = int(w->id);
+  }
+  error_.message = fmt::format("{} error: {} (sm {}, pc {:#x}, block {}, warp {}, lane {}, address {:#x})", kind, what,
+                               cfg_.id, cur_pc_, error_.block, error_.warp, lane, addr);
+}
+
+bool SimtCore::fault_at(const CoreEnv::Fault& f, const Warp& w, int lane, uint64_t addr) {
+  fail(f.kind.empty() ? "tlm" : f.kind, f.message.empty() ? "memory access failed" : f.message, &w, lane, addr);
+  return false;
+}
+
+bool SimtCore::launch(const LaunchParams& lp, uint64_t start) {
+  clear();
+  lp_ = lp;
+  cur_pc_ = lp.entry;
+  ++launch_gen_;
+  ibuf_len_ = 0;  // the loader may have rewritten code between batches: refetch
+  auto resource = [&](const std::string& what) {
+    fail("resource", what, nullptr, -1, 0);
+    return false;
+  };
+  uint64_t threads = uint64_t(lp.block[0]) * lp.block[1] * lp.block[2];
+  size_t nb = lp.blocks.size();
+  if (cfg_.warp_size == 0 || cfg_.warp_size > 32) return resource(fmt::format("warp size {} (1..32)", cfg_.warp_size));
+  if (threads == 0) return resource("empty block (0 threads)");
+  if (threads > cfg_.max_threads_per_block)
+    return resource(fmt::format("threads per block: {} > max_threads_per_block {}", threads, cfg_.max_threads_per_block));
+  if (nb > cfg_.max_blocks) return resource(fmt::format("resident blocks: {} > max_blocks {}", nb, cfg_.max_blocks));
+  if (threads * nb > cfg_.max_threads)
+    return resource(fmt::format("threads: {} blocks x {} > max_threads {}", nb, threads, cfg_.max_threads));
+  if (uint64_t(lp.regs_per_thread) * threads * nb > cfg_.registers)
+    return resource(fmt::format("registers: {} per thread x {} threads x {} blocks > {}", lp.regs_per_thread, threads, nb,
+                                cfg_.registers));
+  if (lp.local_bytes > cfg_.max_local_bytes)
+    return resource(fmt::format("local memory: {} bytes per thread > max_local_bytes {}", lp.local_bytes, cfg_.max_local_bytes));
+  user_off_ = user_region_offset(uint32_t(lp.params.size()));
+  user_bytes_ = lp.static_shared + lp.dyn_shared;
+  uint64_t need = uint64_t(user_off_) + user_bytes_;
+  if (need > cfg_.shared_per_block)
+    return resource(fmt::format("shared memory per block: {} bytes > shared_per_block {}", need, cfg_.shared_per_block));
+  stride_ = std::max<uint32_t>(lp.smem_per_block, uint32_t((need + 255) / 256 * 256));
+  if (uint64_t(stride_) * nb > smem_.size())
+    return resource(fmt::format("shared memory: {} blocks x {} bytes > {} bytes", nb, stride_, smem_.size()));
+
+  threads_ = uint32_t(threads);
+  wpb_ = (threads_ + cfg_.warp_size - 1) / cfg_.warp_size;
+  regfile_.assign(size_t(nb) * wpb_ * lp.num_regs * 32, 0);
+  predfile_.assign(size_t(nb) * wpb_ * std::max(lp.num_preds, 1u), 0);
+  blocks_.resize(nb);
+  warps_.resize(nb * wpb_);
+  block_times_.resize(nb);
+  for (size_t j = 0; j < nb; ++j) {
+    Block& b = blocks_[j];
+    b.linear = lp.blocks[j];
+    b.smem_base = uint32_t(j * stride_);
+    b.first_warp = unsigned(j * wpb_);
+    b.nwarps = b.live_warps = wpb_;
+    if (lp.local_bytes) b.local.assign(size_t(threads_) * lp.local_bytes, 0);
+    uint8_t* s = smem_.data() + b.smem_base;
+    std::memset(s, 0, stride_);
+    uint16_t hdr[6] = {uint16_t(lp.block[0]), uint16_t(lp.block[1]), uint16_t(lp.block[2]),
+                       uint16_t(lp.grid[0]),  uint16_t(lp.grid[1]),  uint16_t(lp.grid[2])};
+    std::memcpy(s, hdr, 12);
+    uint32_t lin = uint32_t(b.linear);
+    std::memcpy(s + 12, &lin, 4);
+    if (!lp.params.empty()) std::memcpy(s + kBlockHeaderBytes, lp.params.data(), lp.params.size());
+    block_times_[j] = BlockTimes{b.linear, start, start};
+    for (unsigned k = 0; k < wpb_; ++k) {
+      Warp& w = warps_[b.first_warp + k];
+      w = Warp{};
+      w.id = b.first_warp + k;
+      w.block = unsigned(j);
+      w.in_block = k;
+      unsigned first = k * cfg_.warp_size;
+      unsigned n = std::min(cfg_.warp_size, threads_ - first);
+      w.live = n >= 32 ? ~0u : ((1u << n) - 1);
+      w.ready = start;
+      w.regs = regfile_.data() + size_t(w.id) * lp.num_regs * 32;
+      w.preds = predfile_.data() + size_t(w.id) * std::max(lp.num_preds, 1u);
+      w.groups[0] = Group{lp.entry, w.live};
+      w.ngroups = 1;
+    }
+  }
+  live_warps_ = unsigned(warps_.size());
+  now_ = synced_ = start;
+  last_ = -1;
+  stats_.batches++;
+  stats_.blocks += nb;
+  return true;
+}
+
+int SimtCore::pick() {
+  int n = int(warps_.size());
+  if (gto_) {
+    if (last_ >= 0 && warps_[last_].state == Warp::Ready && warps_[last_].ready <= now_) return last_;
+    for (int i = 0; i < n; ++i)
+      if (warps_[i].state == Warp::Ready && warps_[i].ready <= now_) return i;
+    return -1;
+  }
+  int i = last_;
+  for (int k = 0; k < n; ++k) {
+    if (++i >= n) i = 0;
+    if (warps_[i].state == Warp::Ready && warps_[i].ready <= now_) return i;
+  }
+  return -1;
+}
+
+bool SimtCore::run() {
+  while (live_warps_ && !has_error_) {
+    int i = pick();
+    if (i < 0) {
+      uint64_t t = ~uint64_t{0};
+      for (auto& w : warps_)
+        if (w.state == Warp::Ready) t = std::min(t, w.ready);
+      if (t == ~uint64_t{0}) {
+        const Warp* bw = nullptr;
+        for (auto& w : warps_)
+          if (w.state == Warp::Barrier) bw = &w;
+        if (bw) cur_pc_ = bw->groups[0].pc;
+        fail("barrier", "block cannot make progress: barrier never completes (warps exited or diverged)", bw, -1, 0);
+        break;
+      }
+      now_ = std::max(now_, t);
+      // Every warp is waiting (memory latency, nanosleep): one jump, and let simulated time follow.
+      if (now_ - synced_ >= 1000) {
+        env_.sync(now_);
+        synced_ = now_;
+      }
+      continue;
+    }
+    last_ = i;
+    step(warps_[i]);
+    if (now_ - synced_ >= quantum_) {
+      env_.sync(now_);
+      synced_ = now_;
+    }
+  }
+  return !has_error_;
+}
+
+bool SimtCore::validate(const Inst& in, uint64_t pc) {
+  auto bad = [&](const std::string& why) {
+    fail("decode", fmt::format("invalid instruction at {:#x}: {}", pc, why), nullptr, -1, pc);
+    return false;
+  };
+  if (in.guard >= 0 && uint32_t(in.guard) >= lp_.num_preds) return bad(fmt::format("guard predicate {} out of range", in.guard));
+  for (int i = 0; i < in.nops; ++i) {
+    const Operand& o = in.ops[i];
+    if ((o.kind == OpKind::Reg || (o.kind == OpKind::Mem && o.reg != kNoReg)) && o.reg >= lp_.num_regs)
+      return bad(fmt::format("register slot {} >= {}", o.reg, lp_.num_regs));
+    if (o.kind == OpKind::Pred && o.reg >= lp_.num_preds)
+      return bad(fmt::format("predicate slot {} >= {}", o.reg, lp_.num_preds));
+  }
+  if (in.op == Opcode::Ld || in.op == Opcode::St || in.op == Opcode::Atom || in.op == Opcode::Red) {
+    unsigned b = bits_of(in.type);
+    if (b < 8) return bad("memory access without a data type");
+    if (in.nops < in.vec + 1) return bad("missing memory operand");
+    int mi = in.op == Opcode::Ld ? in.vec : in.op == Opcode::Atom ? 1 : 0;
+    if (in.ops[mi].kind != OpKind::Mem) return bad("missing memory operand");
+  }
+  return true;
+}
+
+const Inst* SimtCore::fetch(Warp& w, uint64_t pc) {
+  size_t idx = (pc >> 2) & (dcache_.size() - 1);
+  DecEntry& e = dcache_[idx];
+  std::string why;
+  auto decode_fail = [&](const std::string& reason) -> const Inst* {
+    fail("decode", fmt::format("undecodable instruction at {:#x}: {}", pc, reason), &w, -1, pc);
+    return nullptr;
+  };
+  CoreEnv::Fault f;
+  if (cfg_.ibuf_insts) {
+    auto refill = [&](uint64_t base) {
+      uint32_t len = uint32_t(ibuf_.size());
+      uint64_t t = env_.access(CoreEnv::Port::Fetch, base, ibuf_.data(), len, false, nullptr, now_, f);
+      ++stats_.fetches;
+      ++ibuf_gen_;
+      if (t == CoreEnv::kFail) {
+        ibuf_len_ = 0;
+        return fault_at(f, w, -1, base);
+      }
+      now_ = std::max(now_, t);
+      ibuf_base_ = base;
+      ibuf_len_ = len;
+      return true;
+    };
+    if (!(pc >= ibuf_base_ && pc - ibuf_base_ + ptx::kHeaderBytes <= ibuf_len_)) {
+      if (!refill(pc & ~uint64_t(ibuf_.size() - 1))) return nullptr;
+    }
+    if (e.pc == pc && e.gen == ibuf_gen_ && checked_[idx] == launch_gen_) return &e.inst;
+    size_t off = pc - ibuf_base_;
+    size_t sz = ptx::size_from_header(ibuf_.data() + off);
+    if (sz && off + sz > ibuf_len_) {  // straddles the window end: refill starting at pc
+      if (!refill(pc & ~uint64_t(3))) return nullptr;
+      off = pc - ibuf_base_;
+    }
+    const uint8_t* p = ibuf_.data() + off;
+    if (!(e.pc == pc && sz && e.inst.size == sz && std::memcmp(e.bytes, p, sz) == 0)) {
+      e.pc = ~uint64_t{0};
+      if (!ptx::decode(p, ibuf_len_ - off, e.inst, &why)) return decode_fail(why);
+      std::memcpy(e.bytes, p, e.inst.size);
+      e.pc = pc;
+      checked_[idx] = 0;
+    }
+    e.gen = ibuf_gen_;
+  } else {
+    // No buffer: one fetch transaction per executed warp instruction (two the first time a PC
+    // is seen, to learn the size).
+    uint8_t tmp[128];
+    unsigned want = e.pc == pc ? e.inst.size : unsigned(ptx::kHeaderBytes);
+    uint64_t t = env_.access(CoreEnv::Port::Fetch, pc, tmp, want, false, nullptr, now_, f);
+    ++stats_.fetches;
+    if (t == CoreEnv::kFail) return fault_at(f, w, -1, pc), nullptr;
+    now_ = std::max(now_, t);
+    if (!(e.pc == pc && std::memcmp(e.bytes, tmp, want) == 0)) {
+      size_t sz = ptx::size_from_header(tmp);
+      if (sz == 0) {
+        ptx::decode(tmp, want, e.inst, &why);
+        e.pc = ~uint64_t{0};
+        return decode_fail(why.empty() ? "bad header" : why);
+      }
+      if (sz != want) {
+        t = env_.access(CoreEnv::Port::Fetch, pc, tmp, unsigned(sz), false, nullptr, now_, f);
+        ++stats_.fetches;
+        if (t == CoreEnv::kFail) return fault_at(f, w, -1, pc), nullptr;
+        now_ = std::max(now_, t);
+      }
+      e.pc = ~uint64_t{0};
+      if (!ptx::decode(tmp, sz, e.inst, &why)) return decode_fail(why);
+      std::memcpy(e.bytes, tmp, sz);
+      e.pc = pc;
+      checked_[idx] = 0;
+    }
+  }
+  if (checked_[idx] != launch_gen_) {
+    if (!validate(e.inst, pc)) return nullptr;
+    checked_[idx] = launch_gen_;
+  }
+  return &e.inst;
+}
+
+// --- operands ---------------------------------------------------------------------------------
+
+uint64_t SimtCore::sreg(SReg r, const Warp& w, unsigned lane) const {
+  const Block& b = blocks_[w.block];
+  const uint8_t* h = smem_.data() + b.smem_base;  // block header: faults in it are visible
+  uint16_t hdr[6];
+  uint32_t lin;
+  std::memcpy(hdr, h, 12);
+  std::memcpy(&lin, h + 12, 4);
+  auto nz = [](uint32_t v) { return v ? v : 1u; };
+  uint32_t tlin = w.in_block * cfg_.warp_size + lane;
+  switch (r) {
+    case SReg::TidX: return tlin % nz(hdr[0]);
+    case SReg::TidY: return (tlin / nz(hdr[0])) % nz(hdr[1]);
+    case SReg::TidZ: return tlin / (nz(hdr[0]) * nz(hdr[1]));
+    case SReg::NtidX: return hdr[0];
+    case SReg::NtidY: return hdr[1];
+    case SReg::NtidZ: return hdr[2];
+    case SReg::CtaidX: return lin % nz(hdr[3]);
+    case SReg::CtaidY: return (lin / nz(hdr[3])) % nz(hdr[4]);
+    case SReg::CtaidZ: return lin / (nz(hdr[3]) * nz(hdr[4]));
+    case SReg::NctaidX: return hdr[3];
+    case SReg::NctaidY: return hdr[4];
+    case SReg::NctaidZ: return hdr[5];
+    case SReg::LaneId: return lane;
+    case SReg::WarpId: return w.id;
+    case SReg::NWarpId: return (cfg_.max_threads + cfg_.warp_size - 1) / cfg_.warp_size;
+    case SReg::SmId: return cfg_.id;
+    case SReg::NSmId: return cfg_.num_sms;
+    case SReg::Clock: return uint32_t(now_);
+    case SReg::ClockHi: return uint32_t(now_ >> 32);
+    case SReg::Clock64: return now_;
+    case SReg::GlobalTimer: return now_ * period_ps_ / 1000;
+    case SReg::GlobalTimerLo: return uint32_t(now_ * period_ps_ / 1000);
+    case SReg::GlobalTimerHi: return uint32_t((now_ * period_ps_ / 1000) >> 32);
+    case SReg::LanemaskEq: return uint32_t(1u << lane);
+    case SReg::LanemaskLt: return uint32_t((1ull << lane) - 1);
+    case SReg::LanemaskLe: return uint32_t((2ull << lane) - 1);
+    case SReg::LanemaskGt: return uint32_t(~((2ull << lane) - 1));
+    case SReg::LanemaskGe: return uint32_t(~((1ull << lane) - 1));
+    case SReg::DynamicSmemSize: return lp_.dyn_shared;
+    case SReg::TotalSmemSize: return stride_;
+    case SReg::GridId: return lp_.launch_id;
+    default: return 0;
+  }
+}
+
+const uint64_t* SimtCore::src(const Operand& o, Warp& w, uint32_t mask, uint64_t* s) {
+  switch (o.kind) {
+    case OpKind::Reg: return w.regs + size_t(o.reg) * 32;
+    case OpKind::Imm: case OpKind::Target: {
+      uint64_t v = uint64_t(o.imm);
+      for (unsigned l = 0; l < 32; ++l) s[l] = v;
+      return s;
+    }
+    case OpKind::Mem: {
+      // Address operand as a value (mov r, [sym] style).
+      const uint64_t* r = o.reg == kNoReg ? nullptr : w.regs + size_t(o.reg) * 32;
+      lanes(mask, [&](unsigned l) { s[l] = (r ? r[l] : 0) + uint64_t(o.imm); });
+      return s;
+    }
+    case OpKind::SReg:
+      lanes(mask, [&](unsigned l) { s[l] = sreg(SReg(o.reg), w, l); });
+      return s;
+    case OpKind::Pred: {
+      uint32_t p = w.preds[o.reg] ^ (o.neg ? ~0u : 0u);
+      lanes(mask, [&](unsigned l) { s[l] = (p >> l) & 1; });
+      return s;
+    }
+    default:
+      std::memset(s, 0, 32 * sizeof(uint64_t));
+      return s;
+  }
+}
+
+uint64_t* SimtCore::dst(const Operand& o, Warp& w, uint64_t* s) {
+  return o.kind == OpKind::Reg ? w.regs + size_t(o.reg) * 32 : s;
+}
+
+uint32_t SimtCore::pred_mask(const Operand& o, const Warp& w) const {
+  switch (o.kind) {
+    case OpKind::Pred: return w.preds[o.reg] ^ (o.neg ? ~0u : 0u);
+    case OpKind::Imm: return o.imm ? ~0u : 0u;
+    case OpKind::Reg: {
+      uint32_t m = 0;
+      const uint64_t* r = w.regs + size_t(o.reg) * 32;
+      for (unsigned l = 0; l < 32; ++l) m |= uint32_t(r[l] != 0) << l;
+      return m;
+    }
+    default: return 0;
+  }
+}
+
+void SimtCore::write_pred(const Operand& o, Warp& w, uint32_t mask, uint32_t v) {
+  if (o.kind == OpKind::Pred) w.preds[o.reg] = (w.preds[o.reg] & ~mask) | (v & mask);
+  else if (o.kind == OpKind::Reg) {
+    uint64_t* d = w.regs + size_t(o.reg) * 32;
+    lanes(mask, [&](unsigned l) { d[l] = (v >> l) & 1; });
+  }
+}
+
+// --- control ----------------------------------------------------------------------------------
+
+void SimtCore::finish_warp(Warp& w) {
+  w.state = Warp::Exited;
+  --live_warps_;
+  Block& b = blocks_[w.block];
+  if (--b.live_warps == 0) block_times_[w.block].end = now_;
+  for (unsigned id = 0; id < 16; ++id)
+    if (b.bar_arrived[id])
+      fail("barrier", fmt::format("warp exited while barrier {} is pending", id), &w, -1, 0);
+  delete[] w.rstack;
+  w.rstack = nullptr;
+}
+
+void SimtCore::exit_lanes(Warp& w, Group& g, uint32_t lanes_out) {
+  unsigned gi = unsigned(&g - w.groups);
+  uint32_t rest = g.mask & ~lanes_out;
+  uint64_t next = g.pc;  // caller already computed; rest moves to next in step()
+  (void)next;
+  w.live &= ~lanes_out;
+  if (rest) g.mask = rest;
+  else w.remove(gi, lanes_out);
+  if (w.ngroups == 0) finish_warp(w);
+}
+
+void SimtCore::do_call(Warp& w, const Inst& in, Group& g, uint32_t m) {
+  if (!w.rstack) w.rstack = new std::vector<uint64_t>[32];
+  uint64_t ret = g.pc + in.size;
+  const ptx::CallInfo* ci = nullptr;
+  if (calls_ && in.ops[1].imm >= 0 && size_t(in.ops[1].imm) < calls_->size()) ci = &(*calls_)[size_t(in.ops[1].imm)];
+  Block& b = blocks_[w.block];
+  lanes(m, [&](unsigned l) {
+    if (w.rstack[l].size() >= 64) {
+      fail("stack", "call depth exceeds 64", &w, int(l), 0);
+      return;
+    }
+    w.rstack[l].push_back(ret);
+    w.rstack[l].push_back(ci ? uint64_t(in.ops[1].imm) : ~uint64_t{0});
+    // Argument copy: caller frame offsets -> callee parameter offsets (both in local memory).
+    if (ci && lp_.local_bytes) {
+      uint8_t* loc = b.local.data() + size_t(w.in_block * cfg_.warp_size + l) * lp_.local_bytes;
+      for (size_t k = 0; k < ci->arg_offsets.size() && k < ci->callee_params.size() && k < ci->sizes.size(); ++k)
+        if (ci->arg_offsets[k] + ci->sizes[k] <= lp_.local_bytes && ci->callee_params[k] + ci->sizes[k] <= lp_.local_bytes)
+          std::memmove(loc + ci->callee_params[k], loc + ci->arg_offsets[k], ci->sizes[k]);
+    }
+  });
+}
+
+// Returns false when the lanes exited (ret from the kernel).
+bool SimtCore::do_ret(Warp& w, Group& g, uint32_t m) {
+  uint32_t exiting = 0;
+  unsigned gi = unsigned(&g - w.groups);
+  Block& b = blocks_[w.block];
+  // Pop per lane; move lanes to their return address (one move per distinct address).
+  uint64_t target[32];
+  uint32_t moving = 0;
+  lanes(m, [&](unsigned l) {
+    if (!w.rstack || w.rstack[l].empty()) {
+      exiting |= 1u << l;
+      return;
+    }
+    uint64_t site = w.rstack[l].back();
+    w.rstack[l].pop_back();
+    target[l] = w.rstack[l].back();
+    w.rstack[l].pop_back();
+    moving |= 1u << l;
+    if (calls_ && site < calls_->size() && lp_.local_bytes) {
+      const auto& ci = (*calls_)[site];
+      uint8_t* loc = b.local.data() + size_t(w.in_block * cfg_.warp_size + l) * lp_.local_bytes;
+      size_t na = ci.arg_offsets.size();
+      for (size_t k = 0; k < ci.ret_offsets.size() && k < ci.callee_rets.size() && na + k < ci.sizes.size(); ++k)
+        if (ci.ret_offsets[k] + ci.sizes[na + k] <= lp_.local_bytes && ci.callee_rets[k] + ci.sizes[na + k] <= lp_.local_bytes)
+          std::memmove(loc + ci.ret_offsets[k], loc + ci.callee_rets[k], ci.sizes[na + k]);
+    }
+  });
+  uint64_t next = g.pc + 0;
+  (void)next;
+  while (moving) {
+    unsigned l0 = unsigned(__builtin_ctz(moving));
+    uint32_t same = 0;
+    lanes(moving, [&](unsigned l) {
+      if (target[l] == target[l0]) same |= 1u << l;
+    });
+    moving &= ~same;
+    w.move(gi, same, target[l0]);
+    // gi may have been removed if it emptied; find the group at the original pc again
+    gi = w.ngroups;
+    for (unsigned i = 0; i < w.ngroups; ++i)
+      if (w.groups[i].pc == cur_pc_) gi = i;
+    if (gi == w.ngroups) break;
+  }
+  if (exiting) {
+    for (unsigned i = 0; i < w.ngroups; ++i)
+      if (w.groups[i].pc == cur_pc_) {
+        exit_lanes(w, w.groups[i], exiting);
+        break;
+      }
+    return false;
+  }
+  return true;
+}
+
+void SimtCore::check_barrier(Block& b, unsigned id) {
+  if (b.bar_arrived[id] < b.bar_expected[id]) return;
+  b.bar_arrived[id] = 0;
+  for (unsigned k = 0; k < b.nwarps; ++k) {
+    Warp& w = warps_[b.first_warp + k];
+    if (w.state == Warp::Barrier && w.bar_id == id) {
+      w.state = Warp::Ready;
+      w.ready = std::max(w.ready, now_ + cfg_.lat.barrier);
+    }
+  }
+}
+
+void SimtCore::step(Warp& w) {
+  unsigned gi = w.ngroups == 1 ? 0 : w.frontier();
+  uint64_t pc = w.groups[gi].pc;
+  cur_pc_ = pc;
+  const Inst* in = fetch(w, pc);
+  if (!in) return;
+  Group& g = w.groups[gi];
+  uint32_t active = g.mask;
+  if (in->guard >= 0) {
+    uint32_t p = w.preds[in->guard];
+    active &= in->guard_neg ? ~p : p;
+  }
+  ++stats_.warp_insts;
+  stats_.thread_insts += unsigned(__builtin_popcount(active));
+  now_ += issue_cycles_;
+  lat_ = cfg_.lat.alu;
+  done_at_ = now_;
+  uint64_t next = pc + in->size;
+  switch (in->op) {
+    case Opcode::Bra: {
+      uint64_t target = uint64_t(in->ops[0].imm);
+      uint32_t nt = g.mask & ~active;
+      lat_ = cfg_.lat.branch;
+      if (active) w.move(gi, active, target);
+      if (nt) {
+        // gi still holds the not-taken lanes at pc (or was reused); find it again
+        for (unsigned i = 0; i < w.ngroups; ++i)
+          if (w.groups[i].pc == pc) {
+            w.move(i, nt, next);
+            break;
+          }
+      }
+      break;
+    }
+    case Opcode::Exit:
+    case Opcode::Ret: {
+      lat_ = cfg_.lat.branch;
+      uint32_t rest = g.mask & ~active;
+      if (in->op == Opcode::Ret && active && !do_ret(w, g, active)) {
+        // exiting lanes handled in do_ret; remaining lanes advance
+      } else if (in->op == Opcode::Exit && active) {
+        exit_lanes(w, g, active);
+      }
+      if (rest && w.state != Warp::Exited)
+        for (unsigned i = 0; i < w.ngroups; ++i)
+          if (w.groups[i].pc == pc) {
+            w.move(i, w.groups[i].mask, next);
+            break;
+          }
+      break;
+    }
+    case Opcode::Call: {
+      lat_ = cfg_.lat.branch;
+      uint32_t rest = g.mask & ~active;
+      if (active) {
+        do_call(w, *in, g, active);
+        w.move(gi, active, uint64_t(in->ops[0].imm));
+      }
+      if (rest)
+        for (unsigned i = 0; i < w.ngroups; ++i)
+          if (w.groups[i].pc == pc) {
+            w.move(i, rest, next);
+            break;
+          }
+      break;
+    }
+    case Opcode::Bar: {
+      lat_ = cfg_.lat.barrier;
+      if (!active) {
+        w.move(gi, g.mask, next);
+        break;
+      }
+      if (w.ngroups > 1 || active != w.live) {
+        fail("barrier", "bar.sync executed by a diverged warp", &w, -1, 0);
+        return;
+      }
+      Block& b = blocks_[w.block];
+      uint64_t tmp[32];
+      unsigned l0 = unsigned(__builtin_ctz(active));
+      unsigned id = unsigned(src(in->ops[0], w, active, tmp)[l0]) & 15;
+      unsigned expected = b.nwarps;
+      if (in->nops > 1 && in->ops[1].kind != OpKind::None) {
+        uint64_t cnt = src(in->ops[1], w, active, tmp)[l0];
+        expected = unsigned((cnt + cfg_.warp_size - 1) / cfg_.warp_size);
+        if (expected == 0 || expected > b.nwarps) expected = b.nwarps;
+      }
+      w.move(gi, g.mask, next);
+      w.state = Warp::Barrier;
+      w.bar_id = uint8_t(id);
+      b.bar_expected[id] = uint16_t(expected);
+      ++b.bar_arrived[id];
+      check_barrier(b, id);
+      break;
+    }
+    case Opcode::Trap:
+      if (active) {
+        fail("trap", "trap instruction executed", &w, __builtin_ctz(active), 0);
+        return;
+      }
+      w.move(gi, g.mask, next);
+      break;
+    default:
+      if (active) exec(w, *in, g, active);
+      if (has_error_) return;
+      w.move(gi, w.groups[gi].mask, next);
+      break;
+  }
+  if (w.state == Warp::Ready) w.ready = std::max(w.ready, done_at_ + lat_);
+}
+
+// --- memory -----------------------------------------------------------------------------------
+
+uint8_t* SimtCore::local_ptr(Warp& w, unsigned lane, Space sp, uint64_t addr, unsigned size, bool write) {
+  Block& b = blocks_[w.block];
+  if (sp == Space::Param) {
+    bool in_call = w.rstack && !w.rstack[lane].empty();
+    if (write || in_call) sp = Space::Local;  // function parameter frames live in local memory
+  }
+  switch (sp) {
+    case Space::Shared:
+      if (addr + size > user_bytes_ || addr >= user_bytes_) {
+        fail("address", fmt::format("shared access of {} bytes at offset {:#x} outside the block's {} bytes", size, addr, user_bytes_),
+             &w, int(lane), addr);
+        return nullptr;
+      }
+      return smem_.data() + b.smem_base + user_off_ + addr;
+    case Space::Local:
+      if (addr + size > lp_.local_bytes || addr >= lp_.local_bytes) {
+        fail("address", fmt::format("local access of {} bytes at offset {:#x} outside {} bytes per thread", size, addr, lp_.local_bytes),
+             &w, int(lane), addr);
+        return nullptr;
+      }
+      return b.local.data() + size_t(w.in_block * cfg_.warp_size + lane) * lp_.local_bytes + addr;
+    case Space::Param:
+      if (addr + size > lp_.params.size() || addr >= lp_.params.size()) {
+        fail("address", fmt::format("parameter access of {} bytes at offset {:#x} outside {} bytes", size, addr, lp_.params.size()),
+             &w, int(lane), addr);
+        return nullptr;
+      }
+      return smem_.data() + b.smem_base + kBlockHeaderBytes + addr;
+    default: return nullptr;
+  }
+}
+
+// Global (or constant) accesses of the lanes in m: addresses in addr_, data in buf_.
+bool SimtCore::global_lanes(Warp& w, uint32_t m, unsigned size, bool write, CoreEnv::Port port) {
+  uint64_t t = now_;
+  CoreEnv::Fault f;
+  if (!cfg_.coalesce) {
+    bool ok = true;
+    lanes(m, [&](unsigned l) {
+      if (!ok) return;
+      uint64_t r = env_.access(port, addr_[l], buf_[l], size, write, nullptr, t, f);
+      ++stats_.mem_transactions;
+      if (r == CoreEnv::kFail) ok = fault_at(f, w, int(l), addr_[l]);
+      else t = r;
+    });
+    done_at_ = std::max(done_at_, t);
+    return ok;
+  }
+  unsigned seg = std::max(cfg_.coalesce_bytes, size);
+  if (seg & (seg - 1)) seg = std::max(32u, size);  // segments must be powers of two
+  if (segbuf_.size() < 2 * size_t(seg)) segbuf_.resize(2 * size_t(seg));
+  uint8_t* data = segbuf_.data();
+  uint8_t* cov = segbuf_.data() + seg;
+  uint32_t rem = m;
+  while (rem) {
+    unsigned l0 = unsigned(__builtin_ctz(rem));
+    uint64_t sb = addr_[l0] & ~uint64_t(seg - 1);
+    uint32_t in = 0;
+    uint64_t lo = ~uint64_t{0}, hi = 0;
+    lanes(rem, [&](unsigned l) {
+      if ((addr_[l] & ~uint64_t(seg - 1)) == sb) {
+        in |= 1u << l;
+        lo = std::min(lo, addr_[l]);
+        hi = std::max(hi, addr_[l] + size);
+      }
+    });
+    rem &= ~in;
+    if (!write) {
+      // A read fetches the whole aligned segment, as a DRAM sector fetch does.
+      uint64_t r = env_.access(port, sb, data, seg, false, nullptr, t, f);
+      ++stats_.mem_transactions;
+      if (r == CoreEnv::kFail) return fault_at(f, w, int(l0), lo);
+      t = r;
+      lanes(in, [&](unsigned l) { std::memcpy(buf_[l], data + (addr_[l] - sb), size); });
+    } else {
+      // Lanes applied in order (the last writer of a byte wins), then one write per contiguous run.
+      std::memset(cov, 0, seg);
+      lanes(in, [&](unsigned l) {
+        std::memcpy(data + (addr_[l] - sb), buf_[l], size);
+        std::memset(cov + (addr_[l] - sb), 1, size);
+      });
+      unsigned i = unsigned(lo - sb), end = unsigned(hi - sb);
+      while (i < end) {
+        if (!cov[i]) {
+          ++i;
+          continue;
+        }
+        unsigned j = i;
+        while (j < end && cov[j]) ++j;
+        // The run [i, j) goes out as naturally aligned power-of-two pieces, so every write the
+        // memory sees is aligned (a run of bytes may start anywhere).
+        while (i < j) {
+          unsigned piece = i ? (i & (0u - i)) : seg;
+          while (piece > j - i) piece >>= 1;
+          uint64_t r = env_.access(port, sb + i, data + i, piece, true, nullptr, t, f);
+          ++stats_.mem_transactions;
+          if (r == CoreEnv::kFail) return fault_at(f, w, int(l0), sb + i);
+          t = r;
+          i += piece;
+        }
+        i = j;
+      }
+    }
+  }
+  done_at_ = std::max(done_at_, t);
+  return true;
+}
+
+namespace {
+// Resolves a generic address to its space and the offset within it.
+inline Space resolve(Space sp, uint64_t& a) {
+  if (sp != Space::Generic) return sp;
+  if (a >= kSharedWindowBase && a < kSharedWindowBase + kSharedWindowSize) {
+    a -= kSharedWindowBase;
+    return Space::Shared;
+  }
+  if (a >= kLocalWindowBase && a < kLocalWindowBase + kLocalWindowSize) {
+    a -= kLocalWindowBase;
+    return Space::Local;
+  }
+  return Space::Global;
+}
+}  // namespace
+
+// Shared part of ld/st: computes addresses, checks alignment, serves on-chip spaces and collects
+// global/const lanes. Returns the global lane mask; `cm` gets const lanes.
+bool SimtCore::mem_common(Warp& w, const Inst& in, uint32_t m, int mi, unsigned size, bool write,
+                          uint32_t& gm, uint32_t& cm, uint8_t** ptrs) {
+  const Operand& mo = in.ops[mi];
+  const uint64_t* base = mo.reg == kNoReg ? nullptr : w.regs + size_t(mo.reg) * 32;
+  gm = cm = 0;
+  bool ok = true;
+  bool onchip = false;
+  lanes(m, [&](unsigned l) {
+    if (!ok) return;
+    uint64_t a = (base ? base[l] : 0) + uint64_t(mo.imm);
+    uint64_t orig = a;
+    Space sp = resolve(in.mod.space, a);
+    if (a % size) {
+      fail("misaligned", fmt::format("{}-byte access at {:#x} not aligned", size, orig), &w, int(l), orig);
+      ok = false;
+      return;
+    }
+    addr_[l] = a;
+    if (sp == Space::Global) {
+      gm |= 1u << l;
+    } else if (sp == Space::Const) {
+      cm |= 1u << l;
+    } else {
+      ptrs[l] = local_ptr(w, l, sp, a, size, write);
+      onchip = true;
+      if (!ptrs[l]) ok = false;
+    }
+  });
+  if (onchip) lat_ = cfg_.lat.shared;
+  return ok;
+}
+
+void SimtCore::do_ld(Warp& w, const Inst& in, uint32_t m) {
+  unsigned es = bits_of(in.type) / 8, n = in.vec, size = es * n;
+  uint32_t gm, cm;
+  uint8_t* ptrs[32];
+  if (!mem_common(w, in, m, n, size, false, gm, cm, ptrs)) return;
+  uint32_t om = m & ~gm & ~cm;
+  lanes(om, [&](unsigned l) { std::memcpy(buf_[l], ptrs[l], size); });
+  if (gm && !global_lanes(w, gm, size, false, CoreEnv::Port::GlobalRead)) return;
+  if (cm && !global_lanes(w, cm, size, false, CoreEnv::Port::Const)) return;
+  bool sx = is_signed(in.type) && es < 4;
+  uint64_t scratch[32];
+  for (unsigned i = 0; i < n; ++i) {
+    uint64_t* d = dst(in.ops[i], w, scratch);
+    lanes(m, [&](unsigned l) {
+      uint64_t v = 0;
+      std::memcpy(&v, buf_[l] + i * es, es);
+      d[l] = sx ? uint64_t(sext(v, es * 8)) : v;
+    });
+  }
+}
+
+void SimtCore::do_st(Warp& w, const Inst& in, uint32_t m) {
+  unsigned es = bits_of(in.type) / 8, n = in.vec, size = es * n;
+  uint32_t gm, cm;
+  uint8_t* ptrs[32];
+  if (!mem_common(w, in, m, 0, size, true, gm, cm, ptrs)) return;
+  if (cm) {
+    unsigned l = unsigned(__builtin_ctz(cm));
+    fail("address", "store to constant memory", &w, int(l), addr_[l]);
+    return;
+  }
+  uint64_t scratch[32];
+  for (unsigned i = 0; i < n; ++i) {
+    const uint64_t* s = src(in.ops[1 + i], w, m, scratch);
+    lanes(m, [&](unsigned l) { std::memcpy(buf_[l] + i * es, &s[l], es); });
+  }
+  // On-chip lanes in lane order, then global lanes.
+  lanes(m & ~gm, [&](unsigned l) { std::memcpy(ptrs[l], buf_[l], size); });
+  if (gm) global_lanes(w, gm, size, true, CoreEnv::Port::GlobalWrite);
+}
+
+void SimtCore::do_atom(Warp& w, const Inst& in, uint32_t m) {
+  bool red = in.op == Opcode::Red;
+  int mi = red ? 0 : 1;
+  unsigned size = bits_of(in.type) / 8;
+  if (size != 4 && size != 8) {
+    fail("decode", "atomic of unsupported width", &w, -1, 0);
+    return;
+  }
+  uint32_t gm, cm;
+  uint8_t* ptrs[32];
+  if (!mem_common(w, in, m, mi, size, true, gm, cm, ptrs)) return;
+  if (cm) {
+    fail("address", "atomic on constant memory", &w, __builtin_ctz(cm), addr_[__builtin_ctz(cm)]);
+    return;
+  }
+  uint64_t sb[32], sc[32], scratch[32];
+  const uint64_t* b = src(in.ops[mi + 1], w, m, sb);
+  const uint64_t* c = red ? sc : src(in.ops[mi + 2], w, m, sc);
+  uint64_t old[32];
+  uint64_t t = now_;
+  CoreEnv::Fault f;
+  bool ok = true;
+  uint64_t wm = wmask(size * 8);
+  lanes(m, [&](unsigned l) {
+    if (!ok) return;
+    uint64_t bv = b[l] & wm, cv = red ? 0 : c[l] & wm;
+    if (gm & (1u << l)) {
+      atom_ext_.op = in.mod.atom;
+      atom_ext_.type = in.type;
+      atom_ext_.operand = bv;
+      atom_ext_.compare = cv;
+      atom_ext_.old = 0;
+      uint8_t data[8];
+      std::memcpy(data, &bv, 8);
+      uint64_t r = env_.access(CoreEnv::Port::GlobalWrite, addr_[l], data, size, true, &atom_ext_, t, f);
+      ++stats_.mem_transactions;
+      if (r == CoreEnv::kFail) {
+        ok = fault_at(f, w, int(l), addr_[l]);
+        return;
+      }
+      t = r;
+      old[l] = atom_ext_.old & wm;
+    } else {
+      uint64_t o = 0;
+      std::memcpy(&o, ptrs[l], size);
+      uint64_t nv = apply_atomic(in.mod.atom, in.type, o, bv, cv);
+      std::memcpy(ptrs[l], &nv, size);
+      old[l] = o;
+    }
+  });
+  if (!ok) return;
+  done_at_ = std::max(done_at_, t);
+  lat_ = std::max(lat_, cfg_.lat.atomic);
+  if (!red) {
+    uint64_t* d = dst(in.ops[0], w, scratch);
+    lanes(m, [&](unsigned l) { d[l] = old[l]; });
+  }
+}
+
+// --- cvt --------------------------------------------------------------------------------------
+
+void SimtCore::do_cvt(Warp& w, const Inst& in, uint32_t m) {
+  uint64_t sa[32], sd[32];
+  const uint64_t* a = src(in.ops[1], w, m, sa);
+  uint64_t* d = dst(in.ops[0], w, sd);
+  DType dt = in.type, st = in.type2 == DType::None ? in.type : in.type2;
+  unsigned db = bits_of(dt), sbits = bits_of(st);
+  bool sat = in.mod.flags & kSat, fz = in.mod.flags & kFtz;
+  Round r = in.mod.round;
+  if (!is_float(dt) && !is_float(st)) {
+    // Integer -> integer: extend by the source type, truncate (or saturate) to the destination.
+    bool ss = is_signed(st), ds = is_signed(dt);
+    lanes(m, [&](unsigned l) {
+      uint64_t v = ss ? uint64_t(sext(a[l], sbits)) : (a[l] & wmask(sbits));
+      if (sat) {
+        if (ds) {
+          int64_t lo = db >= 64 ? std::numeric_limits<int64_t>::min() : -(int64_t(1) << (db - 1));
+          int64_t hi = db >= 64 ? std::numeric_limits<int64_t>::max() : (int64_t(1) << (db - 1)) - 1;
+          if (ss) v = uint64_t(std::clamp(int64_t(v), lo, hi));
+          else v = v > uint64_t(hi) ? uint64_t(hi) : v;
+        } else {
+          uint64_t hi = wmask(db);
+          if (ss && int64_t(v) < 0) v = 0;
+          else if (v > hi) v = hi;
+        }
+      }
+      // Sub-word signed results are kept sign-extended (see do_ld).
+      d[l] = (ds && db < 32) ? uint64_t(sext(v, db)) : v & wmask(db);
+    });
+    return;
+  }
+  auto rd_f = [&](uint64_t v) -> double {
+    double x = fval(st, v);
+    if (fz && st == DType::F32) x = ftz(float(x));
+    return x;
+  };
+  if (!is_float(dt)) {
+    // Float -> integer: saturating, NaN -> 0.
+    bool ds = is_signed(dt);
+    lanes(m, [&](unsigned l) {
+      uint64_t v = f2i(rd_f(a[l]), r, dt);
+      d[l] = (ds && db < 32) ? uint64_t(sext(v, db)) : v;
+    });
+    return;
+  }
+  // Float destination.
+  auto out = [&](double x) -> uint64_t {
+    if (sat) x = sat01(x);
+    if (dt == DType::F64) return b64(x);
+    if (dt == DType::F16) return to_half(x, r);
+    float f = float(x);  // the RoundScope applies the mode
+    if (fz) f = ftz(f);
+    if (sat) f = sat01(f);
+    return b32(f);
+  };
+  bool int_round = r == Round::Rni || r == Round::Rzi || r == Round::Rmi || r == Round::Rpi;
+  if (is_float(st)) {
+    RoundScope rs(int_round ? Round::None : r);
+    lanes(m, [&](unsigned l) {
+      double x = rd_f(a[l]);
+      if (int_round) {
+        x = r == Round::Rni ? std::nearbyint(x) : r == Round::Rzi ? std::trunc(x) : r == Round::Rmi ? std::floor(x) : std::ceil(x);
+      }
+      d[l] = out(x);
+    });
+    return;
+  }
+  // Integer -> float: one rounding from the exact integer.
+  bool ss = is_signed(st);
+  RoundScope rs(r);
+  lanes(m, [&](unsigned l) {
+    uint64_t v = a[l] & wmask(sbits);
+    if (dt == DType::F64) {
+      d[l] = b64(ss ? double(sext(v, sbits)) : double(v));
+    } else if (dt == DType::F16) {
+      // Integers that fit a double exactly (all but > 2^53) round once.
+      d[l] = to_half(ss ? double(sext(v, sbits)) : double(v), r);
+    } else {
+      float f = ss ? float(sext(v, sbits)) : float(v);
+      d[l] = b32(sat ? sat01(f) : f);
+    }
+  });
+}
+
+// --- everything else ----------------------------------------------------------------------------
+
+void SimtCore::exec(Warp& w, const Inst& in, Group& g, uint32_t m) {
+  uint64_t sa[32], sb[32], sc[32], sd[32];
+  const DType t = in.type;
+  const unsigned B = bits_of(t);
+  const bool S = is_signed(t);
+  const uint64_t M = wmask(B);
+  const bool F = is_float(t);
+  auto norm = [&](uint64_t v) -> uint64_t { return S ? uint64_t(sext(v, B)) : (v & M); };
+  auto A = [&]() { return src(in.ops[1], w, m, sa); };
+  auto Bv = [&]() { return src(in.ops[2], w, m, sb); };
+  auto Cv = [&]() { return src(in.ops[3], w, m, sc); };
+  auto D = [&]() { return dst(in.ops[0], w, sd); };
+  if (F && t == DType::F64) lat_ = cfg_.lat.fp64;
+
+  switch (in.op) {
+    case Opcode::Nop:
+    case Opcode::Membar:
+    case Opcode::BarWarp:
+      return;
+    case Opcode::Mov: {
+      if (in.mod.flags & kPack) {
+        unsigned n = in.vec ? in.vec : 1, eb = B / n;
+        uint64_t* d = D();
+        uint64_t acc[32] = {};
+        for (unsigned i = 0; i < n; ++i) {
+          const uint64_t* s = src(in.ops[1 + i], w, m, sa);
+          lanes(m, [&](unsigned l) { acc[l] |= (s[l] & wmask(eb)) << (i * eb); });
+        }
+        lanes(m, [&](unsigned l) { d[l] = acc[l] & M; });
+        return;
+      }
+      if (in.mod.flags & kUnpack) {
+        unsigned n = in.vec ? in.vec : 1, eb = B / n;
+        uint64_t tmp[32];
+        const uint64_t* s = src(in.ops[n], w, m, sa);
+        lanes(m, [&](unsigned l) { tmp[l] = s[l]; });
+        for (unsigned i = 0; i < n; ++i) {
+          uint64_t* d = dst(in.ops[i], w, sd);
+          lanes(m, [&](unsigned l) { d[l] = (tmp[l] >> (i * eb)) & wmask(eb); });
+        }
+        return;
+      }
+      if (in.ops[0].kind == OpKind::Pred || t == DType::Pred) {
+        write_pred(in.ops[0], w, m, pred_mask(in.ops[1], w));
+        return;
+      }
+      const uint64_t* a = A();
+      uint64_t* d = D();
+      uint64_t mm = B ? M : ~uint64_t{0};
+      lanes(m, [&](unsigned l) { d[l] = a[l] & mm; });
+      return;
+    }
+    case Opcode::Ld: do_ld(w, in, m); return;
+    case Opcode::St: do_st(w, in, m); return;
+    case Opcode::Atom:
+    case Opcode::Red: do_atom(w, in, m); return;
+    case Opcode::Cvt: do_cvt(w, in, m); return;
+    case Opcode::Cvta: {
+      const uint64_t* a = A();
+      uint64_t* d = D();
+      bool to = in.mod.flags & kToSpace;
+      uint64_t base = in.mod.space == Space::Shared ? kSharedWindowBase : in.mod.space == Space::Local ? kLocalWindowBase : 0;
+      uint64_t mm = B ? M : ~uint64_t{0};
+      lanes(m, [&](unsigned l) { d[l] = (to ? a[l] - base : a[l] + base) & mm; });
+      return;
+    }
+    case Opcode::Add:
+    case Opcode::Sub: {
+      const uint64_t *a = A(), *b = Bv();
+      uint64_t* d = D();
+      bool sub = in.op == Opcode::Sub;
+      if (F) {
+        if (sub) fl2(in, m, a, b, d, [](auto x, auto y) { return x - y; });
+        else fl2(in, m, a, b, d, [](auto x, auto y) { return x + y; });
+        return;
+      }
+      if ((in.mod.flags & kSat) && t == DType::S32) {
+        lanes(m, [&](unsigned l) {
+          int64_t r = sub ? sext(a[l], 32) - sext(b[l], 32) : sext(a[l], 32) + sext(b[l], 32);
+          d[l] = uint64_t(std::clamp<int64_t>(r, INT32_MIN, INT32_MAX)) & M;
+        });
+        return;
+      }
+      if (sub) lanes(m, [&](unsigned l) { d[l] = (a[l] - b[l]) & M; });
+      else lanes(m, [&](unsigned l) { d[l] = (a[l] + b[l]) & M; });
+      return;
+    }
+    case Opcode::Mul:
+    case Opcode::Mad: {
+      lat_ = F && t == DType::F64 ? cfg_.lat.fp64 : cfg_.lat.mul;
+      const uint64_t *a = A(), *b = Bv();
+      bool mad = in.op == Opcode::Mad;
+      const uint64_t* c = mad ? Cv() : nullptr;
+      uint64_t* d = D();
+      if (F) {
+        if (mad) fl3(in, m, a, b, c, d, [](auto x, auto y, auto z) { return std::fma(x, y, z); });
+        else fl2(in, m, a, b, d, [](auto x, auto y) { return x * y; });
+        return;
+      }
+      MulMode mm = in.mod.mul == MulMode::None ? MulMode::Lo : in.mod.mul;
+      if (mm == MulMode::Wide) {
+        uint64_t W = wmask(2 * B);
+        lanes(m, [&](unsigned l) { d[l] = (norm(a[l]) * norm(b[l]) + (mad ? c[l] : 0)) & W; });
+      } else if (mm == MulMode::Lo) {
+        lanes(m, [&](unsigned l) { d[l] = (a[l] * b[l] + (mad ? c[l] : 0)) & M; });
+      } else {
+        bool sat = mad && (in.mod.flags & kSat) && t == DType::S32;
+        lanes(m, [&](unsigned l) {
+          uint64_t hi;
+          if (B == 64) {
+            hi = S ? uint64_t((__int128(int64_t(a[l])) * __int128(int64_t(b[l]))) >> 64)
+                   : uint64_t((unsigned __int128)(a[l]) * b[l] >> 64);
+          } else {
+            hi = S ? uint64_t(int64_t(norm(a[l]) * norm(b[l])) >> B) : (norm(a[l]) * norm(b[l])) >> B;
+          }
+          if (sat) {
+            int64_t r = sext(hi, 32) + sext(c[l], 32);
+            d[l] = uint64_t(std::clamp<int64_t>(r, INT32_MIN, INT32_MAX)) & M;
+          } else {
+            d[l] = (hi + (mad ? c[l] : 0)) & M;
+          }
+        });
+      }
+      return;
+    }
+    case Opcode::Mul24:
+    case Opcode::Mad24: {
+      lat_ = cfg_.lat.mul;
+      const uint64_t *a = A(), *b = Bv();
+      bool mad = in.op == Opcode::Mad24;
+      const uint64_t* c = mad ? Cv() : nullptr;
+      uint64_t* d = D();
+      bool hi = in.mod.mul == MulMode::Hi;
+      lanes(m, [&](unsigned l) {
+        int64_t x = S ? sext(a[l], 24) : int64_t(a[l] & 0xFFFFFF), y = S ? sext(b[l], 24) : int64_t(b[l] & 0xFFFFFF);
+        uint64_t p = uint64_t(x * y);
+        uint64_t r = hi ? (p >> 16) : p;
+        d[l] = (r + (mad ? c[l] : 0)) & 0xFFFFFFFFull;
+      });
+      return;
+    }
+    case Opcode::Fma: {
+      lat_ = t == DType::F64 ? cfg_.lat.fp64 : cfg_.lat.mul;
+      const uint64_t *a = A(), *b = Bv(), *c = Cv();
+      fl3(in, m, a, b, c, D(), [](auto x, auto y, auto z) { return std::fma(x, y, z); });
+      return;
+    }
+    case Opcode::Div:
+    case Opcode::Rem: {
+      lat_ = cfg_.lat.sfu;
+      const uint64_t *a = A(), *b = Bv();
+      uint64_t* d = D();
+      if (F) {
+        // div.rn is IEEE; div.approx/div.full are computed as the correctly rounded quotient too.
+        fl2(in, m, a, b, d, [](auto x, auto y) { return x / y; });
+        return;
+      }
+      bool rem = in.op == Opcode::Rem;
+      lanes(m, [&](unsigned l) {
+        uint64_t x = norm(a[l]), y = norm(b[l]);
+        uint64_t r;
+        if (y == 0) r = rem ? x : ~uint64_t{0};  // documented choice for division by zero
+        else if (S) {
+          int64_t sx = int64_t(x), sy = int64_t(y);
+          if (sy == -1) r = rem ? 0 : uint64_t(0) - x;  // avoids INT_MIN / -1 overflow (wraps)
+          else r = uint64_t(rem ? sx % sy : sx / sy);
+        } else {
+          r = rem ? x % y : x / y;
+        }
+        d[l] = r & M;
+      });
+      return;
+    }
+    case Opcode::Abs:
+    case Opcode::Neg: {
+      const uint64_t* a = A();
+      uint64_t* d = D();
+      bool neg = in.op == Opcode::Neg;
+      if (F) {
+        bool fz = (in.mod.flags & kFtz) && t == DType::F32;
+        uint64_t sbit = uint64_t{1} << (B - 1);
+        lanes(m, [&](unsigned l) {
+          uint64_t v = a[l] & M;
+          if (fz) v = b32(ftz(f32(v)));
+          d[l] = neg ? (v ^ sbit) : (v & ~sbit);
+        });
+        return;
+      }
+      if (neg) lanes(m, [&](unsigned l) { d[l] = (uint64_t(0) - a[l]) & M; });
+      else lanes(m, [&](unsigned l) {
+          int64_t v = sext(a[l], B);
+          d[l] = uint64_t(v < 0 ? uint64_t(0) - uint64_t(v) : uint64_t(v)) & M;
+        });
+      return;
+    }
+    case Opcode::Min:
+    case Opcode::Max: {
+      const uint64_t *a = A(), *b = Bv();
+      uint64_t* d = D();
+      bool mx = in.op == Opcode::Max;
+      if (F) {
+        bool fz = (in.mod.flags & kFtz);
+        if (t == DType::F64)
+          lanes(m, [&](unsigned l) { d[l] = b64(fminmax(f64(a[l]), f64(b[l]), mx)); });
+        else
+          lanes(m, [&](unsigned l) {
+            float x = f32(a[l]), y = f32(b[l]);
+            if (fz) x = ftz(x), y = ftz(y);
+            float r = fminmax(x, y, mx);
+            d[l] = std::isnan(r) ? 0x7FFFFFFFu : b32(r);
+          });
+        return;
+      }
+      lanes(m, [&](unsigned l) {
+        uint64_t x = norm(a[l]), y = norm(b[l]);
+        bool lt = S ? int64_t(x) < int64_t(y) : x < y;
+        d[l] = (mx ? (lt ? y : x) : (lt ? x : y)) & M;
+      });
+      return;
+    }
+    case Opcode::Sad: {
+      const uint64_t *a = A(), *b = Bv(), *c = Cv();
+      uint64_t* d = D();
+      lanes(m, [&](unsigned l) {
+        uint64_t x = norm(a[l]), y = norm(b[l]);
+        bool lt = S ? int64_t(x) < int64_t(y) : x < y;
+        d[l] = (c[l] + (lt ? y - x : x - y)) & M;
+      });
+      return;
+    }
+    case Opcode::Sqrt:
+    case Opcode::Rsqrt:
+    case Opcode::Rcp:
+    case Opcode::Sin:
+    case Opcode::Cos:
+    case Opcode::Ex2:
+    case Opcode::Lg2:
+    case Opcode::Tanh: {
+      lat_ = cfg_.lat.sfu;
+      const uint64_t* a = A();
+      uint64_t* d = D();
+      // Approximate functions: computed in double and rounded once to the result type.
+      switch (in.op) {
+        case Opcode::Sqrt: fl1(in, m, a, d, [](auto x) { return decltype(x)(std::sqrt(x)); }); break;
+        case Opcode::Rsqrt: fl1(in, m, a, d, [](auto x) { return decltype(x)(1.0 / std::sqrt(double(x))); }); break;
+        case Opcode::Rcp: fl1(in, m, a, d, [](auto x) { return decltype(x)(1) / x; }); break;
+        case Opcode::Sin: fl1(in, m, a, d, [](auto x) { return decltype(x)(std::sin(double(x))); }); break;
+        case Opcode::Cos: fl1(in, m, a, d, [](auto x) { return decltype(x)(std::cos(double(x))); }); break;
+        case Opcode::Ex2: fl1(in, m, a, d, [](auto x) { return decltype(x)(std::exp2(double(x))); }); break;
+        case Opcode::Lg2: fl1(in, m, a, d, [](auto x) { return decltype(x)(std::log2(double(x))); }); break;
+        default: fl1(in, m, a, d, [](auto x) { return decltype(x)(std::tanh(double(x))); }); break;
+      }
+      return;
+    }
+    case Opcode::Copysign: {
+      // copysign d, a, b: b with the sign of a.
+      const uint64_t *a = A(), *b = Bv();
+      uint64_t* d = D();
+      uint64_t sbit = uint64_t{1} << (B ? B - 1 : 31);
+      lanes(m, [&](unsigned l) { d[l] = ((b[l] & ~sbit) | (a[l] & sbit)) & M; });
+      return;
+    }
+    case Opcode::Testp: {
+      const uint64_t* a = A();
+      uint32_t r = 0;
+      lanes(m, [&](unsigned l) {
+        double x = fval(t, a[l]);
+        bool v;
+        int cls = t == DType::F64 ? std::fpclassify(x) : std::fpclassify(float(x));
+        switch (in.mod.testp) {
+          case TestpMode::Finite: v = std::isfinite(x); break;
+          case TestpMode::Infinite: v = std::isinf(x); break;
+          case TestpMode::Number: v = !std::isnan(x); break;
+          case TestpMode::NotANumber: v = std::isnan(x); break;
+          case TestpMode::Normal: v = cls == FP_NORMAL; break;
+          case TestpMode::Subnormal: v = cls == FP_SUBNORMAL; break;
+          default: v = false; break;
+        }
+        r |= uint32_t(v) << l;
+      });
+      write_pred(in.ops[0], w, m, r);
+      return;
+    }
+    case Opcode::And:
+    case Opcode::Or:
+    case Opcode::Xor:
+    case Opcode::Not:
+    case Opcode::Cnot: {
+      if (t == DType::Pred || in.ops[0].kind == OpKind::Pred) {
+        uint32_t a = pred_mask(in.ops[1], w), b = in.nops > 2 ? pred_mask(in.ops[2], w) : 0, r;
+        switch (in.op) {
+          case Opcode::And: r = a & b; break;
+          case Opcode::Or: r = a | b; break;
+          case Opcode::Xor: r = a ^ b; break;
+          default: r = ~a; break;
+        }
+        write_pred(in.ops[0], w, m, r);
+        return;
+      }
+      const uint64_t* a = A();
+      uint64_t* d = D();
+      switch (in.op) {
+        case Opcode::Not: lanes(m, [&](unsigned l) { d[l] = ~a[l] & M; }); return;
+        case Opcode::Cnot: lanes(m, [&](unsigned l) { d[l] = (a[l] & M) == 0 ? 1 : 0; }); return;
+        default: break;
+      }
+      const uint64_t* b = Bv();
+      if (in.op == Opcode::And) lanes(m, [&](unsigned l) { d[l] = a[l] & b[l] & M; });
+      else if (in.op == Opcode::Or) lanes(m, [&](unsigned l) { d[l] = (a[l] | b[l]) & M; });
+      else lanes(m, [&](unsigned l) { d[l] = (a[l] ^ b[l]) & M; });
+      return;
+    }
+    case Opcode::Lop3: {
+      const uint64_t *a = A(), *b = Bv(), *c = Cv();
+      uint64_t* d = D();
+      unsigned lut = unsigned(in.ops[4].imm) & 0xFF;
+      lanes(m, [&](unsigned l) { d[l] = lop3(a[l], b[l], c[l], lut) & M; });
+      return;
+    }
+    case Opcode::Shl:
+    case Opcode::Shr: {
+      const uint64_t *a = A(), *b = Bv();
+      uint64_t* d = D();
+      if (in.op == Opcode::Shl) {
+        lanes(m, [&](unsigned l) {
+          uint32_t s = uint32_t(b[l]);
+          d[l] = s >= B ? 0 : (a[l] << s) & M;
+        });
+      } else if (S) {
+        lanes(m, [&](unsigned l) {
+          uint32_t s = uint32_t(b[l]);
+          int64_t v = sext(a[l], B);
+          d[l] = uint64_t(v >> (s >= B ? B - 1 : s)) & M;
+        });
+      } else {
+        lanes(m, [&](unsigned l) {
+          uint32_t s = uint32_t(b[l]);
+          d[l] = s >= B ? 0 : (a[l] & M) >> s;
+        });
+      }
+      return;
+    }
+    case Opcode::Shf: {
+      const uint64_t *a = A(), *b = Bv(), *c = Cv();
+      uint64_t* d = D();
+      bool left = in.mod.flags & kShfLeft, wrap = in.mod.flags & kShfWrap;
+      lanes(m, [&](unsigned l) {
+        uint32_t n = uint32_t(c[l]);
+        n = wrap ? (n & 31) : std::min(n, 32u);
+        uint64_t x = (b[l] & 0xFFFFFFFFull) << 32 | (a[l] & 0xFFFFFFFFull);
+        d[l] = left ? uint32_t((x << n) >> 32) : uint32_t(x >> n);
+      });
+      return;
+    }
+    case Opcode::Popc:
+    case Opcode::Clz:
+    case Opcode::Brev:
+    case Opcode::Bfind: {
+      const uint64_t* a = A();
+      uint64_t* d = D();
+      switch (in.op) {
+        case Opcode::Popc: lanes(m, [&](unsigned l) { d[l] = uint64_t(__builtin_popcountll(a[l] & M)); }); return;
+        case Opcode::Clz:
+          lanes(m, [&](unsigned l) {
+            uint64_t v = a[l] & M;
+            d[l] = v ? uint64_t(__builtin_clzll(v)) - (64 - B) : B;
+          });
+          return;
+        case Opcode::Brev:
+          lanes(m, [&](unsigned l) {
+            uint64_t v = a[l], r = 0;
+            for (unsigned i = 0; i < B; ++i) r |= ((v >> i) & 1) << (B - 1 - i);
+            d[l] = r;
+          });
+          return;
+        default: {
+          bool shamt = in.mod.flags & kShiftAmt;
+          lanes(m, [&](unsigned l) {
+            uint64_t v = a[l] & M;
+            if (S && (v >> (B - 1)) & 1) v = ~v & M;  // signed: first bit differing from the sign
+            if (!v) {
+              d[l] = 0xFFFFFFFFu;
+              return;
+            }
+            unsigned pos = 63 - unsigned(__builtin_clzll(v));
+            d[l] = shamt ? (B - 1 - pos) : pos;
+          });
+          return;
+        }
+      }
+    }
+    case Opcode::Bfe: {
+      const uint64_t *a = A(), *b = Bv(), *c = Cv();
+      uint64_t* d = D();
+      unsigned msb = B - 1;
+      lanes(m, [&](unsigned l) {
+        unsigned pos = unsigned(b[l] & 0xFF), len = unsigned(c[l] & 0xFF);
+        uint64_t v = a[l] & M;
+        uint64_t sbit = 0;
+        if (S && len) sbit = (v >> std::min(pos + len - 1, msb)) & 1;
+        uint64_t r = 0;
+        for (unsigned i = 0; i <= msb; ++i) {
+          uint64_t bit = (i < len && pos + i <= msb) ? (v >> (pos + i)) & 1 : sbit;
+          r |= bit << i;
+        }
+        d[l] = r & M;
+      });
+      return;
+    }
+    case Opcode::Bfi: {
+      // bfi f, a, b, c, d: insert a into b at pos c, length d.
+      const uint64_t *a = A(), *b = Bv(), *c = Cv();
+      const uint64_t* e = src(in.ops[4], w, m, sd);
+      uint64_t tmp[32];
+      unsigned msb = B - 1;
+      lanes(m, [&](unsigned l) {
+        unsigned pos = unsigned(c[l] & 0xFF), len = unsigned(e[l] & 0xFF);
+        uint64_t r = b[l] & M;
+        for (unsigned i = 0; i < len && pos + i <= msb; ++i) r = (r & ~(uint64_t{1} << (pos + i))) | (((a[l] >> i) & 1) << (pos + i));
+        tmp[l] = r;
+      });
+      uint64_t* d = dst(in.ops[0], w, sa);
+      lanes(m, [&](unsigned l) { d[l] = tmp[l]; });
+      return;
+    }
+    case Opcode::Prmt: {
+      const uint64_t *a = A(), *b = Bv(), *c = Cv();
+      uint64_t* d = D();
+      lanes(m, [&](unsigned l) { d[l] = prmt(uint32_t(a[l]), uint32_t(b[l]), uint32_t(c[l]), in.mod.prmt); });
+      return;
+    }
+    case Opcode::Setp:
+    case Opcode::Set: {
+      bool setp = in.op == Opcode::Setp;
+      DType ct = setp ? t : (in.type2 == DType::None ? t : in.type2);
+      const uint64_t* a = src(in.ops[setp ? 2 : 1], w, m, sa);
+      const uint64_t* b = src(in.ops[setp ? 3 : 2], w, m, sb);
+      uint32_t cmask = 0;
+      if (in.mod.boolop != BoolOp::None) cmask = pred_mask(in.ops[setp ? 4 : 3], w);
+      unsigned cb = bits_of(ct);
+      bool cs = is_signed(ct), cf = is_float(ct);
+      uint32_t p = 0, q = 0;
+      lanes(m, [&](unsigned l) {
+        bool r;
+        if (cf) r = cmp_float(in.mod.cmp, fval(ct, a[l]), fval(ct, b[l]));
+        else {
+          uint64_t x = cs ? uint64_t(sext(a[l], cb)) : a[l] & wmask(cb), y = cs ? uint64_t(sext(b[l], cb)) : b[l] & wmask(cb);
+          r = cmp_int(in.mod.cmp, x, y, cs);
+        }
+        bool c = (cmask >> l) & 1;
+        p |= uint32_t(boolop(in.mod.boolop, r, c)) << l;
+        q |= uint32_t(boolop(in.mod.boolop, !r, c)) << l;
+      });
+      if (setp) {
+        write_pred(in.ops[0], w, m, p);
+        write_pred(in.ops[1], w, m, q);
+      } else {
+        uint64_t* d = D();
+        uint64_t one = t == DType::F32 ? 0x3F800000u : M;
+        lanes(m, [&](unsigned l) { d[l] = ((p >> l) & 1) ? one : 0; });
+      }
+      return;
+    }
+    case Opcode::Selp: {
+      const uint64_t *a = A(), *b = Bv();
+      uint32_t p = pred_mask(in.ops[3], w);
+      uint64_t* d = D();
+      uint64_t mm = B ? M : ~uint64_t{0};
+      lanes(m, [&](unsigned l) { d[l] = (((p >> l) & 1) ? a[l] : b[l]) & mm; });
+      return;
+    }
+    case Opcode::Slct: {
+      const uint64_t *a = A(), *b = Bv(), *c = Cv();
+      uint64_t* d = D();
+      bool cf = in.type2 == DType::F32;
+      bool fz = in.mod.flags & kFtz;
+      uint64_t mm = B ? M : ~uint64_t{0};
+      lanes(m, [&](unsigned l) {
+        bool ge;
+        if (cf) {
+          float x = f32(c[l]);
+          if (fz) x = ftz(x);
+          ge = x >= 0.0f;  // NaN selects b
+        } else {
+          ge = sext(c[l], 32) >= 0;
+        }
+        d[l] = (ge ? a[l] : b[l]) & mm;
+      });
+      return;
+    }
+    case Opcode::Shfl: {
+      // PTX shfl.sync: c packs the clamp (bits 4:0) and segment mask (bits 12:8).
+      uint64_t av[32];
+      const uint64_t* a = src(in.ops[2], w, ~0u, sa);
+      for (unsigned l = 0; l < 32; ++l) av[l] = a[l];
+      const uint64_t *b = src(in.ops[3], w, m, sb), *c = src(in.ops[4], w, m, sc);
+      uint64_t* d = D();
+      uint32_t pv = 0;
+      lanes(m, [&](unsigned l) {
+        int lane = int(l), bval = int(b[l] & 31), cval = int(c[l] & 31), seg = int((c[l] >> 8) & 31);
+        int maxl = (lane & seg) | (cval & ~seg), minl = lane & seg;
+        int j;
+        bool ok;
+        switch (in.mod.shfl) {
+          case ShflMode::Up: j = lane - bval; ok = j >= maxl; break;
+          case ShflMode::Down: j = lane + bval; ok = j <= maxl; break;
+          case ShflMode::Bfly: j = lane ^ bval; ok = j <= maxl; break;
+          default: j = minl | (bval & ~seg); ok = j <= maxl; break;
+        }
+        if (!ok) j = lane;
+        d[l] = av[j & 31] & 0xFFFFFFFFull;
+        pv |= uint32_t(ok) << l;
+      });
+      write_pred(in.ops[1], w, m, pv);
+      return;
+    }
+    case Opcode::Vote: {
+      uint32_t mem = ~0u;
+      if (in.nops > 2 && in.ops[2].kind != OpKind::None) {
+        const uint64_t* mk = src(in.ops[2], w, m, sc);
+        mem = uint32_t(mk[__builtin_ctz(m)]);
+      }
+      uint32_t act = m & mem;
+      uint32_t p = pred_mask(in.ops[1], w) & act;
+      switch (in.mod.vote) {
+        case VoteMode::Ballot: {
+          uint64_t* d = D();
+          lanes(m, [&](unsigned l) { d[l] = p; });
+          return;
+        }
+        case VoteMode::All: write_pred(in.ops[0], w, m, p == act ? ~0u : 0u); return;
+        case VoteMode::Any: write_pred(in.ops[0], w, m, p ? ~0u : 0u); return;
+        default: write_pred(in.ops[0], w, m, (p == act || p == 0) ? ~0u : 0u); return;
+      }
+    }
+    case Opcode::Activemask: {
+      uint64_t* d = D();
+      uint32_t am = g.mask;
+      lanes(m, [&](unsigned l) { d[l] = am; });
+      return;
+    }
+    case Opcode::Nanosleep: {
+      const uint64_t* a = src(in.ops[0], w, m, sa);
+      uint64_t ns = std::min<uint64_t>(a[__builtin_ctz(m)] & 0xFFFFFFFFull, 1000000);  // PTX: at most 1 ms
+      uint64_t cyc = (ns * 1000 + period_ps_ - 1) / period_ps_;
+      done_at_ = std::max(done_at_, now_ + cyc);
+      return;
+    }
+    default:
+      fail("decode", fmt::format("opcode {} not executable here", unsigned(in.op)), &w, -1, 0);
+      return;
+  }
+}
+
+// --- test access --------------------------------------------------------------------------------
+
+uint64_t SimtCore::reg(unsigned b, unsigned tid, unsigned slot) const {
+  const Warp& w = warps_.at(blocks_.at(b).first_warp + tid / cfg_.warp_size);
+  return w.regs[size_t(slot) * 32 + tid % cfg_.warp_size];
+}
+bool SimtCore::pred(unsigned b, unsigned tid, unsigned slot) const {
+  const Warp& w = warps_.at(blocks_.at(b).first_warp + tid / cfg_.warp_size);
+  return (w.preds[slot] >> (tid % cfg_.warp_size)) & 1;
+}
+uint8_t* SimtCore::local(unsigned b, unsigned tid) {
+  return blocks_.at(b).local.data() + size_t(tid) * lp_.local_bytes;
+}
+
+}  // namespace gpuvp

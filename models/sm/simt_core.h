@@ -1,0 +1,190 @@
+#pragma once
+// Functional SIMT core of one SM: resident blocks, their warps, the warp scheduler, shared and local
+// memory, the instruction buffer and decode cache. It knows nothing about SystemC processes: time is
+// a local SM cycle counter, and everything outside the SM (instruction fetch, constant and global
+// memory) goes through CoreEnv, which the Sm module implements with TLM sockets and tests implement
+// with plain arrays. See docs/sm.md.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/common/device_error.h"
+#include "models/memory/atomic_extension.h"
+#include "models/sm/sm_config.h"
+#include "models/sm/warp.h"
+#include "sw/ptx/image.h"
+#include "sw/ptx/isa.h"
+
+namespace gpuvp {
+
+// The SM's view of the platform. Each access starts at core cycle `at` and returns the cycle at
+// which it completed (>= at), or kFail after filling `fault` (TLM error response).
+class CoreEnv {
+ public:
+  static constexpr uint64_t kFail = ~uint64_t{0};
+  enum class Port { Fetch, Const, GlobalRead, GlobalWrite };
+  struct Fault {
+    std::string kind;     // "address" or "tlm"
+    std::string message;  // target's response, for the error message
+  };
+  virtual ~CoreEnv() = default;
+  // Reads (write=false) or writes `len` bytes at absolute address `addr`. With `atomic` set the
+  // access is a global atomic: one write transaction carrying the extension (data = operand in,
+  // old value out).
+  virtual uint64_t access(Port port, uint64_t addr, uint8_t* data, unsigned len, bool write,
+                          AtomicExtension* atomic, uint64_t at, Fault& fault) = 0;
+  // Lets simulated time catch up with the core (quantum expiry, idle jumps). Default: nothing.
+  virtual void sync(uint64_t /*at*/) {}
+};
+
+// One batch of blocks as the SMP controller set it up from the scheduler ports and config block.
+struct LaunchParams {
+  uint64_t entry = 0;                  // absolute code address
+  uint32_t block[3] = {1, 1, 1};
+  uint32_t grid[3] = {1, 1, 1};
+  std::vector<uint8_t> params;         // kernel parameter bytes (param words * 4)
+  uint32_t static_shared = 0;
+  uint32_t dyn_shared = 0;
+  uint32_t local_bytes = 0;            // per thread
+  uint32_t num_regs = 0;               // 64-bit register slots per thread
+  uint32_t num_preds = 0;              // predicate slots per thread
+  uint32_t regs_per_thread = 0;        // 32-bit registers (occupancy check)
+  uint32_t smem_per_block = 0;         // stride the scheduler computed (0: compute here)
+  uint64_t launch_id = 0;
+  std::vector<uint64_t> blocks;        // linear indices of the resident blocks
+};
+
+// Shared memory layout of a block (docs/sm.md): 16-byte header, parameters, then the user region
+// (static shared, then dynamic) starting 16-byte aligned.
+constexpr uint32_t kBlockHeaderBytes = 16;
+inline uint32_t user_region_offset(uint32_t param_bytes) {
+  return (kBlockHeaderBytes + param_bytes + 15u) & ~15u;
+}
+
+class SimtCore {
+ public:
+  SimtCore(const SmConfig& cfg, CoreEnv& env);
+  ~SimtCore();
+  SimtCore(const SimtCore&) = delete;
+  SimtCore& operator=(const SimtCore&) = delete;
+
+  // Sets up the blocks of a batch starting at core cycle `start`. False (error() set, kind
+  // "resource") when the batch does not fit the SM.
+  bool launch(const LaunchParams& lp, uint64_t start);
+  // Runs until every warp exited (true) or a detected error stopped the batch (false).
+  bool run();
+  void clear();  // drops per-batch state (smp_reset)
+
+  uint64_t now() const { return now_; }
+  const DeviceErrorInfo* error() const { return has_error_ ? &error_ : nullptr; }
+  const SmStats& stats() const { return stats_; }
+  SmStats& stats() { return stats_; }
+  // Per-block start/end in core cycles, in launch order of the batch (sm/launch_id filled).
+  struct BlockTimes {
+    uint64_t block = 0;
+    uint64_t start = 0, end = 0;
+  };
+  const std::vector<BlockTimes>& block_times() const { return block_times_; }
+
+  std::vector<uint8_t>& smem() { return smem_; }
+  // Optional call-site table (image.h CallInfo) for argument copies on call/ret.
+  void set_call_table(const std::vector<ptx::CallInfo>* calls) { calls_ = calls; }
+  void set_quantum(uint64_t cycles) { quantum_ = cycles; }
+
+  // Test access: register slot / predicate of thread `tid` (linear in block) of resident block `b`.
+  uint64_t reg(unsigned b, unsigned tid, unsigned slot) const;
+  bool pred(unsigned b, unsigned tid, unsigned slot) const;
+  uint8_t* local(unsigned b, unsigned tid);
+
+ private:
+  struct Block {
+    uint64_t linear = 0;
+    uint32_t smem_base = 0;          // offset of the block's region in smem_
+    unsigned first_warp = 0, nwarps = 0, live_warps = 0;
+    uint16_t bar_arrived[16] = {};   // warps waiting at barrier id
+    uint16_t bar_expected[16] = {};
+    std::vector<uint8_t> local;      // threads * local_bytes
+  };
+  struct DecEntry {
+    uint64_t pc = ~uint64_t{0};
+    uint64_t gen = 0;                // ibuf fill this entry was last validated against
+    isa::Inst inst;
+    uint8_t bytes[128];
+  };
+
+  const isa::Inst* fetch(Warp& w, uint64_t pc);
+  bool validate(const isa::Inst& in, uint64_t pc);
+  void step(Warp& w);
+  void exec(Warp& w, const isa::Inst& in, Group& g, uint32_t active);
+  int pick();
+  void exit_lanes(Warp& w, Group& g, uint32_t lanes);
+  void finish_warp(Warp& w);
+  void check_barrier(Block& b, unsigned id);
+  void fail(const std::string& kind, const std::string& what, const Warp* w, int lane, uint64_t addr);
+  bool fault_at(const CoreEnv::Fault& f, const Warp& w, int lane, uint64_t addr);
+
+  // Operand access.
+  const uint64_t* src(const isa::Operand& o, Warp& w, uint32_t mask, uint64_t* scratch);
+  uint64_t* dst(const isa::Operand& o, Warp& w, uint64_t* scratch);
+  uint64_t sreg(isa::SReg r, const Warp& w, unsigned lane) const;
+  uint32_t pred_mask(const isa::Operand& o, const Warp& w) const;
+  void write_pred(const isa::Operand& o, Warp& w, uint32_t mask, uint32_t values);
+
+  // Memory.
+  void do_ld(Warp& w, const isa::Inst& in, uint32_t m);
+  void do_st(Warp& w, const isa::Inst& in, uint32_t m);
+  void do_atom(Warp& w, const isa::Inst& in, uint32_t m);
+  // Resolves a per-lane address to a space; for shared/local returns a host pointer (nullptr + error).
+  uint8_t* local_ptr(Warp& w, unsigned lane, isa::Space sp, uint64_t addr, unsigned size, bool write);
+  bool mem_common(Warp& w, const isa::Inst& in, uint32_t m, int mi, unsigned size, bool write, uint32_t& gm,
+                  uint32_t& cm, uint8_t** ptrs);
+  bool global_lanes(Warp& w, uint32_t m, unsigned size, bool write, CoreEnv::Port port);
+
+  void do_cvt(Warp& w, const isa::Inst& in, uint32_t m);
+  void do_call(Warp& w, const isa::Inst& in, Group& g, uint32_t m);
+  bool do_ret(Warp& w, Group& g, uint32_t m);
+
+  const SmConfig cfg_;
+  CoreEnv& env_;
+  bool gto_ = false;
+  uint64_t cur_pc_ = 0;    // PC of the instruction being executed (error reports)
+  unsigned lat_ = 0;       // latency class of the instruction being executed
+  uint64_t done_at_ = 0;   // completion cycle of its memory accesses
+  uint64_t period_ps_;
+  unsigned issue_cycles_;
+  uint64_t quantum_ = 20000;
+
+  LaunchParams lp_;
+  uint32_t user_off_ = 0, user_bytes_ = 0, stride_ = 0, threads_ = 0, wpb_ = 0;
+  std::vector<uint8_t> smem_;
+  std::vector<Block> blocks_;
+  std::vector<Warp> warps_;
+  std::vector<uint64_t> regfile_;
+  std::vector<uint32_t> predfile_;
+  unsigned live_warps_ = 0;
+  int last_ = -1;
+  uint64_t now_ = 0, synced_ = 0;
+  std::vector<BlockTimes> block_times_;
+
+  // Instruction buffer and decode cache.
+  std::vector<uint8_t> ibuf_;
+  uint64_t ibuf_base_ = 0;
+  uint32_t ibuf_len_ = 0;
+  uint64_t ibuf_gen_ = 1;
+  std::vector<DecEntry> dcache_;
+  uint64_t launch_gen_ = 0;         // register bounds are checked once per launch per entry
+  std::vector<uint64_t> checked_;   // per dcache entry: launch_gen_ it was validated for
+
+  // Per-access scratch (no allocation per instruction).
+  uint64_t addr_[32];
+  uint8_t buf_[32][32];             // per-lane access data (up to v4.b64)
+  std::vector<uint8_t> segbuf_;
+  AtomicExtension atom_ext_;
+  const std::vector<ptx::CallInfo>* calls_ = nullptr;
+
+  bool has_error_ = false;
+  DeviceErrorInfo error_;
+  SmStats stats_;
+};
+
+}  // namespace gpuvp

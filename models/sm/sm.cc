@@ -1,0 +1,230 @@
+#include "models/sm/sm.h"
+
+#include <fmt/format.h>
+
+#include "models/common/address_map.h"
+#include "models/common/log.h"
+#include "models/config_block/config_map.h"
+#include "models/sm/simt_core.h"
+
+namespace gpuvp {
+
+// Controller state and the CoreEnv the SIMT core runs against: every outside access becomes one
+// b_transport whose annotated delay is the core's local time offset (temporal decoupling).
+class SmCore : public CoreEnv {
+ public:
+  enum State : uint32_t { Idle = 0, Setup = 1, Running = 2, Done = 3, Error = 4 };
+
+  SmCore(Sm& sm, const SmConfig& cfg, Registry& reg, ErrorSink& errors, const std::string& path)
+      : sm_(sm), cfg_(cfg), errors_(errors), path_(path), core_(cfg, *this) {
+    pv_ = cfg.clock.period().value();
+    reg.add_field(path + ".state", 3, &state_);
+    reg.add_field(path + ".num_blocks", 32, &num_blocks_);
+    reg.add_field(path + ".block_idx", 32, &block_idx_);
+    reg.add_field(path + ".done", 1, &done_);
+    Target t;
+    t.name = path + ".smem";
+    t.kind = TargetKind::Memory;
+    t.width = 8;
+    t.count = core_.smem().size();
+    uint8_t* mem = core_.smem().data();  // never reallocated after construction
+    t.get = [mem](uint64_t i) { return uint64_t(mem[i]); };
+    t.set = [mem](uint64_t i, uint64_t v) { mem[i] = uint8_t(v); };
+    reg.add(std::move(t));
+  }
+
+  uint64_t access(Port port, uint64_t addr, uint8_t* data, unsigned len, bool write, AtomicExtension* atomic,
+                  uint64_t at, Fault& fault) override {
+    tlm_utils::simple_initiator_socket<Sm>* s = &sm_.gmem_rd;
+    switch (port) {
+      case Port::Fetch: s = &sm_.imem; break;
+      case Port::Const: s = &sm_.cmem; break;
+      case Port::GlobalRead: s = &sm_.gmem_rd; break;
+      case Port::GlobalWrite: s = &sm_.gmem_wr; break;
+    }
+    return transport(*s, addr, data, len, write, atomic, at, fault);
+  }
+
+  void sync(uint64_t at) override {
+    sc_core::sc_time t = sc_core::sc_time::from_value(at * pv_);
+    if (t > sc_core::sc_time_stamp()) sc_core::wait(t - sc_core::sc_time_stamp());
+  }
+
+  void controller();
+  void batch();  // one smp_en: set up, run, done pulse (or a reported error)
+  void reset() {
+    if (state_ == Setup || state_ == Running) return;  // a batch in flight is not interrupted
+    core_.clear();
+    num_blocks_ = block_idx_ = 0;
+    done_ = false;
+    state_ = Idle;
+  }
+
+  const SmConfig& config() const { return cfg_; }
+  const SmStats& stats() const { return core_.stats(); }
+  const std::vector<BlockRecord>& records() const { return records_; }
+
+ private:
+  uint64_t transport(tlm_utils::simple_initiator_socket<Sm>& s, uint64_t addr, uint8_t* data, unsigned len, bool write,
+                     AtomicExtension* atomic, uint64_t at, Fault& fault) {
+    using namespace sc_core;
+    sc_time now = sc_time_stamp();
+    sc_time t = sc_time::from_value(at * pv_);
+    sc_time delay = t > now ? t - now : SC_ZERO_TIME;
+    trans_.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    trans_.set_address(addr);
+    trans_.set_data_ptr(data);
+    trans_.set_data_length(len);
+    trans_.set_streaming_width(len);
+    trans_.set_byte_enable_ptr(nullptr);
+    trans_.set_byte_enable_length(0);
+    trans_.set_dmi_allowed(false);
+    trans_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    if (atomic) trans_.set_extension(atomic);
+    s->b_transport(trans_, delay);
+    if (atomic) trans_.clear_extension(atomic);
+    if (!trans_.is_response_ok()) {
+      fault.kind = trans_.get_response_status() == tlm::TLM_ADDRESS_ERROR_RESPONSE ? "address" : "tlm";
+      fault.message = fmt::format("{} on {} {} of {} bytes at {:#x}", trans_.get_response_string(), s.basename(),
+                                  atomic ? "atomic" : write ? "write" : "read", len, addr);
+      return kFail;
+    }
+    uint64_t done = (sc_time_stamp() + delay).value();
+    return (done + pv_ - 1) / pv_;
+  }
+
+  bool read_cfg(unsigned index, uint32_t& v, uint64_t& t) {
+    Fault f;
+    uint8_t b[4];
+    uint64_t r = transport(sm_.cfg, amap::kConfigBase + 4ull * index, b, 4, false, nullptr, t, f);
+    if (r == kFail) {
+      DeviceErrorInfo e;
+      e.kind = f.kind;
+      e.sm = int(cfg_.id);
+      e.address = amap::kConfigBase + 4ull * index;
+      e.message = fmt::format("{} error: configuration read failed: {} (sm {})", f.kind, f.message, cfg_.id);
+      report(e);
+      return false;
+    }
+    t = r;
+    v = uint32_t(b[0]) | uint32_t(b[1]) << 8 | uint32_t(b[2]) << 16 | uint32_t(b[3]) << 24;
+    return true;
+  }
+
+  void report(const DeviceErrorInfo& e) {
+    state_ = Error;
+    log::error(path_, "{}", e.message);
+    errors_.report(e);
+  }
+
+  Sm& sm_;
+  SmConfig cfg_;
+  ErrorSink& errors_;
+  std::string path_;
+  SimtCore core_;
+  uint64_t pv_ = 1;  // clock period in sc_time ticks
+  tlm::tlm_generic_payload trans_;
+  std::vector<BlockRecord> records_;
+  // Registered controller state.
+  uint32_t state_ = Idle;
+  uint32_t num_blocks_ = 0;
+  uint32_t block_idx_ = 0;
+  bool done_ = false;
+};
+
+void SmCore::controller() {
+  using namespace sc_core;
+  for (;;) {
+    // Gated: sleep on the enable signal, never poll the clock.
+    while (!sm_.smp_en.read()) wait(sm_.smp_en.value_changed_event());
+    batch();
+    while (sm_.smp_en.read()) wait(sm_.smp_en.value_changed_event());
+  }
+}
+
+void SmCore::batch() {
+  using namespace sc_core;
+  {
+    num_blocks_ = sm_.num_blocks.read();
+    block_idx_ = sm_.block_idx.read();
+    done_ = false;
+    if (num_blocks_ == 0) return;
+    state_ = Setup;
+    uint64_t start = cfg_.clock.cycle(cfg_.clock.next_edge(sc_time_stamp()));
+    uint64_t t = start;
+    LaunchParams lp;
+    lp.block[0] = sm_.block_x.read();
+    lp.block[1] = sm_.block_y.read();
+    lp.block[2] = sm_.block_z.read();
+    lp.grid[0] = sm_.grid_x.read();
+    lp.grid[1] = sm_.grid_y.read();
+    lp.grid[2] = sm_.grid_z.read();
+    lp.smem_per_block = sm_.shmem_per_block.read();
+    uint32_t v[cfgreg::kLaunchId + 1] = {};
+    static const unsigned kRegs[] = {cfgreg::kNumGprs,     cfgreg::kShmemSize, cfgreg::kParamSize,   cfgreg::kDynShmemSize,
+                                     cfgreg::kEntryLo,     cfgreg::kEntryHi,   cfgreg::kLocalBytes,  cfgreg::kNumRegSlots,
+                                     cfgreg::kNumPreds,    cfgreg::kLaunchId};
+    bool ok = true;
+    for (unsigned r : kRegs)
+      if (ok) ok = read_cfg(r, v[r], t);
+    uint32_t pwords = std::min<uint32_t>(v[cfgreg::kParamSize], cfgreg::kParamWords);
+    lp.params.resize(size_t(pwords) * 4);
+    for (uint32_t i = 0; ok && i < pwords; ++i) {
+      uint32_t w = 0;
+      ok = read_cfg(cfgreg::kParamBase + i, w, t);
+      std::memcpy(lp.params.data() + 4 * i, &w, 4);
+    }
+    if (!ok) return;  // reported; never done for this batch
+    lp.entry = uint64_t(v[cfgreg::kEntryHi]) << 32 | v[cfgreg::kEntryLo];
+    lp.regs_per_thread = v[cfgreg::kNumGprs];
+    lp.static_shared = v[cfgreg::kShmemSize];
+    lp.dyn_shared = v[cfgreg::kDynShmemSize];
+    lp.local_bytes = v[cfgreg::kLocalBytes];
+    lp.num_regs = v[cfgreg::kNumRegSlots];
+    lp.num_preds = v[cfgreg::kNumPreds];
+    lp.launch_id = v[cfgreg::kLaunchId];
+    // Block identity (block-scheduler.md): b + id + j * num_sms.
+    for (uint32_t j = 0; j < num_blocks_; ++j) lp.blocks.push_back(uint64_t(block_idx_) + cfg_.id + uint64_t(j) * cfg_.num_sms);
+    log::debug(path_, "batch: {} blocks from {} entry {:#x}", num_blocks_, block_idx_, lp.entry);
+
+    state_ = Running;
+    if (!core_.launch(lp, t) || !core_.run()) {
+      DeviceErrorInfo e = *core_.error();
+      report(e);
+      sync(core_.now());
+      return;
+    }
+    uint64_t end = core_.now();
+    sync(end);
+    for (auto& bt : core_.block_times())
+      records_.push_back(BlockRecord{lp.launch_id, bt.block, cfg_.id, bt.start * pv_, bt.end * pv_});
+    core_.stats().busy_ps += (end - start) * pv_;
+    // One done pulse per batch, on a clock edge.
+    wait(cfg_.clock.edge_at_or_after(sc_time_stamp()) - sc_time_stamp());
+    state_ = Done;
+    done_ = true;
+    sm_.smp_done.write(true);
+    wait(cfg_.clock.period());
+    sm_.smp_done.write(false);
+  }
+}
+
+Sm::Sm(sc_core::sc_module_name name, const SmConfig& cfg, Registry& reg, ErrorSink& errors, const std::string& path)
+    : sc_module(name), core_(std::make_unique<SmCore>(*this, cfg, reg, errors, path)) {
+  SC_HAS_PROCESS(Sm);
+  SC_THREAD(controller_thread);
+  SC_METHOD(reset_method);
+  sensitive << smp_reset.pos();
+  dont_initialize();
+}
+
+Sm::~Sm() = default;
+
+void Sm::controller_thread() { core_->controller(); }
+void Sm::reset_method() { core_->reset(); }
+
+const SmConfig& Sm::config() const { return core_->config(); }
+const SmStats& Sm::stats() const { return core_->stats(); }
+const std::vector<BlockRecord>& Sm::block_records() const { return core_->records(); }
+
+}  // namespace gpuvp

@@ -1,0 +1,203 @@
+#include "sw/runtime/host_runtime.h"
+
+#include <fmt/format.h>
+
+#include <systemc>
+
+#include "models/config_block/config_map.h"
+#include "sw/ptx/assembler.h"
+
+namespace gpuvp::rt {
+
+namespace {
+constexpr uint64_t kAlign = 256;
+uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+}  // namespace
+
+uint32_t shared_per_block(uint32_t param_bytes, uint32_t static_shared, uint32_t dyn_shared) {
+  return static_cast<uint32_t>(round_up(16 + uint64_t(param_bytes) + static_shared + dyn_shared, 256));
+}
+
+uint32_t blocks_that_fit(const DeviceProps& p, uint64_t threads, uint32_t regs_per_thread, uint32_t shmem,
+                         std::string* why) {
+  uint64_t n = p.max_blocks;
+  const char* limit = "resident blocks per SM";
+  auto cap = [&](uint64_t v, const char* what) {
+    if (v < n) {
+      n = v;
+      limit = what;
+    }
+  };
+  cap(p.max_threads / threads, "threads per SM");
+  if (regs_per_thread) cap(p.registers / (uint64_t(regs_per_thread) * threads), "registers per SM");
+  cap(p.shared_bytes / shmem, "shared memory per SM");
+  if (n == 0 && why)
+    *why = fmt::format("a block of {} threads ({} registers each, {} bytes of shared memory) does not fit the SM's {}",
+                       threads, regs_per_thread, shmem, limit);
+  return static_cast<uint32_t>(n);
+}
+
+HostRuntime::HostRuntime(HostInterface& host) : host_(host) {}
+
+DevPtr HostRuntime::malloc(size_t bytes) {
+  if (bytes == 0) throw RuntimeError("malloc: size 0");
+  const DeviceProps& p = host_.props();
+  // First fit, 256-byte aligned, in address order.
+  uint64_t cand = p.gmem_base + kAlign;  // the first 256 bytes stay unallocated: a small pointer is an error
+  for (auto& [start, size] : allocs_) {
+    if (cand + bytes <= start) break;
+    cand = std::max(cand, round_up(start + size, kAlign));
+  }
+  if (cand + bytes > p.gmem_base + p.gmem_size)
+    throw RuntimeError(fmt::format("malloc: {} bytes do not fit in global memory ({} bytes, {} allocations)", bytes,
+                                   p.gmem_size, allocs_.size()));
+  allocs_[cand] = bytes;
+  return cand;
+}
+
+void HostRuntime::free(DevPtr ptr) {
+  auto it = allocs_.find(ptr);
+  if (it == allocs_.end()) throw RuntimeError(fmt::format("free: {:#x} is not the start of an allocation", ptr));
+  allocs_.erase(it);
+}
+
+void HostRuntime::check_range(DevPtr ptr, size_t n, const char* what) const {
+  auto it = allocs_.upper_bound(ptr);
+  if (it != allocs_.begin()) {
+    --it;
+    if (ptr >= it->first && ptr + n <= it->first + it->second) return;
+  }
+  throw RuntimeError(fmt::format("{}: [{:#x}, {:#x}) is not inside one allocation", what, ptr, ptr + n));
+}
+
+void HostRuntime::memcpy_h2d(DevPtr dst, const void* src, size_t n) {
+  if (n == 0) return;
+  check_range(dst, n, "memcpy_h2d");
+  host_.bus_write(dst, src, n);
+}
+
+void HostRuntime::memcpy_d2h(void* dst, DevPtr src, size_t n) {
+  if (n == 0) return;
+  check_range(src, n, "memcpy_d2h");
+  host_.bus_read(src, dst, n);
+}
+
+void HostRuntime::memset(DevPtr dst, uint8_t v, size_t n) {
+  if (n == 0) return;
+  check_range(dst, n, "memset");
+  std::vector<uint8_t> buf(n, v);
+  host_.bus_write(dst, buf.data(), n);
+}
+
+Module HostRuntime::load_module(const std::string& text, const std::string& source_name) {
+  const DeviceProps& p = host_.props();
+  // Sizes do not depend on where sections go: assemble once to learn them, once at their place.
+  ptx::Image probe = ptx::assemble_text(text, source_name, ptx::Layout{p.sysmem_base, p.cmem_base, p.gmem_base});
+  ptx::Layout layout;
+  layout.code_base = p.sysmem_base + round_up(sys_next_, kAlign);
+  layout.const_base = p.cmem_base + round_up(const_next_, kAlign);
+  if (layout.code_base + probe.code.size() > p.sysmem_base + p.sysmem_size)
+    throw RuntimeError(fmt::format("{}: {} bytes of code do not fit in system memory", source_name, probe.code.size()));
+  if (layout.const_base + probe.const_data.size() > p.cmem_base + p.cmem_size)
+    throw RuntimeError(
+        fmt::format("{}: {} bytes of constants do not fit in constant memory", source_name, probe.const_data.size()));
+  layout.global_base = probe.global_bytes ? malloc(probe.global_bytes) : p.gmem_base;
+  auto img = std::make_shared<ptx::Image>(ptx::assemble_text(text, source_name, layout));
+  if (!img->code.empty()) host_.bus_write(layout.code_base, img->code.data(), img->code.size());
+  if (!img->const_data.empty()) host_.bus_write(layout.const_base, img->const_data.data(), img->const_data.size());
+  for (auto& g : img->globals) {
+    std::vector<uint8_t> init = g.init;
+    init.resize(g.size, 0);
+    if (g.size) host_.bus_write(g.address, init.data(), init.size());
+  }
+  sys_next_ = layout.code_base - p.sysmem_base + img->code.size();
+  const_next_ = layout.const_base - p.cmem_base + img->const_data.size();
+  modules_.push_back(img);
+  return Module{static_cast<int>(modules_.size() - 1), img};
+}
+
+LaunchStats HostRuntime::launch(const Module& m, const std::string& kernel, Dim3 grid, Dim3 block,
+                                const KernelArgs& args, uint32_t dyn_shmem, uint32_t bpc) {
+  if (!m.image) throw RuntimeError("launch: module not loaded");
+  const ptx::Image& img = *m.image;
+  const ptx::KernelInfo* k = img.find_kernel(kernel);
+  if (!k) {
+    std::string known;
+    for (auto& kk : img.kernels) known += (known.empty() ? "" : ", ") + kk.name;
+    throw RuntimeError(fmt::format("launch: no kernel '{}' in {} (kernels: {})", kernel, img.source_name, known));
+  }
+  const DeviceProps& p = host_.props();
+  auto where = [&](const std::string& s) { return fmt::format("launch {}: {}", kernel, s); };
+  if (grid.count() == 0 || block.count() == 0) throw RuntimeError(where("grid and block dimensions must be non-zero"));
+  if (grid.x > 0xFFFF || grid.y > 0xFFFF || grid.z > 0xFFFF)
+    throw RuntimeError(where(fmt::format("grid {}x{}x{} exceeds the 16-bit grid fields", grid.x, grid.y, grid.z)));
+  if (block.count() > p.max_threads_per_block)
+    throw RuntimeError(where(fmt::format("block of {} threads exceeds {} threads per block", block.count(),
+                                         p.max_threads_per_block)));
+  if (args.args().size() != k->params.size())
+    throw RuntimeError(where(fmt::format("{} arguments given, the kernel takes {}", args.args().size(), k->params.size())));
+  if (k->param_bytes > cfgreg::kParamWords * 4)
+    throw RuntimeError(where(fmt::format("{} bytes of parameters exceed the {} of the configuration block",
+                                         k->param_bytes, cfgreg::kParamWords * 4)));
+  std::vector<uint8_t> params(round_up(k->param_bytes, 4), 0);
+  for (size_t i = 0; i < k->params.size(); ++i) {
+    const auto& a = args.args()[i];
+    if (a.size() != k->params[i].size)
+      throw RuntimeError(where(fmt::format("argument {} ({}) is {} bytes, the parameter is {}", i, k->params[i].name,
+                                           a.size(), k->params[i].size)));
+    std::memcpy(params.data() + k->params[i].offset, a.data(), a.size());
+  }
+  uint32_t shmem = shared_per_block(k->param_bytes, k->static_shared_bytes, dyn_shmem);
+  if (shmem > p.shared_per_block)
+    throw RuntimeError(where(fmt::format("{} bytes of shared memory per block exceed the limit of {}", shmem,
+                                         p.shared_per_block)));
+  if (k->local_bytes > p.local_bytes)
+    throw RuntimeError(where(fmt::format("{} bytes of local memory per thread exceed the limit of {}", k->local_bytes,
+                                         p.local_bytes)));
+  std::string why;
+  uint32_t fit = blocks_that_fit(p, block.count(), k->regs_per_thread, shmem, &why);
+  if (fit == 0) throw RuntimeError(where(why));
+  if (bpc == 0) bpc = p.blocks_per_core ? p.blocks_per_core : fit;
+  if (bpc > fit)
+    throw RuntimeError(where(fmt::format("{} blocks per core requested, only {} fit ({})", bpc, fit,
+                                         fit < p.max_blocks ? "limited by threads, registers or shared memory"
+                                                            : "resident block limit")));
+
+  std::vector<uint32_t> regs(cfgreg::kParamBase + cfgreg::kParamWords, 0);
+  regs[cfgreg::kBlocksPerCore] = bpc;
+  regs[cfgreg::kNumGprs] = k->regs_per_thread;
+  regs[cfgreg::kShmemSize] = k->static_shared_bytes;
+  regs[cfgreg::kParamSize] = static_cast<uint32_t>(params.size() / 4);
+  regs[cfgreg::kDynShmemSize] = dyn_shmem;
+  regs[cfgreg::kBlockX] = block.x;
+  regs[cfgreg::kBlockY] = block.y;
+  regs[cfgreg::kBlockZ] = block.z;
+  regs[cfgreg::kGridX] = grid.x;
+  regs[cfgreg::kGridY] = grid.y;
+  regs[cfgreg::kGridZ] = grid.z;
+  regs[cfgreg::kEntryLo] = static_cast<uint32_t>(k->entry);
+  regs[cfgreg::kEntryHi] = static_cast<uint32_t>(k->entry >> 32);
+  regs[cfgreg::kLocalBytes] = k->local_bytes;
+  regs[cfgreg::kNumRegSlots] = k->num_regs;
+  regs[cfgreg::kNumPreds] = k->num_preds;
+  regs[cfgreg::kLaunchId] = static_cast<uint32_t>(launches_.size() + 1);
+  std::memcpy(regs.data() + cfgreg::kParamBase, params.data(), params.size());
+  // Registers 0..kLaunchId, then the parameter words; the control register is written last.
+  host_.bus_write(p.cfg_base, regs.data(), (cfgreg::kLaunchId + 1) * 4);
+  if (!params.empty()) host_.bus_write(p.cfg_base + cfgreg::kParamBase * 4, params.data(), params.size());
+  if (p.launch_latency_ns > 0) sc_core::wait(sc_core::sc_time(p.launch_latency_ns, sc_core::SC_NS));
+  uint32_t start = 1;
+  host_.bus_write(p.cfg_base + cfgreg::kControl * 4, &start, 4);
+
+  LaunchStats st;
+  st.kernel = kernel;
+  st.launch_id = launches_.size() + 1;
+  st.blocks_per_core = bpc;
+  host_.wait_kernel_done(st.start_ps, st.end_ps);
+  double period_ps = 1e6 / p.clock_mhz;
+  st.cycles = static_cast<uint64_t>((st.end_ps - st.start_ps) / period_ps + 0.5);
+  launches_.push_back(st);
+  return st;
+}
+
+}  // namespace gpuvp::rt

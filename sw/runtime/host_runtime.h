@@ -1,0 +1,45 @@
+#pragma once
+// The runtime a host program uses, over the platform's HostInterface.
+#include <map>
+#include <vector>
+
+#include "sw/runtime/host_interface.h"
+#include "sw/runtime/runtime.h"
+
+namespace gpuvp::rt {
+
+// Shared memory a block of this kernel takes: the 16-byte block header, the parameters, static and
+// dynamic shared memory, rounded up to 256 bytes (block-scheduler.md).
+uint32_t shared_per_block(uint32_t param_bytes, uint32_t static_shared, uint32_t dyn_shared);
+
+// Resident blocks per SM that fit the SM's resources; 0 with `why` naming the resource if none fits.
+uint32_t blocks_that_fit(const DeviceProps& p, uint64_t threads, uint32_t regs_per_thread, uint32_t shmem,
+                         std::string* why);
+
+class HostRuntime : public Runtime {
+ public:
+  explicit HostRuntime(HostInterface& host);
+
+  DevPtr malloc(size_t bytes) override;
+  void free(DevPtr p) override;
+  void memcpy_h2d(DevPtr dst, const void* src, size_t bytes) override;
+  void memcpy_d2h(void* dst, DevPtr src, size_t bytes) override;
+  void memset(DevPtr dst, uint8_t value, size_t bytes) override;
+  Module load_module(const std::string& ptx_text, const std::string& source_name) override;
+  LaunchStats launch(const Module& m, const std::string& kernel, Dim3 grid, Dim3 block, const KernelArgs& args,
+                     uint32_t dyn_shmem, uint32_t blocks_per_core) override;
+  const std::vector<LaunchStats>& launches() const override { return launches_; }
+  const DeviceProps& device() const override { return host_.props(); }
+
+ private:
+  // The allocation containing [p, p+n), or throws RuntimeError naming the range.
+  void check_range(DevPtr p, size_t n, const char* what) const;
+
+  HostInterface& host_;
+  std::map<DevPtr, size_t> allocs_;  // start -> size
+  uint64_t sys_next_ = 0, const_next_ = 0;
+  std::vector<std::shared_ptr<const ptx::Image>> modules_;
+  std::vector<LaunchStats> launches_;
+};
+
+}  // namespace gpuvp::rt

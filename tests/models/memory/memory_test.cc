@@ -1,0 +1,164 @@
+// Memory target: contents, timing per model, error responses, atomics, registry view.
+#include <catch2/catch.hpp>
+
+#include <systemc>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include <cstring>
+
+#include "models/memory/atomic_extension.h"
+#include "models/memory/memory.h"
+
+using namespace gpuvp;
+using sc_core::sc_time;
+using sc_core::SC_NS;
+
+namespace {
+
+struct Initiator : sc_core::sc_module {
+  tlm_utils::simple_initiator_socket<Initiator> out{"out"};
+  explicit Initiator(sc_core::sc_module_name n) : sc_module(n) {}
+
+  tlm::tlm_response_status access(tlm::tlm_command cmd, uint64_t addr, void* data, unsigned len, sc_time& delay,
+                                  AtomicExtension* ext = nullptr) {
+    tlm::tlm_generic_payload p;
+    p.set_command(cmd);
+    p.set_address(addr);
+    p.set_data_ptr(static_cast<unsigned char*>(data));
+    p.set_data_length(len);
+    p.set_streaming_width(len);
+    p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    if (ext) p.set_extension(ext);
+    out->b_transport(p, delay);
+    if (ext) p.clear_extension(ext);
+    return p.get_response_status();
+  }
+};
+
+MemoryConfig cfg(MemoryConfig::Timing t) {
+  MemoryConfig c;
+  c.base = 0x1000;
+  c.size = 4096;
+  c.access_width = 4;
+  c.timing = t;
+  c.latency = 2;
+  c.bytes_per_cycle = 1;
+  c.clock = Clock(100.0);  // 10 ns
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("memory: byte-serial timing, contents and errors") {
+  Registry reg;
+  Memory mem("mem", cfg(MemoryConfig::Timing::ByteSerial), reg, "gpu.gmem");
+  Initiator ini("ini");
+  ini.out.bind(mem.in);
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+
+  uint32_t v = 0xDEADBEEF, r = 0;
+  sc_time d = sc_core::SC_ZERO_TIME;
+  REQUIRE(ini.access(tlm::TLM_WRITE_COMMAND, 0x1010, &v, 4, d) == tlm::TLM_OK_RESPONSE);
+  // 2 cycles latency + 4 bytes at one byte per cycle = 6 cycles of 10 ns.
+  CHECK(d == sc_time(60, SC_NS));
+  d = sc_core::SC_ZERO_TIME;
+  REQUIRE(ini.access(tlm::TLM_READ_COMMAND, 0x1010, &r, 4, d) == tlm::TLM_OK_RESPONSE);
+  CHECK(r == 0xDEADBEEF);
+  // The registry sees the same word: index (0x1010 - 0x1000) / 4.
+  CHECK(reg.read("gpu.gmem", 4) == 0xDEADBEEF);
+  reg.flip("gpu.gmem", 0, 4);
+  REQUIRE(ini.access(tlm::TLM_READ_COMMAND, 0x1010, &r, 4, d) == tlm::TLM_OK_RESPONSE);
+  CHECK(r == 0xDEADBEEE);
+
+  // Below the base, past the end, straddling the end, misaligned: error responses.
+  CHECK(ini.access(tlm::TLM_READ_COMMAND, 0x0FFC, &r, 4, d) == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  CHECK(ini.access(tlm::TLM_READ_COMMAND, 0x2000, &r, 4, d) == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  uint64_t big = 0;
+  CHECK(ini.access(tlm::TLM_READ_COMMAND, 0x1FFC, &big, 8, d) == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  CHECK(ini.access(tlm::TLM_READ_COMMAND, 0x1011, &r, 4, d) == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  uint16_t h = 0;
+  CHECK(ini.access(tlm::TLM_READ_COMMAND, 0x1011, &h, 2, d) == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  uint8_t b = 0;
+  CHECK(ini.access(tlm::TLM_READ_COMMAND, 0x1013, &b, 1, d) == tlm::TLM_OK_RESPONSE);
+  CHECK(b == 0xDE);
+  // The last word is reachable.
+  CHECK(ini.access(tlm::TLM_WRITE_COMMAND, 0x1FFC, &v, 4, d) == tlm::TLM_OK_RESPONSE);
+}
+
+TEST_CASE("memory: fixed and DRAM timing") {
+  Registry reg;
+  MemoryConfig f = cfg(MemoryConfig::Timing::Fixed);
+  f.bytes_per_cycle = 4;
+  Memory fixed("fixed", f, reg, "a");
+  // 2 + ceil(32/4) = 10 cycles.
+  CHECK(fixed.access_time(32) == sc_time(100, SC_NS));
+  CHECK(fixed.access_time(1) == sc_time(30, SC_NS));
+
+  MemoryConfig dr = cfg(MemoryConfig::Timing::Dram);
+  dr.base = 0x10000;
+  dr.latency = 100;
+  dr.bandwidth_gbps = 12.8;  // 12.8 bytes/ns: 128 bytes take 10 ns = 1 cycle
+  dr.latency_ns = 0;
+  Memory dram("dram", dr, reg, "b");
+  CHECK(dram.access_time(128) == sc_time(1010, SC_NS));
+  // 129 bytes need a second (partial) cycle.
+  CHECK(dram.access_time(129) == sc_time(1020, SC_NS));
+}
+
+TEST_CASE("memory: atomics follow PTX semantics") {
+  Registry reg;
+  Memory mem("mem", cfg(MemoryConfig::Timing::ByteSerial), reg, "m");
+  Initiator ini("ini");
+  ini.out.bind(mem.in);
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  int32_t init = -5;
+  mem.poke(0x1100, &init, 4);
+  AtomicExtension ext;
+  ext.op = isa::AtomOp::Add;
+  ext.type = isa::DType::S32;
+  ext.operand = 7;
+  uint32_t buf = 0;
+  sc_time d = sc_core::SC_ZERO_TIME;
+  REQUIRE(ini.access(tlm::TLM_WRITE_COMMAND, 0x1100, &buf, 4, d, &ext) == tlm::TLM_OK_RESPONSE);
+  CHECK(static_cast<int32_t>(ext.old) == -5);
+  int32_t now = 0;
+  mem.peek(0x1100, &now, 4);
+  CHECK(now == 2);
+  // Read and write both occupy the memory: 2 * (2 + 4) cycles.
+  CHECK(d == sc_time(120, SC_NS));
+
+  // Signed min with a negative operand; CAS success and failure; inc wraps at the operand.
+  ext.op = isa::AtomOp::Min;
+  ext.operand = static_cast<uint32_t>(-9);
+  ini.access(tlm::TLM_WRITE_COMMAND, 0x1100, &buf, 4, d, &ext);
+  mem.peek(0x1100, &now, 4);
+  CHECK(now == -9);
+  ext.op = isa::AtomOp::Cas;
+  ext.type = isa::DType::B32;
+  ext.operand = static_cast<uint32_t>(-9);
+  ext.compare = 42;
+  ini.access(tlm::TLM_WRITE_COMMAND, 0x1100, &buf, 4, d, &ext);
+  mem.peek(0x1100, &now, 4);
+  CHECK(now == 42);
+  ini.access(tlm::TLM_WRITE_COMMAND, 0x1100, &buf, 4, d, &ext);  // compare -9 != 42: unchanged
+  mem.peek(0x1100, &now, 4);
+  CHECK(now == 42);
+  ext.op = isa::AtomOp::Inc;
+  ext.type = isa::DType::U32;
+  ext.operand = 42;
+  ini.access(tlm::TLM_WRITE_COMMAND, 0x1100, &buf, 4, d, &ext);
+  mem.peek(0x1100, &now, 4);
+  CHECK(now == 0);  // old >= 42 wraps to 0
+  // Float add.
+  float fv = 1.5f;
+  mem.poke(0x1104, &fv, 4);
+  ext.op = isa::AtomOp::Add;
+  ext.type = isa::DType::F32;
+  float add = 2.25f;
+  uint32_t bits;
+  std::memcpy(&bits, &add, 4);
+  ext.operand = bits;
+  ini.access(tlm::TLM_WRITE_COMMAND, 0x1104, &buf, 4, d, &ext);
+  mem.peek(0x1104, &fv, 4);
+  CHECK(fv == 3.75f);
+}

@@ -1,0 +1,73 @@
+// The CLI's answers to bad input: a message naming the key or file, and exit status 2.
+#include <catch2/catch.hpp>
+
+#include "common/subprocess.h"
+
+using gpuvp::test::run_gpuvp;
+using Catch::Matchers::Contains;
+
+TEST_CASE("cli: out-of-range and malformed configuration values exit 2 naming the key") {
+  struct Case {
+    const char* args;
+    const char* expect;
+  } cases[] = {
+      {"config --preset flexgrip --set sm.count=0", "sm.count = 0: out of range; expected an integer in [1, 16]"},
+      {"config --preset flexgrip --set sm.count=17", "sm.count = 17: out of range; expected an integer in [1, 16]"},
+      {"config --preset tx2 --set sm.warp_size=24", "sm.warp_size = 24: not a power of two"},
+      {"config --preset tx2 --set sm.count=four", "sm.count = \"four\": not an integer"},
+      {"config --preset tx2 --set sm.coalesce=yes", "sm.coalesce = \"yes\": not a boolean; expected true or false"},
+      {"config --preset tx2 --set scheduler.policy=lottery", "scheduler.policy = \"lottery\": not an allowed value"},
+      {"config --preset tx2 --set sm.cuont=2", "unknown configuration key 'sm.cuont'"},
+      {"config --preset tx2 --set gpu.clock_mhz=0", "gpu.clock_mhz = 0: out of range"},
+      {"config --preset nosuch", "unknown preset 'nosuch' (known: flexgrip, tk1, tx2)"},
+      {"config --preset tx2 --config /nonexistent.json", "/nonexistent.json: cannot open configuration file"},
+      {"run --preset tx2 --workload nosuch", "--workload nosuch: unknown workload"},
+      {"run --preset tx2 --workload vectorAdd --launch nosuch", "--launch:"},
+      {"run --preset flexgrip --set sm.count=17 --workload vectorAdd", "sm.count = 17"},
+  };
+  for (auto& c : cases) {
+    INFO(c.args);
+    auto r = run_gpuvp(c.args);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Contains(c.expect));
+  }
+}
+
+TEST_CASE("cli: a configuration file with an unknown key or bad JSON exits 2 naming the file") {
+  std::string f = gpuvp::test::temp_path("cfg.json");
+  {
+    std::ofstream(f) << R"({"sm": {"count": 2, "spz": 8}})";
+  }
+  auto r = run_gpuvp("config --preset flexgrip --config " + f);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains(f) && Contains("unknown configuration key 'sm.spz'"));
+  {
+    std::ofstream(f) << R"({"sm": {"count": 2,)";
+  }
+  r = run_gpuvp("config --preset flexgrip --config " + f);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains(f) && Contains("not valid JSON"));
+  std::remove(f.c_str());
+}
+
+TEST_CASE("cli: config prints the effective configuration with overrides applied") {
+  auto r = run_gpuvp("config --preset tx2 --set sm.count=4 --set gmem.latency=300");
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["sm"]["count"] == 4);
+  CHECK(j["gmem"]["latency"] == 300);
+  CHECK(j["sm"]["sps"] == 128);
+  CHECK(j["gpu"]["clock_mhz"] == 1300.0);
+}
+
+TEST_CASE("cli: unknown subcommands and options exit 2") {
+  CHECK(run_gpuvp("frobnicate").status == 2);
+  CHECK(run_gpuvp("run --no-such-option").status == 2);
+}
+
+TEST_CASE("docs: the configuration reference is up to date") {
+  auto r = run_gpuvp("config --reference");
+  REQUIRE(r.status == 0);
+  std::string doc = gpuvp::test::slurp(std::string(GPUVP_TEST_DATA) + "/../../docs/configuration.md");
+  CHECK(doc == r.out);
+}

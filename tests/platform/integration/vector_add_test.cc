@@ -1,0 +1,68 @@
+// Whole platform: vectorAdd end to end on every preset and SM count, and the scaling the
+// FlexGripPlus study shows (execution time falls from 1 to 2 to 4 SMs).
+#include <catch2/catch.hpp>
+
+#include "common/subprocess.h"
+
+using gpuvp::test::run_stats;
+
+namespace {
+void check_correct(const std::string& args) {
+  INFO(args);
+  auto j = run_stats(args);
+  INFO(j["stderr"].get<std::string>());
+  INFO(j["stdout"].get<std::string>());
+  REQUIRE(j["exit_status"] == 0);
+  CHECK(j["correct"] == true);
+  CHECK(j["kernel_cycles"].get<uint64_t>() > 0);
+}
+}  // namespace
+
+TEST_CASE("platform: vectorAdd is correct on flexgrip with 1, 2, 4, 8 and 16 SMs") {
+  for (int n : {1, 2, 4, 8, 16})
+    for (const char* launch : {"fi16", "fi32", "small"})
+      check_correct(fmt::format("--preset flexgrip --set sm.count={} --workload vectorAdd --launch {}", n, launch));
+}
+
+TEST_CASE("platform: vectorAdd is correct on tk1 and tx2") {
+  for (const char* preset : {"tk1", "tx2"})
+    for (const char* launch : {"small", "medium", "large"})
+      check_correct(fmt::format("--preset {} --workload vectorAdd --launch {}", preset, launch));
+}
+
+TEST_CASE("platform: on flexgrip the execution time of vectorAdd falls from 1 to 2 to 4 SMs") {
+  for (const char* launch : {"fi16", "fi32"}) {
+    uint64_t prev = 0;
+    for (int n : {1, 2, 4}) {
+      auto j = run_stats(fmt::format("--preset flexgrip --set sm.count={} --workload vectorAdd --launch {}", n, launch));
+      REQUIRE(j["exit_status"] == 0);
+      uint64_t cycles = j["kernel_cycles"];
+      INFO(launch << " with " << n << " SMs: " << cycles << " cycles, previous " << prev);
+      if (prev) CHECK(cycles < prev);
+      prev = cycles;
+    }
+  }
+}
+
+TEST_CASE("platform: statistics account for every block and every SM") {
+  auto j = run_stats("--preset flexgrip --set sm.count=2 --workload vectorAdd --launch fi32");
+  REQUIRE(j["exit_status"] == 0);
+  // fi32: 32 blocks, 8 per core, 2 SMs -> batches of 8 + 8: two batches, 16 blocks per SM.
+  REQUIRE(j["sms"].size() == 2);
+  for (auto& sm : j["sms"]) {
+    CHECK(sm["blocks"] == 16);
+    CHECK(sm["batches"] == 2);
+    CHECK(sm["busy_fraction"].get<double>() > 0.5);
+    CHECK(sm["busy_fraction"].get<double>() <= 1.0);
+  }
+  // 32 blocks x 32 threads: every thread loads a and b and stores c, lane by lane on flexgrip.
+  uint64_t rd = 0, wr = 0;
+  for (auto& a : j["arbiters"]) {
+    uint64_t g = 0;
+    for (auto& x : a["grants"]) g += x.get<uint64_t>();
+    if (a["name"] == "arb_gmem_rd") rd = g;
+    if (a["name"] == "arb_gmem_wr") wr = g;
+  }
+  CHECK(rd == 2 * 32 * 32);
+  CHECK(wr == 32 * 32);
+}

@@ -1,0 +1,39 @@
+// Every workload, three launch configurations each, on flexgrip with 1, 2 and 4 SMs, on tk1 and
+// on tx2: the output equals the workload's CPU reference.
+#include <catch2/catch.hpp>
+
+#include "common/subprocess.h"
+#include "sw/workloads/workload.h"
+
+using gpuvp::test::run_stats;
+
+namespace {
+void run_all_platforms(const std::string& workload) {
+  const gpuvp::wl::Workload* w = gpuvp::wl::find(workload);
+  REQUIRE(w);
+  auto cfgs = w->configs();
+  REQUIRE(cfgs.size() >= 3);
+  const char* platforms[] = {"--preset flexgrip --set sm.count=1", "--preset flexgrip --set sm.count=2",
+                             "--preset flexgrip --set sm.count=4", "--preset tk1", "--preset tx2"};
+  for (const char* p : platforms)
+    for (size_t i = 0; i < 3; ++i) {
+      std::string args = fmt::format("{} --workload {} --launch {}", p, workload, cfgs[i].name);
+      INFO(args);
+      auto j = run_stats(args);
+      INFO(j["stderr"].get<std::string>() << j["stdout"].get<std::string>());
+      CHECK(j["exit_status"] == 0);
+      CHECK(j["correct"] == true);
+    }
+}
+}  // namespace
+
+TEST_CASE("workloads on all platforms: vectorAdd") { run_all_platforms("vectorAdd"); }
+TEST_CASE("workloads on all platforms: scalarProd") { run_all_platforms("scalarProd"); }
+TEST_CASE("workloads on all platforms: grayFilter") { run_all_platforms("grayFilter"); }
+TEST_CASE("workloads on all platforms: nearestNeighbour") { run_all_platforms("nearestNeighbour"); }
+TEST_CASE("workloads on all platforms: timerSpin") { run_all_platforms("timerSpin"); }
+TEST_CASE("workloads on all platforms: reduction") { run_all_platforms("reduction"); }
+TEST_CASE("workloads on all platforms: matrixMul") { run_all_platforms("matrixMul"); }
+TEST_CASE("workloads on all platforms: histogram") { run_all_platforms("histogram"); }
+TEST_CASE("workloads on all platforms: mandelbrot") { run_all_platforms("mandelbrot"); }
+TEST_CASE("workloads on all platforms: bfs") { run_all_platforms("bfs"); }

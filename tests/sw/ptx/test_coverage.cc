@@ -1,0 +1,236 @@
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "sw/ptx/assembler.h"
+#include "sw/ptx/disassembler.h"
+#include "sw/ptx/encoding.h"
+
+using namespace gpuvp;
+
+// One line per supported instruction form; every isa opcode except Nop must come out of it.
+static const char* kAll = R"(.version 9.0
+.target sm_75
+.address_size 64
+.global .align 8 .b8 gbuf[64];
+.shared .align 8 .b8 sbuf[128];
+.const .align 4 .f32 ctab[2] = {1.0, 0f40000000};
+.visible .entry all(.param .u64 all_p0, .param .align 8 .b8 all_p1[16])
+.maxntid 128, 1, 1
+{
+  .reg .pred %p<4>;
+  .reg .b16 %rs<3>;
+  .reg .b32 %r<12>;
+  .reg .f32 %f<6>;
+  .reg .f64 %fd<4>;
+  .reg .b64 %rd<8>;
+  .local .align 4 .b8 __local_depot0[16];
+  .pragma "nounroll";
+  ld.param.u64 %rd1, [all_p0];
+  ld.param.v2.u32 {%r1, %r2}, [all_p1+8];
+  mov.u32 %r3, %tid.x;
+  mov.u64 %rd2, %globaltimer;
+  mov.u32 %r4, %lanemask_lt;
+  mov.b64 %rd3, {%r1, %r2};
+  mov.b64 {%r5, %r6}, %rd3;
+  mov.b32 {%rs1, %rs2}, %r5;
+  mov.u64 %rd4, gbuf;
+  mov.u64 %rd5, __local_depot0;
+  cvta.local.u64 %rd5, %rd5;
+  cvta.to.global.u64 %rd6, %rd1;
+  cvt.rn.f32.s32 %f1, %r1;
+  cvt.rzi.s32.f32 %r7, %f1;
+  cvt.f64.f32 %fd1, %f1;
+  cvt.rn.ftz.f32.f64 %f2, %fd1;
+  cvt.u16.u32 %rs1, %r1;
+  cvt.s64.s32 %rd7, %r1;
+  add.sat.s32 %r1, %r1, 5;
+  sub.f64 %fd2, %fd1, 0d3FF0000000000000;
+  mul.hi.u32 %r2, %r1, %r2;
+  mul.wide.u16 %r2, %rs1, %rs2;
+  mad.wide.s32 %rd7, %r1, %r2, %rd7;
+  mul24.lo.s32 %r2, %r1, 3;
+  mad24.hi.u32 %r2, %r1, %r2, %r3;
+  fma.rz.ftz.sat.f32 %f3, %f1, %f2, 1.5;
+  div.full.f32 %f3, %f3, %f1;
+  div.s32 %r2, %r2, 7;
+  rem.u32 %r2, %r2, 7;
+  abs.ftz.f32 %f3, %f3;
+  neg.s32 %r2, %r2;
+  min.u32 %r2, %r2, %r3;
+  max.f64 %fd2, %fd2, %fd1;
+  sad.u32 %r2, %r1, %r2, %r3;
+  sqrt.approx.f32 %f3, %f3;
+  rsqrt.approx.f64 %fd2, %fd2;
+  rcp.rn.f64 %fd2, %fd2;
+  sin.approx.ftz.f32 %f3, %f3;
+  cos.approx.f32 %f3, %f3;
+  ex2.approx.f32 %f3, %f3;
+  lg2.approx.f32 %f3, %f3;
+  tanh.approx.f32 %f3, %f3;
+  copysign.f32 %f3, %f1, %f3;
+  testp.notanumber.f32 %p1, %f3;
+  and.pred %p2, %p1, %p1;
+  or.b32 %r2, %r2, 1;
+  xor.b64 %rd7, %rd7, %rd1;
+  not.b32 %r2, %r2;
+  cnot.b32 %r2, %r2;
+  lop3.b32 %r2, %r1, %r2, %r3, 0x96;
+  shl.b64 %rd7, %rd7, 3;
+  shr.s32 %r2, %r2, %r1;
+  shf.l.wrap.b32 %r2, %r1, %r2, %r3;
+  popc.b64 %r2, %rd7;
+  clz.b32 %r2, %r2;
+  brev.b64 %rd7, %rd7;
+  bfe.s32 %r2, %r1, 4, 8;
+  bfi.b32 %r2, %r1, %r2, 0, 4;
+  bfind.shiftamt.u32 %r2, %r1;
+  prmt.b32.f4e %r2, %r1, %r2, 0x3210;
+  setp.ltu.and.f32 %p3|%p2, %f1, %f2, !%p1;
+  set.gt.u32.s32 %r2, %r1, %r3;
+  selp.f32 %f4, %f1, %f2, %p3;
+  slct.f32.s32 %f4, %f1, %f2, %r1;
+  ld.global.nc.v4.f32 {%f1, %f2, _, %f4}, [%rd6+16];
+  ld.shared.f64 %fd3, [sbuf+8];
+  ld.const.f32 %f5, [ctab+4];
+  ld.local.u32 %r8, [__local_depot0+4];
+  ld.volatile.global.u32 %r8, [%rd6];
+  ld.relaxed.gpu.global.u32 %r8, [%rd6];
+  ld.u32 %r8, [%rd5];
+  ld.global.u8 %r8, [gbuf+3];
+  st.global.v2.f32 [%rd6], {%f1, %f2};
+  st.shared.u32 [sbuf], 7;
+  st.local.u32 [%rd5+-4], %r8;
+  atom.global.add.f32 %f1, [%rd6], %f2;
+  atom.shared.cas.b32 %r9, [sbuf+4], %r1, %r2;
+  atom.inc.u32 %r9, [%rd4], 10;
+  atom.global.exch.b64 %rd7, [%rd6], %rd1;
+  red.global.add.f64 [%rd6], %fd1;
+  red.shared.max.s32 [sbuf], %r1;
+  bar.sync 0;
+  barrier.sync 1, 64;
+  bar.warp.sync -1;
+  membar.gl;
+  fence.sc.cta;
+  shfl.sync.bfly.b32 %r10, %r1, 1, 31, -1;
+  vote.sync.all.pred %p1, !%p2, -1;
+  vote.sync.uni.pred %p1, %p2, -1;
+  activemask.b32 %r11;
+  nanosleep.u32 100;
+  @!%p1 bra.uni $L__done;
+  trap;
+$L__done:
+  exit;
+}
+)";
+
+TEST_CASE("every opcode assembles, round-trips and disassembles", "[coverage]") {
+  ptx::Layout lay{0x1000, 0x2000, 0x3000};
+  auto img = ptx::assemble_text(kAll, "all.ptx", lay);
+  REQUIRE(img.kernels.size() == 1);
+  const auto& k = img.kernels[0];
+  CHECK(k.max_ntid[0] == 128);
+  CHECK(k.max_ntid[1] == 1);
+  REQUIRE(k.params.size() == 2);
+  CHECK(k.params[1].offset == 8);
+  CHECK(k.params[1].size == 16);
+  CHECK(k.params[1].align == 8);
+  CHECK(k.param_bytes == 24);
+  CHECK(k.static_shared_bytes == 128);
+  CHECK(k.local_bytes == 16);
+  CHECK(img.const_data == std::vector<uint8_t>{0, 0, 0x80, 0x3F, 0, 0, 0, 0x40});
+  std::set<isa::Opcode> seen;
+  uint64_t pc = k.entry;
+  std::vector<isa::Inst> code;
+  while (pc < k.end) {
+    isa::Inst i;
+    std::string why;
+    REQUIRE(ptx::decode(img.code.data() + (pc - lay.code_base), size_t(k.end - pc), i, &why));
+    // Re-encoding the decoded instruction reproduces the bytes exactly.
+    std::vector<uint8_t> again;
+    ptx::encode(i, again);
+    CHECK(std::equal(again.begin(), again.end(), img.code.begin() + long(pc - lay.code_base)));
+    seen.insert(i.op);
+    code.push_back(i);
+    pc += i.size;
+  }
+  for (unsigned op = 1; op < unsigned(isa::Opcode::Call); ++op) {
+    INFO("opcode " << op);
+    CHECK(seen.count(isa::Opcode(op)));
+  }
+  for (auto op : {isa::Opcode::Exit, isa::Opcode::Trap, isa::Opcode::Nanosleep}) CHECK(seen.count(op));
+  // Spot checks of resolved values.
+  CHECK(code[1].vec == 2);
+  CHECK(code[1].ops[2].imm == 16);                                   // [all_p1+8]
+  CHECK(code[8].ops[1].imm == 0x3000);                               // mov.u64 %rd4, gbuf
+  CHECK(code[9].ops[1].imm == 0);                                    // local depot offset
+  auto at = [&](const char* text) {
+    for (auto& i : code)
+      if (ptx::disassemble(i).find(text) != std::string::npos) return i;
+    FAIL("no instruction " << text);
+    return isa::Inst{};
+  };
+  CHECK(at("ld.shared.f64").ops[1].imm == 8);
+  CHECK(at("ld.const.f32").ops[1].imm == 0x2000 + 4);
+  CHECK(at("ld.local.u32").ops[1].imm == 4);
+  CHECK(at("ld.u32").mod.space == isa::Space::Generic);
+  CHECK(at("ld.global.u8").ops[1].imm == 0x3000 + 3);
+  CHECK(at("st.local.u32").ops[0].imm == -4);
+  auto setp = at("setp.ltu.and.f32");
+  CHECK(setp.ops[1].kind == isa::OpKind::Pred);
+  CHECK(setp.ops[4].neg);
+  auto ldv = at("ld.global.nc.v4.f32");
+  CHECK(ldv.ops[2].kind == isa::OpKind::Sink);
+  CHECK(ldv.ops[4].imm == 16);
+  CHECK(at("fma.rz.ftz.sat.f32").ops[3].imm == 0x3FC00000);
+  CHECK(at("sub.f64").ops[2].imm == 0x3FF0000000000000ll);
+  CHECK(at("mul.wide.u16").type == isa::DType::U16);
+  CHECK(at("shf.l.wrap.b32").mod.flags & isa::kShfLeft);
+  CHECK(at("prmt.f4e.b32").mod.prmt == isa::PrmtMode::F4e);
+  CHECK(at("bfind.shiftamt.u32").mod.flags & isa::kShiftAmt);
+  CHECK(at("ld.relaxed.gpu.global.u32").mod.level == isa::MemLevel::Gl);
+  auto bra = at("bra.uni");
+  CHECK(bra.guard_neg);
+  CHECK(uint64_t(bra.ops[0].imm) == k.end - code.back().size);
+  auto mov_pack = at("mov.b64 %r");
+  (void)mov_pack;
+  CHECK(at("bar.sync 1,").ops[1].imm == 64);
+  std::string text = ptx::disassemble(img.code.data(), img.code.size(), lay.code_base);
+  for (const char* s : {"mov.b64 %r", "{%r", "cvt.rn.ftz.f32.f64", "testp.notanumber.f32", "lop3.b32", "popc.b64",
+                        "bfe.s32", "bfi.b32", "slct.f32.s32", "set.gt.u32.s32", "selp.f32", "atom.shared.cas.b32",
+                        "atom.inc.u32", "red.global.add.f64", "red.shared.max.s32", "bar.warp.sync", "membar.gl",
+                        "membar.cta", "shfl.sync.bfly.b32", "vote.sync.all.pred", "!%p", "activemask.b32",
+                        "nanosleep.u32", "trap", "exit", "%globaltimer", "%lanemask_lt", "mad24.hi.u32", "sad.u32",
+                        "tanh.approx.f32", "copysign.f32", "cnot.b32", "rsqrt.approx.f64", "rcp.rn.f64"})
+    CHECK(text.find(s) != std::string::npos);
+}
+
+TEST_CASE("unsupported forms are rejected, not mis-executed", "[coverage][errors]") {
+  auto err = [](const std::string& line) {
+    std::string src = ".version 9.0\n.target sm_75\n.address_size 64\n.const .b32 c;\n.visible .entry k(.param .u64 p)\n{\n"
+                      "\t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n\t.reg .f32 %f<2>;\n\t.reg .b64 %rd<3>;\n" + line + "\n\tret;\n}\n";
+    try {
+      ptx::assemble_text(src, "u.ptx", {});
+    } catch (const ptx::ParseError& e) {
+      CHECK(e.line == 11);
+      return e.message;
+    }
+    return std::string("<accepted>");
+  };
+  CHECK(err("\taddc.u32 %r1, %r2, %r3;") == "unknown instruction 'addc'");
+  CHECK(err("\tcvta.const.u64 %rd1, %rd2;") == "cvta supports .global, .shared and .local only");
+  CHECK(err("\tmov.u64 %rd1, p;") == "taking the address of .param 'p' is not supported");
+  CHECK(err("\tadd.f32 %f1, %f1, 0x10;") == "bad immediate '0x10' for .f32" );
+  CHECK(err("\tadd.s32 %r1, %r1, 1.5;") == "bad immediate '1.5' for .s32");
+  CHECK(err("\tvote.any.pred %p1, %p0, -1;") == "only vote.sync is supported");
+  CHECK(err("\tld.global.u32 %r1, [%r2];") == "32-bit address register '%r2' needs .shared or .local");
+  CHECK(err("\tst.const.u32 [c], %r1;") == "store to .const");
+  CHECK(err("\tld.global.u32 %r1, [c];") == "symbol 'c' is not in the instruction's state space");
+  CHECK(err("\tsqrt.f32 %f1, %f1;") == "sqrt needs .approx or a rounding modifier");
+  CHECK(err("\tcvt.s32.f32 %r1, %f1;") == "float-to-integer cvt needs a rounding modifier");
+  CHECK(err("\tsetp.lt.f32 %p1, %r1, %f1;") == "<accepted>");  // b32 register read as f32: PTX allows it
+  CHECK(err("\tbar.arrive 0;") == "only bar.sync is supported");
+  CHECK(err("\tand.b32 %r1, %r1, !%p1;") == "predicate used as a value operand");
+  CHECK(err("\tld.global.v2.f32 %f1, [%rd1];") == "expected a {...} vector of 2 elements");
+  CHECK(err("\tatom.global.add.s64 %rd1, [%rd1], %rd2;") == "atom.global does not support .s64");
+}
