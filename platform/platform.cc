@@ -75,6 +75,7 @@ SmConfig sm_config(const Config& c, unsigned id, const Clock& clk) {
   s.coalesce = c.b("sm.coalesce");
   s.coalesce_bytes = static_cast<unsigned>(c.i("sm.coalesce_bytes"));
   s.warp_policy = c.s("sm.warp_policy");
+  s.interleaved_blocks = c.s("scheduler.policy") == "round_robin";
   s.max_local_bytes = static_cast<uint32_t>(c.i("sm.local_bytes"));
   s.lat.alu = static_cast<unsigned>(c.i("sm.latency.alu"));
   s.lat.mul = static_cast<unsigned>(c.i("sm.latency.mul"));

@@ -54,6 +54,7 @@ BlockScheduler::BlockScheduler(sc_core::sc_module_name name, const BlockSchedule
     throw std::invalid_argument(fmt::format("{}: scheduler needs 1..64 SMs, got {}", cfg.path, n_));
   all_ = n_ >= 64 ? ~uint64_t{0} : ((uint64_t{1} << n_) - 1);
   reset_.num_blocks.assign(n_, 0);
+  reset_.block_idx.assign(n_, 0);
   reset_.prng = cfg.seed;
   r_ = reset_;
   batch_order_ = policy_order(cfg.policy, n_, r_.prng);
@@ -64,7 +65,7 @@ BlockScheduler::BlockScheduler(sc_core::sc_module_name name, const BlockSchedule
   reg.add_field(p + ".blocks_scheduled_cnt", 32, &r_.cnt, w);
   for (unsigned i = 0; i < n_; ++i) reg.add_field(fmt::format("{}.num_blocks[{}]", p, i), 8, &r_.num_blocks[i], w);
   reg.add_field(p + ".smp_done_array", n_, &r_.done_array, w);
-  reg.add_field(p + ".block_idx", 32, &r_.block_idx, w);
+  for (unsigned i = 0; i < n_; ++i) reg.add_field(p + ".block_idx[" + std::to_string(i) + "]", 32, &r_.block_idx[i], w);
   reg.add_field(p + ".block_x", 16, &r_.bx, w);
   reg.add_field(p + ".block_y", 16, &r_.by, w);
   reg.add_field(p + ".block_z", 16, &r_.bz, w);
@@ -139,18 +140,16 @@ std::vector<uint32_t> BlockScheduler::batch_counts(SchedPolicy p, unsigned n, ui
   return c;
 }
 
-std::vector<uint64_t> BlockScheduler::blocks_of_sm(const std::vector<uint32_t>& counts,
-                                                   const std::vector<unsigned>& order, uint64_t first, unsigned sm) {
+std::vector<uint64_t> BlockScheduler::blocks_of_sm(SchedPolicy p, const std::vector<uint32_t>& counts, uint64_t first,
+                                                   unsigned sm) {
   std::vector<uint64_t> out;
-  uint32_t rounds = 0;
-  for (uint32_t c : counts) rounds = std::max(rounds, c);
-  uint64_t b = first;
-  for (uint32_t j = 0; j < rounds; ++j)
-    for (unsigned k : order)
-      if (counts[k] > j) {
-        if (k == sm) out.push_back(b);
-        ++b;
-      }
+  if (p == SchedPolicy::RoundRobin) {
+    for (uint32_t j = 0; j < counts[sm]; ++j) out.push_back(first + sm + uint64_t{j} * counts.size());
+  } else {
+    uint64_t b = first;
+    for (unsigned k = 0; k < sm; ++k) b += counts[k];
+    for (uint32_t j = 0; j < counts[sm]; ++j) out.push_back(b + j);
+  }
   return out;
 }
 
@@ -206,7 +205,12 @@ BlockScheduler::Regs BlockScheduler::next(const Regs& r, const Inputs& in) const
       x.gz = in.gz & kM16;
       x.tpb = static_cast<uint32_t>(uint64_t{x.bx} * x.by * x.bz);
       x.shmem = compute_shmem_per_block(in.shmem, in.dyn, in.param);
-      x.block_idx = r.cnt;
+      // Round robin: every SM gets the batch's first block and runs b+k, b+k+S, ... (spec). Fill
+      // policies: each SM runs a contiguous range, the ranges in SM-id order.
+      for (unsigned i = 0, off = 0; i < n_; ++i) {
+        x.block_idx[i] = r.cnt + (cfg_.policy == SchedPolicy::RoundRobin ? 0 : off);
+        off += r.num_blocks[i];
+      }
       x.state = SCHEDULE_BLOCKS;
       break;
     case SCHEDULE_BLOCKS: {
@@ -259,12 +263,12 @@ void BlockScheduler::account(const Regs& b, const Regs& a, uint64_t cyc) {
     ++stats_.batches;
     BatchRecord rec;
     rec.kernel = stats_.kernels_started ? stats_.kernels_started - 1 : 0;
-    rec.first_block = b.block_idx;
+    rec.first_block = b.cnt;
     rec.num_blocks = b.num_blocks;
     rec.order = batch_order_;
     rec.dispatch_cycle = cyc;
     for (uint32_t v : b.num_blocks) stats_.blocks += v;
-    log::debug(cfg_.path, "cycle {}: batch {} from block {}", cyc, stats_.batches, b.block_idx);
+    log::debug(cfg_.path, "cycle {}: batch {} from block {}", cyc, stats_.batches, rec.first_block);
     stats_.batch_log.push_back(std::move(rec));
   }
   if (a.kernel_done && !b.kernel_done) {
@@ -310,7 +314,7 @@ void BlockScheduler::drive() {
   put(kernel_done, r_.kernel_done);
   for (unsigned i = 0; i < n_; ++i) {
     put(num_blocks[i], r_.num_blocks[i]);
-    put(block_idx[i], r_.block_idx);
+    put(block_idx[i], r_.block_idx[i]);
     put(smp_en[i], static_cast<bool>(r_.smp_en >> i & 1u));
     put(smp_reset[i], static_cast<bool>(r_.smp_reset >> i & 1u));
   }

@@ -20,7 +20,7 @@
 // ---------------------------------------------------------------------------------------------
 //   state 3 (0 IDLE, 1 CALC_BLOCKS, 2 CHECK_BLOCKS, 3 SCHEDULE_BLOCKS, 4 SCHEDULE_WAIT; 5..7
 //   behave as IDLE), blocks_scheduled_cnt 32, num_blocks[i] 8 (one target per SM, decimal index:
-//   <path>.num_blocks[3]), smp_done_array S, block_idx 32 (drives every block_idx[i]), block_x,
+//   <path>.num_blocks[3]), smp_done_array S, block_idx[i] 32 (per SM), block_x,
 //   block_y, block_z, grid_x, grid_y, grid_z 16, threads_per_block 32, shmem_per_block 32, rdy 1
 //   (reset 1), kernel_done 1, smp_en S, smp_reset S, prng 64 (Random policy only; reset = seed).
 //   Inputs are truncated: blocks_per_core to 8 bits, dims to 16 bits, grid_dimension =
@@ -36,7 +36,7 @@
 //                    state'=CHECK_BLOCKS.
 //   CHECK_BLOCKS:    latch block/grid dims, threads_per_block = bx*by*bz,
 //                    shmem_per_block = roundup256(16 + shmem + dyn_shmem + 4*param_size),
-//                    block_idx' = cnt, state'=SCHEDULE_BLOCKS.
+//                    block_idx[i]' = cnt (+ range offset for fill policies), state'=SCHEDULE_BLOCKS.
 //   SCHEDULE_BLOCKS: cnt' = cnt + sum(num_blocks); smp_en'[i] = num_blocks[i] != 0;
 //                    smp_done_array' = 0; state'=SCHEDULE_WAIT.
 //   SCHEDULE_WAIT:   smp_done_array' = smp_done_array | smp_done;
@@ -71,12 +71,11 @@
 //   EvenOdd:   order 0,2,4,...,1,3,5,...; fill in that order (even SMs first, then odd).
 //   Random:    a permutation of 0..S-1 drawn per batch from the prng register (splitmix64,
 //              seeded by config.seed); fill in that order.
-//   Block identity (all policies): the batch covers block_idx .. block_idx + sum - 1, dealt one
-//   block per round to each SM in policy order that still has blocks to take (round j gives the
-//   next block to every SM with num_blocks > j). For RoundRobin this is exactly the spec's
-//   "SM k runs b+k, b+k+S, b+k+2S, ...". block_idx[i] always carries b (the spec's value);
-//   for the other policies the SM side must use blocks_of_sm() (or the BatchRecord) to know its
-//   blocks. The concurrent-kernel dispatcher (tx2-scheduling.md) is another BlockDispatcher.
+//   Block identity: a batch starting at b = blocks_scheduled_cnt covers b .. b + sum - 1.
+//   RoundRobin (the spec): block_idx[i] = b for every SM and SM k runs b+k, b+k+S, b+k+2S, ...
+//   Fill policies: SM i runs the contiguous range block_idx[i] .. block_idx[i] + num_blocks[i] - 1,
+//   the ranges in SM-id order (block_idx[i] = b + sum of num_blocks[k] for k < i). The SM side
+//   only needs its own block_idx, num_blocks and whether the policy interleaves. The concurrent-kernel dispatcher (tx2-scheduling.md) is another BlockDispatcher.
 #include <systemc>
 
 #include <cstdint>
@@ -171,7 +170,7 @@ class BlockScheduler : public BlockDispatcher {
     uint32_t cnt = 0;  // blocks_scheduled_cnt
     std::vector<uint32_t> num_blocks;
     uint64_t done_array = 0;
-    uint32_t block_idx = 0;
+    std::vector<uint32_t> block_idx;  // per SM: its first block of the batch
     uint32_t bx = 0, by = 0, bz = 0, gx = 0, gy = 0, gz = 0;
     uint32_t tpb = 0, shmem = 0;
     bool rdy = true, kernel_done = false;
@@ -203,8 +202,9 @@ class BlockScheduler : public BlockDispatcher {
   static std::vector<uint32_t> batch_counts(SchedPolicy p, unsigned num_sms, uint32_t bpc, uint64_t remaining,
                                             const std::vector<unsigned>& order);
   // Linear block indices SM `sm` runs in a batch starting at `first` (dealing rule above).
-  static std::vector<uint64_t> blocks_of_sm(const std::vector<uint32_t>& counts, const std::vector<unsigned>& order,
-                                            uint64_t first, unsigned sm);
+  // The linear block indices SM `sm` runs in a batch that starts at `first` (see Block identity).
+  static std::vector<uint64_t> blocks_of_sm(SchedPolicy p, const std::vector<uint32_t>& counts, uint64_t first,
+                                            unsigned sm);
   static uint64_t prng_step(uint64_t s);
 
  private:

@@ -183,8 +183,10 @@ void SmCore::batch() {
     lp.num_regs = v[cfgreg::kNumRegSlots];
     lp.num_preds = v[cfgreg::kNumPreds];
     lp.launch_id = v[cfgreg::kLaunchId];
-    // Block identity (block-scheduler.md): b + id + j * num_sms.
-    for (uint32_t j = 0; j < num_blocks_; ++j) lp.blocks.push_back(uint64_t(block_idx_) + cfg_.id + uint64_t(j) * cfg_.num_sms);
+    // Block identity (block-scheduler.md): b + id + j * num_sms, or a contiguous range for the fill policies.
+    for (uint32_t j = 0; j < num_blocks_; ++j)
+      lp.blocks.push_back(cfg_.interleaved_blocks ? uint64_t(block_idx_) + cfg_.id + uint64_t(j) * cfg_.num_sms
+                                                  : uint64_t(block_idx_) + j);
     log::debug(path_, "batch: {} blocks from {} entry {:#x}", num_blocks_, block_idx_, lp.entry);
 
     state_ = Running;

@@ -37,6 +37,9 @@ struct SmConfig {
   // lane order) or coalesced into aligned segments of `coalesce_bytes` (tk1/tx2).
   bool coalesce = false;
   unsigned coalesce_bytes = 32;
+  // Block identity of a batch (block-scheduler.md): interleaved b+id+j*num_sms (round robin), or a
+  // contiguous range b+j from this SM's own block_idx (the fill policies).
+  bool interleaved_blocks = true;
   std::string warp_policy = "rr";       // "rr" round robin over ready warps, "gto" greedy-then-oldest
   uint32_t max_local_bytes = 16384;     // per-thread local memory limit
 };

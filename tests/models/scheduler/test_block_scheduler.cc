@@ -133,9 +133,8 @@ SC_MODULE(SchedTb) {
       if (sched->config().policy == SchedPolicy::RoundRobin) {
         for (uint32_t j = 0; j < r.num_blocks; ++j) r.blocks.push_back(uint64_t{r.block_idx} + i + uint64_t{j} * S);
       } else {
-        // The batch is logged at the edge that raised smp_en, so it is the last record.
-        const BatchRecord& b = sched->stats().batch_log.back();
-        r.blocks = BlockScheduler::blocks_of_sm(b.num_blocks, b.order, b.first_block, i);
+        // Fill policies: a contiguous range from this SM's own block_idx.
+        for (uint32_t j = 0; j < r.num_blocks; ++j) r.blocks.push_back(uint64_t{r.block_idx} + j);
       }
       runs[i].push_back(r);
       sc_time d = fixed_delay ? kClk.cycles(fixed_delay)
@@ -212,11 +211,19 @@ void check_kernel(SchedTb& tb, const std::vector<size_t>& mark, uint64_t grid, u
     const uint64_t rem = grid - first;
     std::vector<uint32_t> got(S, 0);
     for (auto& [sm, run] : members) {
-      CHECK(run->block_idx == first);
+      if (policy == SchedPolicy::RoundRobin) CHECK(run->block_idx == first);
       got[sm] = run->num_blocks;
       for (uint64_t b : run->blocks) {
         REQUIRE(b < grid);
         ++seen[b];
+      }
+    }
+    if (policy != SchedPolicy::RoundRobin) {
+      // Fill policies: contiguous ranges in SM-id order.
+      for (auto& [sm, run] : members) {
+        uint64_t before = 0;
+        for (unsigned k = 0; k < sm; ++k) before += got[k];
+        CHECK(run->block_idx == first + before);
       }
     }
     std::vector<uint32_t> want(S, 0);
@@ -411,7 +418,8 @@ TEST_CASE("scheduler: random policy is seeded and deterministic", "[scheduler][p
   CHECK(BlockScheduler::policy_order(SchedPolicy::EvenOdd, 5, 0) == std::vector<unsigned>{0, 2, 4, 1, 3});
   CHECK(BlockScheduler::batch_counts(SchedPolicy::Ordered, 4, 8, 10, {0, 1, 2, 3}) ==
         std::vector<uint32_t>{8, 2, 0, 0});
-  CHECK(BlockScheduler::blocks_of_sm({8, 2, 0, 0}, {0, 1, 2, 3}, 100, 1) == std::vector<uint64_t>{101, 103});
+  CHECK(BlockScheduler::blocks_of_sm(SchedPolicy::RoundRobin, {2, 2, 1, 1}, 100, 1) == std::vector<uint64_t>{101, 105});
+  CHECK(BlockScheduler::blocks_of_sm(SchedPolicy::Ordered, {8, 2, 0, 0}, 100, 1) == std::vector<uint64_t>{108, 109});
   CHECK(parse_sched_policy("even_odd") == SchedPolicy::EvenOdd);
   CHECK_THROWS_AS(parse_sched_policy("fastest"), std::invalid_argument);
 }
