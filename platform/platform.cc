@@ -142,7 +142,7 @@ class PlatformImpl : public sc_core::sc_module, public rt::HostInterface {
         smp_done("smp_done", n) {
     cfg.validate();
     // sc_stop() at the end of the host program is the normal end, not news.
-    sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+    sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
     log::set_default_level(log::parse_level(cfg.s("log.level")));
     fill_props();
 
@@ -354,6 +354,10 @@ class PlatformImpl : public sc_core::sc_module, public rt::HostInterface {
   const rt::DeviceProps& props() const override { return dev; }
 };
 
+std::vector<ArbitratedTarget*> arbiters_of(PlatformImpl& p) {
+  return {p.arb_gmem_rd.get(), p.arb_gmem_wr.get(), p.arb_cmem.get(), p.arb_sysmem.get(), p.arb_cfg.get()};
+}
+
 Platform::Platform(const Config& cfg) : impl_(std::make_unique<PlatformImpl>("gpu", cfg)) {}
 Platform::~Platform() {
   if (impl_ && impl_->vcd) sc_core::sc_close_vcd_trace_file(impl_->vcd);
@@ -368,6 +372,17 @@ void Platform::trace_vcd(const std::string& path) {
   p.vcd = sc_core::sc_create_vcd_trace_file(path.c_str());
   p.vcd->set_time_unit(1, sc_core::SC_NS);
   auto t = [&](const auto& sig, const std::string& nm) { sc_core::sc_trace(p.vcd, sig, nm); };
+  // The arbiters' pins, traced on the core's ports (the same for the model and an RTL core).
+  for (auto* a : arbiters_of(p)) {
+    StallArbiterCore& c = a->core();
+    for (unsigned i = 0; i < c.size(); ++i) {
+      std::string base = fmt::format("{}.", a->basename());
+      t(c.req[i], base + fmt::format("req_{}", i));
+      t(c.ack[i], base + fmt::format("ack_{}", i));
+      t(c.grant[i], base + fmt::format("grant_{}", i));
+      t(c.stall[i], base + fmt::format("stall_{}", i));
+    }
+  }
   t(p.en, "sched.en");
   t(p.rdy, "sched.rdy");
   t(p.kernel_done, "sched.kernel_done");
@@ -400,9 +415,6 @@ void Platform::run(const std::function<void(rt::Runtime&)>& host) {
 }
 
 
-std::vector<ArbitratedTarget*> arbiters_of(PlatformImpl& p) {
-  return {p.arb_gmem_rd.get(), p.arb_gmem_wr.get(), p.arb_cmem.get(), p.arb_sysmem.get(), p.arb_cfg.get()};
-}
 
 PlatformStats Platform::stats() const {
   auto& p = *impl_;

@@ -118,8 +118,8 @@ struct Liveness {
       std::vector<uint64_t> at = out;
       for (size_t w = 0; w < W; ++w) at[w] |= def[k][w];
       best = std::max({best, count(in[k]), count(at)});
-      if (f.body[k].inst.op == Opcode::Call && f.body[k].callee >= 0)
-        best = std::max(best, count(out) + run(size_t(f.body[k].callee)));
+      if (f.body[k].inst.op == Opcode::Call && f.body[k].callee >= 0)  // + 2: the 64-bit copy scratch slot
+        best = std::max({best, count(in[k]) + 2, count(out) + 2, count(out) + run(size_t(f.body[k].callee))});
     }
     memo[fi] = int(best);
     return best;
@@ -177,25 +177,29 @@ Image assemble(const Module& m, const Layout& layout) {
     for (auto& v : F.vars) o = align_up(o, v.align), var_off[f].push_back(uint32_t(o)), o += v.size;
     frame[f] = uint32_t(align_up(o, 8));
   }
+  // Register slots of each function: its virtual registers, plus one scratch slot (the last) when
+  // it contains calls, used by the argument/return-value copies the call lowering emits.
+  std::vector<uint32_t> nregs(nf, 0);
+  for (size_t f = 0; f < nf; ++f) nregs[f] = uint32_t(m.funcs[f].regs.size()) + (callees[f].empty() ? 0u : 1u);
   // Slot/frame bases: kernels start at 0; every .func gets its own range above the largest kernel
   // that calls anything, so callees never clobber callers and need no save/restore.
   std::vector<uint32_t> rbase(nf, 0), pbase(nf, 0), lbase(nf, 0);
   uint32_t r0 = 0, p0 = 0, l0 = 0;
   for (size_t f = 0; f < nf; ++f)
     if (m.funcs[f].entry && !callees[f].empty()) {
-      r0 = std::max(r0, uint32_t(m.funcs[f].regs.size()));
+      r0 = std::max(r0, nregs[f]);
       p0 = std::max(p0, uint32_t(m.funcs[f].preds.size()));
       l0 = std::max(l0, frame[f]);
     }
   for (size_t f = 0; f < nf; ++f)
     if (!m.funcs[f].entry && m.funcs[f].has_body) {
       rbase[f] = r0, pbase[f] = p0, lbase[f] = l0;
-      r0 += uint32_t(m.funcs[f].regs.size());
+      r0 += nregs[f];
       p0 += uint32_t(m.funcs[f].preds.size());
       l0 += frame[f];
     }
   for (size_t f = 0; f < nf; ++f) {
-    if (rbase[f] + m.funcs[f].regs.size() >= isa::kNoReg) fail_fn(m, m.funcs[f], "too many register slots");
+    if (rbase[f] + nregs[f] >= isa::kNoReg) fail_fn(m, m.funcs[f], "too many register slots");
     if (pbase[f] + m.funcs[f].preds.size() > 2048) fail_fn(m, m.funcs[f], "too many predicate slots (max 2048)");
   }
 
@@ -284,11 +288,11 @@ Image assemble(const Module& m, const Layout& layout) {
     }
     ki.param_bytes = uint32_t(po);
     ki.local_bytes = frame[k];
-    ki.num_regs = uint32_t(K.regs.size());
+    ki.num_regs = nregs[k];
     ki.num_preds = uint32_t(K.preds.size());
     for (size_t f : rf) {
       ki.local_bytes = std::max(ki.local_bytes, lbase[f] + frame[f]);
-      ki.num_regs = std::max(ki.num_regs, rbase[f] + uint32_t(m.funcs[f].regs.size()));
+      ki.num_regs = std::max(ki.num_regs, rbase[f] + nregs[f]);
       ki.num_preds = std::max(ki.num_preds, pbase[f] + uint32_t(m.funcs[f].preds.size()));
     }
     for (int d = 0; d < 3; ++d) ki.max_ntid[d] = K.maxntid[d], ki.reqntid[d] = K.reqntid[d];
@@ -303,17 +307,68 @@ Image assemble(const Module& m, const Layout& layout) {
     return uint64_t(region0[v]);
   };
 
+  // Code order: every .func with a body before the kernels, callees before their callers
+  // (post-order of the call graph), then the kernels in module order. A callee then always sits
+  // at lower addresses than its call sites, so the SM's thread-frontier rule (lowest PC first) runs
+  // lanes inside a call before lanes that skipped it, and they reconverge after the call.
+  std::vector<size_t> order;
+  {
+    std::vector<char> placed(nf, 0);
+    std::function<void(size_t)> post = [&](size_t f) {
+      if (placed[f]) return;
+      placed[f] = 1;
+      for (auto& in : m.funcs[f].body)
+        if (in.inst.op == Opcode::Call) post(size_t(in.callee));
+      if (!m.funcs[f].entry) order.push_back(f);
+    };
+    for (size_t f = 0; f < nf; ++f)
+      if (!m.funcs[f].entry) post(f);
+    for (size_t f = 0; f < nf; ++f)
+      if (m.funcs[f].entry) order.push_back(f);
+  }
+
   // Resolve everything but code addresses, then iterate sizes/addresses to a fixed point
-  // (an address's immediate may need one or two words).
-  struct Site { size_t f, k; isa::Inst inst; };
+  // (an address's immediate may need one or two words). A call is lowered into plain
+  // instructions around the Call (docs/isa-encoding.md, "Call convention"): each argument is
+  // copied from the caller's call-block .param variable to the callee's parameter frame, and after
+  // the Call each return value from the callee's return frame to the caller's variable, with
+  // ld.local/st.local through the caller's scratch register slot. Those extra sites carry
+  // synthetic = true and no symbol references.
+  struct Site { size_t f, k; isa::Inst inst; bool synthetic; };
   std::vector<Site> sites;
-  std::vector<size_t> first(nf, 0);
-  for (size_t f = 0; f < nf; ++f) {
+  std::vector<size_t> first(nf, 0), fend(nf, 0);
+  std::vector<std::vector<size_t>> site_of(nf);  // body index -> first site emitted for it
+  auto local_copy = [&](size_t f, const Instr& call, uint32_t from, uint32_t to, uint32_t size, size_t k) {
+    uint16_t scratch = uint16_t(rbase[f] + nregs[f] - 1);
+    for (uint32_t off = 0; off < size;) {
+      uint32_t c = 8;
+      while (c > 1 && (size - off < c || (from + off) % c || (to + off) % c)) c >>= 1;
+      isa::DType t = c == 8 ? isa::DType::B64 : c == 4 ? isa::DType::B32 : c == 2 ? isa::DType::B16 : isa::DType::B8;
+      isa::Inst ld, st;
+      ld.op = Opcode::Ld, st.op = Opcode::St;
+      ld.type = st.type = t;
+      ld.mod.space = st.mod.space = Space::Local;
+      ld.guard = st.guard = call.inst.guard < 0 ? int16_t(-1) : int16_t(call.inst.guard + int(pbase[f]));
+      ld.guard_neg = st.guard_neg = call.inst.guard_neg;
+      ld.line = st.line = call.line;
+      ld.nops = st.nops = 2;
+      ld.ops[0] = {OpKind::Reg, false, scratch, 0};
+      ld.ops[1] = {OpKind::Mem, false, isa::kNoReg, int64_t(from + off)};
+      st.ops[0] = {OpKind::Mem, false, isa::kNoReg, int64_t(to + off)};
+      st.ops[1] = {OpKind::Reg, false, scratch, 0};
+      sites.push_back({f, k, ld, true});
+      sites.push_back({f, k, st, true});
+      off += c;
+    }
+  };
+  for (size_t f : order) {
     const Function& F = m.funcs[f];
     first[f] = sites.size();
-    if (!F.has_body) continue;
+    site_of[f].assign(F.body.size() + 1, sites.size());
+    if (!F.has_body) { fend[f] = sites.size(); continue; }
     for (size_t k = 0; k < F.body.size(); ++k) {
       const Instr& in = F.body[k];
+      site_of[f][k] = sites.size();
       isa::Inst I = in.inst;
       I.line = in.line;
       if (I.guard >= 0) I.guard = int16_t(I.guard + int(pbase[f]));
@@ -363,21 +418,24 @@ Image assemble(const Module& m, const Layout& layout) {
       }
       if (I.op == Opcode::Call) {
         size_t c = size_t(in.callee);
-        CallInfo ci;
-        for (auto a : in.call_args) ci.arg_offsets.push_back(lbase[f] + var_off[f][a]), ci.sizes.push_back(F.vars[a].size);
-        for (auto a : in.call_rets) ci.ret_offsets.push_back(lbase[f] + var_off[f][a]), ci.sizes.push_back(F.vars[a].size);
-        for (auto o : param_off[c]) ci.callee_params.push_back(lbase[c] + o);
-        for (auto o : ret_off[c]) ci.callee_rets.push_back(lbase[c] + o);
-        I.ops[1].imm = int64_t(img.calls.size());
-        img.calls.push_back(ci);
+        for (size_t j = 0; j < in.call_args.size(); ++j)
+          local_copy(f, in, lbase[f] + var_off[f][in.call_args[j]], lbase[c] + param_off[c][j],
+                     F.vars[in.call_args[j]].size, k);
+        I.nops = 1;  // Target only: the SM needs no call-site table
+        I.ops[1] = isa::Operand{};
+        sites.push_back({f, k, I, false});
+        for (size_t j = 0; j < in.call_rets.size(); ++j)
+          local_copy(f, in, lbase[c] + ret_off[c][j], lbase[f] + var_off[f][in.call_rets[j]],
+                     F.vars[in.call_rets[j]].size, k);
+        continue;
       }
-      sites.push_back({f, k, I});
+      sites.push_back({f, k, I, false});
     }
+    site_of[f][F.body.size()] = fend[f] = sites.size();
   }
   std::vector<uint64_t> addr(sites.size() + 1, 0);
   auto target_of = [&](const Site& s, uint32_t index) {
-    size_t i = first[s.f] + index;  // index == body size: end of the function
-    return addr[i];
+    return addr[site_of[s.f][index]];  // index == body size: end of the function
   };
   for (int iter = 0;; ++iter) {
     uint64_t pc = layout.code_base;
@@ -385,9 +443,11 @@ Image assemble(const Module& m, const Layout& layout) {
     for (size_t i = 0; i < sites.size(); ++i) {
       Site& s = sites[i];
       const Instr& in = m.funcs[s.f].body[s.k];
-      for (auto& r : in.refs)
-        if (r.kind == RefKind::Label) s.inst.ops[r.op].imm = int64_t(target_of(s, r.index));
-      if (s.inst.op == Opcode::Call) s.inst.ops[0].imm = int64_t(addr[first[size_t(in.callee)]]);
+      if (!s.synthetic) {
+        for (auto& r : in.refs)
+          if (r.kind == RefKind::Label) s.inst.ops[r.op].imm = int64_t(target_of(s, r.index));
+        if (s.inst.op == Opcode::Call) s.inst.ops[0].imm = int64_t(addr[first[size_t(in.callee)]]);
+      }
       if (addr[i] != pc) changed = true;
       addr[i] = pc;
       s.inst.size = uint32_t(encoded_size(s.inst));
@@ -399,18 +459,12 @@ Image assemble(const Module& m, const Layout& layout) {
     if (iter > 16) throw ParseError(m.source_name, 1, 1, "code layout does not converge", "");
   }
   for (auto& s : sites) encode(s.inst, img.code);
-  // Patch call targets into CallInfo and finish kernel infos.
-  {
-    size_t ci = 0;
-    for (auto& s : sites)
-      if (s.inst.op == Opcode::Call) img.calls[ci++].target = uint64_t(s.inst.ops[0].imm);
-  }
   Liveness live(m);
   for (auto& ki : img.kernels) {
     size_t f = 0;
     while (m.funcs[f].name != ki.name) ++f;
     ki.entry = addr[first[f]];
-    ki.end = addr[first[f] + m.funcs[f].body.size()];
+    ki.end = addr[fend[f]];
     ki.regs_per_thread = live.run(f);
   }
   return img;

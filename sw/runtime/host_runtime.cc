@@ -193,7 +193,15 @@ LaunchStats HostRuntime::launch(const Module& m, const std::string& kernel, Dim3
   st.kernel = kernel;
   st.launch_id = launches_.size() + 1;
   st.blocks_per_core = bpc;
-  host_.wait_kernel_done(st.start_ps, st.end_ps);
+  try {
+    host_.wait_kernel_done(st.start_ps, st.end_ps);
+  } catch (const DeviceError& e) {
+    // The SM knows PCs, blocks and lanes; only the runtime knows which kernel that was.
+    DeviceErrorInfo info = e.info();
+    info.kernel = kernel;
+    info.message = fmt::format("kernel {} ({}): {}", kernel, img.source_name, info.message);
+    throw DeviceError(info);
+  }
   double period_ps = 1e6 / p.clock_mhz;
   st.cycles = static_cast<uint64_t>((st.end_ps - st.start_ps) / period_ps + 0.5);
   launches_.push_back(st);
