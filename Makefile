@@ -3,16 +3,16 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 PRESET ?= tx2
 WORKLOAD ?= vectorAdd
+# CI sets WERROR=ON: project code must compile without warnings.
+WERROR ?= OFF
 
 .PHONY: run test build setup clean
 
 setup:
 	scripts/setup
 
-$(BUILD)/build.ninja:
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
-
-build: $(BUILD)/build.ninja
+build:
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUVP_WERROR=$(WERROR) > /dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 
 # Installs what is missing, builds Release and runs the main job on the default preset.

@@ -130,9 +130,6 @@ std::string disassemble(const isa::Inst& in) {
     if (in.ops[1].kind != OpKind::None) d += "|" + operand(in, in.ops[1]);
     ops.push_back(d);
     for (int k = 2; k < n; ++k) ops.push_back(operand(in, in.ops[k]));
-  } else if (in.op == Opcode::Call && n >= 2) {
-    ops.push_back(operand(in, in.ops[0]));
-    ops.push_back(fmt::format("#{}", in.ops[1].imm));  // call-site index (Image::calls)
   } else {
     for (int k = 0; k < n; ++k)
       if (in.ops[k].kind != OpKind::None || k + 1 < n) ops.push_back(operand(in, in.ops[k]));

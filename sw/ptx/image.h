@@ -21,15 +21,13 @@ struct ParamInfo {
   uint32_t align = 0;
 };
 
-// A call site's argument passing. `.param` variables declared in a function body and the callee's
-// parameters live in a per-thread parameter frame in local memory (docs/isa-encoding.md).
+// Legacy: a call-site argument table the SM could install with SimtCore::set_call_table. The
+// assembler no longer produces one: argument and return-value passing is lowered into ordinary
+// ld.local/st.local instructions around each Call (docs/isa-encoding.md, "Call convention"), so
+// Call is push-return-address + jump and Ret is pop. Kept only until the SM drops set_call_table.
 struct CallInfo {
   uint64_t target = 0;
-  std::vector<uint32_t> arg_offsets;    // caller-side .param offsets (frame-relative) of the arguments
-  std::vector<uint32_t> ret_offsets;    // caller-side .param offsets receiving the return values
-  std::vector<uint32_t> callee_params;  // callee frame offsets of its parameters
-  std::vector<uint32_t> callee_rets;    // callee frame offsets of its return values
-  std::vector<uint32_t> sizes;          // bytes of each argument, then of each return value
+  std::vector<uint32_t> arg_offsets, ret_offsets, callee_params, callee_rets, sizes;
 };
 
 struct KernelInfo {
@@ -62,7 +60,6 @@ struct Image {
   uint32_t global_bytes = 0;       // bytes of .global variables at layout.global_base
   std::vector<GlobalVar> globals;
   std::vector<KernelInfo> kernels;
-  std::vector<CallInfo> calls;     // indexed by the call-site index in a Call instruction
 
   const KernelInfo* find_kernel(const std::string& name) const {
     for (auto& k : kernels)

@@ -40,7 +40,8 @@ enum class Opcode : uint8_t {
   Activemask,  // activemask.b32 d
   // control
   Bra,      // bra[.uni] target: ops[0] Target (absolute code address)
-  Call,     // call[.uni] (ret), func, (args): see CallInfo in image.h; ops[0] Target, imm of ops[1] = call-site index
+  Call,     // call[.uni] (ret), func, (args): ops[0] Target (callee entry); push return address, jump.
+            // Argument/result copies are separate ld/st.local the assembler emits around it
   Ret, Exit, Trap, Nanosleep,  // nanosleep.u32 a
   Count
 };

@@ -1473,7 +1473,7 @@ void Parser::instruction() {
     if (lookup(ft.s)) c.die(ft, "indirect calls are not supported");
     if (k < A.size() && A[k].k == Arg::List) params_of(A[k++], cargs);
     if (k != A.size()) c.die(A[k].tok, "unsupported call form (prototypes / indirect calls)");
-    set_ops({{OpKind::Target, false, isa::kNoReg, 0}, {OpKind::Imm, false, isa::kNoReg, 0}});
+    set_ops({{OpKind::Target, false, isa::kNoReg, 0}});
     in.call_args = cargs;
     in.call_rets = rets;
     call_uses_.push_back({size_t(fn_ - mod_.funcs.data()), fn_->body.size(), ft});

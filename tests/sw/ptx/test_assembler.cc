@@ -40,6 +40,34 @@ std::vector<isa::Inst> decode_kernel(const ptx::Image& img, const ptx::KernelInf
   return out;
 }
 
+// The lowered call sequence around the n-th Call of `code`: (from, to, bytes) of each ld.local /
+// st.local pair before it (arguments) and after it (return values), through one scratch slot.
+struct Copy {
+  int64_t from, to;
+  unsigned bytes;
+  bool operator==(const Copy& o) const { return from == o.from && to == o.to && bytes == o.bytes; }
+};
+std::pair<std::vector<Copy>, std::vector<Copy>> call_copies(const std::vector<isa::Inst>& code, int n, uint16_t scratch) {
+  size_t c = 0;
+  for (int seen = -1; c < code.size(); ++c)
+    if (code[c].op == Opcode::Call && ++seen == n) break;
+  REQUIRE(c < code.size());
+  CHECK(code[c].nops == 1);
+  auto pair_at = [&](size_t i) {
+    const auto& ld = code[i];
+    const auto& st = code[i + 1];
+    bool ok = ld.op == Opcode::Ld && st.op == Opcode::St && ld.mod.space == Space::Local &&
+              st.mod.space == Space::Local && ld.ops[0].kind == OpKind::Reg && ld.ops[0].reg == scratch &&
+              st.ops[1].reg == scratch && ld.ops[1].reg == isa::kNoReg && st.ops[0].reg == isa::kNoReg &&
+              ld.type == st.type;
+    return ok ? Copy{ld.ops[1].imm, st.ops[0].imm, isa::bits_of(ld.type) / 8} : Copy{-1, -1, 0};
+  };
+  std::vector<Copy> before, after;
+  for (size_t i = c; i >= 2 && pair_at(i - 2).bytes; i -= 2) before.insert(before.begin(), pair_at(i - 2));
+  for (size_t i = c + 1; i + 1 < code.size() && pair_at(i).bytes; i += 2) after.push_back(pair_at(i));
+  return {before, after};
+}
+
 std::string error_of(const std::string& text) {
   try {
     ptx::assemble_text(text, "t.ptx", kLayout);
@@ -176,25 +204,21 @@ TEST_CASE("basic.ptx: call frames, local depot and register slots of a .func", "
   // depot 64 B, then call-block params param0 @64, param1 @68, retval0 @72 -> frame 80;
   // poly's frame (params @80, @84, return @88) follows.
   CHECK(k->local_bytes == 96);
-  CHECK(k->num_regs == 2 + 53 + 18 + 27 + 1 + 8 + 6);  // + temp_param_reg of the call block
+  // kernel slots 0..100, its copy scratch slot 101; poly's range starts at 102.
+  CHECK(k->num_regs == 2 + 53 + 18 + 27 + 1 + 1 + 8 + 6);  // + temp_param_reg of the call block, + scratch
   CHECK(k->num_preds == 4);
-  REQUIRE(img.calls.size() == 1);
-  const auto& c = img.calls[0];
-  CHECK(c.target == kLayout.code_base);  // poly is the module's first function
-  CHECK(c.arg_offsets == std::vector<uint32_t>{64, 68});
-  CHECK(c.ret_offsets == std::vector<uint32_t>{72});
-  CHECK(c.callee_params == std::vector<uint32_t>{80, 84});
-  CHECK(c.callee_rets == std::vector<uint32_t>{88});
-  CHECK(c.sizes == std::vector<uint32_t>{4, 4, 4});
   auto code = decode_kernel(img, *k);
   CHECK(code[0].op == Opcode::Mov);  // mov.u64 %SPL, __local_depot3
   CHECK(code[0].ops[1].imm == 0);
+  // Call lowering: param0 @64 -> poly param @80, param1 @68 -> @84; after it poly's return @88 -> retval0 @72.
+  auto [args, rets] = call_copies(code, 0, 101);
+  CHECK(args == std::vector<Copy>{{64, 80, 4}, {68, 84, 4}});
+  CHECK(rets == std::vector<Copy>{{88, 72, 4}});
   bool saw_call = false, saw_st_arg = false, saw_vote = false;
   for (auto& i : code) {
     if (i.op == Opcode::Call) {
       saw_call = true;
-      CHECK(uint64_t(i.ops[0].imm) == kLayout.code_base);
-      CHECK(i.ops[1].imm == 0);
+      CHECK(uint64_t(i.ops[0].imm) == kLayout.code_base);  // poly is the module's first function
     }
     if (i.op == Opcode::St && i.mod.space == Space::Local && i.ops[0].reg == isa::kNoReg && i.ops[0].imm == 68)
       saw_st_arg = true;  // st.param.b32 [param1+0] rewritten to the local frame
@@ -206,31 +230,32 @@ TEST_CASE("basic.ptx: call frames, local depot and register slots of a .func", "
   CHECK(saw_call);
   CHECK(saw_st_arg);
   CHECK(saw_vote);
-  // poly: ld.param.f32 %f1, [_Z4polyfi_param_0] -> local 80 into slot 101 + 1.
+  // poly: ld.param.f32 %f1, [_Z4polyfi_param_0] -> local 80 into slot 102 + 1.
   isa::Inst first;
   std::string why;
   REQUIRE(ptx::decode(img.code.data(), img.code.size(), first, &why));
   CHECK(first.op == Opcode::Ld);
   CHECK(first.mod.space == Space::Local);
   CHECK(first.ops[1].imm == 80);
-  CHECK(first.ops[0].reg == 102);
+  CHECK(first.ops[0].reg == 103);
 }
 
 TEST_CASE("calls.ptx: two callees get disjoint slots and frames", "[assembler]") {
   auto img = ptx::assemble_text(slurp(GPUVP_TEST_DATA "/ptx/calls.ptx"), "calls.ptx", kLayout);
   REQUIRE(img.kernels.size() == 1);
   const auto& k = img.kernels[0];
-  // kernel: SP, SPL, %f<10>, %r<42>, %rd<26>, 2x temp_param_reg = 82 slots; clampadd %r<6> @82; scale %f<3> @88.
-  CHECK(k.num_regs == 82 + 6 + 3);
-  REQUIRE(img.calls.size() == 2);
+  // kernel: SP, SPL, %f<10>, %r<42>, %rd<26>, 2x temp_param_reg = 82 slots + scratch @82;
+  // clampadd %r<6> @83; scale %f<3> @89.
+  CHECK(k.num_regs == 83 + 6 + 3);
   // kernel frame: depot 32, block 1: param0 @32 param1 @36 retval0 @40; block 2: param0 @44 retval0 @48 -> 56.
-  CHECK(img.calls[0].arg_offsets == std::vector<uint32_t>{32, 36});
-  CHECK(img.calls[0].ret_offsets == std::vector<uint32_t>{40});
-  CHECK(img.calls[0].callee_params == std::vector<uint32_t>{56, 60});
-  CHECK(img.calls[0].callee_rets == std::vector<uint32_t>{64});
-  CHECK(img.calls[1].arg_offsets == std::vector<uint32_t>{44});
-  CHECK(img.calls[1].callee_params == std::vector<uint32_t>{72});
-  CHECK(img.calls[1].callee_rets == std::vector<uint32_t>{76});
+  // clampadd frame: params @56 @60, return @64; scale: param @72, return @76.
+  auto code = decode_kernel(img, k);
+  auto [a0, r0] = call_copies(code, 0, 82);
+  CHECK(a0 == std::vector<Copy>{{32, 56, 4}, {36, 60, 4}});
+  CHECK(r0 == std::vector<Copy>{{64, 40, 4}});
+  auto [a1, r1] = call_copies(code, 1, 82);
+  CHECK(a1 == std::vector<Copy>{{44, 72, 4}});
+  CHECK(r1 == std::vector<Copy>{{76, 48, 4}});
   CHECK(k.local_bytes == 80);
 }
 

@@ -1,0 +1,67 @@
+// A host program written against the runtime API, in process (one Platform per test case, as
+// SystemC elaborates once per process): what docs/user-guide.md shows a user.
+#include <catch2/catch.hpp>
+
+#include "models/common/device_error.h"
+#include "platform/platform.h"
+#include "sw/kernels/kernels.h"
+
+using namespace gpuvp;
+
+TEST_CASE("host program: two launches of vectorAdd with results checked on the host") {
+  Platform p(Config::preset("tx2"));
+  std::vector<float> c1, c2;
+  p.run([&](rt::Runtime& rt) {
+    CHECK(rt.device().sm_count == 2);
+    std::vector<float> a(1000), b(1000);
+    for (int i = 0; i < 1000; ++i) a[i] = float(i), b[i] = float(2 * i);
+    auto da = rt.upload(a), db = rt.upload(b), dc = rt.malloc(1000 * 4);
+    auto m = rt.load_module(kernels::ptx("vectorAdd"), "vectorAdd.ptx");
+    rt::KernelArgs args;
+    args.ptr(da).ptr(db).ptr(dc).i32(1000);
+    auto st = rt.launch(m, "vectorAdd", {4}, {256}, args);
+    CHECK(st.cycles > 0);
+    c1 = rt.download<float>(dc, 1000);
+    // Second launch: c = c + b, on the same module.
+    rt::KernelArgs again;
+    again.ptr(dc).ptr(db).ptr(dc).i32(1000);
+    rt.launch(m, "vectorAdd", {8}, {128}, again);
+    c2 = rt.download<float>(dc, 1000);
+  });
+  REQUIRE(c1.size() == 1000);
+  for (int i = 0; i < 1000; ++i) {
+    CHECK(c1[i] == float(3 * i));
+    CHECK(c2[i] == float(5 * i));
+  }
+  PlatformStats st = p.stats();
+  REQUIRE(st.launches.size() == 2);
+  CHECK(st.launches[0].end_ps <= st.launches[1].start_ps);
+  // 4 blocks of 256 threads, then 8 of 128: 2048 threads run vectorAdd's body twice.
+  uint64_t blocks = 0;
+  for (auto& s : st.sms) blocks += s.blocks;
+  CHECK(blocks == 12);
+  CHECK(p.timeline().size() == 12);
+}
+
+TEST_CASE("host program: a kernel reading outside memory is a device error naming kernel, block and lane") {
+  Platform p(Config::preset("flexgrip"));
+  bool thrown = false;
+  p.run([&](rt::Runtime& rt) {
+    auto m = rt.load_module(kernels::ptx("vectorAdd"), "vectorAdd.ptx");
+    auto dc = rt.malloc(256 * 4);
+    rt::KernelArgs args;
+    // a and b point below global memory: every lane's first load fails.
+    args.ptr(0x100).ptr(0x100).ptr(dc).i32(256);
+    try {
+      rt.launch(m, "vectorAdd", {2}, {128}, args);
+    } catch (const DeviceError& e) {
+      thrown = true;
+      CHECK(e.info().kernel == "vectorAdd");
+      CHECK(e.info().block == 0);
+      CHECK(e.info().lane == 0);
+      CHECK(e.info().address == 0x100);
+      CHECK_THAT(std::string(e.what()), Catch::Matchers::Contains("kernel vectorAdd (vectorAdd.ptx)"));
+    }
+  });
+  CHECK(thrown);
+}
