@@ -17,6 +17,8 @@
 #include "models/memory/memory.h"
 #include "models/scheduler/block_scheduler.h"
 #include "models/sm/sm.h"
+#include "rtl/block_scheduler_wrapper.h"
+#include "rtl/stall_arbiter_wrapper.h"
 #include "sw/runtime/host_runtime.h"
 
 namespace gpuvp {
@@ -104,8 +106,11 @@ class PlatformImpl : public sc_core::sc_module, public rt::HostInterface {
   std::unique_ptr<Memory> gmem, sysmem, cmem;
   std::unique_ptr<ConfigBlock> cfgblk;
   std::unique_ptr<ArbitratedTarget> arb_gmem_rd, arb_gmem_wr, arb_cmem, arb_sysmem, arb_cfg;
-  std::unique_ptr<BlockScheduler> sched;
+  std::unique_ptr<BlockDispatcher> sched;
   std::vector<std::unique_ptr<Sm>> sms;
+  // The Verilated cores in use (their flip-flops go to the VCD).
+  RtlBlockScheduler* rtl_sched = nullptr;
+  std::vector<RtlStallArbiter*> rtl_arbiters;
   std::unique_ptr<HostBus> bus;
   tlm_utils::simple_initiator_socket<PlatformImpl> host_out{"host_out"};
 
@@ -161,7 +166,14 @@ class PlatformImpl : public sc_core::sc_module, public rt::HostInterface {
       ac.requesters = reqs;
       ac.clock = clk;
       ac.path = std::string("gpu.") + nm;
-      return std::make_unique<ArbitratedTarget>(nm, ac, reg);
+      ArbitratedTarget::CoreFactory core;
+      if (cfg.s("arbiter.impl") == "rtl")
+        core = [this, path = ac.path](const char* core_name, unsigned k) -> std::unique_ptr<StallArbiterCore> {
+          auto c = std::make_unique<RtlStallArbiter>(core_name, k, clk, reg, path);
+          rtl_arbiters.push_back(c.get());
+          return c;
+        };
+      return std::make_unique<ArbitratedTarget>(nm, ac, reg, core);
     };
     arb_gmem_rd = arb("arb_gmem_rd", n);
     arb_gmem_wr = arb("arb_gmem_wr", n);
@@ -175,7 +187,13 @@ class PlatformImpl : public sc_core::sc_module, public rt::HostInterface {
     sc.policy = parse_sched_policy(cfg.s("scheduler.policy"));
     sc.seed = static_cast<uint64_t>(cfg.i("scheduler.seed"));
     sc.path = "gpu.sched";
-    sched = std::make_unique<BlockScheduler>("sched", sc, reg);
+    if (cfg.s("scheduler.impl") == "rtl") {
+      auto r = std::make_unique<RtlBlockScheduler>("sched", sc, reg);
+      rtl_sched = r.get();
+      sched = std::move(r);
+    } else {
+      sched = std::make_unique<BlockScheduler>("sched", sc, reg);
+    }
 
     for (unsigned i = 0; i < n; ++i) {
       std::string nm = fmt::format("sm{}", i);
@@ -195,16 +213,18 @@ class PlatformImpl : public sc_core::sc_module, public rt::HostInterface {
   }
 
   void fill_props() {
+    // The SM limits the runtime checks launches against are the SMs' own configuration.
+    const SmConfig sm = sm_config(cfg, 0, clk);
     dev.name = cfg.s("platform.name");
     dev.sm_count = n;
-    dev.warp_size = static_cast<unsigned>(cfg.i("sm.warp_size"));
-    dev.max_threads = static_cast<unsigned>(cfg.i("sm.max_threads"));
-    dev.max_threads_per_block = static_cast<unsigned>(cfg.i("sm.max_threads_per_block"));
-    dev.max_blocks = static_cast<unsigned>(cfg.i("sm.max_blocks"));
-    dev.registers = static_cast<unsigned>(cfg.i("sm.registers"));
-    dev.shared_bytes = static_cast<uint32_t>(cfg.i("sm.shared_bytes"));
-    dev.shared_per_block = static_cast<uint32_t>(cfg.i("sm.shared_per_block"));
-    dev.local_bytes = static_cast<uint32_t>(cfg.i("sm.local_bytes"));
+    dev.warp_size = sm.warp_size;
+    dev.max_threads = sm.max_threads;
+    dev.max_threads_per_block = sm.max_threads_per_block;
+    dev.max_blocks = sm.max_blocks;
+    dev.registers = sm.registers;
+    dev.shared_bytes = sm.shared_bytes;
+    dev.shared_per_block = sm.shared_per_block;
+    dev.local_bytes = sm.max_local_bytes;
     dev.blocks_per_core = static_cast<unsigned>(cfg.i("scheduler.blocks_per_core"));
     dev.clock_mhz = cfg.f("gpu.clock_mhz");
     dev.launch_latency_ns = cfg.f("host.launch_latency_ns");
@@ -249,7 +269,7 @@ class PlatformImpl : public sc_core::sc_module, public rt::HostInterface {
     cfgblk->dyn_shmem_size(c_dyn);
     cfgblk->param_size(c_param);
 
-    BlockScheduler& s = *sched;
+    BlockDispatcher& s = *sched;
     s.rst(rst);
     s.en(en);
     s.cfg_blocks_per_core(c_bpc);
@@ -397,6 +417,9 @@ void Platform::trace_vcd(const std::string& path) {
     t(p.num_blocks[i], sm + "num_blocks");
     t(p.block_idx[i], sm + "block_idx");
   }
+  // Internal flip-flops of the Verilated RTL, under their registry names.
+  if (p.rtl_sched) p.rtl_sched->trace(p.vcd, p.rtl_sched->config().path + ".");
+  for (RtlStallArbiter* a : p.rtl_arbiters) a->trace(p.vcd, a->path() + ".");
 }
 
 void Platform::run(const std::function<void(rt::Runtime&)>& host) {

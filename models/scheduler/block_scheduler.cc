@@ -292,7 +292,8 @@ void BlockScheduler::process() {
     ++stats_.evaluations;
     Regs x = next(r_, in);
     account(r_, x, cfg_.clock.cycle(now));
-    r_ = std::move(x);
+    // Copy, not move: the registry holds pointers into r_.num_blocks and r_.block_idx.
+    r_ = x;
   }
   drive();
   if (next(r_, in) != r_) {

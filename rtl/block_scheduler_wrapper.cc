@@ -1,0 +1,130 @@
+#include "rtl/block_scheduler_wrapper.h"
+
+#include <stdexcept>
+
+#include "models/common/log.h"
+#include "rtl/stall_arbiter_wrapper.h"
+
+namespace gpuvp {
+
+RtlBlockScheduler::RtlBlockScheduler(sc_core::sc_module_name name, const BlockSchedulerConfig& cfg, Registry& reg)
+    : BlockDispatcher(name, cfg.num_sms), cfg_(cfg), n_(cfg.num_sms) {
+  if (n_ == 0 || n_ > rtl::max_scheduler_sms())
+    throw std::invalid_argument(
+        fmt::format("{}: RTL scheduler needs 1..{} SMs, got {}", cfg.path, rtl::max_scheduler_sms(), n_));
+  m_ = rtl::make_block_scheduler(n_, this->name());
+  const rtl::VModel& m = *m_;
+  i_rst_ = m.port("rst");
+  i_en_ = m.port("en");
+  i_bpc_ = m.port("cfg_blocks_per_core");
+  i_gx_ = m.port("cfg_grid_x");
+  i_gy_ = m.port("cfg_grid_y");
+  i_gz_ = m.port("cfg_grid_z");
+  i_bx_ = m.port("cfg_block_x");
+  i_by_ = m.port("cfg_block_y");
+  i_bz_ = m.port("cfg_block_z");
+  i_shmem_ = m.port("cfg_shmem_size");
+  i_dyn_ = m.port("cfg_dyn_shmem_size");
+  i_param_ = m.port("cfg_param_size");
+  i_done_ = m.port("smp_done");
+  m.port("policy").set(static_cast<uint64_t>(cfg.policy));
+  m.port("seed").set(cfg.seed);
+  o_rdy_ = m.signal("rdy");
+  o_kdone_ = m.signal("kernel_done");
+  o_en_ = m.signal("smp_en");
+  o_reset_ = m.signal("smp_reset");
+  o_bx_ = m.signal("block_x");
+  o_by_ = m.signal("block_y");
+  o_bz_ = m.signal("block_z");
+  o_gx_ = m.signal("grid_x");
+  o_gy_ = m.signal("grid_y");
+  o_gz_ = m.signal("grid_z");
+  o_tpb_ = m.signal("threads_per_block");
+  o_shmem_ = m.signal("shmem_per_block");
+  for (unsigned i = 0; i < n_; ++i) {
+    o_nb_.push_back(m.signal("num_blocks", i));
+    o_idx_.push_back(m.signal("block_idx", i));
+  }
+  m_->power_on_reset();
+  snap_.assign(m.flops().size(), 0);
+  flops_changed(m, snap_);
+  register_flops(reg, m, cfg.path, [this] { wake(); });
+
+  SC_METHOD(process);  // runs once at time 0: drives the reset outputs
+  sensitive << rst << en << cfg_blocks_per_core << cfg_grid_x << cfg_grid_y << cfg_grid_z << cfg_block_x
+            << cfg_block_y << cfg_block_z << cfg_shmem_size << cfg_dyn_shmem_size << cfg_param_size;
+  for (unsigned i = 0; i < n_; ++i) sensitive << smp_done[i];
+  sensitive << wake_ev_ << edge_ev_;
+}
+
+void RtlBlockScheduler::schedule_edge(const sc_core::sc_time& now) {
+  sc_core::sc_time e = cfg_.clock.next_edge(now);
+  if (!edge_pending_ || e < edge_time_) {
+    edge_pending_ = true;
+    edge_time_ = e;
+    edge_ev_.cancel();
+    edge_ev_.notify(e - now);
+  }
+}
+
+void RtlBlockScheduler::process() {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (edge_pending_ && now >= edge_time_) {
+    edge_pending_ = false;
+    ++evaluations_;
+    // The input ports are as wide as the RTL fields: the Var truncates like the model does.
+    i_rst_.set(rst.read());
+    i_en_.set(en.read());
+    i_bpc_.set(cfg_blocks_per_core.read());
+    i_gx_.set(cfg_grid_x.read());
+    i_gy_.set(cfg_grid_y.read());
+    i_gz_.set(cfg_grid_z.read());
+    i_bx_.set(cfg_block_x.read());
+    i_by_.set(cfg_block_y.read());
+    i_bz_.set(cfg_block_z.read());
+    i_shmem_.set(cfg_shmem_size.read());
+    i_dyn_.set(cfg_dyn_shmem_size.read());
+    i_param_.set(cfg_param_size.read());
+    uint64_t done = 0;
+    for (unsigned i = 0; i < n_; ++i)
+      if (smp_done[i].read()) done |= uint64_t{1} << i;
+    i_done_.set(done);
+    m_->edge();
+    drive();
+    if (flops_changed(*m_, snap_)) schedule_edge(now);
+    return;
+  }
+  // An input changed or a flip-flop was written: the next edge may change the design.
+  flops_changed(*m_, snap_);
+  drive();
+  schedule_edge(now);
+}
+
+void RtlBlockScheduler::drive() {
+  auto put = [](auto& port, auto v) {
+    if (port.read() != v) port.write(v);
+  };
+  put(rdy, o_rdy_.get() != 0);
+  put(kernel_done, o_kdone_.get() != 0);
+  const uint64_t en_bits = o_en_.get(), rst_bits = o_reset_.get();
+  for (unsigned i = 0; i < n_; ++i) {
+    put(num_blocks[i], static_cast<uint32_t>(o_nb_[i].get()));
+    put(block_idx[i], static_cast<uint32_t>(o_idx_[i].get()));
+    put(smp_en[i], static_cast<bool>(en_bits >> i & 1u));
+    put(smp_reset[i], static_cast<bool>(rst_bits >> i & 1u));
+  }
+  put(block_x, static_cast<uint32_t>(o_bx_.get()));
+  put(block_y, static_cast<uint32_t>(o_by_.get()));
+  put(block_z, static_cast<uint32_t>(o_bz_.get()));
+  put(grid_x, static_cast<uint32_t>(o_gx_.get()));
+  put(grid_y, static_cast<uint32_t>(o_gy_.get()));
+  put(grid_z, static_cast<uint32_t>(o_gz_.get()));
+  put(threads_per_block, static_cast<uint32_t>(o_tpb_.get()));
+  put(shmem_per_block, static_cast<uint32_t>(o_shmem_.get()));
+}
+
+void RtlBlockScheduler::trace(sc_core::sc_trace_file* tf, const std::string& prefix) const {
+  trace_flops(tf, *m_, prefix);
+}
+
+}  // namespace gpuvp

@@ -1,0 +1,113 @@
+#include "rtl/stall_arbiter_wrapper.h"
+
+#include <stdexcept>
+
+#include "models/common/log.h"
+
+namespace gpuvp {
+
+void register_flops(Registry& reg, const rtl::VModel& m, const std::string& path, std::function<void()> on_write) {
+  for (const rtl::Flop& f : m.flops()) {
+    Target t;
+    t.name = path + "." + f.name;
+    t.width = f.var.width();
+    rtl::Var v = f.var;
+    t.get = [v](uint64_t) { return v.get(); };
+    t.set = [v](uint64_t, uint64_t x) mutable { v.set(x); };
+    t.on_write = on_write;
+    reg.add(std::move(t));
+  }
+}
+
+bool flops_changed(const rtl::VModel& m, std::vector<uint64_t>& snap) {
+  const auto& fl = m.flops();
+  bool changed = false;
+  for (size_t i = 0; i < fl.size(); ++i) {
+    uint64_t v = fl[i].var.get();
+    if (v != snap[i]) {
+      changed = true;
+      snap[i] = v;
+    }
+  }
+  return changed;
+}
+
+void trace_flops(sc_core::sc_trace_file* tf, const rtl::VModel& m, const std::string& prefix) {
+  for (const rtl::Flop& f : m.flops()) {
+    const std::string nm = prefix + f.name;
+    const int w = static_cast<int>(f.var.width());
+    switch (f.var.bytes()) {
+      case 1: sc_core::sc_trace(tf, *static_cast<const unsigned char*>(f.var.data()), nm, w); break;
+      case 2: sc_core::sc_trace(tf, *static_cast<const unsigned short*>(f.var.data()), nm, w); break;
+      case 4: sc_core::sc_trace(tf, *static_cast<const unsigned int*>(f.var.data()), nm, w); break;
+      default: sc_core::sc_trace(tf, *static_cast<const sc_dt::uint64*>(f.var.data()), nm, w); break;
+    }
+  }
+}
+
+RtlStallArbiter::RtlStallArbiter(sc_core::sc_module_name name, unsigned n, const Clock& clock, Registry& reg,
+                                 const std::string& path)
+    : StallArbiterCore(name, n), n_(n), clock_(clock), path_(path) {
+  if (n == 0 || n > rtl::max_arbiter_requesters())
+    throw std::invalid_argument(
+        fmt::format("{}: RTL arbiter needs 1..{} requesters, got {}", path, rtl::max_arbiter_requesters(), n));
+  m_ = rtl::make_stall_arbiter(n, this->name());
+  req_in_ = m_->port("req");
+  ack_in_ = m_->port("ack");
+  grant_ff_ = m_->signal("grant");
+  stall_ff_ = m_->signal("stall");
+  m_->power_on_reset();
+  snap_.assign(m_->flops().size(), 0);
+  flops_changed(*m_, snap_);
+  register_flops(reg, *m_, path, [this] { wake(); });
+
+  SC_METHOD(process);  // runs once at time 0: drives the reset outputs
+  for (unsigned i = 0; i < n; ++i) sensitive << req[i] << ack[i];
+  sensitive << wake_ev_ << edge_ev_;
+}
+
+void RtlStallArbiter::schedule_edge(const sc_core::sc_time& now) {
+  sc_core::sc_time e = clock_.next_edge(now);
+  if (!edge_pending_ || e < edge_time_) {
+    edge_pending_ = true;
+    edge_time_ = e;
+    edge_ev_.cancel();
+    edge_ev_.notify(e - now);
+  }
+}
+
+void RtlStallArbiter::process() {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (edge_pending_ && now >= edge_time_) {
+    edge_pending_ = false;
+    ++evaluations_;
+    uint64_t rq = 0, ak = 0;
+    for (unsigned i = 0; i < n_; ++i) {
+      if (req[i].read()) rq |= uint64_t{1} << i;
+      if (ack[i].read()) ak |= uint64_t{1} << i;
+    }
+    req_in_.set(rq);
+    ack_in_.set(ak);
+    m_->edge();
+    drive();
+    if (flops_changed(*m_, snap_)) schedule_edge(now);
+    return;
+  }
+  // An input changed or a flip-flop was written: the next edge may change the design.
+  flops_changed(*m_, snap_);
+  drive();
+  schedule_edge(now);
+}
+
+void RtlStallArbiter::drive() {
+  const uint64_t g = grant_ff_.get(), s = stall_ff_.get();
+  for (unsigned i = 0; i < n_; ++i) {
+    bool gi = g >> i & 1u, si = s >> i & 1u;
+    if (grant[i].read() != gi) grant[i].write(gi);
+    if (stall[i].read() != si) stall[i].write(si);
+  }
+}
+
+void RtlStallArbiter::trace(sc_core::sc_trace_file* tf, const std::string& prefix) const { trace_flops(tf, *m_, prefix); }
+
+}  // namespace gpuvp
