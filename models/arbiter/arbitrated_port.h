@@ -8,10 +8,11 @@
 //   1. wait(delay) (temporally decoupled callers are synchronised here; delay becomes 0);
 //   2. one transaction per requester at a time (a second caller on the same in[i] queues);
 //   3. raise req[i], wait for grant[i];
-//   4. forward through `out` with a zero delay; the resource adds its latency to the delay and the
-//      wrapper waits it, so the resource is held (grant high) during that time;
+//   4. forward through `out` with a zero delay and a HoldExtension; the resource adds its time to
+//      the delay and the wrapper waits the part the resource is busy (all of it, unless a pipelined
+//      target says otherwise in the extension), so the grant is held during that time;
 //   5. drop req[i] and raise ack[i] (high for one clock period; a helper process drops it) and
-//      return with delay 0.
+//      return, annotating the resource's remaining (pipelined) latency as the delay.
 // With the arbiter timing of stall_arbiter.h: a caller arriving at t (first edge strictly after t
 // is edge k) is granted at edge k+1 when nobody else is waiting, the resource latency L (a
 // multiple of T) elapses, ack is written at (k+1)T+L and sampled one edge later; the next
@@ -33,6 +34,7 @@
 
 #include "models/arbiter/stall_arbiter.h"
 #include "models/common/clock.h"
+#include "models/common/hold_extension.h"
 #include "models/common/registry.h"
 
 namespace gpuvp {
@@ -83,6 +85,15 @@ class ArbitratedTarget : public sc_core::sc_module {
   std::vector<bool> stall_seen_, grant_seen_;
   std::vector<uint64_t> stall_since_;
   std::vector<uint64_t> transactions_;
+  // Per-port handshake state between callers and the monitor method (arbitrated_port.cc).
+  struct PortFlags {
+    std::vector<uint8_t> want_req;    // req to be raised as soon as grant[i] is low
+    std::vector<uint8_t> want_grant;  // req raised, caller waits for grant[i]
+    std::vector<uint8_t> granted;     // grant seen high: the caller may go on
+    std::vector<unsigned> queued;     // callers waiting for the port (busy_)
+  };
+  PortFlags flags_;
+  std::vector<HoldExtension> holds_;
 };
 
 }  // namespace gpuvp

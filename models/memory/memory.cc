@@ -7,6 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "models/common/hold_extension.h"
 #include "models/memory/atomic_extension.h"
 
 namespace gpuvp {
@@ -52,6 +53,14 @@ sc_core::sc_time Memory::access_time(unsigned bytes) const {
   return sc_core::SC_ZERO_TIME;
 }
 
+sc_core::sc_time Memory::occupancy(unsigned bytes) const {
+  if (cfg_.timing != MemoryConfig::Timing::Dram) return access_time(bytes);
+  // DRAM is pipelined: the channel is busy only while the data moves; the latency overlaps.
+  double period_ns = cfg_.clock.period().to_seconds() * 1e9;
+  uint64_t cyc = static_cast<uint64_t>(std::ceil(bytes / cfg_.bandwidth_gbps / period_ns - 1e-9));
+  return cfg_.clock.cycles(std::max<uint64_t>(1, cyc));
+}
+
 bool Memory::check(tlm::tlm_generic_payload& p, bool debug) {
   uint64_t a = p.get_address();
   uint64_t n = p.get_data_length();
@@ -79,6 +88,8 @@ bool Memory::check(tlm::tlm_generic_payload& p, bool debug) {
 
 void Memory::b_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   if (!check(p, false)) return;
+  HoldExtension* hold = nullptr;
+  p.get_extension(hold);
   uint8_t* mem = data_ + (p.get_address() - cfg_.base);
   unsigned n = p.get_data_length();
   AtomicExtension* atom = nullptr;
@@ -95,16 +106,19 @@ void Memory::b_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time& del
     atom->old = old;
     ++reads_;
     ++writes_;
-    // A read-modify-write holds the memory for a read and a write.
+    // A read-modify-write holds the memory for a read and a write, latency included.
     delay += access_time(n) + access_time(n);
+    if (hold) hold->valid = false;
   } else if (p.is_read()) {
     std::memcpy(p.get_data_ptr(), mem, n);
     ++reads_;
     delay += access_time(n);
+    if (hold) hold->valid = true, hold->hold = occupancy(n);
   } else if (p.is_write()) {
     std::memcpy(mem, p.get_data_ptr(), n);
     ++writes_;
     delay += access_time(n);
+    if (hold) hold->valid = true, hold->hold = occupancy(n);
   } else {
     p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
     return;

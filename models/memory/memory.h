@@ -40,6 +40,9 @@ class Memory : public sc_core::sc_module {
   const MemoryConfig& config() const { return cfg_; }
   // Time an access of `bytes` occupies the memory (what b_transport adds to the delay).
   sc_core::sc_time access_time(unsigned bytes) const;
+  // Time the memory is busy with such an access: all of access_time, except for DRAM, which is
+  // pipelined (only the transfer occupies it; an arbiter learns this through HoldExtension).
+  sc_core::sc_time occupancy(unsigned bytes) const;
 
   // Direct access for loaders and tests (no timing); throws std::out_of_range.
   void peek(uint64_t addr, void* dst, size_t n) const;

@@ -198,7 +198,7 @@ T fminmax(T a, T b, bool is_max) {
   return is_max ? (a > b ? a : b) : (a < b ? a : b);
 }
 
-bool cmp_int(Cmp c, uint64_t a, uint64_t b, bool s) {
+inline bool cmp_int(Cmp c, uint64_t a, uint64_t b, bool s) {
   int64_t sa = int64_t(a), sb = int64_t(b);
   switch (c) {
     case Cmp::Eq: return a == b;
@@ -214,7 +214,7 @@ bool cmp_int(Cmp c, uint64_t a, uint64_t b, bool s) {
     default: return false;
   }
 }
-bool cmp_float(Cmp c, double a, double b) {
+inline bool cmp_float(Cmp c, double a, double b) {
   bool u = std::isnan(a) || std::isnan(b);
   switch (c) {
     case Cmp::Eq: return !u && a == b;
@@ -245,6 +245,43 @@ inline bool boolop(BoolOp op, bool t, bool c) {
     case BoolOp::Or: return t || c;
     case BoolOp::Xor: return t != c;
     default: return t;
+  }
+}
+
+// Comparison of the lanes in m as a lane mask, with the type and comparison dispatch hoisted out
+// of the lane loop (cmp_float / cmp_int with a constant comparison fold into one instruction).
+template <Cmp C>
+uint32_t fcmp_lanes(uint32_t m, const double* x, const double* y) {
+  uint32_t r = 0;
+  lanes(m, [&](unsigned l) { r |= uint32_t(cmp_float(C, x[l], y[l])) << l; });
+  return r;
+}
+template <Cmp C, bool S>
+uint32_t icmp_lanes(uint32_t m, const uint64_t* x, const uint64_t* y) {
+  uint32_t r = 0;
+  lanes(m, [&](unsigned l) { r |= uint32_t(cmp_int(C, x[l], y[l], S)) << l; });
+  return r;
+}
+uint32_t fcmp_mask(Cmp c, uint32_t m, const double* x, const double* y) {
+  switch (c) {
+#define GPUVP_FCMP(k) \
+  case Cmp::k: return fcmp_lanes<Cmp::k>(m, x, y);
+    GPUVP_FCMP(Eq) GPUVP_FCMP(Ne) GPUVP_FCMP(Lt) GPUVP_FCMP(Le) GPUVP_FCMP(Gt) GPUVP_FCMP(Ge)
+    GPUVP_FCMP(Equ) GPUVP_FCMP(Neu) GPUVP_FCMP(Ltu) GPUVP_FCMP(Leu) GPUVP_FCMP(Gtu) GPUVP_FCMP(Geu)
+    GPUVP_FCMP(Num) GPUVP_FCMP(Nan)
+#undef GPUVP_FCMP
+    default: return 0;
+  }
+}
+template <bool S>
+uint32_t icmp_mask(Cmp c, uint32_t m, const uint64_t* x, const uint64_t* y) {
+  switch (c) {
+#define GPUVP_ICMP(k) \
+  case Cmp::k: return icmp_lanes<Cmp::k, S>(m, x, y);
+    GPUVP_ICMP(Eq) GPUVP_ICMP(Ne) GPUVP_ICMP(Lt) GPUVP_ICMP(Le) GPUVP_ICMP(Gt) GPUVP_ICMP(Ge)
+    GPUVP_ICMP(Lo) GPUVP_ICMP(Ls) GPUVP_ICMP(Hi) GPUVP_ICMP(Hs)
+#undef GPUVP_ICMP
+    default: return 0;
   }
 }
 
@@ -950,8 +987,15 @@ uint8_t* SimtCore::local_ptr(Warp& w, unsigned lane, Space sp, uint64_t addr, un
 
 // Global (or constant) accesses of the lanes in m: addresses in addr_, data in buf_.
 bool SimtCore::global_lanes(Warp& w, uint32_t m, unsigned size, bool write, CoreEnv::Port port) {
-  uint64_t t = now_;
+  uint64_t t = now_, ready = now_;  // t: when the next transaction can issue; ready: data of all back
   CoreEnv::Fault f;
+  // Transactions of one instruction issue back to back as their port frees; the data is ready when
+  // the last one completes (later than the release for a pipelined memory).
+  auto issued = [&](uint64_t r, uint64_t& rdy) {
+    rdy = std::max(rdy, r);
+    uint64_t rel = env_.last_release();
+    return rel == CoreEnv::kFail ? r : std::max(t, rel);
+  };
   if (!cfg_.coalesce) {
     bool ok = true;
     lanes(m, [&](unsigned l) {
@@ -959,9 +1003,9 @@ bool SimtCore::global_lanes(Warp& w, uint32_t m, unsigned size, bool write, Core
       uint64_t r = env_.access(port, addr_[l], buf_[l], size, write, nullptr, t, f);
       ++stats_.mem_transactions;
       if (r == CoreEnv::kFail) ok = fault_at(f, w, int(l), addr_[l]);
-      else t = r;
+      else t = issued(r, ready);
     });
-    done_at_ = std::max(done_at_, t);
+    done_at_ = std::max(done_at_, ready);
     return ok;
   }
   unsigned seg = std::max(cfg_.coalesce_bytes, size);
@@ -988,7 +1032,7 @@ bool SimtCore::global_lanes(Warp& w, uint32_t m, unsigned size, bool write, Core
       uint64_t r = env_.access(port, sb, data, seg, false, nullptr, t, f);
       ++stats_.mem_transactions;
       if (r == CoreEnv::kFail) return fault_at(f, w, int(l0), lo);
-      t = r;
+      t = issued(r, ready);
       lanes(in, [&](unsigned l) { std::memcpy(buf_[l], data + (addr_[l] - sb), size); });
     } else {
       // Lanes applied in order (the last writer of a byte wins), then one write per contiguous run.
@@ -1013,14 +1057,14 @@ bool SimtCore::global_lanes(Warp& w, uint32_t m, unsigned size, bool write, Core
           uint64_t r = env_.access(port, sb + i, data + i, piece, true, nullptr, t, f);
           ++stats_.mem_transactions;
           if (r == CoreEnv::kFail) return fault_at(f, w, int(l0), sb + i);
-          t = r;
+          t = issued(r, ready);
           i += piece;
         }
         i = j;
       }
     }
   }
-  done_at_ = std::max(done_at_, t);
+  done_at_ = std::max(done_at_, ready);
   return true;
 }
 
@@ -1049,6 +1093,27 @@ bool SimtCore::mem_common(Warp& w, const Inst& in, uint32_t m, int mi, unsigned 
   gm = cm = 0;
   bool ok = true;
   bool onchip = false;
+  if (in.mod.space == Space::Shared) {
+    // Explicit shared space (the common on-chip case): local_ptr inlined; it still reports errors.
+    uint8_t* region = smem_.data() + blocks_[w.block].smem_base + user_off_;
+    const uint64_t lim = user_bytes_;
+    lanes(m, [&](unsigned l) {
+      if (!ok) return;
+      uint64_t a = (base ? base[l] : 0) + uint64_t(mo.imm);
+      if (a % size) {
+        fail("misaligned", fmt::format("{}-byte access at {:#x} not aligned", size, a), &w, int(l), a);
+        ok = false;
+        return;
+      }
+      addr_[l] = a;
+      onchip = true;
+      if (a + size > lim || a >= lim) ptrs[l] = local_ptr(w, l, Space::Shared, a, size, write);  // reports
+      else ptrs[l] = region + a;
+      if (!ptrs[l]) ok = false;
+    });
+    if (onchip) lat_ = cfg_.lat.shared;
+    return ok;
+  }
   lanes(m, [&](unsigned l) {
     if (!ok) return;
     uint64_t a = (base ? base[l] : 0) + uint64_t(mo.imm);
@@ -1079,6 +1144,25 @@ void SimtCore::do_ld(Warp& w, const Inst& in, uint32_t m) {
   uint32_t gm, cm;
   uint8_t* ptrs[32];
   if (!mem_common(w, in, m, n, size, false, gm, cm, ptrs)) return;
+  if (!gm && !cm && n == 1) {
+    // Only on-chip lanes and one destination: nothing can fail any more, load straight into it.
+    uint64_t scratch[32];
+    uint64_t* d = dst(in.ops[0], w, scratch);
+    bool sx = is_signed(in.type) && es < 4;
+    switch (es) {
+      case 4: lanes(m, [&](unsigned l) { uint32_t v; std::memcpy(&v, ptrs[l], 4); d[l] = v; }); return;
+      case 8: lanes(m, [&](unsigned l) { std::memcpy(&d[l], ptrs[l], 8); }); return;
+      case 2:
+        lanes(m, [&](unsigned l) {
+          uint16_t v;
+          std::memcpy(&v, ptrs[l], 2);
+          d[l] = sx ? uint64_t(sext(v, 16)) : v;
+        });
+        return;
+      case 1: lanes(m, [&](unsigned l) { d[l] = sx ? uint64_t(sext(*ptrs[l], 8)) : *ptrs[l]; }); return;
+      default: break;
+    }
+  }
   uint32_t om = m & ~gm & ~cm;
   lanes(om, [&](unsigned l) { std::memcpy(buf_[l], ptrs[l], size); });
   if (gm && !global_lanes(w, gm, size, false, CoreEnv::Port::GlobalRead)) return;
@@ -1702,18 +1786,33 @@ void SimtCore::exec(Warp& w, const Inst& in, Group& g, uint32_t m) {
       if (in.mod.boolop != BoolOp::None) cmask = pred_mask(in.ops[setp ? 4 : 3], w);
       unsigned cb = bits_of(ct);
       bool cs = is_signed(ct), cf = is_float(ct);
-      uint32_t p = 0, q = 0;
-      lanes(m, [&](unsigned l) {
-        bool r;
-        if (cf) r = cmp_float(in.mod.cmp, fval(ct, a[l]), fval(ct, b[l]));
+      // r: lanes whose comparison holds; p/q = boolop(r, c) / boolop(!r, c) lane by lane, as masks.
+      uint32_t r;
+      if (cf) {
+        double x[32], y[32];
+        if (ct == DType::F64) lanes(m, [&](unsigned l) { x[l] = f64(a[l]), y[l] = f64(b[l]); });
+        else if (ct == DType::F16)
+          lanes(m, [&](unsigned l) { x[l] = half_to_float(uint16_t(a[l])), y[l] = half_to_float(uint16_t(b[l])); });
+        else lanes(m, [&](unsigned l) { x[l] = f32(a[l]), y[l] = f32(b[l]); });
+        r = fcmp_mask(in.mod.cmp, m, x, y);
+      } else {
+        uint64_t x[32], y[32];
+        if (cs) lanes(m, [&](unsigned l) { x[l] = uint64_t(sext(a[l], cb)), y[l] = uint64_t(sext(b[l], cb)); });
         else {
-          uint64_t x = cs ? uint64_t(sext(a[l], cb)) : a[l] & wmask(cb), y = cs ? uint64_t(sext(b[l], cb)) : b[l] & wmask(cb);
-          r = cmp_int(in.mod.cmp, x, y, cs);
+          uint64_t wm = wmask(cb);
+          lanes(m, [&](unsigned l) { x[l] = a[l] & wm, y[l] = b[l] & wm; });
         }
-        bool c = (cmask >> l) & 1;
-        p |= uint32_t(boolop(in.mod.boolop, r, c)) << l;
-        q |= uint32_t(boolop(in.mod.boolop, !r, c)) << l;
-      });
+        r = cs ? icmp_mask<true>(in.mod.cmp, m, x, y) : icmp_mask<false>(in.mod.cmp, m, x, y);
+      }
+      uint32_t p, q;
+      switch (in.mod.boolop) {
+        case BoolOp::And: p = r & cmask, q = ~r & cmask; break;
+        case BoolOp::Or: p = r | cmask, q = ~r | cmask; break;
+        case BoolOp::Xor: p = r ^ cmask, q = ~r ^ cmask; break;
+        default: p = r, q = ~r; break;
+      }
+      p &= m;
+      q &= m;
       if (setp) {
         write_pred(in.ops[0], w, m, p);
         write_pred(in.ops[1], w, m, q);

@@ -35,6 +35,10 @@ class CoreEnv {
                           AtomicExtension* atomic, uint64_t at, Fault& fault) = 0;
   // Lets simulated time catch up with the core (quantum expiry, idle jumps). Default: nothing.
   virtual void sync(uint64_t /*at*/) {}
+  // Cycle at which the last access released its port. A pipelined memory (DRAM) returns data
+  // later than that, so the next transaction of the same instruction can issue at the release.
+  // kFail: unknown, the completion time is used.
+  virtual uint64_t last_release() const { return kFail; }
 };
 
 // One batch of blocks as the SMP controller set it up from the scheduler ports and config block.

@@ -45,6 +45,8 @@ class SmCore : public CoreEnv {
     return transport(*s, addr, data, len, write, atomic, at, fault);
   }
 
+  uint64_t last_release() const override { return release_; }
+
   void sync(uint64_t at) override {
     sc_core::sc_time t = sc_core::sc_time::from_value(at * pv_);
     if (t > sc_core::sc_time_stamp()) sc_core::wait(t - sc_core::sc_time_stamp());
@@ -89,6 +91,8 @@ class SmCore : public CoreEnv {
                                   atomic ? "atomic" : write ? "write" : "read", len, addr);
       return kFail;
     }
+    // The call returns when the port is released; the annotated delay is the pipelined rest.
+    release_ = (sc_time_stamp().value() + pv_ - 1) / pv_;
     uint64_t done = (sc_time_stamp() + delay).value();
     return (done + pv_ - 1) / pv_;
   }
@@ -129,6 +133,7 @@ class SmCore : public CoreEnv {
   uint32_t state_ = Idle;
   uint32_t num_blocks_ = 0;
   uint32_t block_idx_ = 0;
+  uint64_t release_ = 0;  // cycle the last transaction released its port
   bool done_ = false;
 };
 

@@ -103,6 +103,12 @@ TEST_CASE("memory: fixed and DRAM timing") {
   CHECK(dram.access_time(128) == sc_time(1010, SC_NS));
   // 129 bytes need a second (partial) cycle.
   CHECK(dram.access_time(129) == sc_time(1020, SC_NS));
+  // DRAM is pipelined: only the transfer occupies it (at least one cycle); the latency overlaps.
+  CHECK(dram.occupancy(128) == sc_time(10, SC_NS));
+  CHECK(dram.occupancy(129) == sc_time(20, SC_NS));
+  CHECK(dram.occupancy(4) == sc_time(10, SC_NS));
+  // The other models are busy for the whole access.
+  CHECK(fixed.occupancy(32) == fixed.access_time(32));
 }
 
 TEST_CASE("memory: atomics follow PTX semantics") {

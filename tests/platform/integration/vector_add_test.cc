@@ -66,3 +66,19 @@ TEST_CASE("platform: statistics account for every block and every SM") {
   CHECK(rd == 2 * 32 * 32);
   CHECK(wr == 32 * 32);
 }
+
+TEST_CASE("platform: tx2 DRAM is bandwidth-bound, not latency-serialised") {
+  // vectorAdd "large": 4096 floats, 16 blocks x 256 threads; reads a and b (32 KiB) through the
+  // read port. At 58.4 GB/s and 1300 MHz the port moves 44.9 bytes per cycle: at least 730 cycles.
+  // With the 200-cycle latency serialised, the 1024 32-byte reads would take over 200,000 cycles.
+  auto j = run_stats("--preset tx2 --workload vectorAdd --launch large");
+  REQUIRE(j["exit_status"] == 0);
+  uint64_t cycles = j["kernel_cycles"];
+  CHECK(cycles >= 730);
+  CHECK(cycles < 20000);
+  // Halving the bandwidth must cost time: the run is bandwidth-bound somewhere.
+  auto slow = run_stats("--preset tx2 --set gmem.bandwidth_gbps=5 --workload vectorAdd --launch large");
+  REQUIRE(slow["exit_status"] == 0);
+  // 32 KiB at 5 GB/s = 6554 ns = 8520 cycles on the read port alone.
+  CHECK(slow["kernel_cycles"].get<uint64_t>() >= 8520);
+}

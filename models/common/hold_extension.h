@@ -1,0 +1,20 @@
+#pragma once
+// How long a target is busy with a transaction. An arbiter attaches this to what it forwards; a
+// pipelined target (DRAM) sets `hold` to its occupancy, and the rest of the delay it annotates is
+// latency that overlaps with later transactions. The arbiter keeps the grant only for `hold` and
+// hands the remaining latency back to the requester as annotated delay. A target that does not
+// set it is busy for the whole delay.
+#include <systemc>
+#include <tlm>
+
+namespace gpuvp {
+
+struct HoldExtension : tlm::tlm_extension<HoldExtension> {
+  bool valid = false;
+  sc_core::sc_time hold;
+
+  tlm_extension_base* clone() const override { return new HoldExtension(*this); }
+  void copy_from(const tlm_extension_base& e) override { *this = static_cast<const HoldExtension&>(e); }
+};
+
+}  // namespace gpuvp
