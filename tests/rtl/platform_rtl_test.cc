@@ -1,5 +1,5 @@
 // Whole platform through the gpuvp binary (one platform per process): every workload on flexgrip
-// with 1, 2 and 4 SMs gives the same result, the same block dispatch trace (--timeline) and the
+// with 1, 2 and 4 SMs (and its first launch configuration on tk1 and tx2) gives the same result, the same block dispatch trace (--timeline) and the
 // same simulated execution time (--stats: kernel_cycles, launches[].cycles, arbiter statistics)
 // with the Verilated scheduler and arbiters as with the SystemC models. --vcd carries the RTL's
 // flip-flops.
@@ -41,10 +41,14 @@ Run run(const std::string& args) {
 void same_with_rtl(const std::string& workload) {
   const gpuvp::wl::Workload* w = gpuvp::wl::find(workload);
   REQUIRE(w);
+  // Every launch configuration on flexgrip with 1, 2 and 4 SMs; the first one on tk1 and tx2.
+  std::vector<std::string> runs;
   for (const auto& cfg : w->configs())
-  for (int n : {1, 2, 4}) {
-    const std::string& launch = cfg.name;
-    std::string base = fmt::format("--preset flexgrip --set sm.count={} --workload {} --launch {}", n, workload, launch);
+    for (int n : {1, 2, 4})
+      runs.push_back(fmt::format("--preset flexgrip --set sm.count={} --workload {} --launch {}", n, workload, cfg.name));
+  for (const char* preset : {"tk1", "tx2"})
+    runs.push_back(fmt::format("--preset {} --workload {} --launch {}", preset, workload, w->configs().front().name));
+  for (const std::string& base : runs) {
     INFO(base);
     Run m = run(base + " --set scheduler.impl=model --set arbiter.impl=model");
     Run r = run(base + " --set scheduler.impl=rtl --set arbiter.impl=rtl");
