@@ -5,9 +5,9 @@
 
 #include <cstring>
 #include <fstream>
-#include <random>
 #include <sstream>
 
+#include "platform/exec_init.h"
 #include "platform/platform.h"
 
 namespace gpuvp {
@@ -232,14 +232,7 @@ int cmd_exec(const Config& cfg, const ExecOptions& o) {
       } else if (init == "iota") {
         for (uint64_t k = 0; k < b.count; ++k) store(b.bytes, b.type, k, static_cast<double>(k));
       } else if (init == "random") {
-        std::mt19937_64 rng(static_cast<uint64_t>(number(val.value("seed", json(1)), where + ".seed")));
-        for (uint64_t k = 0; k < b.count; ++k) {
-          uint64_t r = rng();
-          if (b.type == "f32" || b.type == "f64")
-            store(b.bytes, b.type, k, static_cast<double>(r >> 11) / 9007199254740992.0);  // [0, 1)
-          else
-            std::memcpy(b.bytes.data() + k * es, &r, es);
-        }
+        b.bytes = exec::random_bytes(b.type, b.count, static_cast<uint64_t>(number(val.value("seed", json(1)), where + ".seed")));
       } else if (init == "file") {
         std::string path = val.value("file", "");
         std::ifstream in(path, std::ios::binary);

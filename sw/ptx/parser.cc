@@ -935,6 +935,8 @@ struct Ictx {
         if (a.neg && !neg_ok) die(a.tok, "negated predicate not allowed here");
         return {OpKind::Pred, a.neg, uint16_t(a.idx), 0};
       }
+      // Predicate constants (nvcc: `mov.pred %p2, 0;`): the SM reads an immediate as all lanes 0/1.
+      if (a.k == Arg::Int && (a.i == 0 || a.i == 1)) return {OpKind::Imm, false, isa::kNoReg, a.i};
       die(a.tok, "expected a predicate");
     }
     if (a.k == Arg::Reg) {

@@ -369,3 +369,19 @@ TEST_CASE("disassembly names every opcode and modifier of the sample kernels", "
   uint8_t junk[8] = {1, 2, 3, 4, 5, 6, 7, 8};
   CHECK(ptx::disassemble(junk, 8, 0x100).find("invalid") != std::string::npos);
 }
+
+TEST_CASE("mov.pred takes the constants 0 and 1 (nvcc emits them), nothing else", "[assembler]") {
+  CHECK(error_of(kernel_with("mov.pred %p1, 1;")) == "<no error>");
+  CHECK(error_of(kernel_with("mov.pred %p1, 0;")) == "<no error>");
+  CHECK(error_of(kernel_with("mov.pred %p1, 2;")).find("t.ptx:9:") == 0);
+  auto img = ptx::assemble_text(kernel_with("mov.pred %p1, 1;"), "t.ptx", kLayout);
+  auto code = decode_kernel(img, img.kernels[0]);
+  bool found = false;
+  for (auto& i : code)
+    if (i.op == Opcode::Mov && i.ops[0].kind == OpKind::Pred) {
+      found = true;
+      CHECK(i.ops[1].kind == OpKind::Imm);
+      CHECK(i.ops[1].imm == 1);
+    }
+  CHECK(found);
+}
