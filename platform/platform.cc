@@ -152,6 +152,7 @@ class PlatformImpl : public sc_core::sc_module, public rt::HostInterface {
     fill_props();
 
     gmem = std::make_unique<Memory>("gmem", memory_config(cfg, "gmem", amap::kGlobalBase, clk), reg, "gpu.gmem");
+    gmem->set_protection(cfg.b("gmem.check_bounds"));
     sysmem = std::make_unique<Memory>("sysmem", memory_config(cfg, "sysmem", amap::kSystemBase, clk), reg, "gpu.sysmem");
     cmem = std::make_unique<Memory>("cmem", memory_config(cfg, "cmem", amap::kConstBase, clk), reg, "gpu.cmem");
 
@@ -372,6 +373,8 @@ class PlatformImpl : public sc_core::sc_module, public rt::HostInterface {
   }
 
   const rt::DeviceProps& props() const override { return dev; }
+  void map_global(uint64_t addr, uint64_t size) override { gmem->map(addr, size); }
+  void unmap_global(uint64_t addr) override { gmem->unmap(addr); }
 };
 
 std::vector<ArbitratedTarget*> arbiters_of(PlatformImpl& p) {

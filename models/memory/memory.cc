@@ -79,6 +79,10 @@ bool Memory::check(tlm::tlm_generic_payload& p, bool debug) {
     p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return false;
   }
+  if (protect_ && !debug && !mapped(a, n)) {
+    p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return false;
+  }
   if (p.get_streaming_width() < n) {
     p.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
     return false;
@@ -135,6 +139,17 @@ unsigned Memory::transport_dbg(int, tlm::tlm_generic_payload& p) {
     std::memcpy(mem, p.get_data_ptr(), p.get_data_length());
   p.set_response_status(tlm::TLM_OK_RESPONSE);
   return p.get_data_length();
+}
+
+void Memory::map(uint64_t base, uint64_t size) { mapped_[base] = size; }
+
+void Memory::unmap(uint64_t base) { mapped_.erase(base); }
+
+bool Memory::mapped(uint64_t a, uint64_t n) const {
+  auto it = mapped_.upper_bound(a);
+  if (it == mapped_.begin()) return false;
+  --it;
+  return a - it->first < it->second && n <= it->second - (a - it->first);
 }
 
 void Memory::peek(uint64_t addr, void* dst, size_t n) const {

@@ -8,6 +8,7 @@
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -48,6 +49,14 @@ class Memory : public sc_core::sc_module {
   void peek(uint64_t addr, void* dst, size_t n) const;
   void poke(uint64_t addr, const void* src, size_t n);
 
+  // Bounds protection (global memory): when enabled, timed accesses must fall inside one mapped
+  // range, as the driver maps each allocation; anything else answers an address error. Debug
+  // accesses (loaders, fault injection) are not checked.
+  void set_protection(bool on) { protect_ = on; }
+  void map(uint64_t base, uint64_t size);
+  void unmap(uint64_t base);
+  bool mapped(uint64_t addr, uint64_t len) const;
+
   uint64_t reads() const { return reads_; }
   uint64_t writes() const { return writes_; }
 
@@ -59,6 +68,8 @@ class Memory : public sc_core::sc_module {
   MemoryConfig cfg_;
   uint8_t* data_ = nullptr;  // calloc'd: untouched pages cost nothing
   uint64_t reads_ = 0, writes_ = 0;
+  bool protect_ = false;
+  std::map<uint64_t, uint64_t> mapped_;  // base -> size
 };
 
 }  // namespace gpuvp

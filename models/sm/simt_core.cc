@@ -1028,11 +1028,18 @@ bool SimtCore::global_lanes(Warp& w, uint32_t m, unsigned size, bool write, Core
     });
     rem &= ~in;
     if (!write) {
-      // A read fetches the whole aligned segment, as a DRAM sector fetch does.
-      uint64_t r = env_.access(port, sb, data, seg, false, nullptr, t, f);
-      ++stats_.mem_transactions;
-      if (r == CoreEnv::kFail) return fault_at(f, w, int(l0), lo);
-      t = issued(r, ready);
+      // A read fetches the bytes the lanes touch in this segment, [lo, hi), in naturally aligned
+      // power-of-two pieces (one piece when the warp is fully coalesced): nothing beyond them, so
+      // a read past the end of a buffer is seen by the memory's bounds check.
+      for (unsigned i = unsigned(lo - sb), end = unsigned(hi - sb); i < end;) {
+        unsigned piece = i ? (i & (0u - i)) : seg;
+        while (piece > end - i) piece >>= 1;
+        uint64_t r = env_.access(port, sb + i, data + i, piece, false, nullptr, t, f);
+        ++stats_.mem_transactions;
+        if (r == CoreEnv::kFail) return fault_at(f, w, int(l0), sb + i);
+        t = issued(r, ready);
+        i += piece;
+      }
       lanes(in, [&](unsigned l) { std::memcpy(buf_[l], data + (addr_[l] - sb), size); });
     } else {
       // Lanes applied in order (the last writer of a byte wins), then one write per contiguous run.

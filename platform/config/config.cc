@@ -88,6 +88,8 @@ std::vector<KeyDef> make_schema() {
       I("gmem.bytes_per_cycle", 1, 1, 1024, "Bytes transferred per cycle (byte_serial, fixed)"),
       F("gmem.bandwidth_gbps", 14.8, 0.1, 10000, "DRAM bandwidth (GB/s, dram model)"),
       F("gmem.latency_ns", 0, 0, 100000, "Extra DRAM access latency (ns, dram model)"),
+      B("gmem.check_bounds", true,
+        "Accesses outside every allocation are address errors (false: anything inside global memory goes)"),
       F("sysmem.size_mib", 16, 1, 4096, "System memory size (MiB)"),
       I("sysmem.latency", 2, 0, 100000, "System memory latency (cycles)"),
       I("sysmem.bytes_per_cycle", 4, 1, 1024, "System memory bytes per cycle"),

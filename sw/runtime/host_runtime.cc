@@ -52,6 +52,7 @@ DevPtr HostRuntime::malloc(size_t bytes) {
     throw RuntimeError(fmt::format("malloc: {} bytes do not fit in global memory ({} bytes, {} allocations)", bytes,
                                    p.gmem_size, allocs_.size()));
   allocs_[cand] = bytes;
+  host_.map_global(cand, bytes);
   return cand;
 }
 
@@ -59,6 +60,7 @@ void HostRuntime::free(DevPtr ptr) {
   auto it = allocs_.find(ptr);
   if (it == allocs_.end()) throw RuntimeError(fmt::format("free: {:#x} is not the start of an allocation", ptr));
   allocs_.erase(it);
+  host_.unmap_global(ptr);
 }
 
 void HostRuntime::check_range(DevPtr ptr, size_t n, const char* what) const {

@@ -168,3 +168,25 @@ TEST_CASE("memory: atomics follow PTX semantics") {
   mem.peek(0x1104, &fv, 4);
   CHECK(fv == 3.75f);
 }
+
+TEST_CASE("memory: with protection, only mapped ranges answer") {
+  Registry reg;
+  Memory mem("mem", cfg(MemoryConfig::Timing::ByteSerial), reg, "g");
+  Initiator ini("ini");
+  ini.out.bind(mem.in);
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  mem.set_protection(true);
+  mem.map(0x1100, 64);
+  uint32_t v = 7;
+  sc_time d = sc_core::SC_ZERO_TIME;
+  CHECK(ini.access(tlm::TLM_WRITE_COMMAND, 0x1100, &v, 4, d) == tlm::TLM_OK_RESPONSE);
+  CHECK(ini.access(tlm::TLM_WRITE_COMMAND, 0x113C, &v, 4, d) == tlm::TLM_OK_RESPONSE);    // last word
+  CHECK(ini.access(tlm::TLM_READ_COMMAND, 0x1140, &v, 4, d) == tlm::TLM_ADDRESS_ERROR_RESPONSE);  // one past
+  CHECK(ini.access(tlm::TLM_READ_COMMAND, 0x10FC, &v, 4, d) == tlm::TLM_ADDRESS_ERROR_RESPONSE);  // one before
+  uint64_t big[2];
+  CHECK(ini.access(tlm::TLM_READ_COMMAND, 0x1138, big, 16, d) == tlm::TLM_ADDRESS_ERROR_RESPONSE);  // straddles the end
+  mem.unmap(0x1100);
+  CHECK(ini.access(tlm::TLM_READ_COMMAND, 0x1100, &v, 4, d) == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  mem.set_protection(false);
+  CHECK(ini.access(tlm::TLM_READ_COMMAND, 0x1100, &v, 4, d) == tlm::TLM_OK_RESPONSE);
+}
