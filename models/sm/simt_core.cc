@@ -753,25 +753,16 @@ void SimtCore::exit_lanes(Warp& w, Group& g, uint32_t lanes_out) {
 }
 
 void SimtCore::do_call(Warp& w, const Inst& in, Group& g, uint32_t m) {
+  // Arguments and return values were lowered by the assembler into local-memory copies around the
+  // call: a call only pushes the return address (docs/isa-encoding.md).
   if (!w.rstack) w.rstack = new std::vector<uint64_t>[32];
   uint64_t ret = g.pc + in.size;
-  const ptx::CallInfo* ci = nullptr;
-  if (calls_ && in.ops[1].imm >= 0 && size_t(in.ops[1].imm) < calls_->size()) ci = &(*calls_)[size_t(in.ops[1].imm)];
-  Block& b = blocks_[w.block];
   lanes(m, [&](unsigned l) {
-    if (w.rstack[l].size() >= 64) {
-      fail("stack", "call depth exceeds 64", &w, int(l), 0);
+    if (w.rstack[l].size() >= kMaxCallDepth) {
+      fail("stack", fmt::format("call depth exceeds {}", kMaxCallDepth), &w, int(l), 0);
       return;
     }
     w.rstack[l].push_back(ret);
-    w.rstack[l].push_back(ci ? uint64_t(in.ops[1].imm) : ~uint64_t{0});
-    // Argument copy: caller frame offsets -> callee parameter offsets (both in local memory).
-    if (ci && lp_.local_bytes) {
-      uint8_t* loc = b.local.data() + size_t(w.in_block * cfg_.warp_size + l) * lp_.local_bytes;
-      for (size_t k = 0; k < ci->arg_offsets.size() && k < ci->callee_params.size() && k < ci->sizes.size(); ++k)
-        if (ci->arg_offsets[k] + ci->sizes[k] <= lp_.local_bytes && ci->callee_params[k] + ci->sizes[k] <= lp_.local_bytes)
-          std::memmove(loc + ci->callee_params[k], loc + ci->arg_offsets[k], ci->sizes[k]);
-    }
   });
 }
 
@@ -779,7 +770,6 @@ void SimtCore::do_call(Warp& w, const Inst& in, Group& g, uint32_t m) {
 bool SimtCore::do_ret(Warp& w, Group& g, uint32_t m) {
   uint32_t exiting = 0;
   unsigned gi = unsigned(&g - w.groups);
-  Block& b = blocks_[w.block];
   // Pop per lane; move lanes to their return address (one move per distinct address).
   uint64_t target[32];
   uint32_t moving = 0;
@@ -788,22 +778,10 @@ bool SimtCore::do_ret(Warp& w, Group& g, uint32_t m) {
       exiting |= 1u << l;
       return;
     }
-    uint64_t site = w.rstack[l].back();
-    w.rstack[l].pop_back();
     target[l] = w.rstack[l].back();
     w.rstack[l].pop_back();
     moving |= 1u << l;
-    if (calls_ && site < calls_->size() && lp_.local_bytes) {
-      const auto& ci = (*calls_)[site];
-      uint8_t* loc = b.local.data() + size_t(w.in_block * cfg_.warp_size + l) * lp_.local_bytes;
-      size_t na = ci.arg_offsets.size();
-      for (size_t k = 0; k < ci.ret_offsets.size() && k < ci.callee_rets.size() && na + k < ci.sizes.size(); ++k)
-        if (ci.ret_offsets[k] + ci.sizes[na + k] <= lp_.local_bytes && ci.callee_rets[k] + ci.sizes[na + k] <= lp_.local_bytes)
-          std::memmove(loc + ci.ret_offsets[k], loc + ci.callee_rets[k], ci.sizes[na + k]);
-    }
   });
-  uint64_t next = g.pc + 0;
-  (void)next;
   while (moving) {
     unsigned l0 = unsigned(__builtin_ctz(moving));
     uint32_t same = 0;
@@ -953,12 +931,8 @@ void SimtCore::step(Warp& w) {
 
 // --- memory -----------------------------------------------------------------------------------
 
-uint8_t* SimtCore::local_ptr(Warp& w, unsigned lane, Space sp, uint64_t addr, unsigned size, bool write) {
+uint8_t* SimtCore::local_ptr(Warp& w, unsigned lane, Space sp, uint64_t addr, unsigned size) {
   Block& b = blocks_[w.block];
-  if (sp == Space::Param) {
-    bool in_call = w.rstack && !w.rstack[lane].empty();
-    if (write || in_call) sp = Space::Local;  // function parameter frames live in local memory
-  }
   switch (sp) {
     case Space::Shared:
       if (addr + size > user_bytes_ || addr >= user_bytes_) {
@@ -1093,8 +1067,7 @@ inline Space resolve(Space sp, uint64_t& a) {
 
 // Shared part of ld/st: computes addresses, checks alignment, serves on-chip spaces and collects
 // global/const lanes. Returns the global lane mask; `cm` gets const lanes.
-bool SimtCore::mem_common(Warp& w, const Inst& in, uint32_t m, int mi, unsigned size, bool write,
-                          uint32_t& gm, uint32_t& cm, uint8_t** ptrs) {
+bool SimtCore::mem_common(Warp& w, const Inst& in, uint32_t m, int mi, unsigned size, uint32_t& gm, uint32_t& cm, uint8_t** ptrs) {
   const Operand& mo = in.ops[mi];
   const uint64_t* base = mo.reg == kNoReg ? nullptr : w.regs + size_t(mo.reg) * 32;
   gm = cm = 0;
@@ -1114,7 +1087,7 @@ bool SimtCore::mem_common(Warp& w, const Inst& in, uint32_t m, int mi, unsigned 
       }
       addr_[l] = a;
       onchip = true;
-      if (a + size > lim || a >= lim) ptrs[l] = local_ptr(w, l, Space::Shared, a, size, write);  // reports
+      if (a + size > lim || a >= lim) ptrs[l] = local_ptr(w, l, Space::Shared, a, size);  // reports
       else ptrs[l] = region + a;
       if (!ptrs[l]) ok = false;
     });
@@ -1137,7 +1110,7 @@ bool SimtCore::mem_common(Warp& w, const Inst& in, uint32_t m, int mi, unsigned 
     } else if (sp == Space::Const) {
       cm |= 1u << l;
     } else {
-      ptrs[l] = local_ptr(w, l, sp, a, size, write);
+      ptrs[l] = local_ptr(w, l, sp, a, size);
       onchip = true;
       if (!ptrs[l]) ok = false;
     }
@@ -1150,7 +1123,7 @@ void SimtCore::do_ld(Warp& w, const Inst& in, uint32_t m) {
   unsigned es = bits_of(in.type) / 8, n = in.vec, size = es * n;
   uint32_t gm, cm;
   uint8_t* ptrs[32];
-  if (!mem_common(w, in, m, n, size, false, gm, cm, ptrs)) return;
+  if (!mem_common(w, in, m, n, size, gm, cm, ptrs)) return;
   if (!gm && !cm && n == 1) {
     // Only on-chip lanes and one destination: nothing can fail any more, load straight into it.
     uint64_t scratch[32];
@@ -1190,7 +1163,7 @@ void SimtCore::do_st(Warp& w, const Inst& in, uint32_t m) {
   unsigned es = bits_of(in.type) / 8, n = in.vec, size = es * n;
   uint32_t gm, cm;
   uint8_t* ptrs[32];
-  if (!mem_common(w, in, m, 0, size, true, gm, cm, ptrs)) return;
+  if (!mem_common(w, in, m, 0, size, gm, cm, ptrs)) return;
   if (cm) {
     unsigned l = unsigned(__builtin_ctz(cm));
     fail("address", "store to constant memory", &w, int(l), addr_[l]);
@@ -1216,7 +1189,7 @@ void SimtCore::do_atom(Warp& w, const Inst& in, uint32_t m) {
   }
   uint32_t gm, cm;
   uint8_t* ptrs[32];
-  if (!mem_common(w, in, m, mi, size, true, gm, cm, ptrs)) return;
+  if (!mem_common(w, in, m, mi, size, gm, cm, ptrs)) return;
   if (cm) {
     fail("address", "atomic on constant memory", &w, __builtin_ctz(cm), addr_[__builtin_ctz(cm)]);
     return;

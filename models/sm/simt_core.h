@@ -61,6 +61,8 @@ struct LaunchParams {
 // Shared memory layout of a block (docs/sm.md): 16-byte header, parameters, then the user region
 // (static shared, then dynamic) starting 16-byte aligned.
 constexpr uint32_t kBlockHeaderBytes = 16;
+// Nested calls a thread may make before it is stopped with a "stack" error.
+constexpr size_t kMaxCallDepth = 64;
 inline uint32_t user_region_offset(uint32_t param_bytes) {
   return (kBlockHeaderBytes + param_bytes + 15u) & ~15u;
 }
@@ -91,8 +93,6 @@ class SimtCore {
   const std::vector<BlockTimes>& block_times() const { return block_times_; }
 
   std::vector<uint8_t>& smem() { return smem_; }
-  // Optional call-site table (image.h CallInfo) for argument copies on call/ret.
-  void set_call_table(const std::vector<ptx::CallInfo>* calls) { calls_ = calls; }
   void set_quantum(uint64_t cycles) { quantum_ = cycles; }
 
   // Test access: register slot / predicate of thread `tid` (linear in block) of resident block `b`.
@@ -139,8 +139,8 @@ class SimtCore {
   void do_st(Warp& w, const isa::Inst& in, uint32_t m);
   void do_atom(Warp& w, const isa::Inst& in, uint32_t m);
   // Resolves a per-lane address to a space; for shared/local returns a host pointer (nullptr + error).
-  uint8_t* local_ptr(Warp& w, unsigned lane, isa::Space sp, uint64_t addr, unsigned size, bool write);
-  bool mem_common(Warp& w, const isa::Inst& in, uint32_t m, int mi, unsigned size, bool write, uint32_t& gm,
+  uint8_t* local_ptr(Warp& w, unsigned lane, isa::Space sp, uint64_t addr, unsigned size);
+  bool mem_common(Warp& w, const isa::Inst& in, uint32_t m, int mi, unsigned size, uint32_t& gm,
                   uint32_t& cm, uint8_t** ptrs);
   bool global_lanes(Warp& w, uint32_t m, unsigned size, bool write, CoreEnv::Port port);
 
@@ -184,7 +184,6 @@ class SimtCore {
   uint8_t buf_[32][32];             // per-lane access data (up to v4.b64)
   std::vector<uint8_t> segbuf_;
   AtomicExtension atom_ext_;
-  const std::vector<ptx::CallInfo>* calls_ = nullptr;
 
   bool has_error_ = false;
   DeviceErrorInfo error_;

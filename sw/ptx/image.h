@@ -21,15 +21,6 @@ struct ParamInfo {
   uint32_t align = 0;
 };
 
-// Legacy: a call-site argument table the SM could install with SimtCore::set_call_table. The
-// assembler no longer produces one: argument and return-value passing is lowered into ordinary
-// ld.local/st.local instructions around each Call (docs/isa-encoding.md, "Call convention"), so
-// Call is push-return-address + jump and Ret is pop. Kept only until the SM drops set_call_table.
-struct CallInfo {
-  uint64_t target = 0;
-  std::vector<uint32_t> arg_offsets, ret_offsets, callee_params, callee_rets, sizes;
-};
-
 struct KernelInfo {
   std::string name;
   uint64_t entry = 0;               // absolute code address
