@@ -226,6 +226,9 @@ int sc_main(int argc, char* argv[]) {
   } catch (const DeviceError& e) {
     fmt::print(stderr, "gpuvp: device error: {}\n", e.what());
     return 1;
+  } catch (const TimeoutError& e) {
+    fmt::print(stderr, "gpuvp: {}\n", e.what());
+    return 1;
   } catch (const rt::RuntimeError& e) {
     fmt::print(stderr, "gpuvp: runtime error: {}\n", e.what());
     return 2;

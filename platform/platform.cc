@@ -429,11 +429,20 @@ void Platform::run(const std::function<void(rt::Runtime&)>& host) {
   auto& p = *impl_;
   p.host_fn = host;
   auto t0 = std::chrono::steady_clock::now();
-  sc_core::sc_start();
+  double limit_ms = p.cfg.f("sim.timeout_ms");
+  if (limit_ms > 0)
+    sc_core::sc_start(sc_time(limit_ms, sc_core::SC_MS) - sc_core::sc_time_stamp());
+  else
+    sc_core::sc_start();
   p.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (p.host_exc) std::rethrow_exception(p.host_exc);
   if (!p.host_done) {
     if (p.errors.first) throw DeviceError(*p.errors.first);
+    if (limit_ms > 0 && sc_core::sc_time_stamp() >= sc_time(limit_ms, sc_core::SC_MS))
+      throw TimeoutError(fmt::format(
+          "timeout: the host program had not finished after {} ms of simulated time (a kernel that never "
+          "reaches kernel_done?); sim.timeout_ms sets the limit",
+          limit_ms));
     throw std::runtime_error(fmt::format(
         "simulation stalled at {}: the host program waits but no model has anything left to do",
         sc_core::sc_time_stamp().to_string()));

@@ -3,6 +3,7 @@
 // SystemC elaborates once per process: build one Platform per process.
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,12 @@ struct PlatformStats {
   std::vector<rt::LaunchStats> launches;
   uint64_t thread_insts = 0;
   nlohmann::json to_json() const;
+};
+
+// The run did not finish within sim.timeout_ms of simulated time.
+class TimeoutError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 class PlatformImpl;

@@ -110,6 +110,8 @@ std::vector<KeyDef> make_schema() {
       F("host.launch_latency_ns", 0, 0, 1e9, "Driver launch latency (ns) before the start register is written"),
       I("l2.size_kib", 0, 0, 65536, "L2 size (KiB); informational"),
       I("copy_engines", 0, 0, 8, "Copy engines; 0 means the host writes memories directly"),
+      F("sim.timeout_ms", 2000, 0, 1e9,
+        "Simulated time after which a run that has not finished stops with a timeout error (0: no limit)"),
       S("log.level", "warn", {"error", "warn", "info", "debug", "trace"}, "Default log level"),
   };
 }
