@@ -353,10 +353,8 @@ SimtCore::SimtCore(const SmConfig& cfg, CoreEnv& env) : cfg_(cfg), env_(env) {
   smem_.assign(cfg.shared_bytes, 0);
   dcache_.resize(4096);
   checked_.assign(dcache_.size(), 0);
-  unsigned w = std::max(cfg.ibuf_insts * 16u, 128u);
-  unsigned p2 = 128;
-  while (p2 < w) p2 <<= 1;
-  ibuf_.assign(p2, 0);
+  // ibuf_insts instructions of about 16 bytes each, in whole lines (at least one).
+  ibuf_.resize(std::max(1u, (cfg.ibuf_insts * 16u + kIbufLine - 1) / kIbufLine));
 }
 
 SimtCore::~SimtCore() { clear(); }
@@ -400,7 +398,8 @@ bool SimtCore::launch(const LaunchParams& lp, uint64_t start) {
   lp_ = lp;
   cur_pc_ = lp.entry;
   ++launch_gen_;
-  ibuf_len_ = 0;  // the loader may have rewritten code between batches: refetch
+  for (auto& l : ibuf_) l.base = ~uint64_t{0};  // the loader may have rewritten code between batches: refetch
+  ++ibuf_gen_;
   auto resource = [&](const std::string& what) {
     fail("resource", what, nullptr, -1, 0);
     return false;
@@ -547,6 +546,37 @@ bool SimtCore::validate(const Inst& in, uint64_t pc) {
   return true;
 }
 
+const SimtCore::IbufLine* SimtCore::ibuf_line(Warp& w, uint64_t base) {
+  IbufLine* l = &ibuf_[ibuf_mru_];
+  if (l->base != base) {
+    unsigned victim = 0;
+    unsigned i = 0;
+    for (; i < ibuf_.size(); ++i) {
+      if (ibuf_[i].base == base) break;
+      if (ibuf_[i].used < ibuf_[victim].used) victim = i;
+    }
+    if (i == ibuf_.size()) {  // miss: one fetch transaction for the line
+      i = victim;
+      CoreEnv::Fault f;
+      IbufLine& v = ibuf_[i];
+      v.base = ~uint64_t{0};
+      uint64_t t = env_.access(CoreEnv::Port::Fetch, base, v.bytes, kIbufLine, false, nullptr, now_, f);
+      ++stats_.fetches;
+      ++ibuf_gen_;
+      if (t == CoreEnv::kFail) {
+        fault_at(f, w, -1, base);
+        return nullptr;
+      }
+      now_ = std::max(now_, t);
+      v.base = base;
+    }
+    ibuf_mru_ = i;
+    l = &ibuf_[i];
+  }
+  l->used = ++ibuf_clock_;
+  return l;
+}
+
 const Inst* SimtCore::fetch(Warp& w, uint64_t pc) {
   size_t idx = (pc >> 2) & (dcache_.size() - 1);
   DecEntry& e = dcache_[idx];
@@ -557,34 +587,28 @@ const Inst* SimtCore::fetch(Warp& w, uint64_t pc) {
   };
   CoreEnv::Fault f;
   if (cfg_.ibuf_insts) {
-    auto refill = [&](uint64_t base) {
-      uint32_t len = uint32_t(ibuf_.size());
-      uint64_t t = env_.access(CoreEnv::Port::Fetch, base, ibuf_.data(), len, false, nullptr, now_, f);
-      ++stats_.fetches;
-      ++ibuf_gen_;
-      if (t == CoreEnv::kFail) {
-        ibuf_len_ = 0;
-        return fault_at(f, w, -1, base);
-      }
-      now_ = std::max(now_, t);
-      ibuf_base_ = base;
-      ibuf_len_ = len;
-      return true;
-    };
-    if (!(pc >= ibuf_base_ && pc - ibuf_base_ + ptx::kHeaderBytes <= ibuf_len_)) {
-      if (!refill(pc & ~uint64_t(ibuf_.size() - 1))) return nullptr;
-    }
+    // The instruction's bytes, from one line or (straddling a boundary) two.
+    uint64_t lb = pc & ~uint64_t(kIbufLine - 1);
+    const IbufLine* l0 = ibuf_line(w, lb);
+    if (!l0) return nullptr;
     if (e.pc == pc && e.gen == ibuf_gen_ && checked_[idx] == launch_gen_) return &e.inst;
-    size_t off = pc - ibuf_base_;
-    size_t sz = ptx::size_from_header(ibuf_.data() + off);
-    if (sz && off + sz > ibuf_len_) {  // straddles the window end: refill starting at pc
-      if (!refill(pc & ~uint64_t(3))) return nullptr;
-      off = pc - ibuf_base_;
+    size_t off = pc - lb;
+    uint8_t tmp[2 * kIbufLine];
+    const uint8_t* p = l0->bytes + off;
+    size_t avail = kIbufLine - off;
+    size_t sz = avail >= ptx::kHeaderBytes ? ptx::size_from_header(p) : 0;
+    if (avail < ptx::kHeaderBytes || (sz && sz > avail)) {
+      std::memcpy(tmp, p, avail);  // copied first: the second fill may replace this line
+      const IbufLine* l1 = ibuf_line(w, lb + kIbufLine);
+      if (!l1) return nullptr;
+      std::memcpy(tmp + avail, l1->bytes, kIbufLine);
+      p = tmp;
+      avail += kIbufLine;
+      sz = ptx::size_from_header(p);
     }
-    const uint8_t* p = ibuf_.data() + off;
     if (!(e.pc == pc && sz && e.inst.size == sz && std::memcmp(e.bytes, p, sz) == 0)) {
       e.pc = ~uint64_t{0};
-      if (!ptx::decode(p, ibuf_len_ - off, e.inst, &why)) return decode_fail(why);
+      if (!ptx::decode(p, avail, e.inst, &why)) return decode_fail(why);
       std::memcpy(e.bytes, p, e.inst.size);
       e.pc = pc;
       checked_[idx] = 0;

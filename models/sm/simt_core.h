@@ -111,7 +111,7 @@ class SimtCore {
   };
   struct DecEntry {
     uint64_t pc = ~uint64_t{0};
-    uint64_t gen = 0;                // ibuf fill this entry was last validated against
+    uint64_t gen = 0;                // ibuf fill generation this entry was last validated against
     isa::Inst inst;
     uint8_t bytes[128];
   };
@@ -170,11 +170,20 @@ class SimtCore {
   uint64_t now_ = 0, synced_ = 0;
   std::vector<BlockTimes> block_times_;
 
-  // Instruction buffer and decode cache.
-  std::vector<uint8_t> ibuf_;
-  uint64_t ibuf_base_ = 0;
-  uint32_t ibuf_len_ = 0;
-  uint64_t ibuf_gen_ = 1;
+  // Instruction buffer: kIbufLine-byte lines, fully associative, least recently used replaced.
+  static constexpr unsigned kIbufLine = 128;
+  struct IbufLine {
+    uint64_t base = ~uint64_t{0};  // line address, ~0 = empty
+    uint64_t used = 0;             // LRU stamp
+    uint8_t bytes[kIbufLine];
+  };
+  std::vector<IbufLine> ibuf_;
+  unsigned ibuf_mru_ = 0;
+  uint64_t ibuf_clock_ = 0;
+  uint64_t ibuf_gen_ = 1;           // bumped on every fill: decoded entries re-check their bytes
+  // The line holding `base`, fetched on a miss; nullptr after a fault (reported).
+  const IbufLine* ibuf_line(Warp& w, uint64_t base);
+  // Decode cache.
   std::vector<DecEntry> dcache_;
   uint64_t launch_gen_ = 0;         // register bounds are checked once per launch per entry
   std::vector<uint64_t> checked_;   // per dcache entry: launch_gen_ it was validated for

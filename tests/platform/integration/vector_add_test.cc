@@ -2,6 +2,8 @@
 // FlexGripPlus study shows (execution time falls from 1 to 2 to 4 SMs).
 #include <catch2/catch.hpp>
 
+#include <sstream>
+
 #include "common/subprocess.h"
 
 using gpuvp::test::run_stats;
@@ -81,4 +83,44 @@ TEST_CASE("platform: tx2 DRAM is bandwidth-bound, not latency-serialised") {
   REQUIRE(slow["exit_status"] == 0);
   // 32 KiB at 5 GB/s = 6554 ns = 8520 cycles on the read port alone.
   CHECK(slow["kernel_cycles"].get<uint64_t>() >= 8520);
+}
+
+TEST_CASE("platform: a kernel whose code fits the instruction buffer fetches each 128-byte line once") {
+  // mandelbrot loops many times per pixel; with 128 instructions (16 lines of 128 bytes) of buffer
+  // the whole kernel fits, so only the first touch of each code line goes to system memory. The lines are counted from the
+  // disassembly: the kernel's first and last instruction addresses.
+  auto d = gpuvp::test::run_gpuvp("disasm mandelbrot");
+  REQUIRE(d.status == 0);
+  uint64_t first = ~uint64_t{0}, last = 0;
+  std::istringstream in(d.out);
+  for (std::string line; std::getline(in, line);) {
+    auto colon = line.find(":  ");
+    if (line.empty() || line[0] == '/' || colon == std::string::npos) continue;
+    uint64_t a = std::stoull(line.substr(0, colon), nullptr, 16);
+    first = std::min(first, a);
+    last = std::max(last, a);
+  }
+  uint64_t lines = last / 128 - first / 128 + 1;
+  REQUIRE(lines <= 16);  // the kernel fits the buffer: otherwise this test means nothing
+  auto j = run_stats("--preset flexgrip --set sm.ibuf_insts=128 --workload mandelbrot");
+  REQUIRE(j["exit_status"] == 0);
+  CHECK(j["sms"][0]["fetches"].get<uint64_t>() == lines);
+  // Without a buffer every executed warp instruction is fetched.
+  auto n = run_stats("--preset flexgrip --set sm.ibuf_insts=0 --workload mandelbrot");
+  REQUIRE(n["exit_status"] == 0);
+  CHECK(n["sms"][0]["fetches"].get<uint64_t>() >= n["sms"][0]["warp_insts"].get<uint64_t>());
+  CHECK(n["kernel_cycles"].get<uint64_t>() > j["kernel_cycles"].get<uint64_t>());
+}
+
+TEST_CASE("platform: compute-bound mandelbrot speeds up from 1 to 2 to 4 SMs on flexgrip") {
+  uint64_t prev = 0;
+  for (int n : {1, 2, 4}) {
+    auto j = run_stats(fmt::format("--preset flexgrip --set sm.count={} --workload mandelbrot", n));
+    REQUIRE(j["exit_status"] == 0);
+    uint64_t c = j["kernel_cycles"];
+    // 4 blocks of 64 threads: with n SMs the slowest SM runs 4/n blocks; the time must fall by at
+    // least a quarter at each doubling (memory and fetch contention take the rest).
+    if (prev) CHECK(c < prev * 3 / 4);
+    prev = c;
+  }
 }
