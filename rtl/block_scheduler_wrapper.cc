@@ -8,7 +8,7 @@
 namespace gpuvp {
 
 RtlBlockScheduler::RtlBlockScheduler(sc_core::sc_module_name name, const BlockSchedulerConfig& cfg, Registry& reg)
-    : BlockDispatcher(name, cfg.num_sms), cfg_(cfg), n_(cfg.num_sms) {
+    : BlockDispatcher(name, cfg.num_sms), cfg_(cfg), n_(cfg.num_sms), edge_(cfg.clock) {
   if (n_ == 0 || n_ > rtl::max_scheduler_sms())
     throw std::invalid_argument(
         fmt::format("{}: RTL scheduler needs 1..{} SMs, got {}", cfg.path, rtl::max_scheduler_sms(), n_));
@@ -54,23 +54,11 @@ RtlBlockScheduler::RtlBlockScheduler(sc_core::sc_module_name name, const BlockSc
   sensitive << rst << en << cfg_blocks_per_core << cfg_grid_x << cfg_grid_y << cfg_grid_z << cfg_block_x
             << cfg_block_y << cfg_block_z << cfg_shmem_size << cfg_dyn_shmem_size << cfg_param_size;
   for (unsigned i = 0; i < n_; ++i) sensitive << smp_done[i];
-  sensitive << wake_ev_ << edge_ev_;
-}
-
-void RtlBlockScheduler::schedule_edge(const sc_core::sc_time& now) {
-  sc_core::sc_time e = cfg_.clock.next_edge(now);
-  if (!edge_pending_ || e < edge_time_) {
-    edge_pending_ = true;
-    edge_time_ = e;
-    edge_ev_.cancel();
-    edge_ev_.notify(e - now);
-  }
+  sensitive << wake_ev_ << edge_.event();
 }
 
 void RtlBlockScheduler::process() {
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
-  if (edge_pending_ && now >= edge_time_) {
-    edge_pending_ = false;
+  if (edge_.take()) {
     ++evaluations_;
     // The input ports are as wide as the RTL fields: the Var truncates like the model does.
     i_rst_.set(rst.read());
@@ -91,13 +79,13 @@ void RtlBlockScheduler::process() {
     i_done_.set(done);
     m_->edge();
     drive();
-    if (flops_changed(*m_, snap_)) schedule_edge(now);
+    if (flops_changed(*m_, snap_)) edge_.request();
     return;
   }
   // An input changed or a flip-flop was written: the next edge may change the design.
   flops_changed(*m_, snap_);
   drive();
-  schedule_edge(now);
+  edge_.request();
 }
 
 void RtlBlockScheduler::drive() {

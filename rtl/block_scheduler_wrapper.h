@@ -34,7 +34,6 @@ class RtlBlockScheduler : public BlockDispatcher {
   void process();
   void drive();
   void wake() { wake_ev_.notify(sc_core::SC_ZERO_TIME); }
-  void schedule_edge(const sc_core::sc_time& now);
 
   BlockSchedulerConfig cfg_;
   unsigned n_;
@@ -45,9 +44,8 @@ class RtlBlockScheduler : public BlockDispatcher {
   rtl::Var o_rdy_, o_kdone_, o_en_, o_reset_, o_bx_, o_by_, o_bz_, o_gx_, o_gy_, o_gz_, o_tpb_, o_shmem_;
   std::vector<rtl::Var> o_nb_, o_idx_;
   std::vector<uint64_t> snap_;
-  sc_core::sc_event wake_ev_, edge_ev_;
-  bool edge_pending_ = false;
-  sc_core::sc_time edge_time_;
+  sc_core::sc_event wake_ev_;
+  EdgeTimer edge_;
   uint64_t evaluations_ = 0;
 };
 

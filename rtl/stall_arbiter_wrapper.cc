@@ -47,7 +47,7 @@ void trace_flops(sc_core::sc_trace_file* tf, const rtl::VModel& m, const std::st
 
 RtlStallArbiter::RtlStallArbiter(sc_core::sc_module_name name, unsigned n, const Clock& clock, Registry& reg,
                                  const std::string& path)
-    : StallArbiterCore(name, n), n_(n), clock_(clock), path_(path) {
+    : StallArbiterCore(name, n), n_(n), clock_(clock), path_(path), edge_(clock) {
   if (n == 0 || n > rtl::max_arbiter_requesters())
     throw std::invalid_argument(
         fmt::format("{}: RTL arbiter needs 1..{} requesters, got {}", path, rtl::max_arbiter_requesters(), n));
@@ -63,23 +63,11 @@ RtlStallArbiter::RtlStallArbiter(sc_core::sc_module_name name, unsigned n, const
 
   SC_METHOD(process);  // runs once at time 0: drives the reset outputs
   for (unsigned i = 0; i < n; ++i) sensitive << req[i] << ack[i];
-  sensitive << wake_ev_ << edge_ev_;
-}
-
-void RtlStallArbiter::schedule_edge(const sc_core::sc_time& now) {
-  sc_core::sc_time e = clock_.next_edge(now);
-  if (!edge_pending_ || e < edge_time_) {
-    edge_pending_ = true;
-    edge_time_ = e;
-    edge_ev_.cancel();
-    edge_ev_.notify(e - now);
-  }
+  sensitive << wake_ev_ << edge_.event();
 }
 
 void RtlStallArbiter::process() {
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
-  if (edge_pending_ && now >= edge_time_) {
-    edge_pending_ = false;
+  if (edge_.take()) {
     ++evaluations_;
     uint64_t rq = 0, ak = 0;
     for (unsigned i = 0; i < n_; ++i) {
@@ -90,13 +78,13 @@ void RtlStallArbiter::process() {
     ack_in_.set(ak);
     m_->edge();
     drive();
-    if (flops_changed(*m_, snap_)) schedule_edge(now);
+    if (flops_changed(*m_, snap_)) edge_.request();
     return;
   }
   // An input changed or a flip-flop was written: the next edge may change the design.
   flops_changed(*m_, snap_);
   drive();
-  schedule_edge(now);
+  edge_.request();
 }
 
 void RtlStallArbiter::drive() {

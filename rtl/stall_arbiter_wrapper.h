@@ -38,7 +38,6 @@ class RtlStallArbiter : public StallArbiterCore {
   void process();
   void drive();
   void wake() { wake_ev_.notify(sc_core::SC_ZERO_TIME); }
-  void schedule_edge(const sc_core::sc_time& now);
 
   unsigned n_;
   Clock clock_;
@@ -46,9 +45,8 @@ class RtlStallArbiter : public StallArbiterCore {
   std::unique_ptr<rtl::VModel> m_;
   rtl::Var req_in_, ack_in_, grant_ff_, stall_ff_;
   std::vector<uint64_t> snap_;
-  sc_core::sc_event wake_ev_, edge_ev_;
-  bool edge_pending_ = false;
-  sc_core::sc_time edge_time_;
+  sc_core::sc_event wake_ev_;
+  EdgeTimer edge_;
   uint64_t evaluations_ = 0;
 };
 

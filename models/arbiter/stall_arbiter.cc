@@ -27,6 +27,7 @@ StallArbiter::StallArbiter(sc_core::sc_module_name name, unsigned n, const Clock
       path_(path),
       last_width_(std::max(1u, clog2(n))),
       all_(n >= 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1)),
+      edge_(clock),
       stats_(n),
       stall_since_(n, 0) {
   if (n == 0 || n > 64) throw std::invalid_argument(fmt::format("{}: arbiter needs 1..64 requesters, got {}", path, n));
@@ -39,7 +40,7 @@ StallArbiter::StallArbiter(sc_core::sc_module_name name, unsigned n, const Clock
 
   SC_METHOD(process);  // runs once at time 0: drives the reset outputs
   for (unsigned i = 0; i < n; ++i) sensitive << req[i] << ack[i];
-  sensitive << wake_ev_ << edge_ev_;
+  sensitive << wake_ev_ << edge_.event();
 }
 
 void StallArbiter::sample(uint64_t& rq, uint64_t& ak) const {
@@ -101,8 +102,7 @@ void StallArbiter::process() {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   uint64_t rq, ak;
   sample(rq, ak);
-  if (edge_pending_ && now >= edge_time_) {
-    edge_pending_ = false;
+  if (edge_.take()) {
     ++evaluations_;
     Regs x = next(r_, rq, ak);
     uint64_t cyc = clock_.cycle(now);
@@ -119,13 +119,7 @@ void StallArbiter::process() {
   drive();
   // Sleep unless the next edge would change something with the inputs as they are now.
   if (next(r_, rq, ak) != r_) {
-    sc_core::sc_time e = clock_.next_edge(now);
-    if (!edge_pending_ || e < edge_time_) {
-      edge_pending_ = true;
-      edge_time_ = e;
-      edge_ev_.cancel();
-      edge_ev_.notify(e - now);
-    }
+    edge_.request();
   }
 }
 

@@ -112,9 +112,8 @@ class StallArbiter : public StallArbiterCore {
   unsigned last_width_;
   uint64_t all_;
   Regs r_;
-  sc_core::sc_event wake_ev_, edge_ev_;
-  bool edge_pending_ = false;
-  sc_core::sc_time edge_time_;
+  sc_core::sc_event wake_ev_;
+  EdgeTimer edge_;
   uint64_t evaluations_ = 0;
   std::vector<ArbiterPortStats> stats_;
   std::vector<uint64_t> stall_since_;  // cycle at which the current stall interval began

@@ -40,4 +40,35 @@ class Clock {
   sc_core::sc_time period_{10, sc_core::SC_NS};
 };
 
+// The one pending rising edge of a gated clocked process: the process asks for the next edge when
+// something can change and is woken by event() when it comes; asking again keeps the earliest.
+class EdgeTimer {
+ public:
+  explicit EdgeTimer(const Clock& clock) : clock_(clock) {}
+  const sc_core::sc_event& event() const { return ev_; }
+  // Asks for an evaluation at the first edge strictly after now.
+  void request() {
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    sc_core::sc_time e = clock_.next_edge(now);
+    if (!pending_ || e < at_) {
+      pending_ = true;
+      at_ = e;
+      ev_.cancel();
+      ev_.notify(e - now);
+    }
+  }
+  // True, once, when the requested edge has come.
+  bool take() {
+    if (!pending_ || sc_core::sc_time_stamp() < at_) return false;
+    pending_ = false;
+    return true;
+  }
+
+ private:
+  Clock clock_;
+  sc_core::sc_event ev_;
+  bool pending_ = false;
+  sc_core::sc_time at_;
+};
+
 }  // namespace gpuvp

@@ -49,7 +49,7 @@ bool BlockScheduler::Regs::operator==(const Regs& o) const {
 }
 
 BlockScheduler::BlockScheduler(sc_core::sc_module_name name, const BlockSchedulerConfig& cfg, Registry& reg)
-    : BlockDispatcher(name, cfg.num_sms), cfg_(cfg), n_(cfg.num_sms) {
+    : BlockDispatcher(name, cfg.num_sms), cfg_(cfg), n_(cfg.num_sms), edge_(cfg.clock) {
   if (n_ == 0 || n_ > 64)
     throw std::invalid_argument(fmt::format("{}: scheduler needs 1..64 SMs, got {}", cfg.path, n_));
   all_ = n_ >= 64 ? ~uint64_t{0} : ((uint64_t{1} << n_) - 1);
@@ -84,7 +84,7 @@ BlockScheduler::BlockScheduler(sc_core::sc_module_name name, const BlockSchedule
   sensitive << rst << en << cfg_blocks_per_core << cfg_grid_x << cfg_grid_y << cfg_grid_z << cfg_block_x
             << cfg_block_y << cfg_block_z << cfg_shmem_size << cfg_dyn_shmem_size << cfg_param_size;
   for (unsigned i = 0; i < n_; ++i) sensitive << smp_done[i];
-  sensitive << wake_ev_ << edge_ev_;
+  sensitive << wake_ev_ << edge_.event();
   stats_.phases.push_back({SchedPhase::Idle, 0});
 }
 
@@ -287,8 +287,7 @@ void BlockScheduler::account(const Regs& b, const Regs& a, uint64_t cyc) {
 void BlockScheduler::process() {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   Inputs in = sample();
-  if (edge_pending_ && now >= edge_time_) {
-    edge_pending_ = false;
+  if (edge_.take()) {
     ++stats_.evaluations;
     Regs x = next(r_, in);
     account(r_, x, cfg_.clock.cycle(now));
@@ -297,13 +296,7 @@ void BlockScheduler::process() {
   }
   drive();
   if (next(r_, in) != r_) {
-    sc_core::sc_time e = cfg_.clock.next_edge(now);
-    if (!edge_pending_ || e < edge_time_) {
-      edge_pending_ = true;
-      edge_time_ = e;
-      edge_ev_.cancel();
-      edge_ev_.notify(e - now);
-    }
+    edge_.request();
   }
 }
 

@@ -219,9 +219,8 @@ class BlockScheduler : public BlockDispatcher {
   unsigned n_;
   uint64_t all_;
   Regs r_, reset_;
-  sc_core::sc_event wake_ev_, edge_ev_;
-  bool edge_pending_ = false;
-  sc_core::sc_time edge_time_;
+  sc_core::sc_event wake_ev_;
+  EdgeTimer edge_;
   SchedulerStats stats_;
   SchedPhase cur_phase_ = SchedPhase::Idle;
   uint64_t phase_since_ = 0;
