@@ -291,6 +291,8 @@ class Parser {
   std::vector<uint8_t> initializer(DType t, uint32_t elems);
   void function(bool entry, bool visible, bool is_extern, bool weak);
   Var param_decl(Space sp);
+  DType decl_type(Var& v, bool param);
+  uint64_t array_elems(uint64_t max_dim, bool* unsized);
   void body();
   void statement();
   void instruction();
@@ -373,38 +375,14 @@ void Parser::var_decl(Space sp, bool is_extern, std::vector<Var>* into) {
   Var v;
   v.space = sp;
   v.line = cur().line;
-  DType type = DType::None;
-  for (;;) {
-    if (accept(".align")) {
-      const Tok& a = cur();
-      uint64_t al = number("alignment");
-      if (al == 0 || (al & (al - 1)) || al > 4096) err(a, fmt::format("bad alignment {}", al));
-      v.align = uint32_t(al);
-    } else if (cur().k == T::Ident && cur().s[0] == '.' && kTypes.count(cur().s.substr(1)) &&
-               cur().s != ".pred") {
-      type = kTypes.at(next().s.substr(1));
-    } else {
-      break;
-    }
-  }
+  DType type = decl_type(v, false);
   if (type == DType::None) err(cur(), fmt::format("unsupported variable declaration at '{}'", cur().s));
   Tok nt = cur();
   v.name = ident("variable name");
   uint32_t esz = bits_of(type) / 8;
   if (v.align < esz) v.align = esz;
-  uint64_t elems = 1;
   bool unsized = false;
-  while (accept("[")) {
-    if (accept("]")) {
-      unsized = true;
-      continue;
-    }
-    const Tok& n = cur();
-    uint64_t d = number("array size");
-    if (d == 0 || d > (1u << 30)) err(n, fmt::format("bad array size {}", d));
-    elems *= d;
-    expect("]");
-  }
+  uint64_t elems = array_elems(1u << 30, &unsized);
   if (unsized) {
     if (!(is_extern && sp == Space::Shared)) err(nt, "unsized array is only supported for .extern .shared");
     v.dynamic = true;
@@ -472,6 +450,19 @@ Var Parser::param_decl(Space sp) {
   Var v;
   v.space = sp;
   v.line = cur().line;
+  DType type = decl_type(v, true);
+  if (type == DType::None) err(cur(), fmt::format("expected a parameter type, got '{}'", cur().s));
+  v.name = ident("parameter name");
+  uint32_t esz = bits_of(type) / 8;
+  if (v.align < esz) v.align = esz;
+  uint64_t elems = array_elems(1u << 20, nullptr);
+  v.size = uint32_t(elems * esz);
+  return v;
+}
+
+// `.align N` and the type of a declaration, in any order; a parameter may also carry `.ptr` and a
+// state space (`.ptr.global.align 4`), which change nothing here.
+DType Parser::decl_type(Var& v, bool param) {
   DType type = DType::None;
   for (;;) {
     if (accept(".align")) {
@@ -479,27 +470,32 @@ Var Parser::param_decl(Space sp) {
       uint64_t al = number("alignment");
       if (al == 0 || (al & (al - 1)) || al > 4096) err(a, fmt::format("bad alignment {}", al));
       v.align = uint32_t(al);
-    } else if (accept(".ptr") || accept(".global") || accept(".shared") || accept(".const") || accept(".local")) {
+    } else if (param && (accept(".ptr") || accept(".global") || accept(".shared") || accept(".const") ||
+                         accept(".local"))) {
     } else if (cur().k == T::Ident && cur().s[0] == '.' && kTypes.count(cur().s.substr(1)) && cur().s != ".pred") {
       type = kTypes.at(next().s.substr(1));
     } else {
-      break;
+      return type;
     }
   }
-  if (type == DType::None) err(cur(), fmt::format("expected a parameter type, got '{}'", cur().s));
-  v.name = ident("parameter name");
-  uint32_t esz = bits_of(type) / 8;
-  if (v.align < esz) v.align = esz;
+}
+
+// `[N][M]...`: the element count. `[]` is accepted (and reported through *unsized) only where
+// unsized is given.
+uint64_t Parser::array_elems(uint64_t max_dim, bool* unsized) {
   uint64_t elems = 1;
   while (accept("[")) {
+    if (unsized && accept("]")) {
+      *unsized = true;
+      continue;
+    }
     const Tok& n = cur();
     uint64_t d = number("array size");
-    if (d == 0 || d > (1u << 20)) err(n, fmt::format("bad array size {}", d));
+    if (d == 0 || d > max_dim) err(n, fmt::format("bad array size {}", d));
     elems *= d;
     expect("]");
   }
-  v.size = uint32_t(elems * esz);
-  return v;
+  return elems;
 }
 
 void Parser::function(bool entry, bool visible, bool is_extern, bool weak) {
