@@ -146,8 +146,10 @@ class PlatformImpl : public sc_core::sc_module, public rt::HostInterface {
         smp_reset("smp_reset", n),
         smp_done("smp_done", n) {
     cfg.validate();
-    // sc_stop() at the end of the host program is the normal end, not news.
-    sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+    // sc_stop() at the end of the host program and the VCD time unit are the normal course, not news.
+    log::install_report_handler();
+    sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+    sc_core::sc_report_handler::set_actions("tracing timescale unit set", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
     log::set_default_level(log::parse_level(cfg.s("log.level")));
     fill_props();
 

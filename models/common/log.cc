@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 namespace gpuvp::log {
@@ -10,20 +11,33 @@ namespace {
 struct State {
   Level def = Level::Warn;
   std::map<std::string, Level> prefixes;
+  bool handler_installed = false;
+  std::set<std::string> error_types;  // message types whose SC_ERROR reports must not throw
 };
 State& state() {
   static State s;
   return s;
 }
-const char* name_of(Level l) {
-  switch (l) {
-    case Level::Error: return "error";
-    case Level::Warn: return "warn";
-    case Level::Info: return "info";
-    case Level::Debug: return "debug";
-    case Level::Trace: return "trace";
+
+const char* severity_name(sc_core::sc_severity s) {
+  switch (s) {
+    case sc_core::SC_INFO: return "info";
+    case sc_core::SC_WARNING: return "warn";
+    case sc_core::SC_ERROR: return "error";
+    case sc_core::SC_FATAL: return "fatal";
+    default: return "?";
   }
-  return "?";
+}
+
+// Every report, SystemC's own included, is displayed as "[level time] type: message". Everything
+// else the actions ask for (log file, stop, abort, throw) is left to SystemC's default handler.
+void handler(const sc_core::sc_report& r, const sc_core::sc_actions& actions) {
+  if (actions & sc_core::SC_DISPLAY) {
+    std::string t = sc_core::sc_time_stamp().to_string();
+    std::fprintf(stderr, "[%s %s] %s: %s\n", severity_name(r.get_severity()), t.c_str(), r.get_msg_type(),
+                 r.get_msg());
+  }
+  sc_core::sc_report_handler::default_handler(r, actions & ~sc_core::SC_DISPLAY);
 }
 }  // namespace
 
@@ -52,9 +66,30 @@ Level parse_level(const std::string& n) {
   throw std::invalid_argument("log level '" + n + "' is not one of error, warn, info, debug, trace");
 }
 
+void install_report_handler() {
+  State& s = state();
+  if (s.handler_installed) return;
+  s.handler_installed = true;
+  sc_core::sc_report_handler::set_handler(handler);
+}
+
 void emit(Level level, const std::string& module, const std::string& message) {
-  std::string t = sc_core::sc_time_stamp().to_string();
-  std::fprintf(stderr, "[%s %s] %s: %s\n", name_of(level), t.c_str(), module.c_str(), message.c_str());
+  // Our lines are sc_reports with the module path as message type, so sc_report_handler settings
+  // (actions per type or severity, a log file) apply to them. Level filtering happened before the
+  // message was formatted; every info-severity line goes out at the default verbosity.
+  install_report_handler();
+  sc_core::sc_severity sev = sc_core::SC_INFO;
+  if (level == Level::Error) {
+    // A model's error line reports something the platform handles (a device error): it is shown,
+    // logged, never thrown.
+    State& s = state();
+    if (s.error_types.insert(module).second)
+      sc_core::sc_report_handler::set_actions(module.c_str(), sc_core::SC_ERROR, sc_core::SC_DISPLAY | sc_core::SC_LOG);
+    sev = sc_core::SC_ERROR;
+  } else if (level == Level::Warn) {
+    sev = sc_core::SC_WARNING;
+  }
+  sc_core::sc_report_handler::report(sev, module.c_str(), message.c_str(), sc_core::SC_MEDIUM, __FILE__, __LINE__);
 }
 
 }  // namespace gpuvp::log

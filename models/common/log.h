@@ -1,6 +1,8 @@
 #pragma once
 // One line per event: "[level time] module.path: message". The level is set per module prefix
-// (gpu.sched=debug); messages are formatted only when their level is enabled.
+// (gpu.sched=debug); messages are formatted only when their level is enabled. Lines are sc_reports
+// (message type = module path; info, warning or error severity), so sc_report_handler settings apply
+// to them, and SystemC's own reports are printed in the same format.
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
@@ -16,6 +18,8 @@ void set_level(const std::string& module_prefix, Level level);
 void set_default_level(Level level);
 Level parse_level(const std::string& name);  // throws std::invalid_argument naming the value
 void emit(Level level, const std::string& module, const std::string& message);
+// Prints every sc_report as "[level time] type: message" (done on first use of emit()).
+void install_report_handler();
 
 template <typename... Args>
 void write(Level level, const std::string& module, fmt::format_string<Args...> f, Args&&... args) {
