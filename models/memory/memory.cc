@@ -110,9 +110,14 @@ void Memory::b_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time& del
     atom->old = old;
     ++reads_;
     ++writes_;
-    // A read-modify-write holds the memory for a read and a write, latency included.
-    delay += access_time(n) + access_time(n);
-    if (hold) hold->valid = false;
+    // A read-modify-write: the read (latency and transfer), then the write back. The memory
+    // applies it at once, so it stays atomic whatever the timing. A pipelined memory (DRAM, with
+    // its read-modify-write done next to it as an L2 atomic unit would) is busy only for the two
+    // transfers; the others are busy for the whole of it.
+    const bool dram = cfg_.timing == MemoryConfig::Timing::Dram;
+    const sc_core::sc_time rmw = access_time(n) + (dram ? occupancy(n) : access_time(n));
+    delay += rmw;
+    if (hold) hold->valid = true, hold->hold = dram ? occupancy(n) * 2.0 : rmw;
   } else if (p.is_read()) {
     std::memcpy(p.get_data_ptr(), mem, n);
     ++reads_;

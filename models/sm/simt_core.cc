@@ -1222,7 +1222,7 @@ void SimtCore::do_atom(Warp& w, const Inst& in, uint32_t m) {
   const uint64_t* b = src(in.ops[mi + 1], w, m, sb);
   const uint64_t* c = red ? sc : src(in.ops[mi + 2], w, m, sc);
   uint64_t old[32];
-  uint64_t t = now_;
+  uint64_t t = now_, ready = now_;  // next issue, completion of all (atomics pipeline like loads)
   CoreEnv::Fault f;
   bool ok = true;
   uint64_t wm = wmask(size * 8);
@@ -1243,7 +1243,9 @@ void SimtCore::do_atom(Warp& w, const Inst& in, uint32_t m) {
         ok = fault_at(f, w, int(l), addr_[l]);
         return;
       }
-      t = r;
+      ready = std::max(ready, r);
+      uint64_t rel = env_.last_release();
+      t = rel == CoreEnv::kFail ? r : std::max(t, rel);
       old[l] = atom_ext_.old & wm;
     } else {
       uint64_t o = 0;
@@ -1254,7 +1256,7 @@ void SimtCore::do_atom(Warp& w, const Inst& in, uint32_t m) {
     }
   });
   if (!ok) return;
-  done_at_ = std::max(done_at_, t);
+  done_at_ = std::max(done_at_, ready);
   lat_ = std::max(lat_, cfg_.lat.atomic);
   if (!red) {
     uint64_t* d = dst(in.ops[0], w, scratch);

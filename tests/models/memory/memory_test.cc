@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "models/memory/atomic_extension.h"
+#include "models/common/hold_extension.h"
 #include "models/memory/memory.h"
 
 using namespace gpuvp;
@@ -189,4 +190,57 @@ TEST_CASE("memory: with protection, only mapped ranges answer") {
   CHECK(ini.access(tlm::TLM_READ_COMMAND, 0x1100, &v, 4, d) == tlm::TLM_ADDRESS_ERROR_RESPONSE);
   mem.set_protection(false);
   CHECK(ini.access(tlm::TLM_READ_COMMAND, 0x1100, &v, 4, d) == tlm::TLM_OK_RESPONSE);
+}
+
+TEST_CASE("memory: how long an access holds the memory (HoldExtension)") {
+  Registry reg;
+  MemoryConfig dc = cfg(MemoryConfig::Timing::Dram);
+  dc.latency = 100;
+  dc.bandwidth_gbps = 3.2;  // 3.2 bytes/ns: 32 bytes take 10 ns = 1 cycle
+  Memory dram("dram", dc, reg, "d");
+  Memory serial("serial", cfg(MemoryConfig::Timing::ByteSerial), reg, "s");
+  Initiator a("a"), b("b");
+  a.out.bind(dram.in);
+  b.out.bind(serial.in);
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  auto access = [](Initiator& ini, unsigned len, AtomicExtension* atom, sc_time& delay, HoldExtension& h) {
+    uint64_t buf[4] = {};
+    tlm::tlm_generic_payload p;
+    p.set_command(atom ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    p.set_address(0x1100);
+    p.set_data_ptr(reinterpret_cast<unsigned char*>(buf));
+    p.set_data_length(len);
+    p.set_streaming_width(len);
+    p.set_extension(&h);
+    if (atom) p.set_extension(atom);
+    delay = sc_core::SC_ZERO_TIME;
+    ini.out->b_transport(p, delay);
+    p.clear_extension(&h);
+    if (atom) p.clear_extension(atom);
+    return p.get_response_status();
+  };
+  sc_time d;
+  HoldExtension h;
+  // DRAM read of 32 bytes: 100 cycles of latency + 1 of transfer; busy only for the transfer.
+  REQUIRE(access(a, 32, nullptr, d, h) == tlm::TLM_OK_RESPONSE);
+  CHECK(d == sc_time(1010, SC_NS));
+  CHECK(h.valid);
+  CHECK(h.hold == sc_time(10, SC_NS));
+  // DRAM atomic of 4 bytes: read (100 + 1 cycles) then write back (1): busy for the two transfers.
+  AtomicExtension ext;
+  ext.op = isa::AtomOp::Add;
+  ext.operand = 1;
+  h = HoldExtension{};
+  REQUIRE(access(a, 4, &ext, d, h) == tlm::TLM_OK_RESPONSE);
+  CHECK(d == sc_time(1020, SC_NS));
+  CHECK(h.hold == sc_time(20, SC_NS));
+  // Byte-serial: busy for the whole access (2 + 4 cycles), twice for an atomic.
+  h = HoldExtension{};
+  REQUIRE(access(b, 4, nullptr, d, h) == tlm::TLM_OK_RESPONSE);
+  CHECK(h.hold == d);
+  CHECK(d == sc_time(60, SC_NS));
+  h = HoldExtension{};
+  REQUIRE(access(b, 4, &ext, d, h) == tlm::TLM_OK_RESPONSE);
+  CHECK(h.hold == sc_time(120, SC_NS));
+  CHECK(d == sc_time(120, SC_NS));
 }
