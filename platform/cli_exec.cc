@@ -271,7 +271,9 @@ int cmd_exec(const Config& cfg, const ExecOptions& o) {
         ka.raw(bytes.data(), bytes.size());
       }
     }
-    ls = rt.launch(m, d["kernel"], grid, block, ka, d.value("dyn_shmem", 0u), d.value("blocks_per_core", 0u));
+    rt.launch(m, d["kernel"], grid, block, ka, d.value("dyn_shmem", 0u), d.value("blocks_per_core", 0u));
+    rt.synchronize();
+    ls = rt.launches().back();
     for (auto& b : bufs) rt.memcpy_d2h(b.bytes.data(), b.ptr, b.bytes.size());
   });
   PlatformStats st = p.stats();

@@ -336,7 +336,13 @@ class PlatformImpl : public sc_core::sc_module, public rt::HostInterface {
   void host_thread() {
     try {
       rt::HostRuntime runtime(*this);
-      host_fn(runtime);
+      try {
+        host_fn(runtime);
+        runtime.synchronize();  // a kernel still running when the host program returns is waited for
+      } catch (...) {
+        launches = runtime.launches();
+        throw;
+      }
       launches = runtime.launches();
     } catch (...) {
       host_exc = std::current_exception();

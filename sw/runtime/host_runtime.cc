@@ -57,6 +57,7 @@ DevPtr HostRuntime::malloc(size_t bytes) {
 }
 
 void HostRuntime::free(DevPtr ptr) {
+  synchronize();
   auto it = allocs_.find(ptr);
   if (it == allocs_.end()) throw RuntimeError(fmt::format("free: {:#x} is not the start of an allocation", ptr));
   allocs_.erase(it);
@@ -73,18 +74,21 @@ void HostRuntime::check_range(DevPtr ptr, size_t n, const char* what) const {
 }
 
 void HostRuntime::memcpy_h2d(DevPtr dst, const void* src, size_t n) {
+  synchronize();
   if (n == 0) return;
   check_range(dst, n, "memcpy_h2d");
   host_.bus_write(dst, src, n);
 }
 
 void HostRuntime::memcpy_d2h(void* dst, DevPtr src, size_t n) {
+  synchronize();
   if (n == 0) return;
   check_range(src, n, "memcpy_d2h");
   host_.bus_read(src, dst, n);
 }
 
 void HostRuntime::memset(DevPtr dst, uint8_t v, size_t n) {
+  synchronize();
   if (n == 0) return;
   check_range(dst, n, "memset");
   std::vector<uint8_t> buf(n, v);
@@ -92,6 +96,7 @@ void HostRuntime::memset(DevPtr dst, uint8_t v, size_t n) {
 }
 
 Module HostRuntime::load_module(const std::string& text, const std::string& source_name) {
+  synchronize();
   const DeviceProps& p = host_.props();
   // Sizes do not depend on where sections go: assemble once to learn them, once at their place.
   ptx::Image probe = ptx::assemble_text(text, source_name, ptx::Layout{p.sysmem_base, p.cmem_base, p.gmem_base});
@@ -118,9 +123,10 @@ Module HostRuntime::load_module(const std::string& text, const std::string& sour
   return Module{static_cast<int>(modules_.size() - 1), img};
 }
 
-LaunchStats HostRuntime::launch(const Module& m, const std::string& kernel, Dim3 grid, Dim3 block,
-                                const KernelArgs& args, uint32_t dyn_shmem, uint32_t bpc) {
+uint64_t HostRuntime::launch(const Module& m, const std::string& kernel, Dim3 grid, Dim3 block, const KernelArgs& args,
+                             uint32_t dyn_shmem, uint32_t bpc) {
   if (!m.image) throw RuntimeError("launch: module not loaded");
+  synchronize();  // one kernel at a time on this platform
   const ptx::Image& img = *m.image;
   const ptx::KernelInfo* k = img.find_kernel(kernel);
   if (!k) {
@@ -195,19 +201,27 @@ LaunchStats HostRuntime::launch(const Module& m, const std::string& kernel, Dim3
   st.kernel = kernel;
   st.launch_id = launches_.size() + 1;
   st.blocks_per_core = bpc;
+  running_ = st;
+  running_source_ = img.source_name;
+  return st.launch_id;
+}
+
+void HostRuntime::synchronize() {
+  if (!running_) return;
+  LaunchStats st = *running_;
+  running_.reset();
   try {
     host_.wait_kernel_done(st.start_ps, st.end_ps);
   } catch (const DeviceError& e) {
     // The SM knows PCs, blocks and lanes; only the runtime knows which kernel that was.
     DeviceErrorInfo info = e.info();
-    info.kernel = kernel;
-    info.message = fmt::format("kernel {} ({}): {}", kernel, img.source_name, info.message);
+    info.kernel = st.kernel;
+    info.message = fmt::format("kernel {} ({}): {}", st.kernel, running_source_, info.message);
     throw DeviceError(info);
   }
-  double period_ps = 1e6 / p.clock_mhz;
+  double period_ps = 1e6 / host_.props().clock_mhz;
   st.cycles = static_cast<uint64_t>((st.end_ps - st.start_ps) / period_ps + 0.5);
   launches_.push_back(st);
-  return st;
 }
 
 }  // namespace gpuvp::rt

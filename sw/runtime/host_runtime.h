@@ -1,6 +1,7 @@
 #pragma once
 // The runtime a host program uses, over the platform's HostInterface.
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "sw/runtime/host_interface.h"
@@ -26,8 +27,9 @@ class HostRuntime : public Runtime {
   void memcpy_d2h(void* dst, DevPtr src, size_t bytes) override;
   void memset(DevPtr dst, uint8_t value, size_t bytes) override;
   Module load_module(const std::string& ptx_text, const std::string& source_name) override;
-  LaunchStats launch(const Module& m, const std::string& kernel, Dim3 grid, Dim3 block, const KernelArgs& args,
-                     uint32_t dyn_shmem, uint32_t blocks_per_core) override;
+  uint64_t launch(const Module& m, const std::string& kernel, Dim3 grid, Dim3 block, const KernelArgs& args,
+                  uint32_t dyn_shmem = 0, uint32_t blocks_per_core = 0) override;
+  void synchronize() override;
   const std::vector<LaunchStats>& launches() const override { return launches_; }
   const DeviceProps& device() const override { return host_.props(); }
 
@@ -40,6 +42,8 @@ class HostRuntime : public Runtime {
   uint64_t sys_next_ = 0, const_next_ = 0;
   std::vector<std::shared_ptr<const ptx::Image>> modules_;
   std::vector<LaunchStats> launches_;
+  std::optional<LaunchStats> running_;  // started, not yet waited for
+  std::string running_source_;
 };
 
 }  // namespace gpuvp::rt

@@ -79,11 +79,17 @@ class Runtime {
   // Assembles PTX (source_name is used in error messages) and places it in system and constant memory.
   virtual Module load_module(const std::string& ptx_text, const std::string& source_name) = 0;
 
-  // Launches and waits for completion (the FlexGripPlus-style platform runs one kernel at a time).
-  // blocks_per_core = 0 lets the runtime choose the most blocks that fit the SM's resources.
-  virtual LaunchStats launch(const Module& m, const std::string& kernel, Dim3 grid, Dim3 block,
-                             const KernelArgs& args, uint32_t dyn_shmem = 0, uint32_t blocks_per_core = 0) = 0;
+  // Starts a kernel and returns its launch id as soon as the GPU has it, as a CUDA launch does: the
+  // host program goes on while the kernel runs. The platform runs one kernel at a time, so a launch
+  // first waits for the previous one. Copies, memset, free and load_module wait for running kernels
+  // first (CUDA's default-stream order). blocks_per_core = 0 lets the runtime choose the most
+  // blocks that fit the SM's resources. Launch errors (arguments, resources) throw here.
+  virtual uint64_t launch(const Module& m, const std::string& kernel, Dim3 grid, Dim3 block, const KernelArgs& args,
+                          uint32_t dyn_shmem = 0, uint32_t blocks_per_core = 0) = 0;
+  // Waits until every launched kernel has finished; throws DeviceError if the GPU stopped one.
+  virtual void synchronize() = 0;
 
+  // Statistics of the finished launches, in launch order.
   virtual const std::vector<LaunchStats>& launches() const = 0;
   // The device's properties (SM count, limits, clock), as cudaGetDeviceProperties gives them.
   virtual const DeviceProps& device() const = 0;

@@ -19,8 +19,15 @@ TEST_CASE("host program: two launches of vectorAdd with results checked on the h
     auto m = rt.load_module(kernels::ptx("vectorAdd"), "vectorAdd.ptx");
     rt::KernelArgs args;
     args.ptr(da).ptr(db).ptr(dc).i32(1000);
-    auto st = rt.launch(m, "vectorAdd", {4}, {256}, args);
-    CHECK(st.cycles > 0);
+    uint64_t id = rt.launch(m, "vectorAdd", {4}, {256}, args);
+    // The launch returned as soon as the GPU had it: the kernel is still running.
+    auto launched_at = sc_core::sc_time_stamp();
+    rt.synchronize();
+    REQUIRE(rt.launches().size() == 1);
+    CHECK(rt.launches()[0].launch_id == id);
+    CHECK(rt.launches()[0].cycles > 0);
+    CHECK(rt.launches()[0].end_ps > launched_at.value());
+    CHECK(sc_core::sc_time_stamp().value() >= rt.launches()[0].end_ps);
     c1 = rt.download<float>(dc, 1000);
     // Second launch: c = c + b, on the same module.
     rt::KernelArgs again;
@@ -43,6 +50,25 @@ TEST_CASE("host program: two launches of vectorAdd with results checked on the h
   CHECK(p.timeline().size() == 12);
 }
 
+TEST_CASE("host program: the host works while the kernel runs") {
+  // A host program that overlaps its own work (here: simulated time spent waiting) with the
+  // kernel, as co-simulated host code does, then waits for the kernel.
+  Platform p(Config::preset("flexgrip"));
+  uint64_t kernel_end = 0, host_work_done = 0;
+  p.run([&](rt::Runtime& rt) {
+    auto m = rt.load_module(kernels::ptx("mandelbrot"), "mandelbrot.ptx");
+    auto out = rt.malloc(16 * 16 * 4);
+    rt::KernelArgs args;
+    args.ptr(out).i32(16).i32(16).f32(-2.0f).f32(-1.5f).f32(3.0f / 16).f32(3.0f / 16).i32(64);
+    rt.launch(m, "mandelbrot", {2, 2}, {8, 8}, args);
+    sc_core::wait(10, sc_core::SC_US);  // host work, shorter than the kernel
+    host_work_done = sc_core::sc_time_stamp().value();
+    rt.synchronize();
+    kernel_end = rt.launches().back().end_ps;
+  });
+  CHECK(host_work_done < kernel_end);  // the host's work finished while the GPU was still busy
+}
+
 TEST_CASE("host program: a kernel reading outside memory is a device error naming kernel, block and lane") {
   Platform p(Config::preset("flexgrip"));
   bool thrown = false;
@@ -54,6 +80,7 @@ TEST_CASE("host program: a kernel reading outside memory is a device error namin
     args.ptr(0x100).ptr(0x100).ptr(dc).i32(256);
     try {
       rt.launch(m, "vectorAdd", {2}, {128}, args);
+      rt.synchronize();
     } catch (const DeviceError& e) {
       thrown = true;
       CHECK(e.info().kernel == "vectorAdd");

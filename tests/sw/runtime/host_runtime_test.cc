@@ -21,6 +21,7 @@ class FakeHost : public rt::HostInterface {
   std::vector<std::pair<uint64_t, size_t>> writes;
   rt::DeviceProps p;
   bool fail_kernel = false;
+  int waits = 0;  // wait_kernel_done calls
 
   FakeHost() {
     p.name = "fake";
@@ -49,6 +50,7 @@ class FakeHost : public rt::HostInterface {
     for (size_t i = 0; i < n; ++i) mem[a + i] = static_cast<const uint8_t*>(src)[i];
   }
   void wait_kernel_done(uint64_t& s, uint64_t& e) override {
+    ++waits;
     if (fail_kernel) {
       DeviceErrorInfo info;
       info.kind = "address";
@@ -114,7 +116,13 @@ TEST_CASE("runtime: launch writes the configuration block, then the start bit") 
   rt::KernelArgs args;
   args.ptr(a).ptr(b).ptr(c).i32(1000);
   h.writes.clear();
-  rt::LaunchStats st = r.launch(m, "vectorAdd", {4, 1, 1}, {256, 1, 1}, args, 0, 0);
+  CHECK(r.launch(m, "vectorAdd", {4, 1, 1}, {256, 1, 1}, args, 0, 0) == 1);
+  CHECK(h.waits == 0);  // asynchronous: the host program goes on while the kernel runs
+  CHECK(r.launches().empty());
+  r.synchronize();
+  CHECK(h.waits == 1);
+  REQUIRE(r.launches().size() == 1);
+  rt::LaunchStats st = r.launches().back();
   // Fit: 1024 threads / 256 = 4 blocks; registers and shared memory allow more; 8 resident max.
   CHECK(st.blocks_per_core == 4);
   CHECK(st.cycles == 37);
@@ -155,6 +163,26 @@ TEST_CASE("runtime: launch checks name what is wrong") {
   CHECK_THROWS_WITH(r.launch(m, "vectorAdd", {1}, {512}, ok, 0, 0), Contains("does not fit the SM's registers per SM"));
 }
 
+TEST_CASE("runtime: copies, a second launch and synchronize wait for the running kernel") {
+  FakeHost h;
+  rt::HostRuntime r(h);
+  rt::Module m = r.load_module(kernels::ptx("vectorAdd"), "vectorAdd.ptx");
+  rt::DevPtr a = r.malloc(1024);
+  rt::KernelArgs args;
+  args.ptr(a).ptr(a).ptr(a).i32(256);
+  r.launch(m, "vectorAdd", {1}, {256}, args);
+  uint32_t x;
+  r.memcpy_d2h(&x, a, 4);  // waits first, as cudaMemcpy does
+  CHECK(h.waits == 1);
+  r.launch(m, "vectorAdd", {1}, {256}, args);
+  r.launch(m, "vectorAdd", {1}, {256}, args);  // one kernel at a time: waits for the previous
+  CHECK(h.waits == 2);
+  r.synchronize();
+  r.synchronize();  // nothing left to wait for
+  CHECK(h.waits == 3);
+  CHECK(r.launches().size() == 3);
+}
+
 TEST_CASE("runtime: a device error names the kernel") {
   FakeHost h;
   h.fail_kernel = true;
@@ -164,6 +192,7 @@ TEST_CASE("runtime: a device error names the kernel") {
   ok.ptr(0).ptr(0).ptr(0).i32(1);
   try {
     r.launch(m, "vectorAdd", {1}, {32}, ok, 0, 0);
+    r.synchronize();
     FAIL("no exception");
   } catch (const DeviceError& e) {
     CHECK(e.info().kernel == "vectorAdd");

@@ -41,7 +41,7 @@ class FakeRuntime : public rt::Runtime {
     modules_.push_back(ptx_text);
     return rt::Module{int(modules_.size() - 1), nullptr};
   }
-  rt::LaunchStats launch(const rt::Module& m, const std::string& kernel, rt::Dim3 grid, rt::Dim3 block,
+  uint64_t launch(const rt::Module& m, const std::string& kernel, rt::Dim3 grid, rt::Dim3 block,
                          const rt::KernelArgs& args, uint32_t, uint32_t blocks_per_core) override {
     auto sizes = param_sizes(modules_.at(m.id), kernel);
     if (sizes.size() != args.args().size())
@@ -53,9 +53,10 @@ class FakeRuntime : public rt::Runtime {
     if (grid.count() == 0 || block.count() == 0 || block.count() > 1024)
       throw rt::RuntimeError(kernel + ": bad launch geometry");
     calls.push_back({kernel, grid, block, blocks_per_core});
-    stats_.push_back(rt::LaunchStats{kernel, stats_.size(), 0, 0, 0, blocks_per_core});
-    return stats_.back();
+    stats_.push_back(rt::LaunchStats{kernel, stats_.size() + 1, 0, 0, 0, blocks_per_core});
+    return stats_.back().launch_id;
   }
+  void synchronize() override {}
   const std::vector<rt::LaunchStats>& launches() const override { return stats_; }
   size_t live_allocations() const { return mem_.size(); }
 
