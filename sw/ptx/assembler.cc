@@ -154,12 +154,12 @@ Image assemble(const Module& m, const Layout& layout) {
     if (state[f] == 0 && m.funcs[f].has_body) dfs(f);
   auto reach = [&](size_t k) {
     std::set<size_t> r;
-    std::vector<size_t> todo{k};
-    while (!todo.empty()) {
-      size_t f = todo.back();
-      todo.pop_back();
+    std::vector<size_t> work{k};
+    while (!work.empty()) {
+      size_t f = work.back();
+      work.pop_back();
       for (size_t c : callees[f])
-        if (r.insert(c).second) todo.push_back(c);
+        if (r.insert(c).second) work.push_back(c);
     }
     return r;
   };
