@@ -98,6 +98,8 @@ void Memory::b_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time& del
   unsigned n = p.get_data_length();
   AtomicExtension* atom = nullptr;
   p.get_extension(atom);
+  const bool dram = cfg_.timing == MemoryConfig::Timing::Dram;
+  sc_core::sc_time total, busy;  // added to the delay; of which the memory is busy
   if (atom) {
     if (n != 4 && n != 8) {
       p.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
@@ -114,24 +116,33 @@ void Memory::b_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time& del
     // applies it at once, so it stays atomic whatever the timing. A pipelined memory (DRAM, with
     // its read-modify-write done next to it as an L2 atomic unit would) is busy only for the two
     // transfers; the others are busy for the whole of it.
-    const bool dram = cfg_.timing == MemoryConfig::Timing::Dram;
-    const sc_core::sc_time rmw = access_time(n) + (dram ? occupancy(n) : access_time(n));
-    delay += rmw;
-    if (hold) hold->valid = true, hold->hold = dram ? occupancy(n) * 2.0 : rmw;
+    total = access_time(n) + (dram ? occupancy(n) : access_time(n));
+    busy = dram ? occupancy(n) * 2.0 : total;
   } else if (p.is_read()) {
     std::memcpy(p.get_data_ptr(), mem, n);
     ++reads_;
-    delay += access_time(n);
-    if (hold) hold->valid = true, hold->hold = occupancy(n);
+    total = access_time(n);
+    busy = occupancy(n);
   } else if (p.is_write()) {
     std::memcpy(mem, p.get_data_ptr(), n);
     ++writes_;
-    delay += access_time(n);
-    if (hold) hold->valid = true, hold->hold = occupancy(n);
+    total = access_time(n);
+    busy = occupancy(n);
   } else {
     p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
     return;
   }
+  if (dram) {
+    // One DRAM data bus serves every port (reads, writes, host copies): a transfer starts when the
+    // bus is free, so together they never exceed the configured bandwidth.
+    const sc_core::sc_time start = sc_core::sc_time_stamp() + delay;
+    const sc_core::sc_time queued = bus_free_ > start ? bus_free_ - start : sc_core::SC_ZERO_TIME;
+    bus_free_ = start + queued + busy;
+    total += queued;
+    busy += queued;
+  }
+  delay += total;
+  if (hold) hold->valid = true, hold->hold = busy;
   p.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

@@ -69,6 +69,7 @@ class Memory : public sc_core::sc_module {
   uint8_t* data_ = nullptr;  // calloc'd: untouched pages cost nothing
   uint64_t reads_ = 0, writes_ = 0;
   bool protect_ = false;
+  sc_core::sc_time bus_free_;  // DRAM: when the shared data bus is next free
   std::map<uint64_t, uint64_t> mapped_;  // base -> size
 };
 
