@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 
+#include "sw/ptx/disassembler.h"
 #include "sw/ptx/encoding.h"
 
 namespace gpuvp {
@@ -1365,6 +1366,15 @@ void SimtCore::exec(Warp& w, const Inst& in, Group& g, uint32_t m) {
   auto D = [&]() { return dst(in.ops[0], w, sd); };
   if (F && t == DType::F64) lat_ = cfg_.lat.fp64;
 
+  if (cfg_.warp_size != 32 && (in.op == Opcode::Shfl || in.op == Opcode::Vote || in.op == Opcode::Activemask ||
+                                in.op == Opcode::BarWarp)) {
+    // nvcc compiles warp-level code for warpSize = 32 (full masks, lane arithmetic): on a narrower
+    // warp it cannot mean what the kernel expects, so it stops instead of computing something else.
+    fail("warp_size", fmt::format("{} needs 32-lane warps (nvcc's warpSize) and this SM has {}-lane warps "
+                                  "(sm.warp_size)", ptx::disassemble(in), cfg_.warp_size),
+         &w, -1, 0);
+    return;
+  }
   switch (in.op) {
     case Opcode::Nop:
     case Opcode::Membar:

@@ -61,7 +61,9 @@ std::vector<KeyDef> make_schema() {
       F("gpu.clock_mhz", 100, 1, 5000, "GPU clock (MHz): SMs, scheduler, arbiters, memories"),
       I("sm.count", 1, 1, 16, "Number of SMs"),
       I("sm.sps", 8, 1, 256, "SPs (CUDA cores) per SM; a warp instruction issues over warp_size/sps cycles"),
-      I("sm.warp_size", 32, 4, 32, "Threads per warp (power of two)", true),
+      I("sm.warp_size", 32, 4, 32,
+        "Threads per warp (power of two); nvcc's warp-level instructions (shfl, vote, activemask) need 32 and "
+        "stop with a device error on narrower warps", true),
       I("sm.max_threads", 2048, 32, 4096, "Resident threads per SM"),
       I("sm.max_threads_per_block", 1024, 32, 1024, "Threads per block"),
       I("sm.max_blocks", 8, 1, 64, "Resident blocks per SM (hardware limit)"),

@@ -85,3 +85,16 @@ TEST_CASE("run: a wrong launch is reported before the GPU runs, naming the resou
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Contains("2 blocks per core requested, only 1 fit"));
 }
+
+TEST_CASE("warp size: narrower warps run kernels without warp-level code, and stop clearly on it") {
+  for (int ws : {4, 8, 16}) {
+    INFO("warp size " << ws);
+    auto ok = run_gpuvp(fmt::format("run --preset flexgrip --set sm.warp_size={} --workload histogram", ws));
+    CHECK(ok.status == 0);
+    CHECK_THAT(ok.out, Contains("correct"));
+    // reduction uses __shfl_down_sync, compiled by nvcc for 32-lane warps.
+    auto r = run_gpuvp(fmt::format("run --preset flexgrip --set sm.warp_size={} --workload reduction", ws));
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Contains("shfl.sync.down.b32") && Contains(fmt::format("{}-lane warps (sm.warp_size)", ws)));
+  }
+}
