@@ -995,6 +995,26 @@ bool SimtCore::global_lanes(Warp& w, uint32_t m, unsigned size, bool write, Core
     uint64_t rel = env_.last_release();
     return rel == CoreEnv::kFail ? r : std::max(t, rel);
   };
+  // A coalesced piece failed: the report names the first lane (in lane order) whose own bytes in
+  // [lo, hi) fail on their own, found by reading them one lane at a time (the kernel stops anyway).
+  auto fault_in = [&](uint32_t lanes_in, uint64_t lo, uint64_t hi, const CoreEnv::Fault& whole) {
+    int lane = -1;
+    uint64_t at = lo;
+    CoreEnv::Fault fl = whole;
+    for (uint32_t rest = lanes_in; rest && lane < 0; rest &= rest - 1) {
+      unsigned l = unsigned(__builtin_ctz(rest));
+      if (addr_[l] + size <= lo || addr_[l] >= hi) continue;
+      uint8_t probe[16];
+      CoreEnv::Fault pf;
+      if (env_.access(CoreEnv::Port::GlobalRead, addr_[l], probe, size, false, nullptr, t, pf) == CoreEnv::kFail) {
+        lane = int(l);
+        at = addr_[l];
+        fl = pf;
+      }
+    }
+    if (lane < 0) lane = int(__builtin_ctz(lanes_in));
+    return fault_at(fl, w, lane, at);
+  };
   if (!cfg_.coalesce) {
     bool ok = true;
     lanes(m, [&](unsigned l) {
@@ -1035,7 +1055,7 @@ bool SimtCore::global_lanes(Warp& w, uint32_t m, unsigned size, bool write, Core
         while (piece > end - i) piece >>= 1;
         uint64_t r = env_.access(port, sb + i, data + i, piece, false, nullptr, t, f);
         ++stats_.mem_transactions;
-        if (r == CoreEnv::kFail) return fault_at(f, w, int(l0), sb + i);
+        if (r == CoreEnv::kFail) return fault_in(in, sb + i, sb + i + piece, f);
         t = issued(r, ready);
         i += piece;
       }
@@ -1062,7 +1082,7 @@ bool SimtCore::global_lanes(Warp& w, uint32_t m, unsigned size, bool write, Core
           while (piece > j - i) piece >>= 1;
           uint64_t r = env_.access(port, sb + i, data + i, piece, true, nullptr, t, f);
           ++stats_.mem_transactions;
-          if (r == CoreEnv::kFail) return fault_at(f, w, int(l0), sb + i);
+          if (r == CoreEnv::kFail) return fault_in(in, sb + i, sb + i + piece, f);
           t = issued(r, ready);
           i += piece;
         }
@@ -1153,9 +1173,17 @@ void SimtCore::do_ld(Warp& w, const Inst& in, uint32_t m) {
     // Only on-chip lanes and one destination: nothing can fail any more, load straight into it.
     uint64_t scratch[32];
     uint64_t* d = dst(in.ops[0], w, scratch);
-    bool sx = is_signed(in.type) && es < 4;
+    // Signed loads are sign-extended to the 64-bit slot: the destination may be a 64-bit register
+    // (nvcc writes ld.s32 %rd for `long long x = a[i]`); 32-bit readers normalise by their type.
+    bool sx = is_signed(in.type) && es < 8;
     switch (es) {
-      case 4: lanes(m, [&](unsigned l) { uint32_t v; std::memcpy(&v, ptrs[l], 4); d[l] = v; }); return;
+      case 4:
+        lanes(m, [&](unsigned l) {
+          uint32_t v;
+          std::memcpy(&v, ptrs[l], 4);
+          d[l] = sx ? uint64_t(sext(v, 32)) : v;
+        });
+        return;
       case 8: lanes(m, [&](unsigned l) { std::memcpy(&d[l], ptrs[l], 8); }); return;
       case 2:
         lanes(m, [&](unsigned l) {
@@ -1172,7 +1200,7 @@ void SimtCore::do_ld(Warp& w, const Inst& in, uint32_t m) {
   lanes(om, [&](unsigned l) { std::memcpy(buf_[l], ptrs[l], size); });
   if (gm && !global_lanes(w, gm, size, false, CoreEnv::Port::GlobalRead)) return;
   if (cm && !global_lanes(w, cm, size, false, CoreEnv::Port::Const)) return;
-  bool sx = is_signed(in.type) && es < 4;
+  bool sx = is_signed(in.type) && es < 8;
   uint64_t scratch[32];
   for (unsigned i = 0; i < n; ++i) {
     uint64_t* d = dst(in.ops[i], w, scratch);

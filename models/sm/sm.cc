@@ -127,7 +127,12 @@ class SmCore : public CoreEnv {
   std::string path_;
   SimtCore core_;
   uint64_t pv_ = 1;  // clock period in sc_time ticks
-  tlm::tlm_generic_payload trans_;
+  // The payload borrows the core's AtomicExtension around an atomic transaction. If the simulation
+  // stops while a transaction is in flight (timeout, another SM's error) it is still attached:
+  // detach it so that the payload does not free what it does not own.
+  struct Payload : tlm::tlm_generic_payload {
+    ~Payload() { clear_extension<AtomicExtension>(); }
+  } trans_;
   std::vector<BlockRecord> records_;
   // Registered controller state.
   uint32_t state_ = Idle;
