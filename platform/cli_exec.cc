@@ -3,11 +3,18 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "platform/exec_init.h"
+#include "platform/output_file.h"
 #include "platform/platform.h"
 
 namespace gpuvp {
@@ -43,6 +50,8 @@ json dims(const std::string& s, const char* what) {
   return d;
 }
 
+uint64_t int_in(const json& v, uint64_t lo, uint64_t hi, const std::string& where);
+
 // "buf:TYPE:COUNT[:init][:out=FILE]" with init zero | const=V | rand=SEED | file=PATH | iota; or "TYPE:VALUE".
 json parse_arg(const std::string& a) {
   auto f = split(a, ':');
@@ -52,11 +61,7 @@ json parse_arg(const std::string& a) {
   if (f.size() >= 3 && f[0] == "buf") {
     json b;
     b["type"] = f[1];
-    try {
-      b["count"] = std::stoull(f[2]);
-    } catch (const std::exception&) {
-      throw bad("count is not a number");
-    }
+    b["count"] = int_in(json(f[2]), 1, 1u << 26, fmt::format("--arg {}: count", a));
     b["init"] = "zero";
     for (size_t i = 3; i < f.size(); ++i) {
       const std::string& o = f[i];
@@ -67,7 +72,7 @@ json parse_arg(const std::string& a) {
       else if (k == "const")
         b["init"] = "const", b["value"] = v;
       else if (k == "rand")
-        b["init"] = "random", b["seed"] = v.empty() ? "1" : v;
+        b["init"] = "random", b["seed"] = v.empty() ? std::string("1") : v;
       else if (k == "file")
         b["init"] = "file", b["file"] = v;
       else if (k == "out")
@@ -81,19 +86,92 @@ json parse_arg(const std::string& a) {
   throw bad("not a buffer or a scalar");
 }
 
-template <typename T>
-void put(std::vector<uint8_t>& bytes, size_t i, T v) {
-  std::memcpy(bytes.data() + i * sizeof(T), &v, sizeof(T));
+// An integer as sign and magnitude, exactly: a JSON integer, an integral JSON number up to 2^53, or
+// a decimal or 0x-hexadecimal string. Throws ConfigError naming `where`.
+struct Int {
+  bool neg = false;
+  uint64_t mag = 0;
+};
+Int parse_int(const json& v, const std::string& where) {
+  auto bad = [&](const char* why) { return ConfigError(fmt::format("{}: {} {}", where, v.dump(), why)); };
+  if (v.is_number_unsigned()) return {false, v.get<uint64_t>()};
+  if (v.is_number_integer()) {
+    int64_t x = v.get<int64_t>();
+    return {x < 0, x < 0 ? uint64_t(0) - uint64_t(x) : uint64_t(x)};
+  }
+  if (v.is_number_float()) {
+    double d = v.get<double>();
+    if (!std::isfinite(d) || std::floor(d) != d) throw bad("is not an integer");
+    if (std::fabs(d) > 9007199254740992.0) throw bad("is beyond exact integers in a JSON number (write it as a string)");
+    return {d < 0, static_cast<uint64_t>(std::fabs(d))};
+  }
+  if (!v.is_string()) throw bad("is not an integer");
+  std::string t = v.get<std::string>();
+  Int r;
+  size_t i = 0;
+  if (!t.empty() && (t[0] == '-' || t[0] == '+')) r.neg = t[i++] == '-';
+  if (i == t.size() || !std::isdigit(static_cast<unsigned char>(t[i]))) throw bad("is not an integer");
+  errno = 0;
+  char* end = nullptr;
+  r.mag = std::strtoull(t.c_str() + i, &end, 0);
+  if (*end != '\0') throw bad("is not an integer");
+  if (errno == ERANGE) throw bad("is out of the range of 64-bit integers");
+  return r;
 }
 
-// Writes value `v` (text) as element i of a buffer of `type`.
-void store(std::vector<uint8_t>& b, const std::string& type, size_t i, double v) {
-  if (type == "f32") put<float>(b, i, static_cast<float>(v));
-  else if (type == "f64") put<double>(b, i, v);
-  else if (type == "u8" || type == "i8") put<uint8_t>(b, i, static_cast<uint8_t>(static_cast<int64_t>(v)));
-  else if (type == "u16" || type == "i16") put<uint16_t>(b, i, static_cast<uint16_t>(static_cast<int64_t>(v)));
-  else if (type == "u32" || type == "i32") put<uint32_t>(b, i, static_cast<uint32_t>(static_cast<int64_t>(v)));
-  else put<uint64_t>(b, i, static_cast<uint64_t>(static_cast<int64_t>(v)));
+// An integer in [lo, hi] (counts, seeds, dimensions, sizes).
+uint64_t int_in(const json& v, uint64_t lo, uint64_t hi, const std::string& where) {
+  Int x = parse_int(v, where);
+  if ((x.neg && x.mag != 0) || x.mag < lo || x.mag > hi)
+    throw ConfigError(fmt::format("{}: {} must be an integer in [{}, {}]", where, v.dump(), lo, hi));
+  return x.mag;
+}
+
+double parse_float(const json& v, const std::string& where) {
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) {
+    std::string t = v.get<std::string>();
+    char* end = nullptr;
+    double d = std::strtod(t.c_str(), &end);
+    if (!t.empty() && *end == '\0') return d;
+  }
+  throw ConfigError(fmt::format("{}: {} is not a number", where, v.dump()));
+}
+
+// The bytes of `v` as a value of `type`, exactly, or ConfigError if it is not representable.
+std::vector<uint8_t> encode(const std::string& type, const json& v, const std::string& where) {
+  unsigned es = kTypes.at(type);
+  std::vector<uint8_t> out(es);
+  if (type == "f32" || type == "f64") {
+    double d = parse_float(v, where);
+    if (type == "f32") {
+      if (std::isfinite(d) && std::fabs(d) > std::numeric_limits<float>::max())
+        throw ConfigError(fmt::format("{}: {} is not representable as f32", where, v.dump()));
+      float f = static_cast<float>(d);
+      std::memcpy(out.data(), &f, 4);
+    } else {
+      std::memcpy(out.data(), &d, 8);
+    }
+    return out;
+  }
+  Int x = parse_int(v, where);
+  const bool is_signed = type[0] == 'i';
+  const unsigned bits = es * 8;
+  const uint64_t umax = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  const uint64_t pos_max = is_signed ? umax >> 1 : umax, neg_max = is_signed ? (umax >> 1) + 1 : 0;
+  if (x.neg ? x.mag > neg_max : x.mag > pos_max)
+    throw ConfigError(fmt::format("{}: {} is not representable as {}", where, v.dump(), type));
+  uint64_t bits_v = x.neg ? uint64_t(0) - x.mag : x.mag;
+  std::memcpy(out.data(), &bits_v, es);  // little-endian: the low bytes
+  return out;
+}
+
+// Input files must be readable regular files; output files must be writable before the run starts.
+void check_input(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw ConfigError(fmt::format("{} {}: {}", what, path,
+                                  std::filesystem::exists(path, ec) ? "is not a regular file" : "does not exist"));
 }
 
 std::string show(const std::vector<uint8_t>& b, const std::string& type, size_t i) {
@@ -111,20 +189,6 @@ std::string show(const std::vector<uint8_t>& b, const std::string& type, size_t 
   if (type == "i32") return fmt::format("{}", get(int32_t{}));
   if (type == "u64") return fmt::format("{}", get(uint64_t{}));
   return fmt::format("{}", get(int64_t{}));
-}
-
-double number(const json& v, const std::string& where) {
-  try {
-    if (v.is_number()) return v.get<double>();
-    if (v.is_string()) {
-      size_t used = 0;
-      std::string s = v.get<std::string>();
-      double d = std::stod(s, &used);
-      if (used == s.size()) return d;
-    }
-  } catch (const std::exception&) {
-  }
-  throw ConfigError(fmt::format("{}: {} is not a number", where, v.dump()));
 }
 
 struct Buffer {
@@ -154,11 +218,12 @@ void add_exec_options(CLI::App* app, ExecOptions& o) {
 json exec_description(const ExecOptions& o) {
   json d;
   if (!o.launch_file.empty()) {
+    check_input(o.launch_file, "--launch-file");
     std::ifstream in(o.launch_file);
     if (!in) throw ConfigError(fmt::format("{}: cannot open launch file", o.launch_file));
     try {
       d = json::parse(in);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
       throw ConfigError(fmt::format("{}: not valid JSON: {}", o.launch_file, e.what()));
     }
     if (!d.is_object()) throw ConfigError(fmt::format("{}: a launch description is a JSON object", o.launch_file));
@@ -183,77 +248,106 @@ json exec_description(const ExecOptions& o) {
 int cmd_exec(const Config& cfg, const ExecOptions& o) {
   json d = exec_description(o);
   std::string origin = o.launch_file.empty() ? "exec" : o.launch_file;
-  if (!d.contains("ptx") || !d["ptx"].is_string() || d["ptx"].get<std::string>().empty())
-    throw ConfigError(origin + ": a PTX file is required (--ptx)");
-  if (!d.contains("kernel") || !d["kernel"].is_string() || d["kernel"].get<std::string>().empty())
-    throw ConfigError(origin + ": a kernel name is required (--kernel)");
-  std::string ptx_path = d["ptx"];
-  std::ifstream pin(ptx_path);
-  if (!pin) throw ConfigError(fmt::format("{}: cannot open PTX file", ptx_path));
-  std::string text((std::istreambuf_iterator<char>(pin)), {});
-  auto dim3 = [&](const char* key) {
-    rt::Dim3 r;
-    json v = d.value(key, json::array({1}));
-    if (!v.is_array() || v.empty() || v.size() > 3) throw ConfigError(fmt::format("{}: {} must be 1 to 3 integers", origin, key));
-    uint32_t* f[3] = {&r.x, &r.y, &r.z};
-    for (size_t i = 0; i < v.size(); ++i) {
-      double x = number(v[i], fmt::format("{}: {}[{}]", origin, key, i));
-      if (x < 1 || x > 65535 || x != static_cast<uint32_t>(x))
-        throw ConfigError(fmt::format("{}: {}[{}] = {} must be an integer in [1, 65535]", origin, key, i, v[i].dump()));
-      *f[i] = static_cast<uint32_t>(x);
-    }
-    return r;
-  };
-  rt::Dim3 grid = dim3("grid"), block = dim3("block");
-
-  // Buffers and scalars, validated before the platform is built.
+  std::string ptx_path, text, kernel;
+  rt::Dim3 grid, block;
+  uint32_t dyn_shmem = 0, bpc = 0;
   std::vector<Buffer> bufs;
   std::vector<std::pair<int, std::vector<uint8_t>>> scalars;  // (buffer index or -1, bytes)
-  json args = d.value("args", json::array());
-  if (!args.is_array()) throw ConfigError(origin + ": args must be an array");
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string where = fmt::format("{}: args[{}]", origin, i);
-    const json& a = args[i];
-    if (!a.is_object() || a.size() != 1) throw ConfigError(where + ": expected {\"buffer\": {...}} or {\"TYPE\": value}");
-    auto [key, val] = *a.items().begin();
-    if (key == "buffer") {
-      Buffer b;
-      b.type = val.value("type", "");
-      if (!kTypes.count(b.type)) throw ConfigError(fmt::format("{}: buffer type '{}' is not one of u8 i8 u16 i16 u32 i32 u64 i64 f32 f64", where, b.type));
-      double cnt = number(val.value("count", json(0)), where + ".count");
-      if (cnt < 1 || cnt > (1u << 26)) throw ConfigError(where + ": count must be in [1, 67108864]");
-      b.count = static_cast<uint64_t>(cnt);
-      unsigned es = kTypes.at(b.type);
-      b.bytes.assign(b.count * es, 0);
-      std::string init = val.value("init", "zero");
-      if (init == "const") {
-        double v = number(val.value("value", json(0)), where + ".value");
-        for (uint64_t k = 0; k < b.count; ++k) store(b.bytes, b.type, k, v);
-      } else if (init == "iota") {
-        for (uint64_t k = 0; k < b.count; ++k) store(b.bytes, b.type, k, static_cast<double>(k));
-      } else if (init == "random") {
-        b.bytes = exec::random_bytes(b.type, b.count, static_cast<uint64_t>(number(val.value("seed", json(1)), where + ".seed")));
-      } else if (init == "file") {
-        std::string path = val.value("file", "");
-        std::ifstream in(path, std::ios::binary);
-        if (!in) throw ConfigError(fmt::format("{}: cannot open '{}'", where, path));
-        std::vector<uint8_t> data((std::istreambuf_iterator<char>(in)), {});
-        if (data.size() != b.bytes.size())
-          throw ConfigError(fmt::format("{}: '{}' has {} bytes, the buffer {}", where, path, data.size(), b.bytes.size()));
-        b.bytes = data;
-      } else if (init != "zero") {
-        throw ConfigError(fmt::format("{}: init '{}' is not one of zero, const, iota, random, file", where, init));
+  try {
+    if (!d.contains("ptx") || !d["ptx"].is_string() || d["ptx"].get<std::string>().empty())
+      throw ConfigError(origin + ": a PTX file is required (--ptx)");
+    if (!d.contains("kernel") || !d["kernel"].is_string() || d["kernel"].get<std::string>().empty())
+      throw ConfigError(origin + ": a kernel name is required (--kernel)");
+    ptx_path = d["ptx"];
+    kernel = d["kernel"];
+    check_input(ptx_path, "PTX file");
+    std::ifstream pin(ptx_path);
+    if (!pin) throw ConfigError(fmt::format("{}: cannot open PTX file", ptx_path));
+    text.assign((std::istreambuf_iterator<char>(pin)), {});
+    auto dim3 = [&](const char* key) {
+      rt::Dim3 r;
+      json v = d.contains(key) ? d[key] : json::array({1});
+      if (!v.is_array() || v.empty() || v.size() > 3)
+        throw ConfigError(fmt::format("{}: {} must be 1 to 3 integers", origin, key));
+      uint32_t* f[3] = {&r.x, &r.y, &r.z};
+      for (size_t i = 0; i < v.size(); ++i)
+        *f[i] = static_cast<uint32_t>(int_in(v[i], 1, 65535, fmt::format("{}: {}[{}]", origin, key, i)));
+      return r;
+    };
+    grid = dim3("grid");
+    block = dim3("block");
+    if (d.contains("dyn_shmem"))
+      dyn_shmem = static_cast<uint32_t>(int_in(d["dyn_shmem"], 0, 0xFFFFFFFFull, origin + ": dyn_shmem"));
+    if (d.contains("blocks_per_core"))
+      bpc = static_cast<uint32_t>(int_in(d["blocks_per_core"], 0, 64, origin + ": blocks_per_core"));
+
+    // Buffers and scalars, validated before the platform is built.
+    json args = d.contains("args") ? d["args"] : json::array();
+    if (!args.is_array()) throw ConfigError(origin + ": args must be an array");
+    for (size_t i = 0; i < args.size(); ++i) {
+      std::string where = fmt::format("{}: args[{}]", origin, i);
+      const json& a = args[i];
+      if (!a.is_object() || a.size() != 1)
+        throw ConfigError(where + ": expected {\"buffer\": {...}} or {\"TYPE\": value}");
+      auto [key, val] = *a.items().begin();
+      if (key == "buffer") {
+        if (!val.is_object()) throw ConfigError(where + ": buffer must be an object");
+        for (auto& [k, unused] : val.items())
+          if (k != "type" && k != "count" && k != "init" && k != "value" && k != "seed" && k != "file" && k != "dump")
+            throw ConfigError(fmt::format("{}: unknown buffer key '{}' (type, count, init, value, seed, file, dump)", where, k));
+        auto str = [&](const char* k, const char* def) {
+          if (!val.contains(k)) return std::string(def);
+          if (!val[k].is_string()) throw ConfigError(fmt::format("{}.{}: {} is not a string", where, k, val[k].dump()));
+          return val[k].get<std::string>();
+        };
+        Buffer b;
+        b.type = str("type", "");
+        if (!kTypes.count(b.type))
+          throw ConfigError(fmt::format("{}: buffer type '{}' is not one of u8 i8 u16 i16 u32 i32 u64 i64 f32 f64", where, b.type));
+        b.count = int_in(val.contains("count") ? val["count"] : json(0), 1, 1u << 26, where + ".count");
+        unsigned es = kTypes.at(b.type);
+        b.bytes.assign(b.count * es, 0);
+        std::string init = str("init", "zero");
+        if (init == "const") {
+          std::vector<uint8_t> one = encode(b.type, val.contains("value") ? val["value"] : json(0), where + ".value");
+          for (uint64_t k = 0; k < b.count; ++k) std::memcpy(b.bytes.data() + k * es, one.data(), es);
+        } else if (init == "iota") {
+          // 0, 1, 2, ...: integers wrap at the type's width.
+          for (uint64_t k = 0; k < b.count; ++k) {
+            if (b.type == "f32" || b.type == "f64") {
+              std::vector<uint8_t> one = encode(b.type, json(double(k)), where);
+              std::memcpy(b.bytes.data() + k * es, one.data(), es);
+            } else {
+              std::memcpy(b.bytes.data() + k * es, &k, es);
+            }
+          }
+        } else if (init == "random") {
+          uint64_t seed = int_in(val.contains("seed") ? val["seed"] : json(1), 0, ~uint64_t{0}, where + ".seed");
+          b.bytes = exec::random_bytes(b.type, b.count, seed);
+        } else if (init == "file") {
+          std::string path = str("file", "");
+          check_input(path, where + ".file");
+          std::ifstream in(path, std::ios::binary);
+          if (!in) throw ConfigError(fmt::format("{}: cannot open '{}'", where, path));
+          std::vector<uint8_t> data((std::istreambuf_iterator<char>(in)), {});
+          if (data.size() != b.bytes.size())
+            throw ConfigError(fmt::format("{}: '{}' has {} bytes, the buffer {}", where, path, data.size(), b.bytes.size()));
+          b.bytes = data;
+        } else if (init != "zero") {
+          throw ConfigError(fmt::format("{}: init '{}' is not one of zero, const, iota, random, file", where, init));
+        }
+        b.dump = str("dump", "");
+        if (!b.dump.empty()) check_output(b.dump, where + ".dump");
+        scalars.emplace_back(static_cast<int>(bufs.size()), std::vector<uint8_t>{});
+        bufs.push_back(std::move(b));
+      } else if (kTypes.count(key)) {
+        scalars.emplace_back(-1, encode(key, val, where));
+      } else {
+        throw ConfigError(fmt::format("{}: '{}' is not buffer or a type", where, key));
       }
-      b.dump = val.value("dump", "");
-      scalars.emplace_back(static_cast<int>(bufs.size()), std::vector<uint8_t>{});
-      bufs.push_back(std::move(b));
-    } else if (kTypes.count(key)) {
-      std::vector<uint8_t> bytes(kTypes.at(key));
-      store(bytes, key, 0, number(val, where));
-      scalars.emplace_back(-1, bytes);
-    } else {
-      throw ConfigError(fmt::format("{}: '{}' is not buffer or a type", where, key));
     }
+  } catch (const json::exception& e) {
+    throw ConfigError(fmt::format("{}: {}", origin, e.what()));
   }
 
   Platform p(cfg);
@@ -271,7 +365,7 @@ int cmd_exec(const Config& cfg, const ExecOptions& o) {
         ka.raw(bytes.data(), bytes.size());
       }
     }
-    rt.launch(m, d["kernel"], grid, block, ka, d.value("dyn_shmem", 0u), d.value("blocks_per_core", 0u));
+    rt.launch(m, kernel, grid, block, ka, dyn_shmem, bpc);
     rt.synchronize();
     ls = rt.launches().back();
     for (auto& b : bufs) rt.memcpy_d2h(b.bytes.data(), b.ptr, b.bytes.size());
@@ -285,9 +379,7 @@ int cmd_exec(const Config& cfg, const ExecOptions& o) {
     for (uint64_t k = 0; k < std::min<uint64_t>(b.count, o.print); ++k) vals += " " + show(b.bytes, b.type, k);
     fmt::print("  buffer {} ({} x {}):{}{}\n", i, b.count, b.type, vals, b.count > o.print ? " ..." : "");
     if (!b.dump.empty()) {
-      std::ofstream out(b.dump, std::ios::binary);
-      if (!out) throw std::runtime_error(fmt::format("{}: cannot write", b.dump));
-      out.write(reinterpret_cast<const char*>(b.bytes.data()), static_cast<std::streamsize>(b.bytes.size()));
+      write_output(b.dump, std::string(reinterpret_cast<const char*>(b.bytes.data()), b.bytes.size()));
     }
   }
   return 0;

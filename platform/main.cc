@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <systemc>
@@ -12,6 +13,7 @@
 
 #include "platform/cli_exec.h"
 #include "platform/config/config_doc.h"
+#include "platform/output_file.h"
 #include "platform/platform.h"
 #include "sw/kernels/kernels.h"
 #include "sw/ptx/assembler.h"
@@ -41,13 +43,9 @@ struct ConfigOpts {
   }
 };
 
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error(fmt::format("{}: cannot write", path));
-  out << text;
-}
-
 std::string read_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw ConfigError(fmt::format("{}: not a readable file", path));
   std::ifstream in(path);
   if (!in) throw ConfigError(fmt::format("{}: cannot open", path));
   return std::string(std::istreambuf_iterator<char>(in), {});
@@ -91,6 +89,9 @@ int cmd_run(const ConfigOpts& co, const std::string& workload, const std::string
   } catch (const std::invalid_argument& e) {
     throw ConfigError(std::string("--launch: ") + e.what());
   }
+  if (!stats_file.empty()) check_output(stats_file, "--stats");
+  if (!timeline_file.empty()) check_output(timeline_file, "--timeline");
+  if (!vcd_file.empty()) check_output(vcd_file + ".vcd", "--vcd");
   Platform p(c);
   if (!vcd_file.empty()) p.trace_vcd(vcd_file);
   wl::Result result;
@@ -104,9 +105,9 @@ int cmd_run(const ConfigOpts& co, const std::string& workload, const std::string
     j["preset"] = c.name();
     j["correct"] = result.ok;
     j["config"] = c.to_json();
-    write_file(stats_file, j.dump(2) + "\n");
+    write_output(stats_file, j.dump(2) + "\n");
   }
-  if (!timeline_file.empty()) write_file(timeline_file, timeline_trace_events(p.timeline(), st.launches).dump(1) + "\n");
+  if (!timeline_file.empty()) write_output(timeline_file, timeline_trace_events(p.timeline(), st.launches).dump(1) + "\n");
   return result.ok ? 0 : 1;
 }
 

@@ -401,7 +401,7 @@ const Config& Platform::config() const { return impl_->cfg; }
 void Platform::trace_vcd(const std::string& path) {
   auto& p = *impl_;
   p.vcd = sc_core::sc_create_vcd_trace_file(path.c_str());
-  p.vcd->set_time_unit(1, sc_core::SC_NS);
+  p.vcd->set_time_unit(1, sc_core::SC_PS);  // tk1/tx2 clock periods are not whole nanoseconds
   auto t = [&](const auto& sig, const std::string& nm) { sc_core::sc_trace(p.vcd, sig, nm); };
   // The arbiters' pins, traced on the core's ports (the same for the model and an RTL core).
   for (auto* a : arbiters_of(p)) {

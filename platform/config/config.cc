@@ -186,10 +186,10 @@ json check(const KeyDef& d, const json& v, const std::string& origin) {
 void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std::string, json>>& out) {
   for (auto& [k, v] : j.items()) {
     std::string key = prefix.empty() ? k : prefix + "." + k;
-    if (v.is_object())
+    if (v.is_object() && !v.empty())
       flatten(v, key, out);
     else
-      out.emplace_back(key, v);
+      out.emplace_back(key, v);  // an empty object is a value: a wrong type for any key
   }
 }
 
@@ -233,12 +233,15 @@ Config Config::preset(const std::string& name) {
 }
 
 void Config::merge_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throw ConfigError(fmt::format("{}: not a configuration file (not a regular file)", path));
   std::ifstream in(path);
   if (!in) throw ConfigError(fmt::format("{}: cannot open configuration file", path));
   json j;
   try {
     j = json::parse(in);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     throw ConfigError(fmt::format("{}: not valid JSON: {}", path, e.what()));
   }
   merge(j, path);
@@ -282,8 +285,8 @@ void Config::set(const std::string& a) {
   } else {
     try {
       v = json::parse(text);
-    } catch (const json::parse_error&) {
-      v = text;  // reported as a wrong type by check()
+    } catch (const json::exception&) {
+      v = text;  // not JSON, or a number JSON cannot hold: reported as a wrong type by check()
     }
   }
   set(key, v, "--set");

@@ -14,11 +14,11 @@ constexpr uint64_t kAlign = 256;
 uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 }  // namespace
 
-uint32_t shared_per_block(uint32_t param_bytes, uint32_t static_shared, uint32_t dyn_shared) {
-  return static_cast<uint32_t>(round_up(16 + uint64_t(param_bytes) + static_shared + dyn_shared, 256));
+uint64_t shared_per_block(uint32_t param_bytes, uint32_t static_shared, uint32_t dyn_shared) {
+  return round_up(16 + uint64_t(param_bytes) + static_shared + dyn_shared, 256);
 }
 
-uint32_t blocks_that_fit(const DeviceProps& p, uint64_t threads, uint32_t regs_per_thread, uint32_t shmem,
+uint32_t blocks_that_fit(const DeviceProps& p, uint64_t threads, uint32_t regs_per_thread, uint64_t shmem,
                          std::string* why) {
   uint64_t n = p.max_blocks;
   const char* limit = "resident blocks per SM";
@@ -155,7 +155,7 @@ uint64_t HostRuntime::launch(const Module& m, const std::string& kernel, Dim3 gr
                                            a.size(), k->params[i].size)));
     std::memcpy(params.data() + k->params[i].offset, a.data(), a.size());
   }
-  uint32_t shmem = shared_per_block(k->param_bytes, k->static_shared_bytes, dyn_shmem);
+  uint64_t shmem = shared_per_block(k->param_bytes, k->static_shared_bytes, dyn_shmem);
   if (shmem > p.shared_per_block)
     throw RuntimeError(where(fmt::format("{} bytes of shared memory per block exceed the limit of {}", shmem,
                                          p.shared_per_block)));

@@ -11,10 +11,10 @@ namespace gpuvp::rt {
 
 // Shared memory a block of this kernel takes: the 16-byte block header, the parameters, static and
 // dynamic shared memory, rounded up to 256 bytes (block-scheduler.md).
-uint32_t shared_per_block(uint32_t param_bytes, uint32_t static_shared, uint32_t dyn_shared);
+uint64_t shared_per_block(uint32_t param_bytes, uint32_t static_shared, uint32_t dyn_shared);
 
 // Resident blocks per SM that fit the SM's resources; 0 with `why` naming the resource if none fits.
-uint32_t blocks_that_fit(const DeviceProps& p, uint64_t threads, uint32_t regs_per_thread, uint32_t shmem,
+uint32_t blocks_that_fit(const DeviceProps& p, uint64_t threads, uint32_t regs_per_thread, uint64_t shmem,
                          std::string* why);
 
 class HostRuntime : public Runtime {

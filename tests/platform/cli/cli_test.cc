@@ -71,3 +71,40 @@ TEST_CASE("docs: the configuration reference is up to date") {
   std::string doc = gpuvp::test::slurp(std::string(GPUVP_TEST_DATA) + "/../../docs/configuration.md");
   CHECK(doc == r.out);
 }
+
+TEST_CASE("cli: numbers JSON cannot hold, directories, empty objects and unwritable outputs exit 2") {
+  struct Case {
+    std::string args, expect;
+  } cases[] = {
+      {"config --preset tx2 --set sm.count=1e400", "sm.count = \"1e400\": not an integer"},
+      {"config --preset tx2 --config /tmp", "/tmp: not a configuration file"},
+      {"run --preset tx2 --workload vectorAdd --stats /nonexistent/s.json", "--stats /nonexistent/s.json: cannot write"},
+      {"run --preset tx2 --workload vectorAdd --timeline /nonexistent/t.json", "--timeline /nonexistent/t.json: cannot write"},
+      {"run --preset tx2 --workload vectorAdd --vcd /nonexistent/w", "--vcd /nonexistent/w.vcd: cannot write"},
+      {"disasm /tmp", "/tmp: not a readable file"},
+  };
+  for (auto& c : cases) {
+    INFO(c.args);
+    auto r = run_gpuvp(c.args);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Contains(c.expect));
+  }
+  std::string f = gpuvp::test::temp_path("cfg.json");
+  for (const char* j : {R"({"sm": {"count": {}}})", R"({"sm": {"latency": {"alu": {}}}})", R"({"sm": {"count": 1e400}})"}) {
+    INFO(j);
+    std::ofstream(f) << j;
+    auto r = run_gpuvp("config --preset tx2 --config " + f);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Contains(f));
+  }
+  std::remove(f.c_str());
+}
+
+TEST_CASE("cli: waveforms of tx2 and tk1 have picosecond resolution, without warnings") {
+  std::string w = gpuvp::test::temp_path("wave");
+  auto r = run_gpuvp(fmt::format("run --preset tx2 --workload vectorAdd --vcd {}", w));
+  CHECK(r.status == 0);
+  CHECK_THAT(r.err, !Contains("not representable"));
+  CHECK_THAT(gpuvp::test::slurp(w + ".vcd"), Contains("$timescale\n\t1 ps\n$end") || Contains("1 ps"));
+  std::remove((w + ".vcd").c_str());
+}
