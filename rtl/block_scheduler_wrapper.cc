@@ -47,7 +47,7 @@ RtlBlockScheduler::RtlBlockScheduler(sc_core::sc_module_name name, const BlockSc
   }
   m_->power_on_reset();
   snap_.assign(m.flops().size(), 0);
-  flops_changed(m, snap_);
+  rtl::flops_changed(m, snap_);
   register_flops(reg, m, cfg.path, [this] { wake(); });
 
   SC_METHOD(process);  // runs once at time 0: drives the reset outputs
@@ -58,7 +58,8 @@ RtlBlockScheduler::RtlBlockScheduler(sc_core::sc_module_name name, const BlockSc
 }
 
 void RtlBlockScheduler::process() {
-  if (edge_.take()) {
+  const bool at_edge = edge_.take();
+  if (at_edge) {
     ++evaluations_;
     // The input ports are as wide as the RTL fields: the Var truncates like the model does.
     i_rst_.set(rst.read());
@@ -77,15 +78,8 @@ void RtlBlockScheduler::process() {
     for (unsigned i = 0; i < n_; ++i)
       if (smp_done[i].read()) done |= uint64_t{1} << i;
     i_done_.set(done);
-    m_->edge();
-    drive();
-    if (flops_changed(*m_, snap_)) edge_.request();
-    return;
   }
-  // An input changed or a flip-flop was written: the next edge may change the design.
-  flops_changed(*m_, snap_);
-  drive();
-  edge_.request();
+  rtl::gated_step(*m_, snap_, edge_, at_edge, [this] { drive(); });
 }
 
 void RtlBlockScheduler::drive() {

@@ -19,19 +19,6 @@ void register_flops(Registry& reg, const rtl::VModel& m, const std::string& path
   }
 }
 
-bool flops_changed(const rtl::VModel& m, std::vector<uint64_t>& snap) {
-  const auto& fl = m.flops();
-  bool changed = false;
-  for (size_t i = 0; i < fl.size(); ++i) {
-    uint64_t v = fl[i].var.get();
-    if (v != snap[i]) {
-      changed = true;
-      snap[i] = v;
-    }
-  }
-  return changed;
-}
-
 void trace_flops(sc_core::sc_trace_file* tf, const rtl::VModel& m, const std::string& prefix) {
   for (const rtl::Flop& f : m.flops()) {
     const std::string nm = prefix + f.name;
@@ -58,7 +45,7 @@ RtlStallArbiter::RtlStallArbiter(sc_core::sc_module_name name, unsigned n, const
   stall_ff_ = m_->signal("stall");
   m_->power_on_reset();
   snap_.assign(m_->flops().size(), 0);
-  flops_changed(*m_, snap_);
+  rtl::flops_changed(*m_, snap_);
   register_flops(reg, *m_, path, [this] { wake(); });
 
   SC_METHOD(process);  // runs once at time 0: drives the reset outputs
@@ -67,7 +54,8 @@ RtlStallArbiter::RtlStallArbiter(sc_core::sc_module_name name, unsigned n, const
 }
 
 void RtlStallArbiter::process() {
-  if (edge_.take()) {
+  const bool at_edge = edge_.take();
+  if (at_edge) {
     ++evaluations_;
     uint64_t rq = 0, ak = 0;
     for (unsigned i = 0; i < n_; ++i) {
@@ -76,15 +64,8 @@ void RtlStallArbiter::process() {
     }
     req_in_.set(rq);
     ack_in_.set(ak);
-    m_->edge();
-    drive();
-    if (flops_changed(*m_, snap_)) edge_.request();
-    return;
   }
-  // An input changed or a flip-flop was written: the next edge may change the design.
-  flops_changed(*m_, snap_);
-  drive();
-  edge_.request();
+  rtl::gated_step(*m_, snap_, edge_, at_edge, [this] { drive(); });
 }
 
 void RtlStallArbiter::drive() {

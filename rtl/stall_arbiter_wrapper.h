@@ -54,7 +54,5 @@ class RtlStallArbiter : public StallArbiterCore {
 void trace_flops(sc_core::sc_trace_file* tf, const rtl::VModel& m, const std::string& prefix);
 // Registers the flip-flops of a Verilated model under <path>.<name>; a write calls on_write.
 void register_flops(Registry& reg, const rtl::VModel& m, const std::string& path, std::function<void()> on_write);
-// Snapshot of every flip-flop into `snap`; returns true when it differs from the previous one.
-bool flops_changed(const rtl::VModel& m, std::vector<uint64_t>& snap);
 
 }  // namespace gpuvp

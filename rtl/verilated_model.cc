@@ -89,4 +89,17 @@ void VModel::edge() {
   eval();
 }
 
+bool flops_changed(const VModel& m, std::vector<uint64_t>& snap) {
+  const auto& fl = m.flops();
+  bool changed = false;
+  for (size_t i = 0; i < fl.size(); ++i) {
+    uint64_t v = fl[i].var.get();
+    if (v != snap[i]) {
+      changed = true;
+      snap[i] = v;
+    }
+  }
+  return changed;
+}
+
 }  // namespace gpuvp::rtl

@@ -90,4 +90,21 @@ std::unique_ptr<VModel> make_block_scheduler(unsigned num_sms, const std::string
 unsigned max_arbiter_requesters();
 unsigned max_scheduler_sms();
 
+// Snapshot of every flip-flop into `snap`; true when it differs from the previous snapshot.
+bool flops_changed(const VModel& m, std::vector<uint64_t>& snap);
+
+// One evaluation of a clock-gated wrapper. At a due edge the design is clocked, and the next edge
+// is asked for only if a flip-flop changed: the designs are Moore machines, so the same state with
+// the same inputs stays the same. Otherwise an input changed or a flip-flop was written through the
+// registry: the snapshot is refreshed and the next edge may change the design.
+// `edge` is the wrapper's EdgeTimer (models/common/clock.h, not included here: Verilated code sees
+// this header too).
+template <typename Edge, typename Drive>
+void gated_step(VModel& m, std::vector<uint64_t>& snap, Edge& edge, bool at_edge, Drive&& drive) {
+  if (at_edge) m.edge();
+  bool changed = flops_changed(m, snap);
+  drive();
+  if (!at_edge || changed) edge.request();
+}
+
 }  // namespace gpuvp::rtl
