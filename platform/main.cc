@@ -17,7 +17,7 @@
 #include "platform/platform.h"
 #include "sw/kernels/kernels.h"
 #include "sw/ptx/assembler.h"
-#include "sw/ptx/disassembler.h"
+#include "sw/isa/disassembler.h"
 #include "sw/ptx/parser.h"
 #include "sw/workloads/workload.h"
 
@@ -202,7 +202,7 @@ int sc_main(int argc, char* argv[]) {
                    "{} bytes shared, {} bytes local\n",
                    k.name, k.params.size(), k.param_bytes, k.num_regs, k.num_preds, k.regs_per_thread,
                    k.static_shared_bytes, k.local_bytes);
-        fmt::print("{}\n", ptx::disassemble(img.code.data() + (k.entry - img.layout.code_base), k.end - k.entry, k.entry));
+        fmt::print("{}\n", isa::disassemble(img.code.data() + (k.entry - img.layout.code_base), k.end - k.entry, k.entry));
       }
       return 0;
     }

@@ -9,8 +9,8 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "models/arbiter/arbitrated_port.h"
-#include "models/common/address_map.h"
-#include "models/common/device_error.h"
+#include "sw/isa/address_map.h"
+#include "models/common/error_sink.h"
 #include "models/common/log.h"
 #include "models/config_block/config_block.h"
 #include "models/host_bus/host_bus.h"
@@ -76,7 +76,7 @@ SmConfig sm_config(const Config& c, unsigned id, const Clock& clk) {
   s.ibuf_insts = static_cast<unsigned>(c.i("sm.ibuf_insts"));
   s.coalesce = c.b("sm.coalesce");
   s.coalesce_bytes = static_cast<unsigned>(c.i("sm.coalesce_bytes"));
-  s.warp_policy = c.s("sm.warp_policy");
+  s.warp_policy = c.s("sm.warp_policy") == "gto" ? WarpPolicy::Gto : WarpPolicy::RoundRobin;
   s.interleaved_blocks = c.s("scheduler.policy") == "round_robin";
   s.max_local_bytes = static_cast<uint32_t>(c.i("sm.local_bytes"));
   s.lat.alu = static_cast<unsigned>(c.i("sm.latency.alu"));
@@ -381,6 +381,7 @@ class PlatformImpl : public sc_core::sc_module, public rt::HostInterface {
   }
 
   const rt::DeviceProps& props() const override { return dev; }
+  void wait_ns(double ns) override { wait(sc_time(ns, sc_core::SC_NS)); }
   void map_global(uint64_t addr, uint64_t size) override { gmem->map(addr, size); }
   void unmap_global(uint64_t addr) override { gmem->unmap(addr); }
 };

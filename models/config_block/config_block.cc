@@ -2,71 +2,24 @@
 
 #include <cstring>
 
-#include "models/common/address_map.h"
+#include "sw/isa/address_map.h"
 #include "models/common/log.h"
 
 namespace gpuvp {
 
 namespace {
-constexpr uint32_t kBusy = 1u, kDone = 2u, kError = 4u;
+using cfgreg::kStatusBusy, cfgreg::kStatusDone, cfgreg::kStatusError;
 constexpr uint64_t kBytes = cfgreg::kNumRegs * 4;
-
-const char* field_name(unsigned i) {
-  switch (i) {
-    case cfgreg::kBlocksPerCore: return "blocks_per_core";
-    case cfgreg::kNumGprs: return "num_gprs";
-    case cfgreg::kShmemSize: return "shmem_size";
-    case cfgreg::kParamSize: return "param_size";
-    case cfgreg::kDynShmemSize: return "dyn_shmem_size";
-    case cfgreg::kBlockX: return "block_x";
-    case cfgreg::kBlockY: return "block_y";
-    case cfgreg::kBlockZ: return "block_z";
-    case cfgreg::kGridX: return "grid_x";
-    case cfgreg::kGridY: return "grid_y";
-    case cfgreg::kGridZ: return "grid_z";
-    case cfgreg::kEntryLo: return "entry_lo";
-    case cfgreg::kEntryHi: return "entry_hi";
-    case cfgreg::kControl: return "control";
-    case cfgreg::kStatus: return "status";
-    case cfgreg::kLocalBytes: return "local_bytes";
-    case cfgreg::kNumRegSlots: return "num_reg_slots";
-    case cfgreg::kNumPreds: return "num_preds";
-    case cfgreg::kStream: return "stream";
-    case cfgreg::kPriority: return "priority";
-    case cfgreg::kLaunchId: return "launch_id";
-    default: return nullptr;
-  }
-}
 }  // namespace
 
-uint32_t ConfigBlock::reset_value(unsigned i) {
-  switch (i) {
-    case cfgreg::kBlocksPerCore: return 1;
-    case cfgreg::kNumGprs: return 0x0B;
-    case cfgreg::kShmemSize: return 0x10;
-    case cfgreg::kBlockX: return 16;
-    case cfgreg::kBlockY: return 16;
-    case cfgreg::kBlockZ: return 1;
-    case cfgreg::kGridX: return 3;
-    case cfgreg::kGridY: return 1;
-    case cfgreg::kGridZ: return 1;
-    default: return 0;
-  }
-}
+uint32_t ConfigBlock::reset_value(unsigned i) { return cfgreg::reset_value(i); }
 
 ConfigBlock::ConfigBlock(sc_core::sc_module_name name, const ConfigBlockConfig& cfg, Registry& reg)
     : sc_core::sc_module(name), cfg_(cfg) {
   for (unsigned i = 0; i < cfgreg::kNumRegs; ++i) regs_[i] = reset_value(i);
   auto w = [this] { drive_ev_.notify(sc_core::SC_ZERO_TIME); };
   for (unsigned i = 0; i < cfgreg::kNumRegs; ++i) {
-    std::string n;
-    if (const char* f = field_name(i))
-      n = cfg.path + "." + f;
-    else if (i >= cfgreg::kParamBase)
-      n = fmt::format("{}.param[{}]", cfg.path, i - cfgreg::kParamBase);
-    else
-      n = fmt::format("{}.reg[{}]", cfg.path, i);
-    reg.add_field(n, 32, &regs_[i], w);
+    reg.add_field(cfg.path + "." + cfgreg::name(i), 32, &regs_[i], w);
   }
   reg.add_field(cfg.path + ".en", 1, &en_, w);
 
@@ -118,10 +71,11 @@ unsigned ConfigBlock::access(tlm::tlm_generic_payload& t, bool debug, const sc_c
     } else {
       uint32_t v = 0;
       for (unsigned b = 0; b < 4; ++b) v |= uint32_t{d[4 * w + b]} << (8 * b);
-      if (i == cfgreg::kStatus) continue;  // read-only
+      const cfgreg::Access acc = cfgreg::access(i);
+      if (acc == cfgreg::Access::ReadOnly) continue;
       regs_[i] = v;
       changed = true;
-      if (i == cfgreg::kControl && (v & 1u) && !debug) start_q_.notify(delay);
+      if (acc == cfgreg::Access::Start && (v & 1u) && !debug) start_q_.notify(delay);
     }
   }
   if (changed) drive_ev_.notify(sc_core::SC_ZERO_TIME);
@@ -138,12 +92,12 @@ unsigned ConfigBlock::transport_dbg(tlm::tlm_generic_payload& t) { return access
 
 void ConfigBlock::on_start() {
   uint32_t& st = regs_[cfgreg::kStatus];
-  if (st & kBusy) {
-    st |= kError;
+  if (st & kStatusBusy) {
+    st |= kStatusError;
     log::warn(cfg_.path, "start while busy ignored");
     return;
   }
-  st = kBusy;
+  st = kStatusBusy;
   en_ = true;
   ++starts_;
   log::debug(cfg_.path, "start (launch {})", regs_[cfgreg::kLaunchId]);
@@ -159,7 +113,7 @@ void ConfigBlock::on_rdy() {
 
 void ConfigBlock::on_kernel_done() {
   uint32_t& st = regs_[cfgreg::kStatus];
-  st = (st & ~kBusy) | kDone;
+  st = (st & ~kStatusBusy) | kStatusDone;
   log::debug(cfg_.path, "kernel done");
 }
 

@@ -39,7 +39,7 @@
 
 #include "models/common/clock.h"
 #include "models/common/registry.h"
-#include "models/config_block/config_map.h"
+#include "sw/isa/config_regs.h"
 
 namespace gpuvp {
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "sw/ptx/isa.h"
+#include "sw/isa/isa.h"
 
 namespace gpuvp {
 

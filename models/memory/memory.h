@@ -1,7 +1,7 @@
 #pragma once
 // A memory as a TLM-2.0 target: global, constant or system memory. Any number of initiators bind
 // to `in` (the arbiters on the GPU side, the host bus on the host side). Addresses are absolute
-// (models/common/address_map.h). Out-of-range and misaligned accesses answer with a TLM error
+// (sw/isa/address_map.h). Out-of-range and misaligned accesses answer with a TLM error
 // response; nothing outside the array is ever touched.
 #include <systemc>
 #include <tlm>

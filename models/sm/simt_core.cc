@@ -8,8 +8,8 @@
 #include <cstring>
 #include <limits>
 
-#include "sw/ptx/disassembler.h"
-#include "sw/ptx/encoding.h"
+#include "sw/isa/disassembler.h"
+#include "sw/isa/encoding.h"
 
 namespace gpuvp {
 
@@ -350,7 +350,7 @@ SimtCore::SimtCore(const SmConfig& cfg, CoreEnv& env) : cfg_(cfg), env_(env) {
   unsigned sps = cfg.sps ? cfg.sps : 1;
   issue_cycles_ = (cfg.warp_size + sps - 1) / sps;
   if (issue_cycles_ == 0) issue_cycles_ = 1;
-  gto_ = cfg.warp_policy == "gto";
+  gto_ = cfg.warp_policy == WarpPolicy::Gto;
   smem_.assign(cfg.shared_bytes, 0);
   dcache_.resize(4096);
   checked_.assign(dcache_.size(), 0);
@@ -597,19 +597,19 @@ const Inst* SimtCore::fetch(Warp& w, uint64_t pc) {
     uint8_t tmp[2 * kIbufLine];
     const uint8_t* p = l0->bytes + off;
     size_t avail = kIbufLine - off;
-    size_t sz = avail >= ptx::kHeaderBytes ? ptx::size_from_header(p) : 0;
-    if (avail < ptx::kHeaderBytes || (sz && sz > avail)) {
+    size_t sz = avail >= isa::kHeaderBytes ? isa::size_from_header(p) : 0;
+    if (avail < isa::kHeaderBytes || (sz && sz > avail)) {
       std::memcpy(tmp, p, avail);  // copied first: the second fill may replace this line
       const IbufLine* l1 = ibuf_line(w, lb + kIbufLine);
       if (!l1) return nullptr;
       std::memcpy(tmp + avail, l1->bytes, kIbufLine);
       p = tmp;
       avail += kIbufLine;
-      sz = ptx::size_from_header(p);
+      sz = isa::size_from_header(p);
     }
     if (!(e.pc == pc && sz && e.inst.size == sz && std::memcmp(e.bytes, p, sz) == 0)) {
       e.pc = ~uint64_t{0};
-      if (!ptx::decode(p, avail, e.inst, &why)) return decode_fail(why);
+      if (!isa::decode(p, avail, e.inst, &why)) return decode_fail(why);
       std::memcpy(e.bytes, p, e.inst.size);
       e.pc = pc;
       checked_[idx] = 0;
@@ -619,15 +619,15 @@ const Inst* SimtCore::fetch(Warp& w, uint64_t pc) {
     // No buffer: one fetch transaction per executed warp instruction (two the first time a PC
     // is seen, to learn the size).
     uint8_t tmp[128];
-    unsigned want = e.pc == pc ? e.inst.size : unsigned(ptx::kHeaderBytes);
+    unsigned want = e.pc == pc ? e.inst.size : unsigned(isa::kHeaderBytes);
     uint64_t t = env_.access(CoreEnv::Port::Fetch, pc, tmp, want, false, nullptr, now_, f);
     ++stats_.fetches;
     if (t == CoreEnv::kFail) return fault_at(f, w, -1, pc), nullptr;
     now_ = std::max(now_, t);
     if (!(e.pc == pc && std::memcmp(e.bytes, tmp, want) == 0)) {
-      size_t sz = ptx::size_from_header(tmp);
+      size_t sz = isa::size_from_header(tmp);
       if (sz == 0) {
-        ptx::decode(tmp, want, e.inst, &why);
+        isa::decode(tmp, want, e.inst, &why);
         e.pc = ~uint64_t{0};
         return decode_fail(why.empty() ? "bad header" : why);
       }
@@ -638,7 +638,7 @@ const Inst* SimtCore::fetch(Warp& w, uint64_t pc) {
         now_ = std::max(now_, t);
       }
       e.pc = ~uint64_t{0};
-      if (!ptx::decode(tmp, sz, e.inst, &why)) return decode_fail(why);
+      if (!isa::decode(tmp, sz, e.inst, &why)) return decode_fail(why);
       std::memcpy(e.bytes, tmp, sz);
       e.pc = pc;
       checked_[idx] = 0;
@@ -1399,7 +1399,7 @@ void SimtCore::exec(Warp& w, const Inst& in, Group& g, uint32_t m) {
     // nvcc compiles warp-level code for warpSize = 32 (full masks, lane arithmetic): on a narrower
     // warp it cannot mean what the kernel expects, so it stops instead of computing something else.
     fail("warp_size", fmt::format("{} needs 32-lane warps (nvcc's warpSize) and this SM has {}-lane warps "
-                                  "(sm.warp_size)", ptx::disassemble(in), cfg_.warp_size),
+                                  "(sm.warp_size)", isa::disassemble(in), cfg_.warp_size),
          &w, -1, 0);
     return;
   }

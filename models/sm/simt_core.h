@@ -8,12 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "models/common/device_error.h"
+#include "sw/isa/device_error.h"
 #include "models/memory/atomic_extension.h"
 #include "models/sm/sm_config.h"
 #include "models/sm/warp.h"
-#include "sw/ptx/image.h"
-#include "sw/ptx/isa.h"
+#include "sw/isa/isa.h"
 
 namespace gpuvp {
 

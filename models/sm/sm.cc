@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "models/common/address_map.h"
+#include "sw/isa/address_map.h"
 #include "models/common/log.h"
-#include "models/config_block/config_map.h"
+#include "sw/isa/config_regs.h"
 #include "models/sm/simt_core.h"
 
 namespace gpuvp {

@@ -12,7 +12,7 @@
 //   cmem    -> constant memory arbiter
 //   gmem_rd -> global memory read-port arbiter
 //   gmem_wr -> global memory write-port arbiter (stores; atomics use gmem_rd then gmem_wr... see sm.cc)
-// All TLM transactions use absolute addresses (models/common/address_map.h).
+// All TLM transactions use absolute addresses (sw/isa/address_map.h).
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "models/common/device_error.h"
+#include "models/common/error_sink.h"
 #include "models/common/registry.h"
 #include "models/sm/sm_config.h"
 

@@ -19,6 +19,12 @@ struct SmLatencies {
   unsigned atomic = 4;    // extra cycles of a read-modify-write at the memory
 };
 
+// Which ready warp issues next (models/sm/warp_scheduler.h).
+enum class WarpPolicy : uint8_t {
+  RoundRobin = 0,  // "rr": the next ready warp after the last one that issued
+  Gto = 1,         // "gto": greedy-then-oldest: keep issuing from the last warp while it is ready
+};
+
 struct SmConfig {
   unsigned id = 0;
   unsigned num_sms = 1;
@@ -40,7 +46,7 @@ struct SmConfig {
   // Block identity of a batch (block-scheduler.md): interleaved b+id+j*num_sms (round robin), or a
   // contiguous range b+j from this SM's own block_idx (the fill policies).
   bool interleaved_blocks = true;
-  std::string warp_policy = "rr";       // "rr" round robin over ready warps, "gto" greedy-then-oldest
+  WarpPolicy warp_policy = WarpPolicy::RoundRobin;
   uint32_t max_local_bytes = 16384;     // per-thread local memory limit
 };
 

@@ -7,7 +7,7 @@
 #include <functional>
 #include <set>
 
-#include "sw/ptx/encoding.h"
+#include "sw/isa/encoding.h"
 
 namespace gpuvp::ptx {
 namespace {
@@ -450,7 +450,7 @@ Image assemble(const Module& m, const Layout& layout) {
       }
       if (addr[i] != pc) changed = true;
       addr[i] = pc;
-      s.inst.size = uint32_t(encoded_size(s.inst));
+      s.inst.size = uint32_t(isa::encoded_size(s.inst));
       pc += s.inst.size;
     }
     if (addr[sites.size()] != pc) changed = true;
@@ -458,7 +458,7 @@ Image assemble(const Module& m, const Layout& layout) {
     if (!changed) break;
     if (iter > 16) throw ParseError(m.source_name, 1, 1, "code layout does not converge", "");
   }
-  for (auto& s : sites) encode(s.inst, img.code);
+  for (auto& s : sites) isa::encode(s.inst, img.code);
   Liveness live(m);
   for (auto& ki : img.kernels) {
     size_t f = 0;

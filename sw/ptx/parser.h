@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sw/ptx/isa.h"
+#include "sw/isa/isa.h"
 
 namespace gpuvp::ptx {
 

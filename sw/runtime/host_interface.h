@@ -38,6 +38,8 @@ class HostInterface {
   // Returns the simulated times (ps) at which the scheduler left IDLE and raised kernel_done.
   virtual void wait_kernel_done(uint64_t& start_ps, uint64_t& end_ps) = 0;
   virtual const DeviceProps& props() const = 0;
+  // Lets `ns` nanoseconds of simulated time pass on the host side (driver latencies).
+  virtual void wait_ns(double ns) = 0;
   // The driver maps each allocation into global memory's bounds check (and unmaps it when freed),
   // so a kernel that reads outside its buffers gets an address error. Default: no checking.
   virtual void map_global(uint64_t /*addr*/, uint64_t /*size*/) {}

@@ -2,9 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <systemc>
-
-#include "models/config_block/config_map.h"
+#include "sw/isa/config_regs.h"
 #include "sw/ptx/assembler.h"
 
 namespace gpuvp::rt {
@@ -193,7 +191,7 @@ uint64_t HostRuntime::launch(const Module& m, const std::string& kernel, Dim3 gr
   // Registers 0..kLaunchId, then the parameter words; the control register is written last.
   host_.bus_write(p.cfg_base, regs.data(), (cfgreg::kLaunchId + 1) * 4);
   if (!params.empty()) host_.bus_write(p.cfg_base + cfgreg::kParamBase * 4, params.data(), params.size());
-  if (p.launch_latency_ns > 0) sc_core::wait(sc_core::sc_time(p.launch_latency_ns, sc_core::SC_NS));
+  if (p.launch_latency_ns > 0) host_.wait_ns(p.launch_latency_ns);
   uint32_t start = 1;
   host_.bus_write(p.cfg_base + cfgreg::kControl * 4, &start, 4);
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "models/common/device_error.h"
+#include "sw/isa/device_error.h"
 #include "sw/ptx/image.h"
 #include "sw/runtime/host_interface.h"
 

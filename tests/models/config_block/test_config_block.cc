@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "models/common/address_map.h"
+#include "sw/isa/address_map.h"
 #include "models/config_block/config_block.h"
 
 using namespace gpuvp;

@@ -193,7 +193,7 @@ TEST_CASE("memory errors: misaligned, shared out of range, global fault, decode,
     // corrupt the magic nibble of the store
     auto bytes = p.encode();
     size_t off = 0;
-    for (int i = 0; i < 3; ++i) off += ptx::encoded_size(p.insts[i]);
+    for (int i = 0; i < 3; ++i) off += isa::encoded_size(p.insts[i]);
     r.env.code[off] ^= 0x1;
     REQUIRE(r.core->launch(r.lp, 0));
     CHECK_FALSE(r.core->run());

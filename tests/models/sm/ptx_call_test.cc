@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "ptx_test_util.h"
-#include "sw/ptx/encoding.h"
+#include "sw/isa/encoding.h"
 
 using namespace ptxtest;
 
@@ -60,7 +60,7 @@ TEST_CASE("lowered calls: Call carries only its target, copies are plain local l
     isa::Inst in;
     std::string why;
     size_t off = size_t(pc - kCode);
-    REQUIRE(ptx::decode(d.img.code.data() + off, d.img.code.size() - off, in, &why));
+    REQUIRE(isa::decode(d.img.code.data() + off, d.img.code.size() - off, in, &why));
     if (in.op == Opcode::Call) {
       ++calls;
       CHECK(in.nops == 1);

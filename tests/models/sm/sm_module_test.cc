@@ -5,7 +5,7 @@
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
 
-#include "models/config_block/config_map.h"
+#include "sw/isa/config_regs.h"
 #include "models/sm/sm.h"
 #include "sm_test_util.h"
 

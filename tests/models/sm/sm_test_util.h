@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "models/common/address_map.h"
+#include "sw/isa/address_map.h"
 #include "models/memory/atomic_extension.h"
 #include "models/sm/simt_core.h"
-#include "sw/ptx/encoding.h"
-#include "sw/ptx/isa.h"
+#include "sw/isa/encoding.h"
+#include "sw/isa/isa.h"
 
 namespace smtest {
 using namespace gpuvp;
@@ -109,7 +109,7 @@ struct Prog {
     uint64_t pc = kCode;
     for (auto& in : v) {
       addr.push_back(pc);
-      pc += ptx::encoded_size(in);
+      pc += isa::encoded_size(in);
     }
     addr.push_back(pc);
     std::vector<uint8_t> out;
@@ -117,7 +117,7 @@ struct Prog {
       Inst in = insts[i];
       for (auto& o : in.ops)
         if (o.kind == OpKind::Target) o.imm = int64_t(addr.at(labels.at(int(o.imm))));
-      ptx::encode(in, out);
+      isa::encode(in, out);
     }
     return out;
   }

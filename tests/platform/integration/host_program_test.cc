@@ -2,7 +2,7 @@
 // SystemC elaborates once per process): what docs/user-guide.md shows a user.
 #include <catch2/catch.hpp>
 
-#include "models/common/device_error.h"
+#include "sw/isa/device_error.h"
 #include "platform/platform.h"
 #include "sw/kernels/kernels.h"
 

@@ -4,8 +4,8 @@
 #include <sstream>
 
 #include "sw/ptx/assembler.h"
-#include "sw/ptx/disassembler.h"
-#include "sw/ptx/encoding.h"
+#include "sw/isa/disassembler.h"
+#include "sw/isa/encoding.h"
 
 using namespace gpuvp;
 using isa::Opcode;
@@ -32,7 +32,7 @@ std::vector<isa::Inst> decode_kernel(const ptx::Image& img, const ptx::KernelInf
     isa::Inst i;
     std::string why;
     size_t off = size_t(pc - img.layout.code_base);
-    REQUIRE(ptx::decode(img.code.data() + off, img.code.size() - off, i, &why));
+    REQUIRE(isa::decode(img.code.data() + off, img.code.size() - off, i, &why));
     out.push_back(i);
     pc += i.size;
   }
@@ -233,7 +233,7 @@ TEST_CASE("basic.ptx: call frames, local depot and register slots of a .func", "
   // poly: ld.param.f32 %f1, [_Z4polyfi_param_0] -> local 80 into slot 102 + 1.
   isa::Inst first;
   std::string why;
-  REQUIRE(ptx::decode(img.code.data(), img.code.size(), first, &why));
+  REQUIRE(isa::decode(img.code.data(), img.code.size(), first, &why));
   CHECK(first.op == Opcode::Ld);
   CHECK(first.mod.space == Space::Local);
   CHECK(first.ops[1].imm == 80);
@@ -357,7 +357,7 @@ TEST_CASE("call forms and unsupported call uses are rejected", "[assembler][erro
 
 TEST_CASE("disassembly names every opcode and modifier of the sample kernels", "[disassembler]") {
   auto img = ptx::assemble_text(slurp(GPUVP_TEST_DATA "/ptx/basic.ptx"), "basic.ptx", kLayout);
-  std::string text = ptx::disassemble(img.code.data(), img.code.size(), kLayout.code_base);
+  std::string text = isa::disassemble(img.code.data(), img.code.size(), kLayout.code_base);
   for (const char* s : {"ld.param.f32", "ld.global.nc.f32", "mad.lo.s32", "setp.ge.s32", "bra ", "cvta.to.global.u64",
                         "mul.wide.s32", "fma.rn.f32", "sin.approx.f32", "shfl.sync.down.b32", "atom.global.add.u32",
                         "bar.sync", "call.uni", "vote.sync.ballot.b32", "atom.global.cas.b32", "cvt.rzi.s32.f64",
@@ -367,7 +367,7 @@ TEST_CASE("disassembly names every opcode and modifier of the sample kernels", "
   CHECK(text.rfind("80000000:", 0) == 0);
   // Garbage is shown, not skipped silently.
   uint8_t junk[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-  CHECK(ptx::disassemble(junk, 8, 0x100).find("invalid") != std::string::npos);
+  CHECK(isa::disassemble(junk, 8, 0x100).find("invalid") != std::string::npos);
 }
 
 TEST_CASE("mov.pred takes the constants 0 and 1 (nvcc emits them), nothing else", "[assembler]") {

@@ -3,8 +3,8 @@
 #include <set>
 
 #include "sw/ptx/assembler.h"
-#include "sw/ptx/disassembler.h"
-#include "sw/ptx/encoding.h"
+#include "sw/isa/disassembler.h"
+#include "sw/isa/encoding.h"
 
 using namespace gpuvp;
 
@@ -145,10 +145,10 @@ TEST_CASE("every opcode assembles, round-trips and disassembles", "[coverage]") 
   while (pc < k.end) {
     isa::Inst i;
     std::string why;
-    REQUIRE(ptx::decode(img.code.data() + (pc - lay.code_base), size_t(k.end - pc), i, &why));
+    REQUIRE(isa::decode(img.code.data() + (pc - lay.code_base), size_t(k.end - pc), i, &why));
     // Re-encoding the decoded instruction reproduces the bytes exactly.
     std::vector<uint8_t> again;
-    ptx::encode(i, again);
+    isa::encode(i, again);
     CHECK(std::equal(again.begin(), again.end(), img.code.begin() + long(pc - lay.code_base)));
     seen.insert(i.op);
     code.push_back(i);
@@ -166,7 +166,7 @@ TEST_CASE("every opcode assembles, round-trips and disassembles", "[coverage]") 
   CHECK(code[9].ops[1].imm == 0);                                    // local depot offset
   auto at = [&](const char* text) {
     for (auto& i : code)
-      if (ptx::disassemble(i).find(text) != std::string::npos) return i;
+      if (isa::disassemble(i).find(text) != std::string::npos) return i;
     FAIL("no instruction " << text);
     return isa::Inst{};
   };
@@ -195,7 +195,7 @@ TEST_CASE("every opcode assembles, round-trips and disassembles", "[coverage]") 
   auto mov_pack = at("mov.b64 %r");
   (void)mov_pack;
   CHECK(at("bar.sync 1,").ops[1].imm == 64);
-  std::string text = ptx::disassemble(img.code.data(), img.code.size(), lay.code_base);
+  std::string text = isa::disassemble(img.code.data(), img.code.size(), lay.code_base);
   for (const char* s : {"mov.b64 %r", "{%r", "cvt.rn.ftz.f32.f64", "testp.notanumber.f32", "lop3.b32", "popc.b64",
                         "bfe.s32", "bfi.b32", "slct.f32.s32", "set.gt.u32.s32", "selp.f32", "atom.shared.cas.b32",
                         "atom.inc.u32", "red.global.add.f64", "red.shared.max.s32", "bar.warp.sync", "membar.gl",

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <map>
 
-#include "models/common/address_map.h"
-#include "models/config_block/config_map.h"
+#include "sw/isa/address_map.h"
+#include "sw/isa/config_regs.h"
 #include "sw/kernels/kernels.h"
 #include "sw/runtime/host_runtime.h"
 
@@ -61,6 +61,8 @@ class FakeHost : public rt::HostInterface {
     e = 1000 + 10000 * 37;  // 37 cycles of 10 ns
   }
   const rt::DeviceProps& props() const override { return p; }
+  void wait_ns(double ns) override { waited_ns += ns; }
+  double waited_ns = 0;
   uint32_t reg(unsigned idx) {
     uint32_t v;
     bus_read(p.cfg_base + 4 * idx, &v, 4);

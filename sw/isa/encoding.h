@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "sw/ptx/isa.h"
+#include "sw/isa/isa.h"
 
-namespace gpuvp::ptx {
+namespace gpuvp::isa {
 
 // Appends the encoding of `inst` to `out`; sets nothing in inst (inst.size is computed by encoded_size).
 void encode(const isa::Inst& inst, std::vector<uint8_t>& out);
@@ -24,4 +24,4 @@ constexpr size_t kHeaderBytes = 8;
 // Total size from a header (0 if the header is invalid).
 size_t size_from_header(const uint8_t* header);
 
-}  // namespace gpuvp::ptx
+}  // namespace gpuvp::isa

@@ -11,11 +11,11 @@
 //   followed by its 0, 1 or 2 immediate words (low word first).
 // w0..w1 (kHeaderBytes) are enough to learn the size; the magic nibble, reserved bits, enum
 // ranges and the size cross-check make random words fail to decode with high probability.
-#include "sw/ptx/encoding.h"
+#include "sw/isa/encoding.h"
 
 #include <fmt/format.h>
 
-namespace gpuvp::ptx {
+namespace gpuvp::isa {
 namespace {
 
 constexpr uint32_t kMagic = 0xB;
@@ -195,4 +195,4 @@ bool decode(const uint8_t* bytes, size_t avail, isa::Inst& out, std::string* why
   return true;
 }
 
-}  // namespace gpuvp::ptx
+}  // namespace gpuvp::isa

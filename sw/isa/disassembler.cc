@@ -1,11 +1,11 @@
 // Disassembler: the inverse of the parser's modifier mapping, for humans.
-#include "sw/ptx/disassembler.h"
+#include "sw/isa/disassembler.h"
 
 #include <fmt/format.h>
 
-#include "sw/ptx/encoding.h"
+#include "sw/isa/encoding.h"
 
-namespace gpuvp::ptx {
+namespace gpuvp::isa {
 namespace {
 
 using isa::Opcode;
@@ -157,4 +157,4 @@ std::string disassemble(const uint8_t* code, size_t n, uint64_t base) {
   return out;
 }
 
-}  // namespace gpuvp::ptx
+}  // namespace gpuvp::isa

@@ -1,11 +1,9 @@
 #pragma once
-// A run-time error the platform detected (bad address, undecodable instruction, barrier
-// divergence, TLM error response...). It stops the kernel and reaches the host runtime, which
-// throws it as an exception; fault-injection campaigns classify it as DUE.
-#include <systemc>
-
+// A run-time error the GPU detected (bad address, undecodable instruction, barrier divergence, TLM
+// error response...): part of the contract between the device and its software. It stops the
+// kernel and reaches the host runtime, which throws it as an exception; fault-injection campaigns
+// classify it as DUE. Plain C++: the runtime sees it without SystemC.
 #include <cstdint>
-#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -30,18 +28,6 @@ class DeviceError : public std::runtime_error {
 
  private:
   DeviceErrorInfo info_;
-};
-
-// Where models report detected errors; the runtime waits on `event` next to kernel_done.
-struct ErrorSink {
-  std::optional<DeviceErrorInfo> first;  // the first error wins; later ones are consequences
-  sc_core::sc_event event;
-  void report(const DeviceErrorInfo& e) {
-    if (!first) {
-      first = e;
-      event.notify(sc_core::SC_ZERO_TIME);
-    }
-  }
 };
 
 }  // namespace gpuvp

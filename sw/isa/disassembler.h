@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <string>
 
-#include "sw/ptx/isa.h"
+#include "sw/isa/isa.h"
 
-namespace gpuvp::ptx {
+namespace gpuvp::isa {
 
 // One instruction, without address or newline, e.g. "@!%p1 ld.global.nc.v2.f32 {%r3, %r4}, [%r7+16];".
 std::string disassemble(const isa::Inst& inst);
@@ -16,4 +16,4 @@ std::string disassemble(const isa::Inst& inst);
 // decode print as ".invalid <hex word>  // reason" and the listing resumes at the next word.
 std::string disassemble(const uint8_t* code, size_t n, uint64_t base);
 
-}  // namespace gpuvp::ptx
+}  // namespace gpuvp::isa

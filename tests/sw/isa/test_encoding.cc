@@ -3,7 +3,7 @@
 #include <cstring>
 #include <random>
 
-#include "sw/ptx/encoding.h"
+#include "sw/isa/encoding.h"
 
 using namespace gpuvp;
 using isa::Inst;
@@ -33,12 +33,12 @@ isa::Operand imm(int64_t v) { return {OpKind::Imm, false, isa::kNoReg, v}; }
 
 Inst roundtrip(const Inst& in) {
   std::vector<uint8_t> buf;
-  ptx::encode(in, buf);
-  REQUIRE(buf.size() == ptx::encoded_size(in));
-  REQUIRE(ptx::size_from_header(buf.data()) == buf.size());
+  isa::encode(in, buf);
+  REQUIRE(buf.size() == isa::encoded_size(in));
+  REQUIRE(isa::size_from_header(buf.data()) == buf.size());
   Inst out;
   std::string why;
-  REQUIRE(ptx::decode(buf.data(), buf.size(), out, &why));
+  REQUIRE(isa::decode(buf.data(), buf.size(), out, &why));
   REQUIRE(out.size == buf.size());
   return out;
 }
@@ -93,13 +93,13 @@ TEST_CASE("encoded sizes: header plus descriptor plus immediate words", "[encodi
   add.ops[0] = reg(1);
   add.ops[1] = reg(2);
   add.ops[2] = imm(5);
-  CHECK(ptx::encoded_size(add) == 4 * (3 + 1 + 1 + 2));
+  CHECK(isa::encoded_size(add) == 4 * (3 + 1 + 1 + 2));
   add.ops[2] = imm(0);  // zero immediate takes no extra word
-  CHECK(ptx::encoded_size(add) == 4 * (3 + 3));
+  CHECK(isa::encoded_size(add) == 4 * (3 + 3));
   add.ops[2] = imm(int64_t(1) << 40);  // 64-bit immediate takes two
-  CHECK(ptx::encoded_size(add) == 4 * (3 + 1 + 1 + 3));
+  CHECK(isa::encoded_size(add) == 4 * (3 + 1 + 1 + 3));
   std::vector<uint8_t> buf;
-  ptx::encode(add, buf);
+  isa::encode(add, buf);
   // w0: magic 0xB, opcode, type S32, nops 3, 8 words.
   uint32_t w0 = buf[0] | buf[1] << 8 | buf[2] << 16 | uint32_t(buf[3]) << 24;
   CHECK((w0 & 0xF) == 0xB);
@@ -119,18 +119,18 @@ TEST_CASE("decode rejects truncated input and never reads past avail", "[encodin
   in.ops[0] = reg(0);
   in.ops[1] = imm(0x1122334455667788ll);
   std::vector<uint8_t> buf;
-  ptx::encode(in, buf);
+  isa::encode(in, buf);
   for (size_t n = 0; n < buf.size(); ++n) {
     // Copy into an exactly-sized heap buffer so ASan/valgrind would catch an over-read.
     std::vector<uint8_t> cut(buf.begin(), buf.begin() + long(n));
     Inst out;
     std::string why;
-    CHECK_FALSE(ptx::decode(cut.data(), n, out, &why));
+    CHECK_FALSE(isa::decode(cut.data(), n, out, &why));
     CHECK_FALSE(why.empty());
   }
   Inst out;
   std::string why;
-  CHECK(ptx::decode(buf.data(), buf.size(), out, &why));
+  CHECK(isa::decode(buf.data(), buf.size(), out, &why));
 }
 
 TEST_CASE("decode rejects corrupted fields", "[encoding]") {
@@ -142,14 +142,14 @@ TEST_CASE("decode rejects corrupted fields", "[encoding]") {
   in.ops[1] = reg(2);
   in.ops[2] = reg(3);
   std::vector<uint8_t> good;
-  ptx::encode(in, good);
+  isa::encode(in, good);
   // Sets bits in one byte of a valid encoding; the result must be rejected with a reason.
   auto bad = [&](size_t byte, uint8_t set_bits) {
     auto b = good;
     b[byte] = uint8_t(b[byte] | set_bits);
     Inst out;
     std::string why;
-    bool ok = ptx::decode(b.data(), b.size(), out, &why);
+    bool ok = isa::decode(b.data(), b.size(), out, &why);
     return !ok && !why.empty();
   };
   CHECK(bad(0, 0x04));  // magic 0xB -> 0xF
@@ -173,7 +173,7 @@ TEST_CASE("decode rejects corrupted fields", "[encoding]") {
   b[14] = b[15] = 0xFF;
   Inst out;
   std::string why;
-  CHECK_FALSE(ptx::decode(b.data(), b.size(), out, &why));
+  CHECK_FALSE(isa::decode(b.data(), b.size(), out, &why));
   CHECK(why == "operand 0: missing register");
 }
 
@@ -185,7 +185,7 @@ TEST_CASE("decode rejects random garbage almost always", "[encoding]") {
     for (auto& x : b) x = uint8_t(rng());
     Inst out;
     std::string why;
-    if (ptx::decode(b, sizeof b, out, &why)) ++accepted;
+    if (isa::decode(b, sizeof b, out, &why)) ++accepted;
   }
   CHECK(accepted < 20);
 }
