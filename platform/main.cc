@@ -15,6 +15,8 @@
 #include "platform/config/config_doc.h"
 #include "platform/output_file.h"
 #include "platform/platform.h"
+#include "sw/isa/address_map.h"
+#include "sw/isa/config_regs.h"
 #include "sw/kernels/kernels.h"
 #include "sw/ptx/assembler.h"
 #include "sw/isa/disassembler.h"
@@ -29,15 +31,22 @@ struct ConfigOpts {
   std::string preset = "tx2";
   std::vector<std::string> files;
   std::vector<std::string> sets;
+  std::vector<std::string> logs;
   void add(CLI::App* app) {
     app->add_option("--preset,-p", preset, "Platform preset (flexgrip, tk1, tx2)");
     app->add_option("--config,-c", files, "JSON configuration file(s) applied after the preset");
-    app->add_option("--set,-s", sets, "Override one key: --set sm.count=4 (repeatable)");
+    app->add_option("--set,-s", sets, "Override one key: --set sm.count=4, or one instance's: --set gpu.sm1.warp_policy=gto (repeatable)");
+    app->add_option("--log", logs, "Log level of a module and those below it: --log gpu.sched=debug (repeatable)");
   }
   Config build() const {
     Config c = Config::preset(preset);
     for (auto& f : files) c.merge_file(f);
     for (auto& s : sets) c.set(s);
+    if (!logs.empty()) {
+      std::string spec = c.s("log.modules");
+      for (auto& l : logs) spec += (spec.empty() ? "" : ",") + l;
+      c.set("log.modules", spec, "--log");
+    }
     c.validate();
     return c;
   }
@@ -139,6 +148,9 @@ int sc_main(int argc, char* argv[]) {
   auto* config = app.add_subcommand("config", "Print the effective configuration");
   cfg_co.add(config);
   config->add_flag("--reference", reference, "Print the configuration reference (docs/configuration.md)");
+  bool register_map = false;
+  config->add_flag("--register-map", register_map,
+                   "Print the configuration block's register table (docs/config-block.md)");
 
   std::string glob = "*";
   auto* targets = app.add_subcommand("targets", "List the registry of injectable state");
@@ -171,6 +183,8 @@ int sc_main(int argc, char* argv[]) {
     if (*config) {
       if (reference)
         std::cout << config_reference_markdown();
+      else if (register_map)
+        std::cout << cfgreg::reference_markdown();
       else
         std::cout << cfg_co.build().to_json().dump(2) << "\n";
       return 0;
@@ -196,7 +210,7 @@ int sc_main(int argc, char* argv[]) {
         } catch (const std::invalid_argument& e) {
           throw ConfigError(fmt::format("{}: no such file, and {}", ptx_file, e.what()));
         }
-      ptx::Image img = ptx::assemble_text(text, name, ptx::Layout{0x4'0000'0000ull, 0x6'0000'0000ull, 0x1000'0000ull});
+      ptx::Image img = ptx::assemble_text(text, name, ptx::Layout{amap::kSystemBase, amap::kConstBase, amap::kGlobalBase});
       for (auto& k : img.kernels) {
         fmt::print("// kernel {}: {} params ({} bytes), {} register slots, {} predicates, ~{} regs/thread, "
                    "{} bytes shared, {} bytes local\n",

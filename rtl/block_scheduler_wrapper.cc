@@ -51,8 +51,8 @@ RtlBlockScheduler::RtlBlockScheduler(sc_core::sc_module_name name, const BlockSc
   register_flops(reg, m, cfg.path, [this] { wake(); });
 
   SC_METHOD(process);  // runs once at time 0: drives the reset outputs
-  sensitive << rst << en << cfg_blocks_per_core << cfg_grid_x << cfg_grid_y << cfg_grid_z << cfg_block_x
-            << cfg_block_y << cfg_block_z << cfg_shmem_size << cfg_dyn_shmem_size << cfg_param_size;
+  sensitive << rst << en;
+  for (auto* pin : launch.all()) sensitive << *pin;
   for (unsigned i = 0; i < n_; ++i) sensitive << smp_done[i];
   sensitive << wake_ev_ << edge_.event();
 }
@@ -64,16 +64,16 @@ void RtlBlockScheduler::process() {
     // The input ports are as wide as the RTL fields: the Var truncates like the model does.
     i_rst_.set(rst.read());
     i_en_.set(en.read());
-    i_bpc_.set(cfg_blocks_per_core.read());
-    i_gx_.set(cfg_grid_x.read());
-    i_gy_.set(cfg_grid_y.read());
-    i_gz_.set(cfg_grid_z.read());
-    i_bx_.set(cfg_block_x.read());
-    i_by_.set(cfg_block_y.read());
-    i_bz_.set(cfg_block_z.read());
-    i_shmem_.set(cfg_shmem_size.read());
-    i_dyn_.set(cfg_dyn_shmem_size.read());
-    i_param_.set(cfg_param_size.read());
+    i_bpc_.set(launch.blocks_per_core.read());
+    i_gx_.set(launch.grid_x.read());
+    i_gy_.set(launch.grid_y.read());
+    i_gz_.set(launch.grid_z.read());
+    i_bx_.set(launch.block_x.read());
+    i_by_.set(launch.block_y.read());
+    i_bz_.set(launch.block_z.read());
+    i_shmem_.set(launch.shmem_size.read());
+    i_dyn_.set(launch.dyn_shmem_size.read());
+    i_param_.set(launch.param_size.read());
     uint64_t done = 0;
     for (unsigned i = 0; i < n_; ++i)
       if (smp_done[i].read()) done |= uint64_t{1} << i;
@@ -95,14 +95,14 @@ void RtlBlockScheduler::drive() {
     put(smp_en[i], static_cast<bool>(en_bits >> i & 1u));
     put(smp_reset[i], static_cast<bool>(rst_bits >> i & 1u));
   }
-  put(block_x, static_cast<uint32_t>(o_bx_.get()));
-  put(block_y, static_cast<uint32_t>(o_by_.get()));
-  put(block_z, static_cast<uint32_t>(o_bz_.get()));
-  put(grid_x, static_cast<uint32_t>(o_gx_.get()));
-  put(grid_y, static_cast<uint32_t>(o_gy_.get()));
-  put(grid_z, static_cast<uint32_t>(o_gz_.get()));
-  put(threads_per_block, static_cast<uint32_t>(o_tpb_.get()));
-  put(shmem_per_block, static_cast<uint32_t>(o_shmem_.get()));
+  put(dims.block_x, static_cast<uint32_t>(o_bx_.get()));
+  put(dims.block_y, static_cast<uint32_t>(o_by_.get()));
+  put(dims.block_z, static_cast<uint32_t>(o_bz_.get()));
+  put(dims.grid_x, static_cast<uint32_t>(o_gx_.get()));
+  put(dims.grid_y, static_cast<uint32_t>(o_gy_.get()));
+  put(dims.grid_z, static_cast<uint32_t>(o_gz_.get()));
+  put(dims.threads_per_block, static_cast<uint32_t>(o_tpb_.get()));
+  put(dims.shmem_per_block, static_cast<uint32_t>(o_shmem_.get()));
 }
 
 void RtlBlockScheduler::trace(sc_core::sc_trace_file* tf, const std::string& prefix) const {

@@ -122,16 +122,16 @@ void ConfigBlock::drive() {
     if (port.read() != v) port.write(v);
   };
   put(en, en_);
-  put(blocks_per_core, regs_[cfgreg::kBlocksPerCore]);
-  put(grid_x, regs_[cfgreg::kGridX]);
-  put(grid_y, regs_[cfgreg::kGridY]);
-  put(grid_z, regs_[cfgreg::kGridZ]);
-  put(block_x, regs_[cfgreg::kBlockX]);
-  put(block_y, regs_[cfgreg::kBlockY]);
-  put(block_z, regs_[cfgreg::kBlockZ]);
-  put(shmem_size, regs_[cfgreg::kShmemSize]);
-  put(dyn_shmem_size, regs_[cfgreg::kDynShmemSize]);
-  put(param_size, regs_[cfgreg::kParamSize]);
+  put(launch.blocks_per_core, regs_[cfgreg::kBlocksPerCore]);
+  put(launch.grid_x, regs_[cfgreg::kGridX]);
+  put(launch.grid_y, regs_[cfgreg::kGridY]);
+  put(launch.grid_z, regs_[cfgreg::kGridZ]);
+  put(launch.block_x, regs_[cfgreg::kBlockX]);
+  put(launch.block_y, regs_[cfgreg::kBlockY]);
+  put(launch.block_z, regs_[cfgreg::kBlockZ]);
+  put(launch.shmem_size, regs_[cfgreg::kShmemSize]);
+  put(launch.dyn_shmem_size, regs_[cfgreg::kDynShmemSize]);
+  put(launch.param_size, regs_[cfgreg::kParamSize]);
 }
 
 }  // namespace gpuvp

@@ -38,6 +38,8 @@
 #include <string>
 
 #include "models/common/clock.h"
+#include "models/common/launch_signals.h"
+#include "models/common/params.h"
 #include "models/common/registry.h"
 #include "sw/isa/config_regs.h"
 
@@ -47,6 +49,8 @@ struct ConfigBlockConfig {
   Clock clock;
   unsigned latency_cycles = 1;
   std::string path = "gpu.cfg";
+
+  static ConfigBlockConfig from(const Params& p, const Clock& clk);  // config_block_params.cc
 };
 
 class ConfigBlock : public sc_core::sc_module {
@@ -57,12 +61,7 @@ class ConfigBlock : public sc_core::sc_module {
   sc_core::sc_in<bool> rdy{"rdy"};
   sc_core::sc_in<bool> kernel_done{"kernel_done"};
   sc_core::sc_out<bool> en{"en"};
-  sc_core::sc_out<uint32_t> blocks_per_core{"blocks_per_core"};
-  sc_core::sc_out<uint32_t> grid_x{"grid_x"}, grid_y{"grid_y"}, grid_z{"grid_z"};
-  sc_core::sc_out<uint32_t> block_x{"block_x"}, block_y{"block_y"}, block_z{"block_z"};
-  sc_core::sc_out<uint32_t> shmem_size{"shmem_size"};
-  sc_core::sc_out<uint32_t> dyn_shmem_size{"dyn_shmem_size"};
-  sc_core::sc_out<uint32_t> param_size{"param_size"};
+  LaunchConfigPins<OutPin> launch;  // the launch registers, driven as they are written
 
   ConfigBlock(sc_core::sc_module_name name, const ConfigBlockConfig& cfg, Registry& reg);
   SC_HAS_PROCESS(ConfigBlock);

@@ -10,11 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "models/common/params.h"
+
 namespace gpuvp {
 
 struct HostBusConfig {
   double bytes_per_ns = 1.0;
   double latency_ns = 100;
+
+  static HostBusConfig from(const Params& p);  // host_bus_params.cc
 };
 
 class HostBus : public sc_core::sc_module {

@@ -13,7 +13,7 @@
 namespace gpuvp {
 
 Memory::Memory(sc_core::sc_module_name name, const MemoryConfig& cfg, Registry& reg, const std::string& path)
-    : sc_module(name), cfg_(cfg) {
+    : sc_module(name), cfg_(cfg), protect_(cfg.check_bounds) {
   if (cfg_.size == 0 || cfg_.size % 4 != 0) throw std::invalid_argument(fmt::format("{}: size must be a non-zero multiple of 4", path));
   data_ = static_cast<uint8_t*>(std::calloc(cfg_.size, 1));
   if (!data_) throw std::bad_alloc();

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "models/common/clock.h"
+#include "models/common/params.h"
 #include "models/common/registry.h"
 
 namespace gpuvp {
@@ -27,7 +28,13 @@ struct MemoryConfig {
   unsigned bytes_per_cycle = 4; // Fixed and ByteSerial: transfer rate
   double bandwidth_gbps = 1.0;  // Dram: bytes per ns
   double latency_ns = 0;        // Dram: extra access latency
+  bool check_bounds = false;    // accesses outside every mapped range are address errors (map())
   Clock clock;
+
+  // The memories' own parameters (memory_params.cc): gmem.*, sysmem.*, cmem.*.
+  static MemoryConfig global(const Params& p, const Clock& clk);
+  static MemoryConfig system(const Params& p, const Clock& clk);
+  static MemoryConfig constant(const Params& p, const Clock& clk);
 };
 
 class Memory : public sc_core::sc_module {

@@ -12,23 +12,6 @@ constexpr uint32_t kM8 = 0xFF, kM16 = 0xFFFF;
 unsigned popcount(uint64_t v) { return static_cast<unsigned>(__builtin_popcountll(v)); }
 }  // namespace
 
-SchedPolicy parse_sched_policy(const std::string& s) {
-  if (s == "round_robin" || s == "rr" || s == "roundrobin") return SchedPolicy::RoundRobin;
-  if (s == "ordered") return SchedPolicy::Ordered;
-  if (s == "even_odd" || s == "evenodd") return SchedPolicy::EvenOdd;
-  if (s == "random") return SchedPolicy::Random;
-  throw std::invalid_argument(fmt::format("scheduler policy '{}' unknown (round_robin, ordered, even_odd, random)", s));
-}
-
-const char* to_string(SchedPolicy p) {
-  switch (p) {
-    case SchedPolicy::RoundRobin: return "round_robin";
-    case SchedPolicy::Ordered: return "ordered";
-    case SchedPolicy::EvenOdd: return "even_odd";
-    case SchedPolicy::Random: return "random";
-  }
-  return "?";
-}
 
 const char* to_string(SchedPhase p) {
   switch (p) {
@@ -81,8 +64,8 @@ BlockScheduler::BlockScheduler(sc_core::sc_module_name name, const BlockSchedule
   if (cfg.policy == SchedPolicy::Random) reg.add_field(p + ".prng", 64, &r_.prng, w);
 
   SC_METHOD(process);  // runs once at time 0: drives the reset outputs
-  sensitive << rst << en << cfg_blocks_per_core << cfg_grid_x << cfg_grid_y << cfg_grid_z << cfg_block_x
-            << cfg_block_y << cfg_block_z << cfg_shmem_size << cfg_dyn_shmem_size << cfg_param_size;
+  sensitive << rst << en;
+  for (auto* pin : launch.all()) sensitive << *pin;
   for (unsigned i = 0; i < n_; ++i) sensitive << smp_done[i];
   sensitive << wake_ev_ << edge_.event();
   stats_.phases.push_back({SchedPhase::Idle, 0});
@@ -157,16 +140,16 @@ BlockScheduler::Inputs BlockScheduler::sample() const {
   Inputs in;
   in.rst = rst.read();
   in.en = en.read();
-  in.bpc = cfg_blocks_per_core.read();
-  in.gx = cfg_grid_x.read();
-  in.gy = cfg_grid_y.read();
-  in.gz = cfg_grid_z.read();
-  in.bx = cfg_block_x.read();
-  in.by = cfg_block_y.read();
-  in.bz = cfg_block_z.read();
-  in.shmem = cfg_shmem_size.read();
-  in.dyn = cfg_dyn_shmem_size.read();
-  in.param = cfg_param_size.read();
+  in.bpc = launch.blocks_per_core.read();
+  in.gx = launch.grid_x.read();
+  in.gy = launch.grid_y.read();
+  in.gz = launch.grid_z.read();
+  in.bx = launch.block_x.read();
+  in.by = launch.block_y.read();
+  in.bz = launch.block_z.read();
+  in.shmem = launch.shmem_size.read();
+  in.dyn = launch.dyn_shmem_size.read();
+  in.param = launch.param_size.read();
   for (unsigned i = 0; i < n_; ++i)
     if (smp_done[i].read()) in.done |= uint64_t{1} << i;
   return in;
@@ -312,14 +295,14 @@ void BlockScheduler::drive() {
     put(smp_en[i], static_cast<bool>(r_.smp_en >> i & 1u));
     put(smp_reset[i], static_cast<bool>(r_.smp_reset >> i & 1u));
   }
-  put(block_x, r_.bx);
-  put(block_y, r_.by);
-  put(block_z, r_.bz);
-  put(grid_x, r_.gx);
-  put(grid_y, r_.gy);
-  put(grid_z, r_.gz);
-  put(threads_per_block, r_.tpb);
-  put(shmem_per_block, r_.shmem);
+  put(dims.block_x, r_.bx);
+  put(dims.block_y, r_.by);
+  put(dims.block_z, r_.bz);
+  put(dims.grid_x, r_.gx);
+  put(dims.grid_y, r_.gy);
+  put(dims.grid_z, r_.gz);
+  put(dims.threads_per_block, r_.tpb);
+  put(dims.shmem_per_block, r_.shmem);
 }
 
 }  // namespace gpuvp

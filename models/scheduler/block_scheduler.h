@@ -83,13 +83,18 @@
 #include <vector>
 
 #include "models/common/clock.h"
+#include "models/common/launch_signals.h"
+#include "models/common/params.h"
 #include "models/common/registry.h"
 
 namespace gpuvp {
 
-enum class SchedPolicy { RoundRobin, Ordered, EvenOdd, Random };
+// The values are the RTL's `policy` strap encoding (rtl/block_scheduler.sv): keep them in step.
+enum class SchedPolicy : uint8_t { RoundRobin = 0, Ordered = 1, EvenOdd = 2, Random = 3 };
 SchedPolicy parse_sched_policy(const std::string& s);  // "round_robin"|"rr", "ordered", "even_odd", "random"
 const char* to_string(SchedPolicy p);
+// Whether SM k of a batch runs blocks b+k, b+k+S, ... (true) or a contiguous range (block identity above).
+bool interleaves_blocks(SchedPolicy p);
 
 // The SM handshake and configuration pins shared by every block dispatcher (this model, the
 // Verilated RTL wrapper, a future concurrent-kernel dispatcher).
@@ -97,12 +102,7 @@ class BlockDispatcher : public sc_core::sc_module {
  public:
   sc_core::sc_in<bool> rst{"rst"};
   sc_core::sc_in<bool> en{"en"};
-  sc_core::sc_in<uint32_t> cfg_blocks_per_core{"cfg_blocks_per_core"};
-  sc_core::sc_in<uint32_t> cfg_grid_x{"cfg_grid_x"}, cfg_grid_y{"cfg_grid_y"}, cfg_grid_z{"cfg_grid_z"};
-  sc_core::sc_in<uint32_t> cfg_block_x{"cfg_block_x"}, cfg_block_y{"cfg_block_y"}, cfg_block_z{"cfg_block_z"};
-  sc_core::sc_in<uint32_t> cfg_shmem_size{"cfg_shmem_size"};
-  sc_core::sc_in<uint32_t> cfg_dyn_shmem_size{"cfg_dyn_shmem_size"};
-  sc_core::sc_in<uint32_t> cfg_param_size{"cfg_param_size"};
+  LaunchConfigPins<InPin> launch{"cfg_"};  // from the configuration block
   sc_core::sc_vector<sc_core::sc_in<bool>> smp_done;
 
   sc_core::sc_out<bool> rdy{"rdy"};
@@ -111,10 +111,7 @@ class BlockDispatcher : public sc_core::sc_module {
   sc_core::sc_vector<sc_core::sc_out<uint32_t>> block_idx;
   sc_core::sc_vector<sc_core::sc_out<bool>> smp_en;
   sc_core::sc_vector<sc_core::sc_out<bool>> smp_reset;
-  sc_core::sc_out<uint32_t> block_x{"block_x"}, block_y{"block_y"}, block_z{"block_z"};
-  sc_core::sc_out<uint32_t> grid_x{"grid_x"}, grid_y{"grid_y"}, grid_z{"grid_z"};
-  sc_core::sc_out<uint32_t> threads_per_block{"threads_per_block"};
-  sc_core::sc_out<uint32_t> shmem_per_block{"shmem_per_block"};
+  LaunchDimsPins<OutPin> dims;          // latched launch dimensions, to every SM
 
   BlockDispatcher(sc_core::sc_module_name name, unsigned num_sms)
       : sc_core::sc_module(name),
@@ -132,6 +129,9 @@ struct BlockSchedulerConfig {
   SchedPolicy policy = SchedPolicy::RoundRobin;
   uint64_t seed = 1;             // Random policy
   std::string path = "gpu.sched";  // registry prefix and log module
+
+  // The scheduler's parameters (block_scheduler_params.cc); the wiring decides SM count and clock.
+  static BlockSchedulerConfig from(const Params& p, unsigned num_sms, const Clock& clk);
 };
 
 enum class SchedPhase { Idle, Configuration, Dispatch, Wait, Exchange };

@@ -163,13 +163,13 @@ void SmCore::batch() {
     uint64_t start = cfg_.clock.cycle(cfg_.clock.next_edge(sc_time_stamp()));
     uint64_t t = start;
     LaunchParams lp;
-    lp.block[0] = sm_.block_x.read();
-    lp.block[1] = sm_.block_y.read();
-    lp.block[2] = sm_.block_z.read();
-    lp.grid[0] = sm_.grid_x.read();
-    lp.grid[1] = sm_.grid_y.read();
-    lp.grid[2] = sm_.grid_z.read();
-    lp.smem_per_block = sm_.shmem_per_block.read();
+    lp.block[0] = sm_.dims.block_x.read();
+    lp.block[1] = sm_.dims.block_y.read();
+    lp.block[2] = sm_.dims.block_z.read();
+    lp.grid[0] = sm_.dims.grid_x.read();
+    lp.grid[1] = sm_.dims.grid_y.read();
+    lp.grid[2] = sm_.dims.grid_z.read();
+    lp.smem_per_block = sm_.dims.shmem_per_block.read();
     uint32_t v[cfgreg::kLaunchId + 1] = {};
     static const unsigned kRegs[] = {cfgreg::kNumGprs,     cfgreg::kShmemSize, cfgreg::kParamSize,   cfgreg::kDynShmemSize,
                                      cfgreg::kEntryLo,     cfgreg::kEntryHi,   cfgreg::kLocalBytes,  cfgreg::kNumRegSlots,

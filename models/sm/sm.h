@@ -5,7 +5,7 @@
 //
 // Port contract (the platform wires these; see platform/platform.cc):
 //   smp_en, smp_reset, num_blocks, block_idx  <- block scheduler (per-SM outputs)
-//   block_x/y/z, grid_x/y/z, shmem_per_block   <- block scheduler (latched launch outputs, shared by all SMs)
+//   dims (block_x/y/z, grid_x/y/z, ...)         <- block scheduler (latched launch outputs, shared by all SMs)
 //   smp_done                                   -> block scheduler
 //   imem    -> system memory arbiter   (instruction fetch)
 //   cfg     -> configuration block arbiter (entry address, parameter words, kernel resources at smp_en)
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "models/common/error_sink.h"
+#include "models/common/launch_signals.h"
 #include "models/common/registry.h"
 #include "models/sm/sm_config.h"
 
@@ -35,9 +36,7 @@ class Sm : public sc_core::sc_module {
   sc_core::sc_in<bool> smp_reset{"smp_reset"};
   sc_core::sc_in<uint32_t> num_blocks{"num_blocks"};
   sc_core::sc_in<uint32_t> block_idx{"block_idx"};
-  sc_core::sc_in<uint32_t> block_x{"block_x"}, block_y{"block_y"}, block_z{"block_z"};
-  sc_core::sc_in<uint32_t> grid_x{"grid_x"}, grid_y{"grid_y"}, grid_z{"grid_z"};
-  sc_core::sc_in<uint32_t> shmem_per_block{"shmem_per_block"};
+  LaunchDimsPins<InPin> dims;  // latched launch dimensions from the block scheduler
   sc_core::sc_out<bool> smp_done{"smp_done"};
 
   tlm_utils::simple_initiator_socket<Sm> imem{"imem"};

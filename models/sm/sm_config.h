@@ -1,9 +1,11 @@
 #pragma once
-// Everything an SM needs to know about its platform, filled in by platform/ from the preset.
+// Everything an SM needs to know about its platform. SmConfig::from reads the SM's own parameters
+// (sm_params.cc); the platform fills in what the wiring decides (id, SM count, clock, block identity).
 #include <cstdint>
 #include <string>
 
 #include "models/common/clock.h"
+#include "models/common/params.h"
 
 namespace gpuvp {
 
@@ -24,6 +26,7 @@ enum class WarpPolicy : uint8_t {
   RoundRobin = 0,  // "rr": the next ready warp after the last one that issued
   Gto = 1,         // "gto": greedy-then-oldest: keep issuing from the last warp while it is ready
 };
+WarpPolicy parse_warp_policy(const std::string& s);  // "rr" | "gto"
 
 struct SmConfig {
   unsigned id = 0;
@@ -36,7 +39,7 @@ struct SmConfig {
   unsigned max_blocks = 8;              // resident blocks per SM (hardware limit)
   unsigned registers = 65536;           // 32-bit registers per SM
   uint32_t shared_bytes = 16384;        // shared memory per SM
-  uint32_t shared_per_block = 49152;    // max shared memory per block
+  uint32_t shared_per_block = 16384;    // max shared memory per block
   unsigned ibuf_insts = 64;             // instruction buffer (instructions); 0 = fetch every instruction
   SmLatencies lat;
   // Global memory access shape: lane by lane (flexgrip: one transaction per active lane, served in
@@ -48,6 +51,9 @@ struct SmConfig {
   bool interleaved_blocks = true;
   WarpPolicy warp_policy = WarpPolicy::RoundRobin;
   uint32_t max_local_bytes = 16384;     // per-thread local memory limit
+
+  // The SM's parameters of instance `p` (sm.* or gpu.smN.*).
+  static SmConfig from(const Params& p);
 };
 
 // Per-block record for timelines (start/end/SM of every block).

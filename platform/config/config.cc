@@ -1,7 +1,11 @@
 #include "platform/config/config.h"
 
+#include "models/common/log.h"
+
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -14,109 +18,66 @@ using nlohmann::json;
 
 namespace {
 
-KeyDef I(std::string k, int64_t def, double lo, double hi, std::string doc, bool pow2 = false) {
-  KeyDef d;
-  d.key = std::move(k);
-  d.type = Type::Int;
-  d.def = def;
-  d.min = lo;
-  d.max = hi;
-  d.power_of_two = pow2;
-  d.doc = std::move(doc);
-  return d;
-}
-KeyDef F(std::string k, double def, double lo, double hi, std::string doc) {
-  KeyDef d;
-  d.key = std::move(k);
-  d.type = Type::Float;
-  d.def = def;
-  d.min = lo;
-  d.max = hi;
-  d.doc = std::move(doc);
-  return d;
-}
-KeyDef B(std::string k, bool def, std::string doc) {
-  KeyDef d;
-  d.key = std::move(k);
-  d.type = Type::Bool;
-  d.def = def;
-  d.doc = std::move(doc);
-  return d;
-}
-KeyDef S(std::string k, std::string def, std::vector<std::string> choices, std::string doc) {
-  KeyDef d;
-  d.key = std::move(k);
-  d.type = Type::String;
-  d.def = def;
-  d.choices = std::move(choices);
-  d.doc = std::move(doc);
-  return d;
-}
 
-constexpr double kMiB = 1024.0 * 1024.0;
+// The platform's own keys; every model's keys come from its folder (param_groups()).
+std::vector<KeyDef> platform_keys() {
+  using P = ParamDef;
+  return {
+      P::String("platform.name", "custom", {}, "Name shown in reports"),
+      P::Float("gpu.clock_mhz", 100, 1, 5000, "GPU clock (MHz): SMs, scheduler, arbiters, memories"),
+      P::String("scheduler.impl", "model", {"model", "rtl"},
+                "Block scheduler implementation: SystemC model, or the Verilated RTL (rtl/block_scheduler.sv)"),
+      P::String("arbiter.impl", "model", {"model", "rtl"},
+                "Stall arbiter implementation: SystemC model, or the Verilated RTL (rtl/stall_arbiter.sv)"),
+      P::Float("host.launch_latency_ns", 0, 0, 1e9, "Driver launch latency (ns) before the start register is written"),
+      P::Int("l2.size_kib", 0, 0, 65536, "L2 size (KiB); informational only: no L2 cache is modelled yet"),
+      P::Int("copy_engines", 0, 0, 8,
+             "Copy engines; informational only: copies always go over the host bus (bus bandwidth and latency)"),
+      P::Float("sim.timeout_ms", 2000, 0, 1e9,
+               "Simulated time after which a run that has not finished stops with a timeout error (0: no limit)"),
+      P::String("log.level", "warn", {"error", "warn", "info", "debug", "trace"}, "Default log level"),
+      P::String("log.modules", "", {},
+                "Per-module log levels, `path=level` separated by commas (gpu.sched=debug,gpu.sm1=trace); "
+                "a path sets the level of every module below it. The CLI's --log path=level adds to it"),
+  };
+}
 
 std::vector<KeyDef> make_schema() {
-  return {
-      S("platform.name", "custom", {}, "Name shown in reports"),
-      F("gpu.clock_mhz", 100, 1, 5000, "GPU clock (MHz): SMs, scheduler, arbiters, memories"),
-      I("sm.count", 1, 1, 16, "Number of SMs"),
-      I("sm.sps", 8, 1, 256, "SPs (CUDA cores) per SM; a warp instruction issues over warp_size/sps cycles"),
-      I("sm.warp_size", 32, 4, 32,
-        "Threads per warp (power of two); nvcc's warp-level instructions (shfl, vote, activemask) need 32 and "
-        "stop with a device error on narrower warps", true),
-      I("sm.max_threads", 2048, 32, 4096, "Resident threads per SM"),
-      I("sm.max_threads_per_block", 1024, 32, 1024, "Threads per block"),
-      I("sm.max_blocks", 8, 1, 64, "Resident blocks per SM (hardware limit)"),
-      I("sm.registers", 65536, 256, 262144, "32-bit registers per SM"),
-      I("sm.shared_bytes", 16384, 1024, 262144, "Shared memory per SM (bytes)"),
-      I("sm.shared_per_block", 16384, 1024, 262144, "Shared memory per block (bytes)"),
-      I("sm.ibuf_insts", 64, 0, 4096, "Instruction buffer (instructions); 0 fetches every instruction"),
-      S("sm.warp_policy", "rr", {"rr", "gto"}, "Warp scheduler: round robin or greedy-then-oldest"),
-      B("sm.coalesce", false, "Coalesce global accesses into segments (false: lane by lane)"),
-      I("sm.coalesce_bytes", 32, 4, 256, "Coalescing segment (bytes)", true),
-      I("sm.local_bytes", 16384, 0, 524288, "Local memory per thread limit (bytes)"),
-      I("sm.latency.alu", 4, 1, 1000, "Cycles: integer/fp32 ALU"),
-      I("sm.latency.mul", 4, 1, 1000, "Cycles: multiply, mad, fma"),
-      I("sm.latency.fp64", 8, 1, 1000, "Cycles: fp64"),
-      I("sm.latency.sfu", 16, 1, 1000, "Cycles: sqrt, rcp, sin, cos, ex2, lg2, div, rem"),
-      I("sm.latency.shared", 4, 1, 1000, "Cycles: shared memory access"),
-      I("sm.latency.branch", 2, 1, 1000, "Cycles: branch"),
-      I("sm.latency.barrier", 2, 1, 1000, "Cycles: barrier"),
-      I("sm.latency.atomic", 4, 0, 1000, "Extra cycles: atomic read-modify-write at the memory"),
-      S("gmem.model", "byte_serial", {"byte_serial", "dram", "fixed"},
-        "Global memory timing: byte_serial (latency + bytes/bytes_per_cycle), dram (latency + bytes/bandwidth), fixed"),
-      F("gmem.size_mib", 64, 1, 4096, "Global memory size (MiB)"),
-      I("gmem.latency", 2, 0, 100000, "Global memory access latency (cycles)"),
-      I("gmem.bytes_per_cycle", 1, 1, 1024, "Bytes transferred per cycle (byte_serial, fixed)"),
-      F("gmem.bandwidth_gbps", 14.8, 0.1, 10000, "DRAM bandwidth (GB/s, dram model)"),
-      F("gmem.latency_ns", 0, 0, 100000, "Extra DRAM access latency (ns, dram model)"),
-      B("gmem.check_bounds", true,
-        "Accesses outside every allocation are address errors (false: anything inside global memory goes)"),
-      F("sysmem.size_mib", 16, 1, 4096, "System memory size (MiB)"),
-      I("sysmem.latency", 2, 0, 100000, "System memory latency (cycles)"),
-      I("sysmem.bytes_per_cycle", 4, 1, 1024, "System memory bytes per cycle"),
-      F("cmem.size_kib", 64, 1, 65536, "Constant memory size (KiB)"),
-      I("cmem.latency", 2, 0, 100000, "Constant memory latency (cycles)"),
-      I("cmem.bytes_per_cycle", 4, 1, 1024, "Constant memory bytes per cycle"),
-      I("cfgblock.latency", 1, 0, 1000, "Configuration block access latency (cycles)"),
-      S("scheduler.impl", "model", {"model", "rtl"},
-        "Block scheduler implementation: SystemC model, or the Verilated RTL (rtl/block_scheduler.sv)"),
-      S("scheduler.policy", "round_robin", {"round_robin", "ordered", "even_odd", "random"},
-        "Order in which SMs receive blocks"),
-      I("scheduler.seed", 1, 0, 4294967295.0, "Seed of the random policy"),
-      I("scheduler.blocks_per_core", 0, 0, 64, "Blocks per core written to the configuration block (0: most that fit)"),
-      S("arbiter.impl", "model", {"model", "rtl"},
-        "Stall arbiter implementation: SystemC model, or the Verilated RTL (rtl/stall_arbiter.sv)"),
-      F("host.bus_bytes_per_ns", 1.0, 0.001, 1000, "Host bus bandwidth (bytes per ns) for copies"),
-      F("host.bus_latency_ns", 100, 0, 1e6, "Host bus latency per transaction (ns)"),
-      F("host.launch_latency_ns", 0, 0, 1e9, "Driver launch latency (ns) before the start register is written"),
-      I("l2.size_kib", 0, 0, 65536, "L2 size (KiB); informational only: no L2 cache is modelled yet"),
-      I("copy_engines", 0, 0, 8,
-        "Copy engines; informational only: copies always go over the host bus (bus bandwidth and latency)"),
-      F("sim.timeout_ms", 2000, 0, 1e9,
-        "Simulated time after which a run that has not finished stops with a timeout error (0: no limit)"),
-      S("log.level", "warn", {"error", "warn", "info", "debug", "trace"}, "Default log level"),
-  };
+  std::vector<KeyDef> all = platform_keys();
+  for (const ParamGroup& g : model_param_groups()) all.insert(all.end(), g.defs.begin(), g.defs.end());
+  std::sort(all.begin(), all.end(), [](const KeyDef& a, const KeyDef& b) { return a.key < b.key; });
+  for (size_t i = 1; i < all.size(); ++i)
+    if (all[i].key == all[i - 1].key) throw std::logic_error("configuration key declared twice: " + all[i].key);
+  return all;
+}
+
+// A per-instance key (gpu.sm1.warp_policy): the class key it overrides, or nullptr.
+struct InstanceKey {
+  const KeyDef* def = nullptr;
+  const ParamGroup* group = nullptr;
+  int64_t index = -1;  // the instance number for "#" paths
+};
+InstanceKey find_instance_key(const std::string& key) {
+  for (const ParamGroup& g : model_param_groups()) {
+    if (g.instance.empty()) continue;
+    size_t hash = g.instance.find('#');
+    std::string head = g.instance.substr(0, hash);
+    if (key.compare(0, head.size(), head) != 0) continue;
+    size_t pos = head.size();
+    int64_t index = -1;
+    if (hash != std::string::npos) {
+      size_t end = pos;
+      while (end < key.size() && std::isdigit(static_cast<unsigned char>(key[end]))) ++end;
+      if (end == pos || end - pos > 4 || (key[pos] == '0' && end - pos > 1)) continue;
+      index = std::stoll(key.substr(pos, end - pos));
+      pos = end;
+    }
+    if (pos >= key.size() || key[pos] != '.') continue;
+    std::string full = g.cls + key.substr(pos);
+    for (const KeyDef& d : g.defs)
+      if (d.key == full && !d.shared) return {&d, &g, index};
+  }
+  return {};
 }
 
 const KeyDef* find_def(const std::string& key) {
@@ -195,6 +156,25 @@ void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std
 
 }  // namespace
 
+std::vector<std::pair<std::string, log::Level>> parse_log_modules(const std::string& spec) {
+  std::vector<std::pair<std::string, log::Level>> out;
+  size_t start = 0;
+  while (start < spec.size()) {
+    size_t end = std::min(spec.find(',', start), spec.size());
+    std::string item = spec.substr(start, end - start);
+    size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw ConfigError(fmt::format("log.modules: '{}' is not path=level", item));
+    try {
+      out.emplace_back(item.substr(0, eq), log::parse_level(item.substr(eq + 1)));
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(fmt::format("log.modules: {}", e.what()));
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
 const std::vector<KeyDef>& config_schema() {
   static const std::vector<KeyDef> s = make_schema();
   return s;
@@ -256,6 +236,7 @@ void Config::merge(const json& j, const std::string& origin) {
 
 void Config::set(const std::string& key, const json& value, const std::string& origin) {
   const KeyDef* d = find_def(key);
+  if (!d) d = find_instance_key(key).def;
   if (!d) {
     // Suggest keys that share the first component: the usual typo is in the leaf.
     std::string group = key.substr(0, key.find('.'));
@@ -265,7 +246,9 @@ void Config::set(const std::string& key, const json& value, const std::string& o
     throw ConfigError(fmt::format("{}: unknown configuration key '{}'{}", origin, key,
                                   near.empty() ? "" : " (keys in '" + group + "': " + near + ")"));
   }
-  values_[key] = check(*d, value, origin);
+  KeyDef named = *d;  // an instance key is checked like its class key, and named as given
+  named.key = key;
+  values_[key] = check(named, value, origin);
   if (key == "platform.name") name_ = value.get<std::string>();
 }
 
@@ -275,6 +258,7 @@ void Config::set(const std::string& a) {
     throw ConfigError(fmt::format("--set {}: expected key=value", a));
   std::string key = a.substr(0, eq), text = a.substr(eq + 1);
   const KeyDef* d = find_def(key);
+  if (!d) d = find_instance_key(key).def;
   if (!d) {
     set(key, json(text), "--set");  // reports the unknown key
     return;
@@ -292,6 +276,11 @@ void Config::set(const std::string& a) {
   set(key, v, "--set");
 }
 
+const json* Config::find(const std::string& key) const {
+  auto it = values_.find(key);
+  return it == values_.end() ? nullptr : &it->second;
+}
+
 const json& Config::get(const std::string& key) const {
   auto it = values_.find(key);
   if (it == values_.end()) throw ConfigError(fmt::format("internal: configuration key '{}' is not in the schema", key));
@@ -304,6 +293,13 @@ bool Config::b(const std::string& key) const { return get(key).get<bool>(); }
 const std::string& Config::s(const std::string& key) const { return get(key).get_ref<const std::string&>(); }
 
 void Config::validate() const {
+  for (auto& [key, value] : values_) {
+    InstanceKey ik = find_instance_key(key);
+    if (ik.group && ik.index >= 0 && ik.index >= i(ik.group->count_key))
+      throw ConfigError(fmt::format("{}: there is no instance {} ({} = {})", key, ik.index, ik.group->count_key,
+                                    i(ik.group->count_key)));
+  }
+  parse_log_modules(s("log.modules"));
   if (i("sm.max_threads_per_block") > i("sm.max_threads"))
     throw ConfigError(fmt::format("sm.max_threads_per_block = {} exceeds sm.max_threads = {}",
                                   i("sm.max_threads_per_block"), i("sm.max_threads")));

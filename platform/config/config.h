@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "models/common/log.h"
+#include "models/common/params.h"
+
 namespace gpuvp {
 
 // Configuration errors are user errors: the CLI prints them and exits with status 2.
@@ -18,20 +21,21 @@ class ConfigError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct KeyDef {
-  enum class Type { Int, Float, Bool, String };
-  std::string key;
-  Type type = Type::Int;
-  nlohmann::json def;
-  double min = 0, max = 0;            // Int/Float range (inclusive)
-  std::vector<std::string> choices;   // String: allowed values (empty = any)
-  bool power_of_two = false;          // Int: must be a power of two
-  std::string doc;
-};
+using KeyDef = ParamDef;
 
+// The parameter groups of every model the platform builds (defined in platform.cc, next to the
+// wiring, so that whatever links the configuration links the models' declarations too).
+const std::vector<ParamGroup>& model_param_groups();
+
+// Every key: the platform's own and those each model declares in its folder, sorted by key.
 const std::vector<KeyDef>& config_schema();
 
-class Config {
+// log.modules parsed: (module path prefix, level) pairs; throws ConfigError naming the item.
+std::vector<std::pair<std::string, log::Level>> parse_log_modules(const std::string& spec);
+
+// Values are looked up by full key; a model reads them through a Params view (models/common/params.h),
+// which prefers a per-instance key (gpu.sm1.warp_policy) over the class key (sm.warp_policy).
+class Config : public ParamSource {
  public:
   // Schema defaults.
   Config();
@@ -44,9 +48,14 @@ class Config {
   // Merges a (possibly nested) JSON object; `origin` names the file for messages.
   void merge(const nlohmann::json& j, const std::string& origin);
   void merge_file(const std::string& path);
-  // "key=value"; the value is parsed according to the key's type.
+  // "key=value"; the value is parsed according to the key's type. A per-instance key
+  // (gpu.sm1.warp_policy) takes the type and range of the class key it overrides.
   void set(const std::string& assignment);
   void set(const std::string& key, const nlohmann::json& value, const std::string& origin);
+
+  const nlohmann::json* find(const std::string& key) const override;
+  // A model's view of its parameters: class "sm", instance "gpu.sm1".
+  Params params(const std::string& cls, const std::string& instance) const { return Params(*this, cls, instance); }
 
   int64_t i(const std::string& key) const;
   double f(const std::string& key) const;

@@ -43,14 +43,14 @@ struct Outs {
       d.smp_en[i](smp_en[i]);
       d.smp_reset[i](smp_reset[i]);
     }
-    d.block_x(bx);
-    d.block_y(by);
-    d.block_z(bz);
-    d.grid_x(gx);
-    d.grid_y(gy);
-    d.grid_z(gz);
-    d.threads_per_block(tpb);
-    d.shmem_per_block(shmem);
+    d.dims.block_x(bx);
+    d.dims.block_y(by);
+    d.dims.block_z(bz);
+    d.dims.grid_x(gx);
+    d.dims.grid_y(gy);
+    d.dims.grid_z(gz);
+    d.dims.threads_per_block(tpb);
+    d.dims.shmem_per_block(shmem);
   }
   std::string diff(const Outs& o) const {
     if (rdy.read() != o.rdy.read()) return "rdy";
@@ -104,16 +104,16 @@ struct Pair : sc_core::sc_module {
     for (BlockDispatcher* d : {static_cast<BlockDispatcher*>(model.get()), static_cast<BlockDispatcher*>(rtl.get())}) {
       d->rst(rst);
       d->en(en);
-      d->cfg_blocks_per_core(bpc);
-      d->cfg_grid_x(gx);
-      d->cfg_grid_y(gy);
-      d->cfg_grid_z(gz);
-      d->cfg_block_x(bx);
-      d->cfg_block_y(by);
-      d->cfg_block_z(bz);
-      d->cfg_shmem_size(shmem);
-      d->cfg_dyn_shmem_size(dyn);
-      d->cfg_param_size(param);
+      d->launch.blocks_per_core(bpc);
+      d->launch.grid_x(gx);
+      d->launch.grid_y(gy);
+      d->launch.grid_z(gz);
+      d->launch.block_x(bx);
+      d->launch.block_y(by);
+      d->launch.block_z(bz);
+      d->launch.shmem_size(shmem);
+      d->launch.dyn_shmem_size(dyn);
+      d->launch.param_size(param);
       for (unsigned i = 0; i < n; ++i) d->smp_done[i](done[i]);
     }
     om.bind(*model);

@@ -53,7 +53,7 @@ struct TbMem : sc_module {
 
 struct Tb : sc_module {
   sc_signal<bool> en{"en"}, rst{"rst"}, done{"done"};
-  sc_signal<uint32_t> nb{"nb"}, bidx{"bidx"}, bx{"bx"}, by{"by"}, bz{"bz"}, gx{"gx"}, gy{"gy"}, gz{"gz"}, shm{"shm"};
+  sc_signal<uint32_t> nb{"nb"}, bidx{"bidx"}, bx{"bx"}, by{"by"}, bz{"bz"}, gx{"gx"}, gy{"gy"}, gz{"gz"}, shm{"shm"}, tpb{"tpb"};
   std::vector<uint8_t> sys = std::vector<uint8_t>(1 << 16), cfgm = std::vector<uint8_t>(256), cm = std::vector<uint8_t>(4096),
                        gm = std::vector<uint8_t>(1 << 16);
   TbMem imem{"imem", &sys, kCode, sc_time(10, SC_NS)};
@@ -78,9 +78,10 @@ struct Tb : sc_module {
     sm->smp_reset(rst);
     sm->num_blocks(nb);
     sm->block_idx(bidx);
-    sm->block_x(bx), sm->block_y(by), sm->block_z(bz);
-    sm->grid_x(gx), sm->grid_y(gy), sm->grid_z(gz);
-    sm->shmem_per_block(shm);
+    sm->dims.block_x(bx), sm->dims.block_y(by), sm->dims.block_z(bz);
+    sm->dims.grid_x(gx), sm->dims.grid_y(gy), sm->dims.grid_z(gz);
+    sm->dims.shmem_per_block(shm);
+    sm->dims.threads_per_block(tpb);
     sm->smp_done(done);
     sm->imem.bind(imem.sock);
     sm->cfg.bind(cfgb.sock);

@@ -1,6 +1,8 @@
 // Configuration: presets, overrides, and errors that name the key and the allowed range.
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "platform/config/config.h"
 
 using gpuvp::Config;
@@ -78,4 +80,58 @@ TEST_CASE("config: files merge and cross-key checks") {
   c.set("sm.max_threads_per_block=1024");
   c.set("sm.max_threads=512");
   CHECK_THROWS_WITH(c.validate(), Contains("sm.max_threads_per_block"));
+}
+
+TEST_CASE("config: per-instance keys override the class key for one instance") {
+  Config c = Config::preset("tx2");
+  c.set("gpu.sm1.warp_policy=gto");
+  c.set("gpu.sm1.latency.alu=9");
+  c.set("gpu.sched.policy=ordered");
+  CHECK_NOTHROW(c.validate());
+  CHECK(c.params("sm", "gpu.sm1").s("warp_policy") == "gto");
+  CHECK(c.params("sm", "gpu.sm0").s("warp_policy") == "rr");
+  CHECK(c.params("sm", "gpu.sm1").sub("latency").i("alu") == 9);
+  CHECK(c.params("sm", "gpu.sm0").sub("latency").i("alu") == c.i("sm.latency.alu"));
+  CHECK(c.params("scheduler", "gpu.sched").s("policy") == "ordered");
+  CHECK(c.to_json()["gpu"]["sm1"]["warp_policy"] == "gto");
+  // Checked like the class key, named as given.
+  CHECK_THROWS_WITH(c.set("gpu.sm1.warp_policy=lottery"),
+                    Contains("gpu.sm1.warp_policy = \"lottery\": not an allowed value; expected one of rr, gto"));
+  CHECK_THROWS_WITH(c.set("gpu.sm0.latency.alu=0"), Contains("gpu.sm0.latency.alu = 0: out of range"));
+  // Keys every SM shares, unknown leaves and malformed instance numbers are not instance keys.
+  CHECK_THROWS_WITH(c.set("gpu.sm1.count=3"), Contains("unknown configuration key 'gpu.sm1.count'"));
+  CHECK_THROWS_WITH(c.set("gpu.sm1.warp_size=16"), Contains("unknown configuration key 'gpu.sm1.warp_size'"));
+  CHECK_THROWS_WITH(c.set("gpu.sm1.nosuch=1"), Contains("unknown configuration key 'gpu.sm1.nosuch'"));
+  CHECK_THROWS_WITH(c.set("gpu.sm01.sps=4"), Contains("unknown configuration key"));
+  // An instance beyond the SM count is refused when the configuration is complete.
+  c.set("gpu.sm2.sps=4");
+  CHECK_THROWS_WITH(c.validate(), Contains("gpu.sm2.sps: there is no instance 2 (sm.count = 2)"));
+  c.set("sm.count=3");
+  CHECK_NOTHROW(c.validate());
+}
+
+TEST_CASE("config: log.modules sets levels per module path") {
+  auto levels = gpuvp::parse_log_modules("gpu.sched=debug,gpu.sm1=trace");
+  REQUIRE(levels.size() == 2);
+  CHECK(levels[0].first == "gpu.sched");
+  CHECK(levels[0].second == gpuvp::log::Level::Debug);
+  CHECK(levels[1].first == "gpu.sm1");
+  CHECK(levels[1].second == gpuvp::log::Level::Trace);
+  Config c = Config::preset("flexgrip");
+  c.set("log.modules=gpu.sched=loud");
+  CHECK_THROWS_AS(c.validate(), ConfigError);
+  c.set("log.modules=gpu.sched");
+  CHECK_THROWS_WITH(c.validate(), Contains("log.modules: 'gpu.sched' is not path=level"));
+}
+
+TEST_CASE("config: every model declares its keys in its own folder and the schema holds them once") {
+  const auto& groups = gpuvp::model_param_groups();
+  std::set<std::string> classes;
+  for (auto& g : groups) classes.insert(g.cls);
+  for (const char* cls : {"sm", "gmem", "sysmem", "cmem", "cfgblock", "scheduler", "host"})
+    CHECK(classes.count(cls) == 1);
+  std::set<std::string> keys;
+  for (auto& d : gpuvp::config_schema()) CHECK(keys.insert(d.key).second);
+  CHECK(keys.count("sm.latency.alu") == 1);
+  CHECK(keys.count("gmem.check_bounds") == 1);
 }

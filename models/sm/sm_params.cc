@@ -1,0 +1,74 @@
+// The SM's parameters (sm.*, overridable per SM as gpu.smN.*) and how the SM reads them.
+#include "models/common/params.h"
+#include "models/sm/sm_config.h"
+
+namespace gpuvp {
+
+namespace {
+using P = ParamDef;
+const bool declared = declare_params({
+    "sm", "gpu.sm#", "sm.count",
+    {
+        P::Int("sm.count", 1, 1, 16, "Number of SMs").one_for_all(),
+        P::Int("sm.sps", 8, 1, 256, "SPs (CUDA cores) per SM; a warp instruction issues over warp_size/sps cycles"),
+        P::Int("sm.warp_size", 32, 4, 32,
+               "Threads per warp (power of two); nvcc's warp-level instructions (shfl, vote, activemask) need 32 "
+               "and stop with a device error on narrower warps",
+               true)
+            .one_for_all(),
+        P::Int("sm.max_threads", 2048, 32, 4096, "Resident threads per SM"),
+        P::Int("sm.max_threads_per_block", 1024, 32, 1024, "Threads per block"),
+        P::Int("sm.max_blocks", 8, 1, 64, "Resident blocks per SM (hardware limit)"),
+        P::Int("sm.registers", 65536, 256, 262144, "32-bit registers per SM"),
+        P::Int("sm.shared_bytes", 16384, 1024, 262144, "Shared memory per SM (bytes)"),
+        P::Int("sm.shared_per_block", 16384, 1024, 262144, "Shared memory per block (bytes)"),
+        P::Int("sm.ibuf_insts", 64, 0, 4096, "Instruction buffer (instructions); 0 fetches every instruction"),
+        P::String("sm.warp_policy", "rr", {"rr", "gto"}, "Warp scheduler: round robin or greedy-then-oldest"),
+        P::Bool("sm.coalesce", false, "Coalesce global accesses into segments (false: lane by lane)"),
+        P::Int("sm.coalesce_bytes", 32, 4, 256, "Coalescing segment (bytes)", true),
+        P::Int("sm.local_bytes", 16384, 0, 524288, "Local memory per thread limit (bytes)"),
+        P::Int("sm.latency.alu", 4, 1, 1000, "Cycles: integer/fp32 ALU"),
+        P::Int("sm.latency.mul", 4, 1, 1000, "Cycles: multiply, mad, fma"),
+        P::Int("sm.latency.fp64", 8, 1, 1000, "Cycles: fp64"),
+        P::Int("sm.latency.sfu", 16, 1, 1000, "Cycles: sqrt, rcp, sin, cos, ex2, lg2, div, rem"),
+        P::Int("sm.latency.shared", 4, 1, 1000, "Cycles: shared memory access"),
+        P::Int("sm.latency.branch", 2, 1, 1000, "Cycles: branch"),
+        P::Int("sm.latency.barrier", 2, 1, 1000, "Cycles: barrier"),
+        P::Int("sm.latency.atomic", 4, 0, 1000, "Extra cycles: atomic read-modify-write at the memory"),
+    },
+});
+
+unsigned u(const Params& p, const char* key) { return static_cast<unsigned>(p.i(key)); }
+}  // namespace
+
+WarpPolicy parse_warp_policy(const std::string& s) { return s == "gto" ? WarpPolicy::Gto : WarpPolicy::RoundRobin; }
+
+SmConfig SmConfig::from(const Params& p) {
+  (void)declared;
+  SmConfig s;
+  s.warp_size = u(p, "warp_size");
+  s.sps = u(p, "sps");
+  s.max_threads = u(p, "max_threads");
+  s.max_threads_per_block = u(p, "max_threads_per_block");
+  s.max_blocks = u(p, "max_blocks");
+  s.registers = u(p, "registers");
+  s.shared_bytes = u(p, "shared_bytes");
+  s.shared_per_block = u(p, "shared_per_block");
+  s.ibuf_insts = u(p, "ibuf_insts");
+  s.coalesce = p.b("coalesce");
+  s.coalesce_bytes = u(p, "coalesce_bytes");
+  s.warp_policy = parse_warp_policy(p.s("warp_policy"));
+  s.max_local_bytes = u(p, "local_bytes");
+  const Params lat = p.sub("latency");
+  s.lat.alu = u(lat, "alu");
+  s.lat.mul = u(lat, "mul");
+  s.lat.fp64 = u(lat, "fp64");
+  s.lat.sfu = u(lat, "sfu");
+  s.lat.shared = u(lat, "shared");
+  s.lat.branch = u(lat, "branch");
+  s.lat.barrier = u(lat, "barrier");
+  s.lat.atomic = u(lat, "atomic");
+  return s;
+}
+
+}  // namespace gpuvp

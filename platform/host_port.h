@@ -1,0 +1,63 @@
+#pragma once
+// The host's side of the platform: the runtime's HostInterface over the host bus, the host thread
+// that runs the host program, and the kernel execution windows it learns from the scheduler's pins
+// (a kernel runs from rdy falling to kernel_done).
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include <exception>
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include "models/common/error_sink.h"
+#include "models/memory/memory.h"
+#include "sw/runtime/runtime.h"
+
+namespace gpuvp {
+
+class HostPort : public sc_core::sc_module, public rt::HostInterface {
+ public:
+  tlm_utils::simple_initiator_socket<HostPort> bus{"bus"};  // to the host bus
+  sc_core::sc_in<bool> rdy{"rdy"};
+  sc_core::sc_in<bool> kernel_done{"kernel_done"};
+
+  // `gmem` is the global memory whose bounds check the driver maps allocations into.
+  HostPort(sc_core::sc_module_name name, const rt::DeviceProps& props, ErrorSink& errors, Memory& gmem);
+  SC_HAS_PROCESS(HostPort);
+
+  // The host program to run in the host thread (before sc_start).
+  void set_program(std::function<void(rt::Runtime&)> fn) { program_ = std::move(fn); }
+  bool finished() const { return finished_; }
+  std::exception_ptr failure() const { return failure_; }
+  const std::vector<rt::LaunchStats>& launches() const { return launches_; }
+  const std::vector<std::pair<uint64_t, uint64_t>>& windows() const { return windows_; }  // ps
+
+  // rt::HostInterface
+  void bus_read(uint64_t addr, void* dst, size_t n) override;
+  void bus_write(uint64_t addr, const void* src, size_t n) override;
+  void wait_kernel_done(uint64_t& start_ps, uint64_t& end_ps) override;
+  const rt::DeviceProps& props() const override { return props_; }
+  void wait_ns(double ns) override { wait(sc_core::sc_time(ns, sc_core::SC_NS)); }
+  void map_global(uint64_t addr, uint64_t size) override { gmem_.map(addr, size); }
+  void unmap_global(uint64_t addr) override { gmem_.unmap(addr); }
+
+ private:
+  void host_thread();
+  void watch_scheduler();
+  void transact(tlm::tlm_command cmd, uint64_t addr, void* data, size_t len);
+
+  rt::DeviceProps props_;
+  ErrorSink& errors_;
+  Memory& gmem_;
+  std::function<void(rt::Runtime&)> program_;
+  std::exception_ptr failure_;
+  bool finished_ = false;
+  std::vector<rt::LaunchStats> launches_;
+  std::vector<std::pair<uint64_t, uint64_t>> windows_;
+  uint64_t done_consumed_ = 0, start_ps_ = 0;
+  sc_core::sc_event done_ev_;
+};
+
+}  // namespace gpuvp

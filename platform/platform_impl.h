@@ -1,0 +1,69 @@
+#pragma once
+// The platform's modules and the signals between them (platform.cc builds and wires them;
+// platform_stats.cc and platform_trace.cc read them). Internal to platform/.
+#include <systemc>
+
+#include <memory>
+#include <vector>
+
+#include "models/arbiter/arbitrated_port.h"
+#include "models/common/error_sink.h"
+#include "models/common/launch_signals.h"
+#include "models/config_block/config_block.h"
+#include "models/host_bus/host_bus.h"
+#include "models/memory/memory.h"
+#include "models/scheduler/block_scheduler.h"
+#include "models/sm/sm.h"
+#include "platform/config/config.h"
+#include "platform/host_port.h"
+#include "rtl/block_scheduler_wrapper.h"
+#include "rtl/stall_arbiter_wrapper.h"
+
+namespace gpuvp {
+
+class PlatformImpl : public sc_core::sc_module {
+ public:
+  PlatformImpl(sc_core::sc_module_name name, const Config& c);
+
+  Config cfg;
+  Registry reg;
+  ErrorSink errors;
+  Clock clk;
+  unsigned n;  // SMs
+  rt::DeviceProps dev;
+
+  std::unique_ptr<Memory> gmem, sysmem, cmem;
+  std::unique_ptr<ConfigBlock> cfgblk;
+  std::unique_ptr<ArbitratedTarget> arb_gmem_rd, arb_gmem_wr, arb_cmem, arb_sysmem, arb_cfg;
+  std::unique_ptr<BlockDispatcher> sched;
+  std::vector<std::unique_ptr<Sm>> sms;
+  std::unique_ptr<HostBus> bus;
+  std::unique_ptr<HostPort> host;
+  // The Verilated cores in use (their flip-flops go to the VCD).
+  RtlBlockScheduler* rtl_sched = nullptr;
+  std::vector<RtlStallArbiter*> rtl_arbiters;
+
+  // Configuration block -> scheduler.
+  sc_core::sc_signal<bool> rst{"rst"}, en{"en"}, rdy{"rdy"}, kernel_done{"kernel_done"};
+  LaunchConfigPins<Wire> launch_cfg{"c_"};
+  // Scheduler -> SMs.
+  sc_core::sc_vector<sc_core::sc_signal<uint32_t>> num_blocks, block_idx;
+  sc_core::sc_vector<sc_core::sc_signal<bool>> smp_en, smp_reset, smp_done;
+  LaunchDimsPins<Wire> launch_dims{"l_"};
+
+  sc_core::sc_trace_file* vcd = nullptr;
+  double host_seconds = 0;
+
+  std::vector<ArbitratedTarget*> arbiters() const {
+    return {arb_gmem_rd.get(), arb_gmem_wr.get(), arb_cmem.get(), arb_sysmem.get(), arb_cfg.get()};
+  }
+
+ private:
+  void build_memories();
+  void build_arbiters();
+  void build_scheduler();
+  void fill_props();
+  void wire();
+};
+
+}  // namespace gpuvp

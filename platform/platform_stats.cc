@@ -1,0 +1,99 @@
+// Statistics and the block timeline of a run, from the modules' counters.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "platform/platform.h"
+#include "platform/platform_impl.h"
+
+namespace gpuvp {
+
+using sc_core::sc_time;
+
+PlatformStats Platform::stats() const {
+  auto& p = *impl_;
+  PlatformStats st;
+  st.sim_seconds = sc_core::sc_time_stamp().to_seconds();
+  st.host_seconds = p.host_seconds;
+  st.launches = p.host->launches();
+  uint64_t window_ps = 0;
+  for (auto& [s, e] : p.host->windows()) window_ps += e - s;
+  st.kernel_cycles = p.clk.cycle(sc_time::from_value(window_ps));
+  for (auto& sm : p.sms) {
+    st.sms.push_back(sm->stats());
+    st.thread_insts += sm->stats().thread_insts;
+    st.sm_busy_fraction.push_back(window_ps ? double(sm->stats().busy_ps) / double(window_ps) : 0.0);
+  }
+  for (ArbitratedTarget* a : p.arbiters()) {
+    ArbiterStats as;
+    as.name = a->basename();
+    for (unsigned i = 0; i < a->size(); ++i) {
+      as.grants.push_back(a->stats(i).grants);
+      as.stall_cycles.push_back(a->stats(i).stall_cycles);
+    }
+    st.arbiters.push_back(std::move(as));
+  }
+  return st;
+}
+
+std::vector<BlockRecord> Platform::timeline() const {
+  std::vector<BlockRecord> all;
+  for (auto& sm : impl_->sms) all.insert(all.end(), sm->block_records().begin(), sm->block_records().end());
+  std::stable_sort(all.begin(), all.end(), [](const BlockRecord& a, const BlockRecord& b) {
+    return a.start_ps != b.start_ps ? a.start_ps < b.start_ps : a.sm < b.sm;
+  });
+  return all;
+}
+
+nlohmann::json PlatformStats::to_json() const {
+  nlohmann::json j;
+  j["sim_seconds"] = sim_seconds;
+  j["host_seconds"] = host_seconds;
+  j["kernel_cycles"] = kernel_cycles;
+  j["thread_insts"] = thread_insts;
+  j["thread_insts_per_host_second"] = host_seconds > 0 ? thread_insts / host_seconds : 0.0;
+  for (size_t i = 0; i < sms.size(); ++i) {
+    const SmStats& s = sms[i];
+    j["sms"].push_back({{"id", i},
+                        {"busy_fraction", sm_busy_fraction[i]},
+                        {"warp_insts", s.warp_insts},
+                        {"thread_insts", s.thread_insts},
+                        {"fetches", s.fetches},
+                        {"mem_transactions", s.mem_transactions},
+                        {"batches", s.batches},
+                        {"blocks", s.blocks}});
+  }
+  for (auto& a : arbiters) j["arbiters"].push_back({{"name", a.name}, {"grants", a.grants}, {"stall_cycles", a.stall_cycles}});
+  for (auto& l : launches)
+    j["launches"].push_back({{"kernel", l.kernel},
+                             {"launch_id", l.launch_id},
+                             {"start_ps", l.start_ps},
+                             {"end_ps", l.end_ps},
+                             {"cycles", l.cycles},
+                             {"blocks_per_core", l.blocks_per_core}});
+  return j;
+}
+
+nlohmann::json timeline_trace_events(const std::vector<BlockRecord>& blocks, const std::vector<rt::LaunchStats>& launches) {
+  // Chrome trace-event format: one process (the GPU), one thread per SM, times in microseconds.
+  nlohmann::json ev = nlohmann::json::array();
+  std::set<unsigned> sms;
+  for (auto& b : blocks) {
+    sms.insert(b.sm);
+    std::string kernel = b.launch_id >= 1 && b.launch_id <= launches.size() ? launches[b.launch_id - 1].kernel : "kernel";
+    ev.push_back({{"name", fmt::format("{} block {}", kernel, b.block)},
+                  {"cat", kernel},
+                  {"ph", "X"},
+                  {"pid", 0},
+                  {"tid", b.sm},
+                  {"ts", b.start_ps / 1e6},
+                  {"dur", (b.end_ps - b.start_ps) / 1e6},
+                  {"args", {{"block", b.block}, {"sm", b.sm}, {"launch", b.launch_id}}}});
+  }
+  for (unsigned s : sms)
+    ev.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", s}, {"args", {{"name", fmt::format("SM {}", s)}}}});
+  return nlohmann::json{{"traceEvents", ev}, {"displayTimeUnit", "ns"}};
+}
+
+}  // namespace gpuvp
