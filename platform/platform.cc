@@ -19,7 +19,7 @@ using sc_core::sc_time;
 // XConfig::from, which keeps those declarations in the link.
 const std::vector<ParamGroup>& model_param_groups() { return param_groups(); }
 
-PlatformImpl::PlatformImpl(sc_core::sc_module_name name, const Config& c)
+PlatformImpl::PlatformImpl(sc_core::sc_module_name name, const Config& c, const PlatformHooks& h)
     : sc_module(name),
       cfg(c),
       clk(c.f("gpu.clock_mhz")),
@@ -28,7 +28,8 @@ PlatformImpl::PlatformImpl(sc_core::sc_module_name name, const Config& c)
       block_idx("block_idx", n),
       smp_en("smp_en", n),
       smp_reset("smp_reset", n),
-      smp_done("smp_done", n) {
+      smp_done("smp_done", n),
+      hooks(h) {
   cfg.validate();
   // sc_stop() at the end of the host program and the VCD time unit are the normal course, not news.
   log::install_report_handler();
@@ -135,7 +136,7 @@ void PlatformImpl::fill_props() {
 
 void PlatformImpl::wire() {
   // Host side: the bus reaches the memories directly and the configuration block through its arbiter.
-  host->bus.bind(bus->in);
+  link("gpu.host", host->bus, bus->in);
   host->rdy(rdy);
   host->kernel_done(kernel_done);
   bus->add_range(dev.gmem_base, dev.gmem_size, "gmem");
@@ -147,11 +148,11 @@ void PlatformImpl::wire() {
   bus->add_range(dev.cfg_base, cfgreg::kNumRegs * 4, "cfg");
   bus->out.bind(arb_cfg->in[n]);
 
-  arb_gmem_rd->out.bind(gmem->in);
-  arb_gmem_wr->out.bind(gmem->in);
-  arb_cmem->out.bind(cmem->in);
-  arb_sysmem->out.bind(sysmem->in);
-  arb_cfg->out.bind(cfgblk->in);
+  link("gpu.arb_gmem_rd.out", arb_gmem_rd->out, gmem->in);
+  link("gpu.arb_gmem_wr.out", arb_gmem_wr->out, gmem->in);
+  link("gpu.arb_cmem.out", arb_cmem->out, cmem->in);
+  link("gpu.arb_sysmem.out", arb_sysmem->out, sysmem->in);
+  link("gpu.arb_cfg.out", arb_cfg->out, cfgblk->in);
 
   cfgblk->rdy(rdy);
   cfgblk->kernel_done(kernel_done);
@@ -178,15 +179,17 @@ void PlatformImpl::wire() {
     sm.block_idx(block_idx[i]);
     sm.dims.bind(launch_dims);
     sm.smp_done(smp_done[i]);
-    sm.imem.bind(arb_sysmem->in[i]);
-    sm.cfg.bind(arb_cfg->in[i]);
-    sm.cmem.bind(arb_cmem->in[i]);
-    sm.gmem_rd.bind(arb_gmem_rd->in[i]);
-    sm.gmem_wr.bind(arb_gmem_wr->in[i]);
+    const std::string p = fmt::format("gpu.sm{}.", i);
+    link(p + "imem", sm.imem, arb_sysmem->in[i]);
+    link(p + "cfg", sm.cfg, arb_cfg->in[i]);
+    link(p + "cmem", sm.cmem, arb_cmem->in[i]);
+    link(p + "gmem_rd", sm.gmem_rd, arb_gmem_rd->in[i]);
+    link(p + "gmem_wr", sm.gmem_wr, arb_gmem_wr->in[i]);
   }
 }
 
-Platform::Platform(const Config& cfg) : impl_(std::make_unique<PlatformImpl>("gpu", cfg)) {}
+Platform::Platform(const Config& cfg, const PlatformHooks& hooks)
+    : impl_(std::make_unique<PlatformImpl>("gpu", cfg, hooks)) {}
 Platform::~Platform() {
   if (impl_ && impl_->vcd) sc_core::sc_close_vcd_trace_file(impl_->vcd);
 }
@@ -196,15 +199,40 @@ const rt::DeviceProps& Platform::props() const { return impl_->dev; }
 const Config& Platform::config() const { return impl_->cfg; }
 
 void Platform::run(const std::function<void(rt::Runtime&)>& host) {
+  start(host);
+  finish();
+}
+
+void Platform::start(const std::function<void(rt::Runtime&)>& host) { impl_->host->set_program(host); }
+
+bool Platform::finished() const {
+  return impl_->host->finished() || sc_core::sc_get_status() == sc_core::SC_STOPPED;
+}
+
+bool Platform::advance_to(uint64_t t_ps) {
   auto& p = *impl_;
-  p.host->set_program(host);
+  const sc_time t = sc_time::from_value(t_ps);
+  if (!finished() && t > sc_core::sc_time_stamp()) {
+    auto t0 = std::chrono::steady_clock::now();
+    sc_core::sc_start(t - sc_core::sc_time_stamp());
+    p.host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  return !finished();
+}
+
+void Platform::finish(double limit_ms) {
+  auto& p = *impl_;
+  if (limit_ms <= 0) limit_ms = p.cfg.f("sim.timeout_ms");
   auto t0 = std::chrono::steady_clock::now();
-  double limit_ms = p.cfg.f("sim.timeout_ms");
-  if (limit_ms > 0)
-    sc_core::sc_start(sc_time(limit_ms, sc_core::SC_MS) - sc_core::sc_time_stamp());
-  else
-    sc_core::sc_start();
-  p.host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!finished()) {
+    if (limit_ms > 0) {
+      const sc_time end(limit_ms, sc_core::SC_MS);
+      if (end > sc_core::sc_time_stamp()) sc_core::sc_start(end - sc_core::sc_time_stamp());
+    } else {
+      sc_core::sc_start();
+    }
+  }
+  p.host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (p.host->failure()) std::rethrow_exception(p.host->failure());
   if (!p.host->finished()) {
     if (p.errors.first) throw DeviceError(*p.errors.first);
@@ -218,5 +246,9 @@ void Platform::run(const std::function<void(rt::Runtime&)>& host) {
         sc_core::sc_time_stamp().to_string()));
   }
 }
+
+std::vector<std::string> Platform::link_names() const { return impl_->links; }
+std::vector<std::pair<uint64_t, uint64_t>> Platform::kernel_windows() const { return impl_->host->windows(); }
+uint64_t Platform::clock_period_ps() const { return impl_->clk.period().value(); }
 
 }  // namespace gpuvp

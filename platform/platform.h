@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <tlm>
 
 #include "models/common/registry.h"
 #include "models/sm/sm_config.h"
@@ -43,9 +44,22 @@ class TimeoutError : public std::runtime_error {
 
 class PlatformImpl;
 
+// A pass-through TLM module put on one link of the platform (fault injection's bus saboteur): the
+// platform binds the link's initiator to `in` and `out` to the link's target.
+struct Interposer {
+  tlm::tlm_target_socket<32>* in = nullptr;
+  tlm::tlm_initiator_socket<32>* out = nullptr;
+};
+
+struct PlatformHooks {
+  // Asked once per link (names: Platform::link_names()) while the platform is wired; an empty
+  // Interposer leaves the link as it is. The module must live as long as the platform.
+  std::function<Interposer(const std::string& link)> interpose;
+};
+
 class Platform {
  public:
-  explicit Platform(const Config& cfg);
+  explicit Platform(const Config& cfg, const PlatformHooks& hooks = {});
   ~Platform();
 
   Registry& registry();
@@ -58,6 +72,23 @@ class Platform {
   // Runs `host` in the host thread (it drives the GPU through the runtime) and returns when it
   // has returned and the simulation has stopped. Exceptions thrown by `host` are rethrown here.
   void run(const std::function<void(rt::Runtime&)>& host);
+
+  // The same run in steps, so that a caller can stop at an instant, look or fork, and go on:
+  // start() sets the host program; advance_to(t) simulates up to instant t (SMs running ahead of
+  // simulated time synchronise at t) and returns false once the host program has finished;
+  // finish() runs to the end and reports as run() does, with `limit_ms` (> 0) instead of
+  // sim.timeout_ms as the simulated-time bound.
+  void start(const std::function<void(rt::Runtime&)>& host);
+  bool advance_to(uint64_t t_ps);
+  void finish(double limit_ms = 0);
+  bool finished() const;
+
+  // Links an Interposer may be put on: gpu.smN.{imem,cfg,cmem,gmem_rd,gmem_wr}, gpu.arb_*.out, gpu.host.
+  std::vector<std::string> link_names() const;
+  // Kernel execution windows so far (scheduler leaving IDLE to kernel_done), in ps.
+  std::vector<std::pair<uint64_t, uint64_t>> kernel_windows() const;
+  // The clock period of the GPU, in ps.
+  uint64_t clock_period_ps() const;
 
   PlatformStats stats() const;
   std::vector<BlockRecord> timeline() const;  // every block of every kernel, in start order

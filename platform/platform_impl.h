@@ -16,6 +16,7 @@
 #include "models/sm/sm.h"
 #include "platform/config/config.h"
 #include "platform/host_port.h"
+#include "platform/platform.h"
 #include "rtl/block_scheduler_wrapper.h"
 #include "rtl/stall_arbiter_wrapper.h"
 
@@ -23,7 +24,7 @@ namespace gpuvp {
 
 class PlatformImpl : public sc_core::sc_module {
  public:
-  PlatformImpl(sc_core::sc_module_name name, const Config& c);
+  PlatformImpl(sc_core::sc_module_name name, const Config& c, const PlatformHooks& hooks);
 
   Config cfg;
   Registry reg;
@@ -51,6 +52,8 @@ class PlatformImpl : public sc_core::sc_module {
   sc_core::sc_vector<sc_core::sc_signal<bool>> smp_en, smp_reset, smp_done;
   LaunchDimsPins<Wire> launch_dims{"l_"};
 
+  PlatformHooks hooks;
+  std::vector<std::string> links;  // every link name, in wiring order
   sc_core::sc_trace_file* vcd = nullptr;
   double host_seconds = 0;
 
@@ -64,6 +67,18 @@ class PlatformImpl : public sc_core::sc_module {
   void build_scheduler();
   void fill_props();
   void wire();
+  // Binds `init` to `target`, through the hooks' interposer for `name` if there is one.
+  template <class I, class T>
+  void link(const std::string& name, I& init, T& target) {
+    links.push_back(name);
+    Interposer ip = hooks.interpose ? hooks.interpose(name) : Interposer{};
+    if (ip.in && ip.out) {
+      init.bind(*ip.in);
+      ip.out->bind(target);
+    } else {
+      init.bind(target);
+    }
+  }
 };
 
 }  // namespace gpuvp
