@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "models/sm/numeric.h"
+#include "models/sm/warp_scheduler.h"
 #include "sw/isa/disassembler.h"
 #include "sw/isa/encoding.h"
 
@@ -17,13 +18,13 @@ namespace gpuvp {
 using namespace isa;
 using namespace sm;  // numeric semantics (numeric.h)
 
-SimtCore::SimtCore(const SmConfig& cfg, CoreEnv& env) : cfg_(cfg), env_(env) {
+SimtCore::SimtCore(const SmConfig& cfg, CoreEnv& env)
+    : cfg_(cfg), env_(env), scheduler_(make_warp_scheduler(cfg.warp_policy)) {
   period_ps_ = uint64_t(std::llround(cfg.clock.period().to_seconds() * 1e12));
   if (period_ps_ == 0) period_ps_ = 1;
   unsigned sps = cfg.sps ? cfg.sps : 1;
   issue_cycles_ = (cfg.warp_size + sps - 1) / sps;
   if (issue_cycles_ == 0) issue_cycles_ = 1;
-  gto_ = cfg.warp_policy == WarpPolicy::Gto;
   smem_.assign(cfg.shared_bytes, 0);
   dcache_.resize(4096);
   checked_.assign(dcache_.size(), 0);
@@ -148,25 +149,9 @@ bool SimtCore::launch(const LaunchParams& lp, uint64_t start) {
   return true;
 }
 
-int SimtCore::pick() {
-  int n = int(warps_.size());
-  if (gto_) {
-    if (last_ >= 0 && warps_[last_].state == Warp::Ready && warps_[last_].ready <= now_) return last_;
-    for (int i = 0; i < n; ++i)
-      if (warps_[i].state == Warp::Ready && warps_[i].ready <= now_) return i;
-    return -1;
-  }
-  int i = last_;
-  for (int k = 0; k < n; ++k) {
-    if (++i >= n) i = 0;
-    if (warps_[i].state == Warp::Ready && warps_[i].ready <= now_) return i;
-  }
-  return -1;
-}
-
 bool SimtCore::run() {
   while (live_warps_ && !has_error_) {
-    int i = pick();
+    int i = scheduler_->pick(warps_, last_, now_);
     if (i < 0) {
       uint64_t t = ~uint64_t{0};
       for (auto& w : warps_)

@@ -5,6 +5,7 @@
 // memory) goes through CoreEnv, which the Sm module implements with TLM sockets and tests implement
 // with plain arrays. See docs/sm.md.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,10 @@ inline uint32_t user_region_offset(uint32_t param_bytes) {
   return (kBlockHeaderBytes + param_bytes + 15u) & ~15u;
 }
 
+namespace sm {
+class WarpScheduler;  // warp_scheduler.h
+}  // namespace sm
+
 class SimtCore {
  public:
   SimtCore(const SmConfig& cfg, CoreEnv& env);
@@ -119,7 +124,6 @@ class SimtCore {
   bool validate(const isa::Inst& in, uint64_t pc);
   void step(Warp& w);
   void exec(Warp& w, const isa::Inst& in, Group& g, uint32_t active);
-  int pick();
   void exit_lanes(Warp& w, Group& g, uint32_t lanes);
   void finish_warp(Warp& w);
   void check_barrier(Block& b, unsigned id);
@@ -149,7 +153,7 @@ class SimtCore {
 
   const SmConfig cfg_;
   CoreEnv& env_;
-  bool gto_ = false;
+  std::unique_ptr<sm::WarpScheduler> scheduler_;
   uint64_t cur_pc_ = 0;    // PC of the instruction being executed (error reports)
   unsigned lat_ = 0;       // latency class of the instruction being executed
   uint64_t done_at_ = 0;   // completion cycle of its memory accesses
