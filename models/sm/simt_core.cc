@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 
+#include "models/sm/instruction_buffer.h"
 #include "models/sm/numeric.h"
 #include "models/sm/warp_scheduler.h"
 #include "sw/isa/disassembler.h"
@@ -19,17 +20,16 @@ using namespace isa;
 using namespace sm;  // numeric semantics (numeric.h)
 
 SimtCore::SimtCore(const SmConfig& cfg, CoreEnv& env)
-    : cfg_(cfg), env_(env), scheduler_(make_warp_scheduler(cfg.warp_policy)) {
+    : cfg_(cfg),
+      env_(env),
+      scheduler_(make_warp_scheduler(cfg.warp_policy)),
+      ibuf_(std::make_unique<InstructionBuffer>(cfg.ibuf_insts, env)) {
   period_ps_ = uint64_t(std::llround(cfg.clock.period().to_seconds() * 1e12));
   if (period_ps_ == 0) period_ps_ = 1;
   unsigned sps = cfg.sps ? cfg.sps : 1;
   issue_cycles_ = (cfg.warp_size + sps - 1) / sps;
   if (issue_cycles_ == 0) issue_cycles_ = 1;
   smem_.assign(cfg.shared_bytes, 0);
-  dcache_.resize(4096);
-  checked_.assign(dcache_.size(), 0);
-  // ibuf_insts instructions of about 16 bytes each, in whole lines (at least one).
-  ibuf_.resize(std::max(1u, (cfg.ibuf_insts * 16u + kIbufLine - 1) / kIbufLine));
 }
 
 SimtCore::~SimtCore() { clear(); }
@@ -72,9 +72,7 @@ bool SimtCore::launch(const LaunchParams& lp, uint64_t start) {
   clear();
   lp_ = lp;
   cur_pc_ = lp.entry;
-  ++launch_gen_;
-  for (auto& l : ibuf_) l.base = ~uint64_t{0};  // the loader may have rewritten code between batches: refetch
-  ++ibuf_gen_;
+  ibuf_->new_launch();  // the loader may have rewritten code between batches: refetch
   auto resource = [&](const std::string& what) {
     fail("resource", what, nullptr, -1, 0);
     return false;
@@ -205,108 +203,20 @@ bool SimtCore::validate(const Inst& in, uint64_t pc) {
   return true;
 }
 
-const SimtCore::IbufLine* SimtCore::ibuf_line(Warp& w, uint64_t base) {
-  IbufLine* l = &ibuf_[ibuf_mru_];
-  if (l->base != base) {
-    unsigned victim = 0;
-    unsigned i = 0;
-    for (; i < ibuf_.size(); ++i) {
-      if (ibuf_[i].base == base) break;
-      if (ibuf_[i].used < ibuf_[victim].used) victim = i;
-    }
-    if (i == ibuf_.size()) {  // miss: one fetch transaction for the line
-      i = victim;
-      CoreEnv::Fault f;
-      IbufLine& v = ibuf_[i];
-      v.base = ~uint64_t{0};
-      uint64_t t = env_.access(CoreEnv::Port::Fetch, base, v.bytes, kIbufLine, false, nullptr, now_, f);
-      ++stats_.fetches;
-      ++ibuf_gen_;
-      if (t == CoreEnv::kFail) {
-        fault_at(f, w, -1, base);
-        return nullptr;
-      }
-      now_ = std::max(now_, t);
-      v.base = base;
-    }
-    ibuf_mru_ = i;
-    l = &ibuf_[i];
-  }
-  l->used = ++ibuf_clock_;
-  return l;
-}
-
 const Inst* SimtCore::fetch(Warp& w, uint64_t pc) {
-  size_t idx = (pc >> 2) & (dcache_.size() - 1);
-  DecEntry& e = dcache_[idx];
-  std::string why;
-  auto decode_fail = [&](const std::string& reason) -> const Inst* {
-    fail("decode", fmt::format("undecodable instruction at {:#x}: {}", pc, reason), &w, -1, pc);
+  InstructionBuffer::Error err;
+  bool validated = false;
+  const Inst* in = ibuf_->fetch(pc, now_, stats_.fetches, err, validated);
+  if (!in) {
+    if (err.decode) fail("decode", fmt::format("undecodable instruction at {:#x}: {}", pc, err.why), &w, -1, pc);
+    else fault_at(err.fault, w, -1, err.addr);
     return nullptr;
-  };
-  CoreEnv::Fault f;
-  if (cfg_.ibuf_insts) {
-    // The instruction's bytes, from one line or (straddling a boundary) two.
-    uint64_t lb = pc & ~uint64_t(kIbufLine - 1);
-    const IbufLine* l0 = ibuf_line(w, lb);
-    if (!l0) return nullptr;
-    if (e.pc == pc && e.gen == ibuf_gen_ && checked_[idx] == launch_gen_) return &e.inst;
-    size_t off = pc - lb;
-    uint8_t tmp[2 * kIbufLine];
-    const uint8_t* p = l0->bytes + off;
-    size_t avail = kIbufLine - off;
-    size_t sz = avail >= isa::kHeaderBytes ? isa::size_from_header(p) : 0;
-    if (avail < isa::kHeaderBytes || (sz && sz > avail)) {
-      std::memcpy(tmp, p, avail);  // copied first: the second fill may replace this line
-      const IbufLine* l1 = ibuf_line(w, lb + kIbufLine);
-      if (!l1) return nullptr;
-      std::memcpy(tmp + avail, l1->bytes, kIbufLine);
-      p = tmp;
-      avail += kIbufLine;
-      sz = isa::size_from_header(p);
-    }
-    if (!(e.pc == pc && sz && e.inst.size == sz && std::memcmp(e.bytes, p, sz) == 0)) {
-      e.pc = ~uint64_t{0};
-      if (!isa::decode(p, avail, e.inst, &why)) return decode_fail(why);
-      std::memcpy(e.bytes, p, e.inst.size);
-      e.pc = pc;
-      checked_[idx] = 0;
-    }
-    e.gen = ibuf_gen_;
-  } else {
-    // No buffer: one fetch transaction per executed warp instruction (two the first time a PC
-    // is seen, to learn the size).
-    uint8_t tmp[128];
-    unsigned want = e.pc == pc ? e.inst.size : unsigned(isa::kHeaderBytes);
-    uint64_t t = env_.access(CoreEnv::Port::Fetch, pc, tmp, want, false, nullptr, now_, f);
-    ++stats_.fetches;
-    if (t == CoreEnv::kFail) return fault_at(f, w, -1, pc), nullptr;
-    now_ = std::max(now_, t);
-    if (!(e.pc == pc && std::memcmp(e.bytes, tmp, want) == 0)) {
-      size_t sz = isa::size_from_header(tmp);
-      if (sz == 0) {
-        isa::decode(tmp, want, e.inst, &why);
-        e.pc = ~uint64_t{0};
-        return decode_fail(why.empty() ? "bad header" : why);
-      }
-      if (sz != want) {
-        t = env_.access(CoreEnv::Port::Fetch, pc, tmp, unsigned(sz), false, nullptr, now_, f);
-        ++stats_.fetches;
-        if (t == CoreEnv::kFail) return fault_at(f, w, -1, pc), nullptr;
-        now_ = std::max(now_, t);
-      }
-      e.pc = ~uint64_t{0};
-      if (!isa::decode(tmp, sz, e.inst, &why)) return decode_fail(why);
-      std::memcpy(e.bytes, tmp, sz);
-      e.pc = pc;
-      checked_[idx] = 0;
-    }
   }
-  if (checked_[idx] != launch_gen_) {
-    if (!validate(e.inst, pc)) return nullptr;
-    checked_[idx] = launch_gen_;
+  if (!validated) {  // register and predicate bounds, once per launch
+    if (!validate(*in, pc)) return nullptr;
+    ibuf_->mark_validated(pc);
   }
-  return &e.inst;
+  return in;
 }
 
 // --- operands ---------------------------------------------------------------------------------

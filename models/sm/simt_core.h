@@ -68,7 +68,8 @@ inline uint32_t user_region_offset(uint32_t param_bytes) {
 }
 
 namespace sm {
-class WarpScheduler;  // warp_scheduler.h
+class WarpScheduler;      // warp_scheduler.h
+class InstructionBuffer;  // instruction_buffer.h
 }  // namespace sm
 
 class SimtCore {
@@ -113,12 +114,6 @@ class SimtCore {
     uint16_t bar_expected[16] = {};
     std::vector<uint8_t> local;      // threads * local_bytes
   };
-  struct DecEntry {
-    uint64_t pc = ~uint64_t{0};
-    uint64_t gen = 0;                // ibuf fill generation this entry was last validated against
-    isa::Inst inst;
-    uint8_t bytes[128];
-  };
 
   const isa::Inst* fetch(Warp& w, uint64_t pc);
   bool validate(const isa::Inst& in, uint64_t pc);
@@ -154,6 +149,7 @@ class SimtCore {
   const SmConfig cfg_;
   CoreEnv& env_;
   std::unique_ptr<sm::WarpScheduler> scheduler_;
+  std::unique_ptr<sm::InstructionBuffer> ibuf_;
   uint64_t cur_pc_ = 0;    // PC of the instruction being executed (error reports)
   unsigned lat_ = 0;       // latency class of the instruction being executed
   uint64_t done_at_ = 0;   // completion cycle of its memory accesses
@@ -172,24 +168,6 @@ class SimtCore {
   int last_ = -1;
   uint64_t now_ = 0, synced_ = 0;
   std::vector<BlockTimes> block_times_;
-
-  // Instruction buffer: kIbufLine-byte lines, fully associative, least recently used replaced.
-  static constexpr unsigned kIbufLine = 128;
-  struct IbufLine {
-    uint64_t base = ~uint64_t{0};  // line address, ~0 = empty
-    uint64_t used = 0;             // LRU stamp
-    uint8_t bytes[kIbufLine];
-  };
-  std::vector<IbufLine> ibuf_;
-  unsigned ibuf_mru_ = 0;
-  uint64_t ibuf_clock_ = 0;
-  uint64_t ibuf_gen_ = 1;           // bumped on every fill: decoded entries re-check their bytes
-  // The line holding `base`, fetched on a miss; nullptr after a fault (reported).
-  const IbufLine* ibuf_line(Warp& w, uint64_t base);
-  // Decode cache.
-  std::vector<DecEntry> dcache_;
-  uint64_t launch_gen_ = 0;         // register bounds are checked once per launch per entry
-  std::vector<uint64_t> checked_;   // per dcache entry: launch_gen_ it was validated for
 
   // Per-access scratch (no allocation per instruction).
   uint64_t addr_[32];
