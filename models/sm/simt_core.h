@@ -132,7 +132,7 @@ class SimtCore {
   uint32_t pred_mask(const isa::Operand& o, const Warp& w) const;
   void write_pred(const isa::Operand& o, Warp& w, uint32_t mask, uint32_t values);
 
-  // Memory.
+  // Memory unit and coalescer (memory_unit.cc).
   void do_ld(Warp& w, const isa::Inst& in, uint32_t m);
   void do_st(Warp& w, const isa::Inst& in, uint32_t m);
   void do_atom(Warp& w, const isa::Inst& in, uint32_t m);
@@ -140,7 +140,30 @@ class SimtCore {
   uint8_t* local_ptr(Warp& w, unsigned lane, isa::Space sp, uint64_t addr, unsigned size);
   bool mem_common(Warp& w, const isa::Inst& in, uint32_t m, int mi, unsigned size, uint32_t& gm,
                   uint32_t& cm, uint8_t** ptrs);
+  bool shared_lanes(Warp& w, const isa::Operand& mo, uint32_t m, unsigned size, uint8_t** ptrs);
+  bool load_onchip(Warp& w, const isa::Inst& in, uint32_t m, uint8_t* const* ptrs);
+  // Global/constant transactions of one instruction: `next` is when the next one can issue (its
+  // port released), `ready` when the data of all of them is back.
+  struct MemIssue {
+    uint64_t next, ready;
+  };
+  // An aligned coalescing segment of `bytes` at `base`, the lanes accessing it, `size` bytes each.
+  struct Segment {
+    CoreEnv::Port port;
+    uint64_t base;
+    uint32_t lanes;
+    unsigned bytes, size;
+  };
   bool global_lanes(Warp& w, uint32_t m, unsigned size, bool write, CoreEnv::Port port);
+  bool transact(CoreEnv::Port port, uint64_t addr, uint8_t* data, unsigned len, bool write, MemIssue& is,
+                CoreEnv::Fault& f);
+  bool read_segment(Warp& w, const Segment& s, uint64_t lo, uint64_t hi, MemIssue& is);
+  bool write_segment(Warp& w, const Segment& s, uint64_t lo, uint64_t hi, MemIssue& is);
+  bool transfer_pieces(Warp& w, const Segment& s, unsigned i, unsigned end, bool write, MemIssue& is);
+  bool segment_fault(Warp& w, const Segment& s, uint64_t lo, uint64_t hi, const CoreEnv::Fault& whole,
+                     uint64_t at_cycle);
+  bool global_atomic(Warp& w, const isa::Inst& in, unsigned lane, unsigned size, uint64_t operand,
+                     uint64_t compare, MemIssue& is, uint64_t& old);
 
   void do_cvt(Warp& w, const isa::Inst& in, uint32_t m);
   void do_call(Warp& w, const isa::Inst& in, Group& g, uint32_t m);
