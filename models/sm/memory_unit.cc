@@ -6,8 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "models/sm/numeric.h"
-#include "models/sm/simt_core.h"
+#include "models/sm/exec.h"
 
 namespace gpuvp {
 

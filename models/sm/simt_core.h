@@ -70,6 +70,8 @@ inline uint32_t user_region_offset(uint32_t param_bytes) {
 namespace sm {
 class WarpScheduler;      // warp_scheduler.h
 class InstructionBuffer;  // instruction_buffer.h
+struct Exec;              // exec.h: one warp instruction in execution
+struct OpEntry;            // exec.h: the handler of an opcode
 }  // namespace sm
 
 class SimtCore {
@@ -106,6 +108,8 @@ class SimtCore {
   uint8_t* local(unsigned b, unsigned tid);
 
  private:
+  friend struct sm::Exec;  // the instruction families (exec_*.cc) reach the core through it
+
   struct Block {
     uint64_t linear = 0;
     uint32_t smem_base = 0;          // offset of the block's region in smem_
@@ -115,22 +119,27 @@ class SimtCore {
     std::vector<uint8_t> local;      // threads * local_bytes
   };
 
+  // Issue loop (simt_core.cc).
   const isa::Inst* fetch(Warp& w, uint64_t pc);
   bool validate(const isa::Inst& in, uint64_t pc);
   void step(Warp& w);
-  void exec(Warp& w, const isa::Inst& in, Group& g, uint32_t active);
-  void exit_lanes(Warp& w, Group& g, uint32_t lanes);
-  void finish_warp(Warp& w);
-  void check_barrier(Block& b, unsigned id);
   void fail(const std::string& kind, const std::string& what, const Warp* w, int lane, uint64_t addr);
   bool fault_at(const CoreEnv::Fault& f, const Warp& w, int lane, uint64_t addr);
 
-  // Operand access.
-  const uint64_t* src(const isa::Operand& o, Warp& w, uint32_t mask, uint64_t* scratch);
-  uint64_t* dst(const isa::Operand& o, Warp& w, uint64_t* scratch);
+  // Divergence, call/return, exit and barriers (exec_control.cc).
+  void exit_lanes(Warp& w, Group& g, uint32_t lanes);
+  void finish_warp(Warp& w);
+  void do_call(Warp& w, const isa::Inst& in, Group& g, uint32_t m);
+  bool do_ret(Warp& w, Group& g, uint32_t m);
+  void arrive_barrier(Warp& w, unsigned id, bool counted, uint64_t count);
+  void check_barrier(Block& b, unsigned id);
+
+  // Operand access (inline in exec.h; sreg in exec.cc).
+  inline const uint64_t* src(const isa::Operand& o, Warp& w, uint32_t mask, uint64_t* scratch);
+  inline uint64_t* dst(const isa::Operand& o, Warp& w, uint64_t* scratch);
   uint64_t sreg(isa::SReg r, const Warp& w, unsigned lane) const;
-  uint32_t pred_mask(const isa::Operand& o, const Warp& w) const;
-  void write_pred(const isa::Operand& o, Warp& w, uint32_t mask, uint32_t values);
+  inline uint32_t pred_mask(const isa::Operand& o, const Warp& w) const;
+  inline void write_pred(const isa::Operand& o, Warp& w, uint32_t mask, uint32_t values);
 
   // Memory unit and coalescer (memory_unit.cc).
   void do_ld(Warp& w, const isa::Inst& in, uint32_t m);
@@ -165,14 +174,11 @@ class SimtCore {
   bool global_atomic(Warp& w, const isa::Inst& in, unsigned lane, unsigned size, uint64_t operand,
                      uint64_t compare, MemIssue& is, uint64_t& old);
 
-  void do_cvt(Warp& w, const isa::Inst& in, uint32_t m);
-  void do_call(Warp& w, const isa::Inst& in, Group& g, uint32_t m);
-  bool do_ret(Warp& w, Group& g, uint32_t m);
-
   const SmConfig cfg_;
   CoreEnv& env_;
   std::unique_ptr<sm::WarpScheduler> scheduler_;
   std::unique_ptr<sm::InstructionBuffer> ibuf_;
+  const sm::OpEntry* ops_;  // handler of every opcode, indexed by isa::Opcode (exec.cc)
   uint64_t cur_pc_ = 0;    // PC of the instruction being executed (error reports)
   unsigned lat_ = 0;       // latency class of the instruction being executed
   uint64_t done_at_ = 0;   // completion cycle of its memory accesses
