@@ -71,6 +71,26 @@ bool SimtCore::launch(const LaunchParams& lp, uint64_t start) {
   lp_ = lp;
   cur_pc_ = lp.entry;
   ibuf_->new_launch();  // the loader may have rewritten code between batches: refetch
+  if (!fits(lp)) return false;
+  size_t nb = lp.blocks.size();
+  threads_ = uint32_t(uint64_t(lp.block[0]) * lp.block[1] * lp.block[2]);  // fits() bounded it
+  wpb_ = (threads_ + cfg_.warp_size - 1) / cfg_.warp_size;
+  regfile_.assign(size_t(nb) * wpb_ * lp.num_regs * 32, 0);
+  predfile_.assign(size_t(nb) * wpb_ * std::max(lp.num_preds, 1u), 0);
+  blocks_.resize(nb);
+  warps_.resize(nb * wpb_);
+  block_times_.resize(nb);
+  for (size_t j = 0; j < nb; ++j) init_block(unsigned(j), start);
+  live_warps_ = unsigned(warps_.size());
+  now_ = synced_ = start;
+  last_ = -1;
+  stats_.batches++;
+  stats_.blocks += nb;
+  return true;
+}
+
+// Resource checks of a batch; sets the shared memory layout (user_off_, user_bytes_, stride_).
+bool SimtCore::fits(const LaunchParams& lp) {
   auto resource = [&](const std::string& what) {
     fail("resource", what, nullptr, -1, 0);
     return false;
@@ -97,52 +117,42 @@ bool SimtCore::launch(const LaunchParams& lp, uint64_t start) {
   stride_ = std::max<uint32_t>(lp.smem_per_block, uint32_t((need + 255) / 256 * 256));
   if (uint64_t(stride_) * nb > smem_.size())
     return resource(fmt::format("shared memory: {} blocks x {} bytes > {} bytes", nb, stride_, smem_.size()));
-
-  threads_ = uint32_t(threads);
-  wpb_ = (threads_ + cfg_.warp_size - 1) / cfg_.warp_size;
-  regfile_.assign(size_t(nb) * wpb_ * lp.num_regs * 32, 0);
-  predfile_.assign(size_t(nb) * wpb_ * std::max(lp.num_preds, 1u), 0);
-  blocks_.resize(nb);
-  warps_.resize(nb * wpb_);
-  block_times_.resize(nb);
-  for (size_t j = 0; j < nb; ++j) {
-    Block& b = blocks_[j];
-    b.linear = lp.blocks[j];
-    b.smem_base = uint32_t(j * stride_);
-    b.first_warp = unsigned(j * wpb_);
-    b.nwarps = b.live_warps = wpb_;
-    if (lp.local_bytes) b.local.assign(size_t(threads_) * lp.local_bytes, 0);
-    uint8_t* s = smem_.data() + b.smem_base;
-    std::memset(s, 0, stride_);
-    uint16_t hdr[6] = {uint16_t(lp.block[0]), uint16_t(lp.block[1]), uint16_t(lp.block[2]),
-                       uint16_t(lp.grid[0]),  uint16_t(lp.grid[1]),  uint16_t(lp.grid[2])};
-    std::memcpy(s, hdr, 12);
-    uint32_t lin = uint32_t(b.linear);
-    std::memcpy(s + 12, &lin, 4);
-    if (!lp.params.empty()) std::memcpy(s + kBlockHeaderBytes, lp.params.data(), lp.params.size());
-    block_times_[j] = BlockTimes{b.linear, start, start};
-    for (unsigned k = 0; k < wpb_; ++k) {
-      Warp& w = warps_[b.first_warp + k];
-      w = Warp{};
-      w.id = b.first_warp + k;
-      w.block = unsigned(j);
-      w.in_block = k;
-      unsigned first = k * cfg_.warp_size;
-      unsigned n = std::min(cfg_.warp_size, threads_ - first);
-      w.live = n >= 32 ? ~0u : ((1u << n) - 1);
-      w.ready = start;
-      w.regs = regfile_.data() + size_t(w.id) * lp.num_regs * 32;
-      w.preds = predfile_.data() + size_t(w.id) * std::max(lp.num_preds, 1u);
-      w.groups[0] = Group{lp.entry, w.live};
-      w.ngroups = 1;
-    }
-  }
-  live_warps_ = unsigned(warps_.size());
-  now_ = synced_ = start;
-  last_ = -1;
-  stats_.batches++;
-  stats_.blocks += nb;
   return true;
+}
+
+// Resident block j of the batch: its shared memory (header, parameters, zeroed user region), local
+// memory and warps, all starting at the entry point at cycle `start`.
+void SimtCore::init_block(unsigned j, uint64_t start) {
+  Block& b = blocks_[j];
+  b.linear = lp_.blocks[j];
+  b.smem_base = j * stride_;
+  b.first_warp = j * wpb_;
+  b.nwarps = b.live_warps = wpb_;
+  if (lp_.local_bytes) b.local.assign(size_t(threads_) * lp_.local_bytes, 0);
+  uint8_t* s = smem_.data() + b.smem_base;
+  std::memset(s, 0, stride_);
+  uint16_t hdr[6] = {uint16_t(lp_.block[0]), uint16_t(lp_.block[1]), uint16_t(lp_.block[2]),
+                     uint16_t(lp_.grid[0]),  uint16_t(lp_.grid[1]),  uint16_t(lp_.grid[2])};
+  std::memcpy(s, hdr, 12);
+  uint32_t lin = uint32_t(b.linear);
+  std::memcpy(s + 12, &lin, 4);
+  if (!lp_.params.empty()) std::memcpy(s + kBlockHeaderBytes, lp_.params.data(), lp_.params.size());
+  block_times_[j] = BlockTimes{b.linear, start, start};
+  for (unsigned k = 0; k < wpb_; ++k) {
+    Warp& w = warps_[b.first_warp + k];
+    w = Warp{};
+    w.id = b.first_warp + k;
+    w.block = j;
+    w.in_block = k;
+    unsigned first = k * cfg_.warp_size;
+    unsigned n = std::min(cfg_.warp_size, threads_ - first);
+    w.live = n >= 32 ? ~0u : ((1u << n) - 1);
+    w.ready = start;
+    w.regs = regfile_.data() + size_t(w.id) * lp_.num_regs * 32;
+    w.preds = predfile_.data() + size_t(w.id) * std::max(lp_.num_preds, 1u);
+    w.groups[0] = Group{lp_.entry, w.live};
+    w.ngroups = 1;
+  }
 }
 
 bool SimtCore::run() {

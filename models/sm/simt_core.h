@@ -119,7 +119,9 @@ class SimtCore {
     std::vector<uint8_t> local;      // threads * local_bytes
   };
 
-  // Issue loop (simt_core.cc).
+  // Launch and issue loop (simt_core.cc).
+  bool fits(const LaunchParams& lp);
+  void init_block(unsigned j, uint64_t start);
   const isa::Inst* fetch(Warp& w, uint64_t pc);
   bool validate(const isa::Inst& in, uint64_t pc);
   void step(Warp& w);
