@@ -71,7 +71,7 @@ namespace sm {
 class WarpScheduler;      // warp_scheduler.h
 class InstructionBuffer;  // instruction_buffer.h
 struct Exec;              // exec.h: one warp instruction in execution
-struct OpEntry;            // exec.h: the handler of an opcode
+struct OpEntry;           // exec.h: the handler of an opcode
 }  // namespace sm
 
 class SimtCore {
