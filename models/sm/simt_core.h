@@ -5,6 +5,7 @@
 // memory) goes through CoreEnv, which the Sm module implements with TLM sockets and tests implement
 // with plain arrays. See docs/sm.md.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,13 @@ inline uint32_t user_region_offset(uint32_t param_bytes) {
   return (kBlockHeaderBytes + param_bytes + 15u) & ~15u;
 }
 
+namespace sm {
+class WarpScheduler;      // warp_scheduler.h
+class InstructionBuffer;  // instruction_buffer.h
+struct Exec;              // exec.h: one warp instruction in execution
+struct OpEntry;           // exec.h: the handler of an opcode
+}  // namespace sm
+
 class SimtCore {
  public:
   SimtCore(const SmConfig& cfg, CoreEnv& env);
@@ -100,6 +108,8 @@ class SimtCore {
   uint8_t* local(unsigned b, unsigned tid);
 
  private:
+  friend struct sm::Exec;  // the instruction families (exec_*.cc) reach the core through it
+
   struct Block {
     uint64_t linear = 0;
     uint32_t smem_base = 0;          // offset of the block's region in smem_
@@ -108,32 +118,32 @@ class SimtCore {
     uint16_t bar_expected[16] = {};
     std::vector<uint8_t> local;      // threads * local_bytes
   };
-  struct DecEntry {
-    uint64_t pc = ~uint64_t{0};
-    uint64_t gen = 0;                // ibuf fill generation this entry was last validated against
-    isa::Inst inst;
-    uint8_t bytes[128];
-  };
 
+  // Launch and issue loop (simt_core.cc).
+  bool fits(const LaunchParams& lp);
+  void init_block(unsigned j, uint64_t start);
   const isa::Inst* fetch(Warp& w, uint64_t pc);
   bool validate(const isa::Inst& in, uint64_t pc);
   void step(Warp& w);
-  void exec(Warp& w, const isa::Inst& in, Group& g, uint32_t active);
-  int pick();
-  void exit_lanes(Warp& w, Group& g, uint32_t lanes);
-  void finish_warp(Warp& w);
-  void check_barrier(Block& b, unsigned id);
   void fail(const std::string& kind, const std::string& what, const Warp* w, int lane, uint64_t addr);
   bool fault_at(const CoreEnv::Fault& f, const Warp& w, int lane, uint64_t addr);
 
-  // Operand access.
-  const uint64_t* src(const isa::Operand& o, Warp& w, uint32_t mask, uint64_t* scratch);
-  uint64_t* dst(const isa::Operand& o, Warp& w, uint64_t* scratch);
-  uint64_t sreg(isa::SReg r, const Warp& w, unsigned lane) const;
-  uint32_t pred_mask(const isa::Operand& o, const Warp& w) const;
-  void write_pred(const isa::Operand& o, Warp& w, uint32_t mask, uint32_t values);
+  // Divergence, call/return, exit and barriers (exec_control.cc).
+  void exit_lanes(Warp& w, Group& g, uint32_t lanes);
+  void finish_warp(Warp& w);
+  void do_call(Warp& w, const isa::Inst& in, Group& g, uint32_t m);
+  bool do_ret(Warp& w, Group& g, uint32_t m);
+  void arrive_barrier(Warp& w, unsigned id, bool counted, uint64_t count);
+  void check_barrier(Block& b, unsigned id);
 
-  // Memory.
+  // Operand access (inline in exec.h; sreg in exec.cc).
+  inline const uint64_t* src(const isa::Operand& o, Warp& w, uint32_t mask, uint64_t* scratch);
+  inline uint64_t* dst(const isa::Operand& o, Warp& w, uint64_t* scratch);
+  uint64_t sreg(isa::SReg r, const Warp& w, unsigned lane) const;
+  inline uint32_t pred_mask(const isa::Operand& o, const Warp& w) const;
+  inline void write_pred(const isa::Operand& o, Warp& w, uint32_t mask, uint32_t values);
+
+  // Memory unit and coalescer (memory_unit.cc).
   void do_ld(Warp& w, const isa::Inst& in, uint32_t m);
   void do_st(Warp& w, const isa::Inst& in, uint32_t m);
   void do_atom(Warp& w, const isa::Inst& in, uint32_t m);
@@ -141,15 +151,36 @@ class SimtCore {
   uint8_t* local_ptr(Warp& w, unsigned lane, isa::Space sp, uint64_t addr, unsigned size);
   bool mem_common(Warp& w, const isa::Inst& in, uint32_t m, int mi, unsigned size, uint32_t& gm,
                   uint32_t& cm, uint8_t** ptrs);
+  bool shared_lanes(Warp& w, const isa::Operand& mo, uint32_t m, unsigned size, uint8_t** ptrs);
+  bool load_onchip(Warp& w, const isa::Inst& in, uint32_t m, uint8_t* const* ptrs);
+  // Global/constant transactions of one instruction: `next` is when the next one can issue (its
+  // port released), `ready` when the data of all of them is back.
+  struct MemIssue {
+    uint64_t next, ready;
+  };
+  // An aligned coalescing segment of `bytes` at `base`, the lanes accessing it, `size` bytes each.
+  struct Segment {
+    CoreEnv::Port port;
+    uint64_t base;
+    uint32_t lanes;
+    unsigned bytes, size;
+  };
   bool global_lanes(Warp& w, uint32_t m, unsigned size, bool write, CoreEnv::Port port);
-
-  void do_cvt(Warp& w, const isa::Inst& in, uint32_t m);
-  void do_call(Warp& w, const isa::Inst& in, Group& g, uint32_t m);
-  bool do_ret(Warp& w, Group& g, uint32_t m);
+  bool transact(CoreEnv::Port port, uint64_t addr, uint8_t* data, unsigned len, bool write, MemIssue& is,
+                CoreEnv::Fault& f);
+  bool read_segment(Warp& w, const Segment& s, uint64_t lo, uint64_t hi, MemIssue& is);
+  bool write_segment(Warp& w, const Segment& s, uint64_t lo, uint64_t hi, MemIssue& is);
+  bool transfer_pieces(Warp& w, const Segment& s, unsigned i, unsigned end, bool write, MemIssue& is);
+  bool segment_fault(Warp& w, const Segment& s, uint64_t lo, uint64_t hi, const CoreEnv::Fault& whole,
+                     uint64_t at_cycle);
+  bool global_atomic(Warp& w, const isa::Inst& in, unsigned lane, unsigned size, uint64_t operand,
+                     uint64_t compare, MemIssue& is, uint64_t& old);
 
   const SmConfig cfg_;
   CoreEnv& env_;
-  bool gto_ = false;
+  std::unique_ptr<sm::WarpScheduler> scheduler_;
+  std::unique_ptr<sm::InstructionBuffer> ibuf_;
+  const sm::OpEntry* ops_;  // handler of every opcode, indexed by isa::Opcode (exec.cc)
   uint64_t cur_pc_ = 0;    // PC of the instruction being executed (error reports)
   unsigned lat_ = 0;       // latency class of the instruction being executed
   uint64_t done_at_ = 0;   // completion cycle of its memory accesses
@@ -168,24 +199,6 @@ class SimtCore {
   int last_ = -1;
   uint64_t now_ = 0, synced_ = 0;
   std::vector<BlockTimes> block_times_;
-
-  // Instruction buffer: kIbufLine-byte lines, fully associative, least recently used replaced.
-  static constexpr unsigned kIbufLine = 128;
-  struct IbufLine {
-    uint64_t base = ~uint64_t{0};  // line address, ~0 = empty
-    uint64_t used = 0;             // LRU stamp
-    uint8_t bytes[kIbufLine];
-  };
-  std::vector<IbufLine> ibuf_;
-  unsigned ibuf_mru_ = 0;
-  uint64_t ibuf_clock_ = 0;
-  uint64_t ibuf_gen_ = 1;           // bumped on every fill: decoded entries re-check their bytes
-  // The line holding `base`, fetched on a miss; nullptr after a fault (reported).
-  const IbufLine* ibuf_line(Warp& w, uint64_t base);
-  // Decode cache.
-  std::vector<DecEntry> dcache_;
-  uint64_t launch_gen_ = 0;         // register bounds are checked once per launch per entry
-  std::vector<uint64_t> checked_;   // per dcache entry: launch_gen_ it was validated for
 
   // Per-access scratch (no allocation per instruction).
   uint64_t addr_[32];

@@ -1,0 +1,230 @@
+// Control flow: bra, call, ret, exit, bar, trap (control handlers: they run with or without active
+// lanes and move the warp's groups themselves), nop and nanosleep; and the core's divergence,
+// call stack, warp exit and barrier bookkeeping (docs/sm.md, "Divergence: thread frontier").
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "models/sm/exec.h"
+
+namespace gpuvp {
+
+using sm::lanes;
+
+void SimtCore::finish_warp(Warp& w) {
+  w.state = Warp::Exited;
+  --live_warps_;
+  Block& b = blocks_[w.block];
+  if (--b.live_warps == 0) block_times_[w.block].end = now_;
+  for (unsigned id = 0; id < 16; ++id)
+    if (b.bar_arrived[id])
+      fail("barrier", fmt::format("warp exited while barrier {} is pending", id), &w, -1, 0);
+  delete[] w.rstack;
+  w.rstack = nullptr;
+}
+
+void SimtCore::exit_lanes(Warp& w, Group& g, uint32_t lanes_out) {
+  unsigned gi = unsigned(&g - w.groups);
+  uint32_t rest = g.mask & ~lanes_out;
+  w.live &= ~lanes_out;
+  if (rest) g.mask = rest;
+  else w.remove(gi, lanes_out);
+  if (w.ngroups == 0) finish_warp(w);
+}
+
+void SimtCore::do_call(Warp& w, const isa::Inst& in, Group& g, uint32_t m) {
+  // Arguments and return values were lowered by the assembler into local-memory copies around the
+  // call: a call only pushes the return address (docs/isa-encoding.md).
+  if (!w.rstack) w.rstack = new std::vector<uint64_t>[32];
+  uint64_t ret = g.pc + in.size;
+  lanes(m, [&](unsigned l) {
+    if (w.rstack[l].size() >= kMaxCallDepth) {
+      fail("stack", fmt::format("call depth exceeds {}", kMaxCallDepth), &w, int(l), 0);
+      return;
+    }
+    w.rstack[l].push_back(ret);
+  });
+}
+
+// Returns false when the lanes exited (ret from the kernel).
+bool SimtCore::do_ret(Warp& w, Group& g, uint32_t m) {
+  uint32_t exiting = 0;
+  unsigned gi = unsigned(&g - w.groups);
+  // Pop per lane; move lanes to their return address (one move per distinct address).
+  uint64_t target[32];
+  uint32_t moving = 0;
+  lanes(m, [&](unsigned l) {
+    if (!w.rstack || w.rstack[l].empty()) {
+      exiting |= 1u << l;
+      return;
+    }
+    target[l] = w.rstack[l].back();
+    w.rstack[l].pop_back();
+    moving |= 1u << l;
+  });
+  while (moving) {
+    unsigned l0 = unsigned(__builtin_ctz(moving));
+    uint32_t same = 0;
+    lanes(moving, [&](unsigned l) {
+      if (target[l] == target[l0]) same |= 1u << l;
+    });
+    moving &= ~same;
+    w.move(gi, same, target[l0]);
+    // gi may have been removed if it emptied; find the group at the original pc again
+    gi = w.ngroups;
+    for (unsigned i = 0; i < w.ngroups; ++i)
+      if (w.groups[i].pc == cur_pc_) gi = i;
+    if (gi == w.ngroups) break;
+  }
+  if (exiting) {
+    for (unsigned i = 0; i < w.ngroups; ++i)
+      if (w.groups[i].pc == cur_pc_) {
+        exit_lanes(w, w.groups[i], exiting);
+        break;
+      }
+    return false;
+  }
+  return true;
+}
+
+// The warp (converged, all live lanes active) waits at barrier `id` for `count` threads (all warps
+// of the block when not counted).
+void SimtCore::arrive_barrier(Warp& w, unsigned id, bool counted, uint64_t count) {
+  Block& b = blocks_[w.block];
+  unsigned expected = b.nwarps;
+  if (counted) {
+    expected = unsigned((count + cfg_.warp_size - 1) / cfg_.warp_size);
+    if (expected == 0 || expected > b.nwarps) expected = b.nwarps;
+  }
+  w.state = Warp::Barrier;
+  w.bar_id = uint8_t(id);
+  b.bar_expected[id] = uint16_t(expected);
+  ++b.bar_arrived[id];
+  check_barrier(b, id);
+}
+
+void SimtCore::check_barrier(Block& b, unsigned id) {
+  if (b.bar_arrived[id] < b.bar_expected[id]) return;
+  b.bar_arrived[id] = 0;
+  for (unsigned k = 0; k < b.nwarps; ++k) {
+    Warp& w = warps_[b.first_warp + k];
+    if (w.state == Warp::Barrier && w.bar_id == id) {
+      w.state = Warp::Ready;
+      w.ready = std::max(w.ready, now_ + cfg_.lat.barrier);
+    }
+  }
+}
+
+namespace sm {
+
+namespace {
+
+// Moves `lanes` of the group at `pc` (if any) to `to`.
+void move_at(Warp& w, uint64_t pc, uint32_t lanes_in, uint64_t to) {
+  for (unsigned i = 0; i < w.ngroups; ++i)
+    if (w.groups[i].pc == pc) {
+      w.move(i, lanes_in, to);
+      return;
+    }
+}
+
+// The whole group still at pc (lanes that did not take part) moves on to the next instruction.
+void advance_rest(Exec& x) {
+  for (unsigned i = 0; i < x.w.ngroups; ++i)
+    if (x.w.groups[i].pc == x.pc) {
+      x.w.move(i, x.w.groups[i].mask, x.next);
+      return;
+    }
+}
+
+// Active lanes jump to the target, the others fall through.
+void bra(Exec& x) {
+  uint32_t nt = x.g.mask & ~x.m;
+  x.lat() = x.cfg().lat.branch;
+  if (x.m) x.w.move(x.gi, x.m, uint64_t(x.in.ops[0].imm));
+  if (nt) move_at(x.w, x.pc, nt, x.next);  // gi still holds them at pc (or was reused): found again
+}
+
+void call(Exec& x) {
+  x.lat() = x.cfg().lat.branch;
+  uint32_t rest = x.g.mask & ~x.m;
+  if (x.m) {
+    x.call();
+    x.w.move(x.gi, x.m, uint64_t(x.in.ops[0].imm));
+  }
+  if (rest) move_at(x.w, x.pc, rest, x.next);
+}
+
+// ret from a function returns to the popped address; from the kernel it exits the lanes.
+void ret(Exec& x) {
+  x.lat() = x.cfg().lat.branch;
+  uint32_t rest = x.g.mask & ~x.m;
+  if (x.m) x.ret();
+  if (rest && x.w.state != Warp::Exited) advance_rest(x);
+}
+
+void exit_op(Exec& x) {
+  x.lat() = x.cfg().lat.branch;
+  uint32_t rest = x.g.mask & ~x.m;
+  if (x.m) x.exit_lanes(x.m);
+  if (rest && x.w.state != Warp::Exited) advance_rest(x);
+}
+
+// bar.sync / barrier.sync a[, b]: the whole (converged) warp waits at barrier a.
+void bar(Exec& x) {
+  x.lat() = x.cfg().lat.barrier;
+  if (!x.m) {
+    x.w.move(x.gi, x.g.mask, x.next);
+    return;
+  }
+  if (x.w.ngroups > 1 || x.m != x.w.live) {
+    x.fail("barrier", "bar.sync executed by a diverged warp", -1, 0);
+    x.halt = true;
+    return;
+  }
+  uint64_t tmp[32];
+  unsigned l0 = unsigned(__builtin_ctz(x.m));
+  unsigned id = unsigned(x.src(0, tmp)[l0]) & 15;
+  bool counted = x.in.nops > 1 && x.in.ops[1].kind != isa::OpKind::None;
+  uint64_t count = counted ? x.src(1, tmp)[l0] : 0;
+  x.w.move(x.gi, x.g.mask, x.next);
+  x.arrive_barrier(id, counted, count);
+}
+
+void trap(Exec& x) {
+  if (x.m) {
+    x.fail("trap", "trap instruction executed", __builtin_ctz(x.m), 0);
+    x.halt = true;
+    return;
+  }
+  x.w.move(x.gi, x.g.mask, x.next);
+}
+
+void nop(Exec&) {}
+
+// nanosleep.u32 t: the warp sleeps t ns (of the first active lane), at most 1 ms.
+void nanosleep_op(Exec& x) {
+  uint64_t sa[32];
+  const uint64_t* a = x.src(0, sa);
+  uint64_t ns = std::min<uint64_t>(a[__builtin_ctz(x.m)] & 0xFFFFFFFFull, 1000000);
+  uint64_t cyc = (ns * 1000 + x.period_ps() - 1) / x.period_ps();
+  x.done_at() = std::max(x.done_at(), x.now() + cyc);
+}
+
+}  // namespace
+
+void add_control_ops(OpTable& t) {
+  auto control = [&](isa::Opcode op, Handler h) { t[size_t(op)] = OpEntry{h, nullptr, true}; };
+  control(isa::Opcode::Bra, bra);
+  control(isa::Opcode::Call, call);
+  control(isa::Opcode::Ret, ret);
+  control(isa::Opcode::Exit, exit_op);
+  control(isa::Opcode::Bar, bar);
+  control(isa::Opcode::Trap, trap);
+  t[size_t(isa::Opcode::Nop)].fn = nop;
+  t[size_t(isa::Opcode::Nanosleep)].fn = nanosleep_op;
+}
+
+}  // namespace sm
+
+}  // namespace gpuvp

@@ -1,0 +1,134 @@
+#include "models/sm/instruction_buffer.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "sw/isa/encoding.h"
+
+namespace gpuvp::sm {
+
+InstructionBuffer::InstructionBuffer(unsigned ibuf_insts, CoreEnv& env) : env_(env), buffered_(ibuf_insts != 0) {
+  dcache_.resize(4096);
+  checked_.assign(dcache_.size(), 0);
+  // ibuf_insts instructions of about 16 bytes each, in whole lines (at least one).
+  lines_.resize(std::max(1u, (ibuf_insts * 16u + kLine - 1) / kLine));
+}
+
+void InstructionBuffer::new_launch() {
+  ++launch_gen_;
+  for (auto& l : lines_) l.base = ~uint64_t{0};
+  ++gen_;
+}
+
+const isa::Inst* InstructionBuffer::fetch(uint64_t pc, uint64_t& now, uint64_t& fetches, Error& err, bool& validated) {
+  bool hit = false;
+  const isa::Inst* in = buffered_ ? fetch_buffered(pc, now, fetches, err, hit) : fetch_direct(pc, now, fetches, err);
+  validated = hit || (in && checked_[index(pc)] == launch_gen_);
+  return in;
+}
+
+bool InstructionBuffer::read(uint64_t addr, uint8_t* data, unsigned len, uint64_t& now, uint64_t& fetches, Error& err) {
+  uint64_t t = env_.access(CoreEnv::Port::Fetch, addr, data, len, false, nullptr, now, err.fault);
+  ++fetches;
+  if (t == CoreEnv::kFail) {
+    err.decode = false;
+    err.addr = addr;
+    return false;
+  }
+  now = std::max(now, t);
+  return true;
+}
+
+const InstructionBuffer::Line* InstructionBuffer::line(uint64_t base, uint64_t& now, uint64_t& fetches, Error& err) {
+  Line* l = &lines_[mru_];
+  if (l->base != base) {
+    unsigned victim = 0;
+    unsigned i = 0;
+    for (; i < lines_.size(); ++i) {
+      if (lines_[i].base == base) break;
+      if (lines_[i].used < lines_[victim].used) victim = i;
+    }
+    if (i == lines_.size()) {  // miss: one fetch transaction for the line
+      i = victim;
+      Line& v = lines_[i];
+      v.base = ~uint64_t{0};
+      ++gen_;
+      if (!read(base, v.bytes, kLine, now, fetches, err)) return nullptr;
+      v.base = base;
+    }
+    mru_ = i;
+    l = &lines_[i];
+  }
+  l->used = ++clock_;
+  return l;
+}
+
+const isa::Inst* InstructionBuffer::undecodable(DecEntry& e, Error& err, const std::string& why) {
+  e.pc = ~uint64_t{0};
+  err.decode = true;
+  err.why = why;
+  return nullptr;
+}
+
+const isa::Inst* InstructionBuffer::fetch_buffered(uint64_t pc, uint64_t& now, uint64_t& fetches, Error& err,
+                                                   bool& hit) {
+  size_t idx = index(pc);
+  DecEntry& e = dcache_[idx];
+  // The instruction's bytes, from one line or (straddling a boundary) two.
+  uint64_t lb = pc & ~uint64_t(kLine - 1);
+  const Line* l0 = line(lb, now, fetches, err);
+  if (!l0) return nullptr;
+  if (e.pc == pc && e.gen == gen_ && checked_[idx] == launch_gen_) {
+    hit = true;
+    return &e.inst;
+  }
+  size_t off = pc - lb;
+  uint8_t tmp[2 * kLine];
+  const uint8_t* p = l0->bytes + off;
+  size_t avail = kLine - off;
+  size_t sz = avail >= isa::kHeaderBytes ? isa::size_from_header(p) : 0;
+  if (avail < isa::kHeaderBytes || (sz && sz > avail)) {
+    std::memcpy(tmp, p, avail);  // copied first: the second fill may replace this line
+    const Line* l1 = line(lb + kLine, now, fetches, err);
+    if (!l1) return nullptr;
+    std::memcpy(tmp + avail, l1->bytes, kLine);
+    p = tmp;
+    avail += kLine;
+    sz = isa::size_from_header(p);
+  }
+  if (!(e.pc == pc && sz && e.inst.size == sz && std::memcmp(e.bytes, p, sz) == 0)) {
+    e.pc = ~uint64_t{0};
+    std::string why;
+    if (!isa::decode(p, avail, e.inst, &why)) return undecodable(e, err, why);
+    std::memcpy(e.bytes, p, e.inst.size);
+    e.pc = pc;
+    checked_[idx] = 0;
+  }
+  e.gen = gen_;
+  return &e.inst;
+}
+
+const isa::Inst* InstructionBuffer::fetch_direct(uint64_t pc, uint64_t& now, uint64_t& fetches, Error& err) {
+  size_t idx = index(pc);
+  DecEntry& e = dcache_[idx];
+  uint8_t tmp[128];
+  unsigned want = e.pc == pc ? e.inst.size : unsigned(isa::kHeaderBytes);
+  if (!read(pc, tmp, want, now, fetches, err)) return nullptr;
+  if (!(e.pc == pc && std::memcmp(e.bytes, tmp, want) == 0)) {
+    std::string why;
+    size_t sz = isa::size_from_header(tmp);
+    if (sz == 0) {
+      isa::decode(tmp, want, e.inst, &why);
+      return undecodable(e, err, why.empty() ? "bad header" : why);
+    }
+    if (sz != want && !read(pc, tmp, unsigned(sz), now, fetches, err)) return nullptr;
+    e.pc = ~uint64_t{0};
+    if (!isa::decode(tmp, sz, e.inst, &why)) return undecodable(e, err, why);
+    std::memcpy(e.bytes, tmp, sz);
+    e.pc = pc;
+    checked_[idx] = 0;
+  }
+  return &e.inst;
+}
+
+}  // namespace gpuvp::sm

@@ -1,0 +1,69 @@
+#pragma once
+// Instruction buffer and decode cache of the SIMT core (docs/sm.md, "Instruction fetch").
+// Buffer: kLine-byte lines, fully associative, least recently used line replaced; a miss is one
+// fetch transaction of a line. Decoded instructions are cached by PC and revalidated (byte compare)
+// after every line fill, so code faults take effect. With no buffer (ibuf_insts = 0) every executed
+// instruction is one fetch transaction (two the first time its PC is seen, to learn the size).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/sm/simt_core.h"
+#include "sw/isa/isa.h"
+
+namespace gpuvp::sm {
+
+class InstructionBuffer {
+ public:
+  static constexpr unsigned kLine = 128;
+  // Why fetch returned nothing: a failed fetch transaction at `addr`, or undecodable bytes.
+  struct Error {
+    bool decode = false;     // true: undecodable (why), false: fetch fault (fault, addr)
+    CoreEnv::Fault fault;
+    uint64_t addr = 0;
+    std::string why;
+  };
+
+  InstructionBuffer(unsigned ibuf_insts, CoreEnv& env);
+  // A new batch: the loader may have rewritten code, every line is refetched, every decoded
+  // instruction is validated again.
+  void new_launch();
+  // The decoded instruction at pc, fetching (from cycle `now`, advanced to the completion of the
+  // transactions; `fetches` counts them) and decoding as needed; nullptr with `err` on failure.
+  // `validated`: the instruction was already validated in this launch (see mark_validated).
+  const isa::Inst* fetch(uint64_t pc, uint64_t& now, uint64_t& fetches, Error& err, bool& validated);
+  // Records that the instruction fetch just returned for pc passed the launch's checks.
+  void mark_validated(uint64_t pc) { checked_[index(pc)] = launch_gen_; }
+
+ private:
+  struct Line {
+    uint64_t base = ~uint64_t{0};  // line address, ~0 = empty
+    uint64_t used = 0;             // LRU stamp
+    uint8_t bytes[kLine];
+  };
+  struct DecEntry {
+    uint64_t pc = ~uint64_t{0};
+    uint64_t gen = 0;              // fill generation this entry was last validated against
+    isa::Inst inst;
+    uint8_t bytes[128];
+  };
+  size_t index(uint64_t pc) const { return (pc >> 2) & (dcache_.size() - 1); }
+  // The line holding `base`, fetched on a miss; nullptr after a fault (err).
+  const Line* line(uint64_t base, uint64_t& now, uint64_t& fetches, Error& err);
+  const isa::Inst* fetch_buffered(uint64_t pc, uint64_t& now, uint64_t& fetches, Error& err, bool& hit);
+  const isa::Inst* fetch_direct(uint64_t pc, uint64_t& now, uint64_t& fetches, Error& err);
+  bool read(uint64_t addr, uint8_t* data, unsigned len, uint64_t& now, uint64_t& fetches, Error& err);
+  const isa::Inst* undecodable(DecEntry& e, Error& err, const std::string& why);
+
+  CoreEnv& env_;
+  const bool buffered_;
+  std::vector<Line> lines_;
+  unsigned mru_ = 0;
+  uint64_t clock_ = 0;
+  uint64_t gen_ = 1;                // bumped on every fill: decoded entries re-check their bytes
+  std::vector<DecEntry> dcache_;
+  uint64_t launch_gen_ = 0;         // register bounds are checked once per launch per entry
+  std::vector<uint64_t> checked_;   // per dcache entry: launch_gen_ it was validated for
+};
+
+}  // namespace gpuvp::sm

@@ -1,0 +1,31 @@
+#pragma once
+// Warp scheduling policies of the SIMT core: which ready warp issues next. One file per policy
+// (warp_scheduler_<policy>.cc); make_warp_scheduler maps SmConfig::warp_policy to one. A new
+// policy is a new file, a WarpPolicy value and one line in the factory (warp_scheduler.cc).
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "models/sm/sm_config.h"
+#include "models/sm/warp.h"
+
+namespace gpuvp::sm {
+
+// A warp may issue at cycle `now` when it is not waiting at a barrier or exited and its previous
+// instruction's latency has elapsed.
+inline bool can_issue(const Warp& w, uint64_t now) { return w.state == Warp::Ready && w.ready <= now; }
+
+class WarpScheduler {
+ public:
+  virtual ~WarpScheduler() = default;
+  // Index in `warps` of the warp that issues at cycle `now`, or -1 when none can. `last` is the
+  // warp that issued last in this batch (-1 before the first issue).
+  virtual int pick(const std::vector<Warp>& warps, int last, uint64_t now) const = 0;
+};
+
+// The policies (one file each) and the factory (unknown values: round robin).
+std::unique_ptr<WarpScheduler> make_round_robin_scheduler();
+std::unique_ptr<WarpScheduler> make_gto_scheduler();
+std::unique_ptr<WarpScheduler> make_warp_scheduler(WarpPolicy policy);
+
+}  // namespace gpuvp::sm

@@ -1,0 +1,21 @@
+// "gto": greedy then oldest: the warp that issued last while it is ready, else the oldest ready
+// warp (lowest slot).
+#include "models/sm/warp_scheduler.h"
+
+namespace gpuvp::sm {
+
+namespace {
+class GtoScheduler final : public WarpScheduler {
+ public:
+  int pick(const std::vector<Warp>& warps, int last, uint64_t now) const override {
+    if (last >= 0 && can_issue(warps[last], now)) return last;
+    for (int i = 0, n = int(warps.size()); i < n; ++i)
+      if (can_issue(warps[i], now)) return i;
+    return -1;
+  }
+};
+}  // namespace
+
+std::unique_ptr<WarpScheduler> make_gto_scheduler() { return std::make_unique<GtoScheduler>(); }
+
+}  // namespace gpuvp::sm
