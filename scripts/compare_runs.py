@@ -80,13 +80,40 @@ def record(build, out_dir):
             print(f"[{i}/{len(jobs)}] {tag} exit {rc}", flush=True)
 
 
+def common_keys(x, y, notes, path=""):
+    """The two configuration dumps restricted to the keys both have; a key only one side has is
+    noted (a new configuration key changes no behaviour by itself: its default is the old one)."""
+    if not (isinstance(x, dict) and isinstance(y, dict)):
+        return x, y
+    for k in sorted(set(x) ^ set(y)):
+        notes.add(f"configuration key only in {'the first' if k in x else 'the second'} record: {path}{k}")
+    keys = set(x) & set(y)
+    pairs = {k: common_keys(x[k], y[k], notes, f"{path}{k}.") for k in keys}
+    return {k: v[0] for k, v in pairs.items()}, {k: v[1] for k, v in pairs.items()}
+
+
+def load(path, name):
+    text = open(os.path.join(path, name)).read()
+    if name.endswith(".config.txt"):
+        try:
+            return {"stats": {"config": json.loads(text)}}
+        except ValueError:
+            return text
+    return json.loads(text) if name.endswith(".json") else text
+
+
 def compare(a, b):
     fa, fb = set(os.listdir(a)), set(os.listdir(b))
     bad = [f"only in {a}: {f}" for f in sorted(fa - fb)] + [f"only in {b}: {f}" for f in sorted(fb - fa)]
+    notes = set()
     for f in sorted(fa & fb):
-        with open(os.path.join(a, f)) as x, open(os.path.join(b, f)) as y:
-            if x.read() != y.read():
-                bad.append(f"differs: {f}")
+        x, y = load(a, f), load(b, f)
+        if isinstance(x, dict) and isinstance(y, dict) and "config" in x.get("stats", {}) and "config" in y.get("stats", {}):
+            x["stats"]["config"], y["stats"]["config"] = common_keys(x["stats"]["config"], y["stats"]["config"], notes)
+        if x != y:
+            bad.append(f"differs: {f}")
+    for line in sorted(notes):
+        print(line)
     for line in bad:
         print(line)
     print(f"{len(fa & fb)} records compared, {len(bad)} differences")
