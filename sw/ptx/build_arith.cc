@@ -1,6 +1,7 @@
 // Arithmetic, logic, bit-field and math instructions: the table-driven family (kArith) plus the
 // irregular ones (shf, prmt, testp).
 #include <cstring>
+#include <unordered_map>
 
 #include "sw/ptx/parser_internal.h"
 
@@ -14,7 +15,7 @@ struct ArithSpec {
   Opcode op;
   const char* classes;  // allowed type classes (u s b f p h)
   unsigned mods;
-  const char* pat;      // operand types: T instr type, u u32, b b32, p pred
+  const char* pat;      // operand types: T instr type, u u32, b b32, p pred (w: .wide, set below)
 };
 
 const std::unordered_map<std::string, ArithSpec> kArith = {
@@ -58,7 +59,6 @@ const std::unordered_map<std::string, ArithSpec> kArith = {
     {"selp", {Opcode::Selp, "usbf", 0, "TTTp"}},
 };
 
-
 const std::map<std::string, isa::MulMode> kMulModes = {
     {"lo", isa::MulMode::Lo}, {"hi", isa::MulMode::Hi}, {"wide", isa::MulMode::Wide}};
 
@@ -66,7 +66,7 @@ const std::map<std::string, isa::MulMode> kMulModes = {
 struct FlagMod {
   unsigned bit;      // ModBits
   const char* text;  // modifier text
-  uint16_t flag;     // isa::Modifiers::flags bit
+  uint16_t flag;     // isa::Mods::flags bit
 };
 const FlagMod kArithFlags[] = {{M_FTZ, "ftz", isa::kFtz},
                                {M_SAT, "sat", isa::kSat},

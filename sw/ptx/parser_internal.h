@@ -3,7 +3,8 @@
 // stages, one file each:
 //   lexer.cc          tokens and the token cursor (TokenStream)
 //   parser.cc         module driver: directives loop, call resolution
-//   parse_decl.cc     directives and declarations: .entry/.func headers, variables, params, .reg
+//   parse_decl.cc     module directives, .entry/.func headers and bodies, statements, labels
+//   parse_var.cc      variable, parameter and register declarations, initialisers
 //   parse_operand.cc  operand syntax (Arg) and its conversion to isa::Operand (Ictx::dst/src/imm)
 //   modifiers.cc      modifier tables (text -> isa enums) and modifier consumption (Ictx::take...)
 //   parse_instr.cc    one instruction: guard, opcode + modifiers, operands, dispatch to a builder
@@ -132,21 +133,23 @@ class Parser : TokenStream {
   // --- module level (parser.cc)
   void resolve_call(const CallUse& cu);
 
-  // --- directives and declarations (parse_decl.cc)
+  // --- directives, functions, statements (parse_decl.cc)
   void module_directive();
-  void var_decl(Space sp, bool is_extern, std::vector<Var>* into);
-  std::vector<uint8_t> initializer(DType t, uint32_t elems);
-  void initializer_item(DType t, std::vector<uint8_t>& out);
   void function(bool entry, bool visible, bool is_extern, bool weak);
   void param_list(std::vector<Var>& out);
   void perf_directives(Function& f);
+  void body();
+  void statement();
+  void finish_function();
+
+  // --- variables, parameters, registers (parse_var.cc)
+  void var_decl(Space sp, bool is_extern, std::vector<Var>* into);
+  std::vector<uint8_t> initializer(DType t, uint32_t elems);
+  void initializer_item(DType t, std::vector<uint8_t>& out);
   Var param_decl(Space sp);
   DType decl_type(Var& v, bool param);
   uint64_t array_elems(uint64_t max_dim, bool* unsized);
-  void body();
-  void statement();
   void reg_decl();
-  void finish_function();
 
   // --- operands (parse_operand.cc)
   Arg operand();
