@@ -1,0 +1,55 @@
+// Assembler stage: KernelInfo of every kernel with a body, in module order. The static part
+// (parameters, memory sizes, slots) before lowering, which resolves kernel parameters through it;
+// entry/end addresses and the register estimate once the code is laid out.
+#include <algorithm>
+
+#include "sw/ptx/asm_internal.h"
+
+namespace gpuvp::ptx::detail {
+
+namespace {
+
+KernelInfo kernel_info(const Program& p, size_t k) {
+  const Function& K = p.m.funcs[k];
+  KernelInfo ki;
+  ki.name = K.name;
+  ki.static_shared_bytes = p.static_shared[k];
+  uint64_t po = 0;
+  for (auto& v : K.params) {
+    po = align_up(po, v.align);
+    ki.params.push_back({v.name, uint32_t(po), v.size, v.align});
+    po += v.size;
+  }
+  ki.param_bytes = uint32_t(po);
+  // Slots and local memory: the kernel's own, or the highest a function it reaches uses.
+  ki.local_bytes = p.frame[k];
+  ki.num_regs = p.nregs[k];
+  ki.num_preds = uint32_t(K.preds.size());
+  for (size_t f : reachable(p, k)) {
+    ki.local_bytes = std::max(ki.local_bytes, p.lbase[f] + p.frame[f]);
+    ki.num_regs = std::max(ki.num_regs, p.rbase[f] + p.nregs[f]);
+    ki.num_preds = std::max(ki.num_preds, p.pbase[f] + uint32_t(p.m.funcs[f].preds.size()));
+  }
+  for (int d = 0; d < 3; ++d) ki.max_ntid[d] = K.maxntid[d], ki.reqntid[d] = K.reqntid[d];
+  return ki;
+}
+
+}  // namespace
+
+void fill_kernel_infos(const Program& p, Image& img) {
+  for (size_t k = 0; k < p.nf; ++k)
+    if (p.m.funcs[k].entry && p.m.funcs[k].has_body) img.kernels.push_back(kernel_info(p, k));
+}
+
+void finish_kernel_infos(const Program& p, Image& img) {
+  Liveness live(p.m);
+  for (auto& ki : img.kernels) {
+    size_t f = 0;
+    while (p.m.funcs[f].name != ki.name) ++f;
+    ki.entry = p.addr[p.first[f]];
+    ki.end = p.addr[p.fend[f]];
+    ki.regs_per_thread = live.run(f);
+  }
+}
+
+}  // namespace gpuvp::ptx::detail
