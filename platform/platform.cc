@@ -213,6 +213,7 @@ bool Platform::advance_to(uint64_t t_ps) {
   auto& p = *impl_;
   const sc_time t = sc_time::from_value(t_ps);
   if (!finished() && t > sc_core::sc_time_stamp()) {
+    for (auto& sm : p.sms) sm->set_horizon(t_ps);
     auto t0 = std::chrono::steady_clock::now();
     sc_core::sc_start(t - sc_core::sc_time_stamp());
     p.host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -224,6 +225,7 @@ void Platform::finish(double limit_ms) {
   auto& p = *impl_;
   if (limit_ms <= 0) limit_ms = p.cfg.f("sim.timeout_ms");
   auto t0 = std::chrono::steady_clock::now();
+  for (auto& sm : p.sms) sm->set_horizon(~uint64_t{0});
   if (!finished()) {
     if (limit_ms > 0) {
       const sc_time end(limit_ms, sc_core::SC_MS);

@@ -178,6 +178,10 @@ bool SimtCore::run() {
       }
       continue;
     }
+    if (now_ >= horizon_) {  // let simulated time reach the core before it goes past the horizon
+      env_.sync(now_);
+      synced_ = now_;
+    }
     last_ = i;
     step(warps_[i]);
     if (now_ - synced_ >= quantum_) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sw/isa/device_error.h"
+#include "models/common/registry.h"
 #include "models/memory/atomic_extension.h"
 #include "models/sm/sm_config.h"
 #include "models/sm/warp.h"
@@ -101,6 +102,14 @@ class SimtCore {
 
   std::vector<uint8_t>& smem() { return smem_; }
   void set_quantum(uint64_t cycles) { quantum_ = cycles; }
+  // The core never executes an instruction at or after core cycle `cycle` before simulated time
+  // has caught up with it: whoever stops simulated time there (fault injection, a debugger) sees
+  // the core's state as it is at that instant, not at the core's local time ahead of it.
+  void set_horizon(uint64_t cycle) { horizon_ = cycle; }
+
+  // Registers the architectural state (register file, predicates, per-warp PCs, masks and
+  // divergence groups) under `path` (simt_core_state.cc).
+  void register_state(Registry& reg, const std::string& path);
 
   // Test access: register slot / predicate of thread `tid` (linear in block) of resident block `b`.
   uint64_t reg(unsigned b, unsigned tid, unsigned slot) const;
@@ -120,6 +129,9 @@ class SimtCore {
   };
 
   // Launch and issue loop (simt_core.cc).
+  unsigned max_warps() const;
+  uint32_t* pred_word(uint64_t index);
+  void register_warp(Registry& reg, const std::string& path, unsigned w);
   bool fits(const LaunchParams& lp);
   void init_block(unsigned j, uint64_t start);
   const isa::Inst* fetch(Warp& w, uint64_t pc);
@@ -187,6 +199,7 @@ class SimtCore {
   uint64_t period_ps_;
   unsigned issue_cycles_;
   uint64_t quantum_ = 20000;
+  uint64_t horizon_ = ~uint64_t{0};
 
   LaunchParams lp_;
   uint32_t user_off_ = 0, user_bytes_ = 0, stride_ = 0, threads_ = 0, wpb_ = 0;

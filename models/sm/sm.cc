@@ -31,7 +31,10 @@ class SmCore : public CoreEnv {
     t.get = [mem](uint64_t i) { return uint64_t(mem[i]); };
     t.set = [mem](uint64_t i, uint64_t v) { mem[i] = uint8_t(v); };
     reg.add(std::move(t));
+    core_.register_state(reg, path);
   }
+
+  void set_horizon(uint64_t ps) { core_.set_horizon(ps == ~uint64_t{0} ? ps : (ps + pv_ - 1) / pv_); }
 
   uint64_t access(Port port, uint64_t addr, uint8_t* data, unsigned len, bool write, AtomicExtension* atomic,
                   uint64_t at, Fault& fault) override {
@@ -236,6 +239,7 @@ void Sm::controller_thread() { core_->controller(); }
 void Sm::reset_method() { core_->reset(); }
 
 const SmConfig& Sm::config() const { return core_->config(); }
+void Sm::set_horizon(uint64_t ps) { core_->set_horizon(ps); }
 const SmStats& Sm::stats() const { return core_->stats(); }
 const std::vector<BlockRecord>& Sm::block_records() const { return core_->records(); }
 

@@ -51,6 +51,9 @@ class Sm : public sc_core::sc_module {
   ~Sm() override;
 
   const SmConfig& config() const;
+  // Simulated instant (ps) the SM must not run ahead of (temporal decoupling): at that instant its
+  // registered state is its state then. ~0: no horizon.
+  void set_horizon(uint64_t ps);
   const SmStats& stats() const;
   const std::vector<BlockRecord>& block_records() const;
 

@@ -1,0 +1,103 @@
+// The SIMT core's architectural state in the registry (fault targets, docs/sm.md "Registered state").
+// Storage is allocated per launch, so every accessor looks the state up when it is called; a word
+// that no resident thread uses reads 0 and ignores writes (an unused register is still there in
+// hardware, and a flip in it changes nothing).
+#include <fmt/format.h>
+
+#include "models/common/registry.h"
+#include "models/sm/simt_core.h"
+
+namespace gpuvp {
+
+namespace {
+constexpr unsigned kPcBits = 40;  // code addresses live below 2^40 (isa.h)
+constexpr unsigned kPredSlotsPerWarp = 32;
+
+Target memory(std::string name, unsigned width, uint64_t count, std::function<uint64_t(uint64_t)> get,
+              std::function<void(uint64_t, uint64_t)> set) {
+  Target t;
+  t.name = std::move(name);
+  t.kind = TargetKind::Memory;
+  t.width = width;
+  t.count = count;
+  t.get = std::move(get);
+  t.set = std::move(set);
+  return t;
+}
+
+Target reg32(std::string name, unsigned width, std::function<uint64_t()> get, std::function<void(uint64_t)> set) {
+  Target t;
+  t.name = std::move(name);
+  t.width = width;
+  t.get = [g = std::move(get)](uint64_t) { return g(); };
+  t.set = [s = std::move(set)](uint64_t, uint64_t v) { s(v); };
+  return t;
+}
+}  // namespace
+
+unsigned SimtCore::max_warps() const { return cfg_.max_threads / cfg_.warp_size; }
+
+void SimtCore::register_state(Registry& reg, const std::string& path) {
+  // Register file: sm.registers 32-bit words; 64-bit slot s of the launch's register file is words
+  // 2s (low half) and 2s+1 (high half). Slots are warp-major: warp w, slot k, lane l is slot
+  // (w * num_regs + k) * 32 + l.
+  reg.add(memory(
+      path + ".regs", 32, cfg_.registers,
+      [this](uint64_t i) { return i / 2 < regfile_.size() ? (regfile_[i / 2] >> (32 * (i % 2))) & 0xFFFFFFFFu : 0; },
+      [this](uint64_t i, uint64_t v) {
+        if (i / 2 >= regfile_.size()) return;
+        const unsigned sh = 32 * (i % 2);
+        regfile_[i / 2] = (regfile_[i / 2] & ~(uint64_t{0xFFFFFFFFu} << sh)) | ((v & 0xFFFFFFFFu) << sh);
+      }));
+  // Predicate registers: one lane mask per (warp, predicate slot), warp-major.
+  reg.add(memory(
+      path + ".preds", 32, uint64_t(max_warps()) * kPredSlotsPerWarp,
+      [this](uint64_t i) { return pred_word(i) ? *pred_word(i) : 0; },
+      [this](uint64_t i, uint64_t v) {
+        if (uint32_t* p = pred_word(i)) *p = uint32_t(v);
+      }));
+  for (unsigned w = 0; w < max_warps(); ++w) register_warp(reg, fmt::format("{}.warp[{}]", path, w), w);
+}
+
+uint32_t* SimtCore::pred_word(uint64_t i) {
+  const uint64_t per_warp = std::max(lp_.num_preds, 1u);
+  const uint64_t w = i / kPredSlotsPerWarp, k = i % kPredSlotsPerWarp;
+  if (w >= warps_.size() || k >= per_warp || w * per_warp + k >= predfile_.size()) return nullptr;
+  return &predfile_[w * per_warp + k];
+}
+
+// A warp's SIMT state: its divergence groups (PC and lane mask each; the frontier group, lowest
+// PC, is the warp's PC and active mask, the others its reconvergence state), the group count, the
+// live lanes and the scheduling state.
+void SimtCore::register_warp(Registry& reg, const std::string& p, unsigned w) {
+  auto warp = [this, w]() -> Warp* { return w < warps_.size() ? &warps_[w] : nullptr; };
+  reg.add(memory(
+      p + ".group_pc", kPcBits, 32, [warp](uint64_t g) { return warp() ? warp()->groups[g].pc : 0; },
+      [warp](uint64_t g, uint64_t v) {
+        if (warp()) warp()->groups[g].pc = v;
+      }));
+  reg.add(memory(
+      p + ".group_mask", 32, 32, [warp](uint64_t g) { return warp() ? warp()->groups[g].mask : 0; },
+      [warp](uint64_t g, uint64_t v) {
+        if (warp()) warp()->groups[g].mask = uint32_t(v);
+      }));
+  // Six bits hold 0..32 groups; a value beyond the 32 entries saturates at 32.
+  reg.add(reg32(
+      p + ".ngroups", 6, [warp] { return warp() ? warp()->ngroups : 0; },
+      [warp](uint64_t v) {
+        if (warp()) warp()->ngroups = unsigned(std::min<uint64_t>(v, 32));
+      }));
+  reg.add(reg32(
+      p + ".live", 32, [warp] { return warp() ? warp()->live : 0; },
+      [warp](uint64_t v) {
+        if (warp()) warp()->live = uint32_t(v);
+      }));
+  // 0 ready, 1 at a barrier, 2 exited (3 reads as exited).
+  reg.add(reg32(
+      p + ".state", 2, [warp] { return warp() ? uint64_t(warp()->state) : 0; },
+      [warp](uint64_t v) {
+        if (warp()) warp()->state = v >= 2 ? Warp::Exited : Warp::State(v);
+      }));
+}
+
+}  // namespace gpuvp
