@@ -191,14 +191,6 @@ std::string show(const std::vector<uint8_t>& b, const std::string& type, size_t 
   return fmt::format("{}", get(int64_t{}));
 }
 
-struct Buffer {
-  std::string type;
-  uint64_t count = 0;
-  std::vector<uint8_t> bytes;
-  std::string dump;
-  rt::DevPtr ptr = 0;
-};
-
 }  // namespace
 
 void add_exec_options(CLI::App* app, ExecOptions& o) {
@@ -245,14 +237,17 @@ json exec_description(const ExecOptions& o) {
   return d;
 }
 
-int cmd_exec(const Config& cfg, const ExecOptions& o) {
-  json d = exec_description(o);
-  std::string origin = o.launch_file.empty() ? "exec" : o.launch_file;
-  std::string ptx_path, text, kernel;
-  rt::Dim3 grid, block;
-  uint32_t dyn_shmem = 0, bpc = 0;
-  std::vector<Buffer> bufs;
-  std::vector<std::pair<int, std::vector<uint8_t>>> scalars;  // (buffer index or -1, bytes)
+ExecJob ExecJob::parse(const json& d, const std::string& origin) {
+  ExecJob job;
+  std::string& ptx_path = job.ptx_path;
+  std::string& text = job.text;
+  std::string& kernel = job.kernel;
+  rt::Dim3& grid = job.grid;
+  rt::Dim3& block = job.block;
+  uint32_t& dyn_shmem = job.dyn_shmem;
+  uint32_t& bpc = job.blocks_per_core;
+  auto& bufs = job.bufs;
+  auto& scalars = job.scalars;
   try {
     if (!d.contains("ptx") || !d["ptx"].is_string() || d["ptx"].get<std::string>().empty())
       throw ConfigError(origin + ": a PTX file is required (--ptx)");
@@ -300,7 +295,7 @@ int cmd_exec(const Config& cfg, const ExecOptions& o) {
           if (!val[k].is_string()) throw ConfigError(fmt::format("{}.{}: {} is not a string", where, k, val[k].dump()));
           return val[k].get<std::string>();
         };
-        Buffer b;
+        ExecBuffer b;
         b.type = str("type", "");
         if (!kTypes.count(b.type))
           throw ConfigError(fmt::format("{}: buffer type '{}' is not one of u8 i8 u16 i16 u32 i32 u64 i64 f32 f64", where, b.type));
@@ -349,32 +344,45 @@ int cmd_exec(const Config& cfg, const ExecOptions& o) {
   } catch (const json::exception& e) {
     throw ConfigError(fmt::format("{}: {}", origin, e.what()));
   }
+  return job;
+}
 
-  Platform p(cfg);
-  rt::LaunchStats ls;
-  p.run([&](rt::Runtime& rt) {
-    rt::Module m = rt.load_module(text, ptx_path);
-    rt::KernelArgs ka;
-    for (auto& [bi, bytes] : scalars) {
-      if (bi >= 0) {
-        Buffer& b = bufs[bi];
-        b.ptr = rt.malloc(b.bytes.size());
-        rt.memcpy_h2d(b.ptr, b.bytes.data(), b.bytes.size());
-        ka.ptr(b.ptr);
-      } else {
-        ka.raw(bytes.data(), bytes.size());
-      }
+void ExecJob::run(rt::Runtime& rt) {
+  rt::Module m = rt.load_module(text, ptx_path);
+  rt::KernelArgs ka;
+  for (auto& [bi, bytes] : scalars) {
+    if (bi >= 0) {
+      ExecBuffer& b = bufs[bi];
+      b.ptr = rt.malloc(b.bytes.size());
+      rt.memcpy_h2d(b.ptr, b.bytes.data(), b.bytes.size());
+      ka.ptr(b.ptr);
+    } else {
+      ka.raw(bytes.data(), bytes.size());
     }
-    rt.launch(m, kernel, grid, block, ka, dyn_shmem, bpc);
-    rt.synchronize();
-    ls = rt.launches().back();
-    for (auto& b : bufs) rt.memcpy_d2h(b.bytes.data(), b.ptr, b.bytes.size());
-  });
+  }
+  rt.launch(m, kernel, grid, block, ka, dyn_shmem, blocks_per_core);
+  rt.synchronize();
+  launch = rt.launches().back();
+  for (auto& b : bufs) rt.memcpy_d2h(b.bytes.data(), b.ptr, b.bytes.size());
+}
+
+std::vector<uint8_t> ExecJob::output() const {
+  std::vector<uint8_t> out;
+  for (auto& b : bufs) out.insert(out.end(), b.bytes.begin(), b.bytes.end());
+  return out;
+}
+
+int cmd_exec(const Config& cfg, const ExecOptions& o) {
+  ExecJob job = ExecJob::parse(exec_description(o), o.launch_file.empty() ? "exec" : o.launch_file);
+  Platform p(cfg);
+  p.run([&](rt::Runtime& rt) { job.run(rt); });
+  const auto& bufs = job.bufs;
+  const rt::LaunchStats& ls = job.launch;
   PlatformStats st = p.stats();
   fmt::print("{} on {}: {} cycles, {} thread-instructions, {:.3f} us simulated\n", ls.kernel, p.props().name, ls.cycles,
              st.thread_insts, st.sim_seconds * 1e6);
   for (size_t i = 0; i < bufs.size(); ++i) {
-    const Buffer& b = bufs[i];
+    const ExecBuffer& b = bufs[i];
     std::string vals;
     for (uint64_t k = 0; k < std::min<uint64_t>(b.count, o.print); ++k) vals += " " + show(b.bytes, b.type, k);
     fmt::print("  buffer {} ({} x {}):{}{}\n", i, b.count, b.type, vals, b.count > o.print ? " ..." : "");

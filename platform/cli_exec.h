@@ -4,7 +4,10 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "sw/runtime/runtime.h"
 
 namespace CLI {
 class App;
@@ -19,6 +22,32 @@ struct ExecOptions {
   unsigned dyn_shmem = 0;
   unsigned blocks_per_core = 0;
   uint64_t print = 8;  // elements of each buffer to print after the run
+};
+
+struct ExecBuffer {
+  std::string type;
+  uint64_t count = 0;
+  std::vector<uint8_t> bytes;  // initial contents; after run(), what the kernel left there
+  std::string dump;
+  rt::DevPtr ptr = 0;
+};
+
+// A validated launch description (--launch-file or the command line's) and the host program that
+// runs it; fault-injection campaigns run exec launches through it too.
+struct ExecJob {
+  std::string ptx_path, text, kernel;
+  rt::Dim3 grid, block;
+  uint32_t dyn_shmem = 0, blocks_per_core = 0;
+  std::vector<ExecBuffer> bufs;
+  std::vector<std::pair<int, std::vector<uint8_t>>> scalars;  // arguments in order: (buffer index or -1, bytes)
+  rt::LaunchStats launch;                                     // after run()
+
+  // Validates `desc`; throws ConfigError naming `origin` and the field.
+  static ExecJob parse(const nlohmann::json& desc, const std::string& origin);
+  // The host program: allocate and fill the buffers, launch, wait, copy every buffer back.
+  void run(rt::Runtime& rt);
+  // Every buffer's bytes after the run, in argument order.
+  std::vector<uint8_t> output() const;
 };
 
 void add_exec_options(CLI::App* app, ExecOptions& o);
