@@ -87,6 +87,9 @@ class Platform {
   std::vector<std::string> link_names() const;
   // Kernel execution windows so far (scheduler leaving IDLE to kernel_done), in ps.
   std::vector<std::pair<uint64_t, uint64_t>> kernel_windows() const;
+  // Scheduler phases so far (configuration, dispatch, wait, exchange, idle) with the instant (ps) each
+  // began: the model scheduler's; empty with the RTL scheduler (cycle-equal: the model's serve).
+  std::vector<std::pair<std::string, uint64_t>> scheduler_phases() const;
   // The clock period of the GPU, in ps.
   uint64_t clock_period_ps() const;
 

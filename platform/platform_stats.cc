@@ -11,6 +11,13 @@ namespace gpuvp {
 
 using sc_core::sc_time;
 
+std::vector<std::pair<std::string, uint64_t>> Platform::scheduler_phases() const {
+  std::vector<std::pair<std::string, uint64_t>> out;
+  if (auto* s = dynamic_cast<const BlockScheduler*>(impl_->sched.get()))
+    for (const PhaseMark& m : s->stats().phases) out.emplace_back(to_string(m.phase), m.cycle * impl_->clk.period().value());
+  return out;
+}
+
 PlatformStats Platform::stats() const {
   auto& p = *impl_;
   PlatformStats st;

@@ -1,0 +1,379 @@
+#include "faultinj/engine.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <stdexcept>
+#include <systemc>
+
+#include "faultinj/injector.h"
+#include "platform/platform.h"
+
+namespace gpuvp::fi {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+void write_all(int fd, const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // the reader is gone: nothing left to tell
+    off += size_t(n);
+  }
+}
+
+std::string read_all(int fd) {
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return out;
+    out.append(buf, size_t(n));
+  }
+}
+
+// fork() with stdio flushed first, so buffered output is not written twice.
+pid_t fork_clean() {
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
+  return pid;
+}
+
+void silence_output() {
+  int null = ::open("/dev/null", O_WRONLY);
+  if (null < 0) return;
+  ::dup2(null, STDOUT_FILENO);
+  ::dup2(null, STDERR_FILENO);
+  ::close(null);
+}
+
+json to_json(const RunResult& r) {
+  return {{"id", r.fault_id},         {"outcome", to_string(r.outcome)},
+          {"due", to_string(r.due)},  {"detail", r.detail.substr(0, 1000)},
+          {"end_ps", r.end_ps},       {"cycles", r.kernel_cycles},
+          {"early", r.early_stop},    {"host_ms", r.host_ms}};
+}
+
+RunResult from_json(const json& j) {
+  RunResult r;
+  r.fault_id = j.at("id");
+  r.outcome = parse_outcome(j.at("outcome"));
+  r.due = parse_due_kind(j.at("due"));
+  r.detail = j.at("detail");
+  r.end_ps = j.at("end_ps");
+  r.kernel_cycles = j.at("cycles");
+  r.early_stop = j.at("early");
+  r.host_ms = j.at("host_ms");
+  return r;
+}
+
+// One result line: well under PIPE_BUF, so lines from concurrent writers never interleave.
+void send(int fd, const RunResult& r) { write_all(fd, to_json(r).dump() + "\n"); }
+
+json golden_to_json(const GoldenRun& g) {
+  json t = json::array(), ph = json::array();
+  for (auto& x : g.targets) t.push_back({x.name, x.width, x.count});
+  for (auto& p : g.phases) ph.push_back({p.phase, p.start_ps});
+  return {{"start_ps", g.start_ps},       {"end_ps", g.end_ps},         {"sim_end_ps", g.sim_end_ps},
+          {"output_hash", g.output_hash}, {"output_bytes", g.output_bytes}, {"kernel_cycles", g.kernel_cycles},
+          {"period_ps", g.period_ps},     {"host_seconds", g.host_seconds}, {"targets", t},
+          {"phases", ph},                 {"links", g.links}};
+}
+
+GoldenRun golden_from_json(const json& j) {
+  GoldenRun g;
+  g.start_ps = j.at("start_ps");
+  g.end_ps = j.at("end_ps");
+  g.sim_end_ps = j.at("sim_end_ps");
+  g.output_hash = j.at("output_hash");
+  g.output_bytes = j.at("output_bytes");
+  g.kernel_cycles = j.at("kernel_cycles");
+  g.period_ps = j.at("period_ps");
+  g.host_seconds = j.at("host_seconds");
+  for (auto& t : j.at("targets")) g.targets.push_back({t[0], t[1], t[2]});
+  for (auto& p : j.at("phases")) g.phases.push_back({p[0], p[1]});
+  g.links = j.at("links").get<std::vector<std::string>>();
+  return g;
+}
+
+// The golden figures of a finished platform.
+GoldenRun record_golden(Platform& p, const Job& job) {
+  GoldenRun g;
+  auto windows = p.kernel_windows();
+  if (windows.empty()) throw std::runtime_error("the golden run launched no kernel");
+  g.start_ps = windows.front().first;
+  g.end_ps = windows.back().second;
+  g.sim_end_ps = sc_core::sc_time_stamp().value();
+  std::vector<uint8_t> out = job.output();
+  g.output_hash = hash_bytes(out);
+  g.output_bytes = out.size();
+  PlatformStats st = p.stats();
+  g.kernel_cycles = st.kernel_cycles;
+  g.host_seconds = st.host_seconds;
+  g.period_ps = p.clock_period_ps();
+  for (const Target* t : p.registry().all()) g.targets.push_back({t->name, t->width, t->count});
+  for (auto& [phase, ps] : p.scheduler_phases()) g.phases.push_back({phase, ps});
+  g.links = p.link_names();
+  return g;
+}
+
+}  // namespace
+
+GoldenRun run_golden(const JobFactory& make) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe failed: {}", std::strerror(errno)));
+  pid_t pid = fork_clean();
+  if (pid == 0) {
+    ::close(fds[0]);
+    json answer;
+    try {
+      auto job = make();
+      Platform p(job->config());
+      p.run([&](rt::Runtime& rt) { job->run(rt); });
+      answer = golden_to_json(record_golden(p, *job));
+    } catch (const std::exception& e) {
+      answer = {{"error", e.what()}};
+    }
+    write_all(fds[1], answer.dump());
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string text = read_all(fds[0]);
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (text.empty())
+    throw std::runtime_error(fmt::format("the golden run died ({})", WIFSIGNALED(status)
+                                                                          ? fmt::format("signal {}", WTERMSIG(status))
+                                                                          : fmt::format("exit {}", WEXITSTATUS(status))));
+  json j = json::parse(text);
+  if (j.contains("error")) throw std::runtime_error("golden run: " + j["error"].get<std::string>());
+  return golden_from_json(j);
+}
+
+Outcome classify_completed(const GoldenRun& g, uint64_t output_hash, uint64_t output_bytes, uint64_t end_ps) {
+  if (output_hash != g.output_hash || output_bytes != g.output_bytes) return Outcome::SDC;
+  return end_ps == g.end_ps ? Outcome::Masked : Outcome::MaskedTiming;
+}
+
+namespace {
+
+// A faulty run, in its own process: inject, run to the end, classify, report. Never returns.
+[[noreturn]] void faulty_child(Platform& p, Job& job, const Fault& f, const GoldenRun& g, const EngineOptions& opt,
+                               int out_fd) {
+  silence_output();
+  const auto t0 = Clock::now();
+  RunResult r;
+  r.fault_id = f.id;
+  try {
+    inject(p.registry(), f, g.period_ps);
+  } catch (const std::exception& e) {
+    r.outcome = Outcome::ToolError;
+    r.detail = fmt::format("fault not applied: {}", e.what());
+    send(out_fd, r);
+    ::_exit(0);
+  }
+  try {
+    p.finish(double(g.sim_end_ps) * opt.timeout_factor / 1e9);
+    std::vector<uint8_t> out = job.output();
+    auto windows = p.kernel_windows();
+    r.end_ps = windows.empty() ? 0 : windows.back().second;
+    r.kernel_cycles = p.stats().kernel_cycles;
+    r.outcome = classify_completed(g, hash_bytes(out), out.size(), r.end_ps);
+  } catch (const DeviceError& e) {
+    r.outcome = Outcome::DUE;
+    r.due = due_kind_of(e.info().kind);
+    r.detail = e.what();
+  } catch (const TimeoutError& e) {
+    r.outcome = Outcome::Timeout;
+    r.detail = e.what();
+  } catch (const std::exception& e) {
+    // A stalled simulation never reaches kernel_done: a hang. Anything else the platform or the
+    // runtime detected (a host bus error response, a runtime check) stops the program: a DUE.
+    const std::string what = e.what();
+    r.outcome = what.rfind("simulation stalled", 0) == 0 ? Outcome::Timeout : Outcome::DUE;
+    if (r.outcome == Outcome::DUE) r.due = DueKind::Other;
+    r.detail = what;
+  }
+  r.host_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  send(out_fd, r);
+  ::_exit(0);
+}
+
+struct Child {
+  Fault fault;
+  Clock::time_point deadline;
+  bool killed = false;
+};
+
+class Leader {
+ public:
+  Leader(const GoldenRun& g, const EngineOptions& opt, int out_fd) : g_(g), opt_(opt), out_(out_fd) {
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &s, nullptr);  // children's ends are awaited with sigtimedwait
+    wall_ = std::chrono::duration<double>(std::max(opt.wall_min_seconds, opt.wall_factor * g.host_seconds));
+  }
+
+  void run(Job& job, const std::vector<Fault>& faults) {
+    Platform p(job.config());
+    p.start([&](rt::Runtime& rt) { job.run(rt); });
+    for (const Fault& f : faults) {
+      if (!p.advance_to(f.time_ps)) {
+        RunResult r;
+        r.fault_id = f.id;
+        r.detail = fmt::format("the run ended before the injection instant {} ps", f.time_ps);
+        send(out_, r);
+        continue;
+      }
+      while (children_.size() >= std::max(1u, opt_.workers)) wait_some();
+      pid_t pid = fork_clean();
+      if (pid == 0) {
+        sigset_t s;
+        sigemptyset(&s);
+        sigaddset(&s, SIGCHLD);
+        sigprocmask(SIG_UNBLOCK, &s, nullptr);
+        faulty_child(p, job, f, g_, opt_, out_);
+      }
+      children_[pid] = Child{f, Clock::now() + std::chrono::duration_cast<Clock::duration>(wall_)};
+    }
+    while (!children_.empty()) wait_some();
+  }
+
+ private:
+  // Reaps what has ended; otherwise waits for SIGCHLD (or the nearest watchdog deadline).
+  void wait_some() {
+    if (reap()) return;
+    Clock::time_point first = Clock::time_point::max();
+    for (auto& [pid, c] : children_) {
+      if (!c.killed && Clock::now() >= c.deadline) {
+        ::kill(pid, SIGKILL);
+        c.killed = true;
+      }
+      if (!c.killed) first = std::min(first, c.deadline);
+    }
+    auto wait = std::min<Clock::duration>(first - Clock::now(), std::chrono::milliseconds(200));
+    if (wait < Clock::duration::zero()) wait = Clock::duration::zero();
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(wait).count();
+    timespec ts{time_t(ns / 1000000000), long(ns % 1000000000)};
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGCHLD);
+    sigtimedwait(&s, nullptr, &ts);
+    reap();
+  }
+
+  bool reap() {
+    bool any = false;
+    int status = 0;
+    pid_t pid;
+    while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+      auto it = children_.find(pid);
+      if (it == children_.end()) continue;
+      any = true;
+      const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+      if (!clean) send(out_, lost(it->second, status));
+      children_.erase(it);
+    }
+    return any;
+  }
+
+  // The result of a child that did not report: killed by the watchdog (a hang), or died.
+  RunResult lost(const Child& c, int status) const {
+    RunResult r;
+    r.fault_id = c.fault.id;
+    if (c.killed) {
+      r.outcome = Outcome::Timeout;
+      r.detail = fmt::format("host watchdog: still running after {:.1f} s", wall_.count());
+    } else {
+      r.outcome = Outcome::DUE;
+      r.due = DueKind::Died;
+      r.detail = WIFSIGNALED(status) ? fmt::format("simulator died: signal {} ({})", WTERMSIG(status),
+                                                   strsignal(WTERMSIG(status)))
+                                     : fmt::format("simulator died: exit status {}", WEXITSTATUS(status));
+    }
+    return r;
+  }
+
+  const GoldenRun& g_;
+  const EngineOptions& opt_;
+  int out_;
+  std::chrono::duration<double> wall_;
+  std::map<pid_t, Child> children_;
+};
+
+}  // namespace
+
+void run_faults(const JobFactory& make, const GoldenRun& golden, const std::vector<Fault>& faults,
+                const EngineOptions& opt, const std::function<void(const RunResult&)>& on_result) {
+  std::vector<Fault> todo = faults;
+  std::stable_sort(todo.begin(), todo.end(), [](const Fault& a, const Fault& b) { return a.time_ps < b.time_ps; });
+  int leaders_lost = 0;
+  while (!todo.empty()) {
+    int fds[2];
+    if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe failed: {}", std::strerror(errno)));
+    pid_t leader = fork_clean();
+    if (leader == 0) {
+      ::close(fds[0]);
+      try {
+        auto job = make();
+        Leader(golden, opt, fds[1]).run(*job, todo);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "gpuvp: campaign leader: %s\n", e.what());
+        std::fflush(stderr);
+        ::_exit(3);
+      }
+      ::_exit(0);
+    }
+    ::close(fds[1]);
+    std::set<uint64_t> pending;
+    for (auto& f : todo) pending.insert(f.id);
+    std::string buf;
+    char chunk[65536];
+    for (;;) {
+      ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      buf.append(chunk, size_t(n));
+      size_t nl;
+      while ((nl = buf.find('\n')) != std::string::npos) {
+        RunResult r = from_json(json::parse(buf.substr(0, nl)));
+        buf.erase(0, nl + 1);
+        if (pending.erase(r.fault_id)) on_result(r);
+      }
+    }
+    ::close(fds[0]);
+    int status = 0;
+    ::waitpid(leader, &status, 0);
+    const size_t before = todo.size();
+    todo.erase(std::remove_if(todo.begin(), todo.end(), [&](const Fault& f) { return !pending.count(f.id); }),
+               todo.end());
+    if (todo.empty()) break;
+    // The leader died with faults left: start another for them; give up if it makes no progress.
+    leaders_lost = todo.size() < before ? 0 : leaders_lost + 1;
+    if (leaders_lost >= 3)
+      throw std::runtime_error(fmt::format("the campaign leader died {} times without progress ({} faults left)",
+                                           leaders_lost, todo.size()));
+  }
+}
+
+}  // namespace gpuvp::fi

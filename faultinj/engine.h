@@ -1,0 +1,80 @@
+#pragma once
+// The campaign engine: a golden run, then one fault per faulty run, each forked from a leader
+// process that simulates the golden run once and forks at every injection instant (faults sorted
+// by time), so the prefix is never simulated twice.
+//
+// Processes: the caller (which owns the result store) forks the golden run and then the leader; it
+// never elaborates SystemC itself, and holds no database handle across a fork. The leader forks one
+// child per fault, at most `workers` at a time. A child injects, runs to the end within a simulated
+// time bound, classifies its run against the golden one and writes one line to the results pipe;
+// the leader kills a child that outlives the host-time watchdog (Timeout) and reports one that dies
+// (DUE, simulator died). If the leader itself dies, the caller starts another for what is left.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "faultinj/fault.h"
+#include "faultinj/job.h"
+
+namespace gpuvp::fi {
+
+// Builds the job to simulate; called in each process that elaborates a platform.
+using JobFactory = std::function<std::unique_ptr<Job>()>;
+
+struct TargetDesc {
+  std::string name;
+  unsigned width = 0;
+  uint64_t count = 1;
+};
+
+struct PhaseSpan {
+  std::string phase;     // configuration, dispatch, wait, exchange, idle
+  uint64_t start_ps = 0;
+};
+
+struct GoldenRun {
+  uint64_t start_ps = 0, end_ps = 0;  // execution window: first kernel start to last kernel_done
+  uint64_t sim_end_ps = 0;            // simulated time when the host program returned
+  uint64_t output_hash = 0, output_bytes = 0;
+  uint64_t kernel_cycles = 0;
+  uint64_t period_ps = 0;
+  double host_seconds = 0;
+  std::vector<TargetDesc> targets;    // the registry
+  std::vector<PhaseSpan> phases;      // scheduler phases (model scheduler; the RTL's are the same)
+  std::vector<std::string> links;     // where a bus saboteur may go
+};
+
+// Runs the job once, fault-free, in a child process. Throws std::runtime_error with the child's
+// message if the golden run itself fails (a wrong result is not an error: the output is the
+// reference).
+GoldenRun run_golden(const JobFactory& make);
+
+struct EngineOptions {
+  unsigned workers = 1;
+  double timeout_factor = 3;       // simulated-time bound: factor x the golden run's simulated end
+  double wall_factor = 20;         // host watchdog: factor x the golden run's host time ...
+  double wall_min_seconds = 5;     // ... but never less than this
+};
+
+struct RunResult {
+  uint64_t fault_id = 0;
+  Outcome outcome = Outcome::ToolError;
+  DueKind due = DueKind::None;
+  std::string detail;
+  uint64_t end_ps = 0;
+  uint64_t kernel_cycles = 0;
+  bool early_stop = false;
+  double host_ms = 0;
+};
+
+// Runs `faults` (any order; they are run by injection time) and calls `on_result` in the calling
+// process as each run completes. Returns when every fault has a result.
+void run_faults(const JobFactory& make, const GoldenRun& golden, const std::vector<Fault>& faults,
+                const EngineOptions& opt, const std::function<void(const RunResult&)>& on_result);
+
+// The same classification the children make, for a run that completed with `output` (tests).
+Outcome classify_completed(const GoldenRun& g, uint64_t output_hash, uint64_t output_bytes, uint64_t end_ps);
+
+}  // namespace gpuvp::fi

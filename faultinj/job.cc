@@ -1,0 +1,65 @@
+#include "faultinj/job.h"
+
+#include <fmt/format.h>
+
+#include "platform/cli_exec.h"
+#include "sw/workloads/workload.h"
+
+namespace gpuvp::fi {
+
+namespace {
+
+class WorkloadJob : public Job {
+ public:
+  WorkloadJob(const Config& c, const wl::Workload& w, wl::LaunchConfig lc, uint64_t seed)
+      : Job(c, fmt::format("{} ({})", w.name(), lc.name)), w_(w), lc_(std::move(lc)), seed_(seed) {}
+  void run(rt::Runtime& rt) override { result_ = w_.run(rt, lc_, seed_); }
+  std::vector<uint8_t> output() const override { return result_.output; }
+
+ private:
+  const wl::Workload& w_;
+  wl::LaunchConfig lc_;
+  uint64_t seed_;
+  wl::Result result_;
+};
+
+class ExecLaunchJob : public Job {
+ public:
+  ExecLaunchJob(const Config& c, ExecJob job) : Job(c, job.kernel), job_(std::move(job)) {}
+  void run(rt::Runtime& rt) override { job_.run(rt); }
+  std::vector<uint8_t> output() const override { return job_.output(); }
+
+ private:
+  ExecJob job_;
+};
+
+}  // namespace
+
+std::unique_ptr<Job> workload_job(const Config& c, const std::string& workload, const std::string& launch,
+                                  uint64_t seed) {
+  const wl::Workload* w = wl::find(workload);
+  if (!w) {
+    std::string known;
+    for (auto& x : wl::all()) known += (known.empty() ? "" : ", ") + x->name();
+    throw ConfigError(fmt::format("workload '{}' unknown (known: {})", workload, known));
+  }
+  wl::LaunchConfig lc;
+  try {
+    lc = launch.empty() ? w->configs().front() : wl::config_named(*w, launch);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(fmt::format("workload {}: {}", workload, e.what()));
+  }
+  return std::make_unique<WorkloadJob>(c, *w, std::move(lc), seed);
+}
+
+std::unique_ptr<Job> exec_job(const Config& c, const nlohmann::json& desc, const std::string& origin) {
+  return std::make_unique<ExecLaunchJob>(c, ExecJob::parse(desc, origin));
+}
+
+uint64_t hash_bytes(const std::vector<uint8_t>& bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ull;
+  return h;
+}
+
+}  // namespace gpuvp::fi
