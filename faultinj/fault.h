@@ -41,6 +41,16 @@ struct Fault {
   uint64_t count = 0;       // Event trigger: occurrence number (1-based)
 };
 
+// What every fault of a campaign shares (the campaign file's "fault" object); the fault list adds
+// where and when.
+struct FaultTemplate {
+  FaultModel model = FaultModel::BitFlip;
+  unsigned nbits = 1;  // MultiBitFlip
+  uint64_t mask = 0;   // XorMask
+  Duration duration = Duration::Transient;
+  uint64_t hold_ps = 0;  // Intermittent
+};
+
 // The value a `width`-bit word holds after the fault is applied to `value`.
 uint64_t apply(const Fault& f, uint64_t value, unsigned width);
 
