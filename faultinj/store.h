@@ -44,7 +44,7 @@ struct GoldenRecord {
   uint64_t output_bytes = 0;
   uint64_t kernel_cycles = 0;
   double host_seconds = 0;
-  uint64_t state_bits = 0;   // bits of every registered target
+  uint64_t state_bits = 0;   // bits of the campaign's targets (after include/exclude): the FIT bit count
   std::string phases_json = "[]";  // scheduler phases (JSON text)
 };
 
