@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <limits>
 
 #include "faultinj/campaign_file.h"
@@ -210,4 +211,17 @@ TEST_CASE("campaign file: loading names the file") {
   }
   CHECK(load_campaign(path).origin == path);
   std::remove(path.c_str());
+}
+
+TEST_CASE("campaign file: the example of docs/campaigns.md parses") {
+  std::ifstream in(std::string(GPUVP_SOURCE_DIR) + "/docs/campaigns.md");
+  REQUIRE(in);
+  std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t start = doc.find("```json\n");
+  REQUIRE(start != std::string::npos);
+  const size_t end = doc.find("```", start + 8);
+  CampaignSpec s = parse_campaign_text(doc.substr(start + 8, end - start - 8), "docs/campaigns.md");
+  CHECK(s.name == "vectorAdd 2 SMs");
+  CHECK(s.size.t == 1.96);
+  CHECK(s.workers == 2);
 }
