@@ -166,7 +166,7 @@ uint64_t read_hold_ps(const Ctx& c, const json& f, Duration d) {
 FaultTemplate parse_fault(const Ctx& c, const json& j) {
   const json& f = object(c, j, "fault", {"model", "bits", "mask", "duration", "hold_ns"});
   FaultTemplate t;
-  if (f.contains("model")) t.model = read_enum<FaultModel>(c, f.at("model"), "fault.model", 5);
+  if (f.contains("model")) t.model = read_enum<FaultModel>(c, f.at("model"), "fault.model", kFaultModelCount);
   if (f.contains("bits") && t.model != FaultModel::MultiBitFlip)
     c.fail("fault.bits", f.at("bits"), "only for fault.model multi_bit_flip");
   if (t.model == FaultModel::MultiBitFlip)
@@ -175,7 +175,7 @@ FaultTemplate parse_fault(const Ctx& c, const json& j) {
     c.fail("fault.mask", f.at("mask"), "only for fault.model xor_mask");
   if (t.model == FaultModel::XorMask)
     t.mask = read_u64(c, required(c, f, "fault", "mask", "a non-zero integer for xor_mask"), "fault.mask", 1, kU64Max);
-  if (f.contains("duration")) t.duration = read_enum<Duration>(c, f.at("duration"), "fault.duration", 3);
+  if (f.contains("duration")) t.duration = read_enum<Duration>(c, f.at("duration"), "fault.duration", kDurationCount);
   t.hold_ps = read_hold_ps(c, f, t.duration);
   return t;
 }

@@ -13,12 +13,14 @@ enum class FaultModel : uint8_t {
   StuckAt1 = 3,      // force bit `bit` to 1
   XorMask = 4,       // value ^= mask
 };
+constexpr int kFaultModelCount = 5;
 
 enum class Duration : uint8_t {
   Transient = 0,     // applied once; the design may overwrite it
   Intermittent = 1,  // held (re-applied on every change) for `hold_ps`
   Permanent = 2,     // held to the end of the run
 };
+constexpr int kDurationCount = 3;
 
 enum class TriggerKind : uint8_t {
   Time = 0,   // at simulated instant time_ps
@@ -72,6 +74,7 @@ enum class Outcome : uint8_t {
 constexpr int kOutcomeCount = 6;
 
 enum class DueKind : uint8_t { None = 0, Tlm = 1, IllegalInstruction = 2, OutOfBounds = 3, Trap = 4, Died = 5, Other = 6 };
+constexpr int kDueKindCount = 7;
 
 const char* to_string(Outcome o);
 const char* to_string(DueKind k);

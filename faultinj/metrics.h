@@ -19,8 +19,6 @@ struct Interval {
 // Wilson score interval of the proportion k/n at normal quantile z; n = 0 gives [0, 1].
 Interval wilson(uint64_t k, uint64_t n, double z = 1.96);
 
-constexpr int kDueKindCount = 7;
-
 // Run counts of one group of faults (all, one target, one structure).
 struct ClassCounts {
   uint64_t runs = 0;  // every run, tool errors included

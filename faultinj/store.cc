@@ -1,6 +1,7 @@
 #include "faultinj/store.h"
 
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <SQLiteCpp/VariadicBind.h>
 #include <fmt/format.h>
 #include <sqlite3.h>
 
@@ -102,19 +103,9 @@ RunRecord run_of(SQLite::Statement& q, int c) {
 }
 
 void bind_fault(SQLite::Statement& q, const Fault& f) {
-  q.bind(1, i64(f.id));
-  q.bind(2, f.target);
-  q.bind(3, i64(f.index));
-  q.bind(4, static_cast<int64_t>(f.bit));
-  q.bind(5, static_cast<int64_t>(f.nbits));
-  q.bind(6, i64(f.mask));
-  q.bind(7, to_string(f.model));
-  q.bind(8, to_string(f.duration));
-  q.bind(9, i64(f.hold_ps));
-  q.bind(10, f.trigger == TriggerKind::Event ? "event" : "time");
-  q.bind(11, i64(f.time_ps));
-  q.bind(12, f.event);
-  q.bind(13, i64(f.count));
+  SQLite::bind(q, i64(f.id), f.target, i64(f.index), static_cast<int64_t>(f.bit), static_cast<int64_t>(f.nbits),
+               i64(f.mask), to_string(f.model), to_string(f.duration), i64(f.hold_ps),
+               f.trigger == TriggerKind::Event ? "event" : "time", i64(f.time_ps), f.event, i64(f.count));
 }
 
 std::string csv_field(const std::string& s) {
@@ -147,12 +138,8 @@ Store Store::create(const std::string& path, const CampaignInfo& info) {
     db->exec(kSchema);
     db->exec(fmt::format("PRAGMA application_id={}; PRAGMA user_version={}", kApplicationId, kSchemaVersion));
     SQLite::Statement q(*db, "INSERT INTO campaign VALUES (?, ?, ?, ?, ?, ?)");
-    q.bind(1, info.name);
-    q.bind(2, info.file_text);
-    q.bind(3, info.file_hash);
-    q.bind(4, i64(info.seed));
-    q.bind(5, info.build_id);
-    q.bind(6, info.created.empty() ? now_utc() : info.created);
+    SQLite::bind(q, info.name, info.file_text, info.file_hash, i64(info.seed), info.build_id,
+                 info.created.empty() ? now_utc() : info.created);
     q.exec();
     tx.commit();
     return Store(path, std::move(db));
@@ -187,15 +174,8 @@ CampaignInfo Store::campaign() const {
 
 void Store::set_golden(const GoldenRecord& g) {
   SQLite::Statement q(db(), "INSERT OR REPLACE INTO golden VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  q.bind(1, i64(g.start_ps));
-  q.bind(2, i64(g.end_ps));
-  q.bind(3, i64(g.sim_end_ps));
-  q.bind(4, g.output_hash);
-  q.bind(5, i64(g.output_bytes));
-  q.bind(6, i64(g.kernel_cycles));
-  q.bind(7, g.host_seconds);
-  q.bind(8, i64(g.state_bits));
-  q.bind(9, g.phases_json);
+  SQLite::bind(q, i64(g.start_ps), i64(g.end_ps), i64(g.sim_end_ps), g.output_hash, i64(g.output_bytes),
+               i64(g.kernel_cycles), g.host_seconds, i64(g.state_bits), g.phases_json);
   q.exec();
 }
 
@@ -235,15 +215,8 @@ uint64_t Store::fault_count() const { return u64(db().execAndGet("SELECT count(*
 // A single statement in autocommit mode is its own transaction: it is durable when add_run returns.
 void Store::add_run(const RunRecord& r) {
   SQLite::Statement q(db(), "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  q.bind(1, i64(r.fault_id));
-  q.bind(2, to_string(r.outcome));
-  q.bind(3, to_string(r.due_kind));
-  q.bind(4, r.detail);
-  q.bind(5, i64(r.end_ps));
-  q.bind(6, i64(r.kernel_cycles));
-  q.bind(7, r.early_stop ? 1 : 0);
-  q.bind(8, r.host_ms);
-  q.bind(9, r.shard);
+  SQLite::bind(q, i64(r.fault_id), to_string(r.outcome), to_string(r.due_kind), r.detail, i64(r.end_ps),
+               i64(r.kernel_cycles), r.early_stop ? 1 : 0, r.host_ms, r.shard);
   try {
     q.exec();
   } catch (const SQLite::Exception& e) {

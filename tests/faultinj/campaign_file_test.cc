@@ -1,12 +1,12 @@
 // Campaign files: a full document, defaults, and errors that name the file and the key path.
 #include <catch2/catch.hpp>
 
-#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <limits>
 
 #include "faultinj/campaign_file.h"
+#include "faultinj/temp_dir.h"
 
 using namespace gpuvp::fi;
 using Catch::Matchers::Contains;
@@ -160,7 +160,8 @@ TEST_CASE("campaign file: fault models and durations") {
   j["fault"] = {{"duration", "transient"}, {"hold_ns", 0}};
   CHECK(parse_campaign(j, "c.json").fault.hold_ps == 0);
   j["fault"] = {{"duration", "forever"}};
-  CHECK_THAT(error_of(j), Contains("fault.duration = \"forever\": unknown (one of transient, intermittent, permanent)"));
+  CHECK_THAT(error_of(j),
+             Contains("fault.duration = \"forever\": unknown (one of transient, intermittent, permanent)"));
 }
 
 TEST_CASE("campaign file: size and window") {
@@ -199,7 +200,8 @@ TEST_CASE("campaign file: deep nesting is refused before parsing") {
 
 TEST_CASE("campaign file: loading names the file") {
   CHECK_THROWS_WITH(load_campaign("/nonexistent/c.json"), Contains("/nonexistent/c.json: cannot read"));
-  const std::string path = "campaign_file_test.json";
+  gpuvp::fi::test::TempDir d("campaign_load");
+  const std::string path = d("c.json");
   {
     std::ofstream out(path);
     out << "{\"name\": ";
@@ -210,7 +212,6 @@ TEST_CASE("campaign file: loading names the file") {
     out << minimal().dump();
   }
   CHECK(load_campaign(path).origin == path);
-  std::remove(path.c_str());
 }
 
 TEST_CASE("campaign file: the example of docs/campaigns.md parses") {

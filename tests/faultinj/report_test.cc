@@ -1,26 +1,14 @@
 // Report: the text report of a store, with hand-worked AVF, interval, MTBF and FIT figures.
 #include <catch2/catch.hpp>
 
-#include <filesystem>
-
 #include "faultinj/report.h"
+#include "faultinj/temp_dir.h"
 
 using namespace gpuvp::fi;
 using Catch::Matchers::Contains;
-namespace fs = std::filesystem;
+using gpuvp::fi::test::TempDir;
 
 namespace {
-struct TempDb {
-  std::string path;
-  explicit TempDb(const std::string& name) : path((fs::temp_directory_path() / ("gpuvp_report_" + name)).string()) {
-    clean();
-  }
-  ~TempDb() { clean(); }
-  void clean() const {
-    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path + suffix);
-  }
-};
-
 const char* kFile = R"({"name": "va", "platform": {"preset": "flexgrip", "set": {"sm.count": 2}},
   "workload": {"name": "vectorAdd"}, "targets": ["gpu.sched.*"], "exclude": ["gpu.sched.prng"],
   "size": {"margin": 0.01, "confidence": 0.95}})";
@@ -46,8 +34,8 @@ void add(Store& s, uint64_t id, Outcome o, DueKind k = DueKind::None) {
 }  // namespace
 
 TEST_CASE("report: classes, tables, MTBF and FIT") {
-  TempDb db("full.db");
-  Store s = make_store(db.path);
+  TempDir d("report_full");
+  Store s = make_store(d("c.db"));
   s.set_golden({100, 900, 1000, "out", 64, 80, 0.5, 1000, "[]"});
   add(s, 0, Outcome::Masked);
   add(s, 1, Outcome::SDC);
@@ -72,8 +60,8 @@ TEST_CASE("report: classes, tables, MTBF and FIT") {
 }
 
 TEST_CASE("report: no runs and no golden run divide by nothing") {
-  TempDb db("empty.db");
-  Store s = make_store(db.path);
+  TempDir d("report_empty");
+  Store s = make_store(d("c.db"));
   std::string r = text_report(s, std::nullopt);
   CHECK_THAT(r, Contains("Golden run: not recorded"));
   CHECK_THAT(r, Contains("Runs: 0 of 10 done"));

@@ -9,23 +9,14 @@
 #include <sstream>
 
 #include "faultinj/store.h"
+#include "faultinj/temp_dir.h"
 
 using namespace gpuvp::fi;
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
+using gpuvp::fi::test::TempDir;
 
 namespace {
-// A fresh path in a per-test directory, removed (with -wal and -shm files) at the end.
-struct TempDir {
-  fs::path dir;
-  explicit TempDir(const std::string& name) : dir(fs::temp_directory_path() / ("gpuvp_store_test_" + name)) {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~TempDir() { fs::remove_all(dir); }
-  std::string operator()(const std::string& file) const { return (dir / file).string(); }
-};
-
 CampaignInfo info() { return {"vectorAdd", "{\"name\": \"vectorAdd\"}", "abc123", 42, "build-1", ""}; }
 
 std::vector<Fault> some_faults(uint64_t n) {
