@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -17,7 +18,9 @@ uint64_t leveugle_sample_size(double population, double margin, double t, double
   const double n = population / (1 + margin * margin * (population - 1) / (t * t * p * (1 - p)));
   // A result a rounding error above an integer is that integer, not the next one.
   const double up = std::ceil(n - 1e-9 * n);
-  return static_cast<uint64_t>(std::min(up, population));
+  const double capped = std::min(up, population);
+  if (capped >= 18446744073709551616.0) throw std::overflow_error(fmt::format("sample size {} exceeds 2^64", capped));
+  return static_cast<uint64_t>(capped);
 }
 
 double t_for_confidence(double confidence) {

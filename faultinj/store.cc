@@ -149,7 +149,8 @@ Store Store::create(const std::string& path, const CampaignInfo& info) {
 }
 
 Store Store::open(const std::string& path) {
-  if (!std::filesystem::is_regular_file(path)) throw StoreError(path + ": no such file");
+  if (!std::filesystem::exists(path)) throw StoreError(path + ": no such file");
+  if (!std::filesystem::is_regular_file(path)) throw StoreError(path + ": not a regular file");
   std::string wrong;
   try {
     auto db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE);

@@ -226,3 +226,17 @@ TEST_CASE("campaign file: the example of docs/campaigns.md parses") {
   CHECK(s.size.t == 1.96);
   CHECK(s.workers == 2);
 }
+
+TEST_CASE("campaign file: long or odd values are shown short in messages") {
+  json j = minimal();
+  j["targets"] = {{"k", std::string(500, 'x')}};
+  const std::string e = error_of(j);
+  CHECK_THAT(e, Contains("c.json: targets = {\"k\":\"xxx"));
+  CHECK_THAT(e, Contains("...: not a list of name globs"));
+  CHECK(e.size() < 160);
+  j["targets"] = {{"k", std::string("bad \xff utf-8")}};  // dump() would throw on it unless told to replace
+  CHECK_THAT(error_of(j), Contains("c.json: targets = {\"k\":\"bad "));
+  j["targets"] = {"gpu.*"};
+  j["exclude"] = {std::string("\xff"), 4};
+  CHECK_THAT(error_of(j), Contains("c.json: exclude[1] = 4: not a string"));
+}

@@ -37,3 +37,7 @@ TEST_CASE("sizing: bad arguments and confidence quantiles") {
   CHECK(t_for_confidence(0.99) == 2.576);
   CHECK_THROWS_AS(t_for_confidence(0.8), std::invalid_argument);
 }
+
+TEST_CASE("sizing: a sample too large for 64 bits is refused") {
+  CHECK_THROWS_AS(leveugle_sample_size(1e30, 1e-12, 1.96), std::overflow_error);
+}
