@@ -4,6 +4,10 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <nlohmann/json.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -221,4 +225,28 @@ TEST_CASE("store: a truncated copy is refused, not a crash") {
   fs::resize_file(d("cut.db"), size / 2);
   CHECK_THROWS_AS(Store::open(d("cut.db")), StoreError);
   CHECK_THROWS_WITH(Store::open(d("cut.db")), Contains("cut.db: "));
+}
+
+TEST_CASE("store: a writer killed with SIGKILL loses nothing it added") {
+  TempDir d("kill");
+  Store s = Store::create(d("c.db"), info());
+  s.add_faults(some_faults(10));
+  s.close();  // no connection crosses the fork
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    try {
+      Store child = Store::open(d("c.db"));
+      for (uint64_t i = 0; i < 6; ++i) child.add_run(run(i, Outcome::Masked));
+    } catch (...) {
+      _exit(1);  // never run the parent's remaining tests in the child
+    }
+    raise(SIGKILL);
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  CHECK(WIFSIGNALED(status));
+  Store after = Store::open(d("c.db"));
+  CHECK(after.run_count() == 6);
+  CHECK(after.pending_fault_ids() == std::vector<uint64_t>{6, 7, 8, 9});
 }
