@@ -13,12 +13,14 @@ enum class FaultModel : uint8_t {
   StuckAt1 = 3,      // force bit `bit` to 1
   XorMask = 4,       // value ^= mask
 };
+constexpr int kFaultModelCount = 5;
 
 enum class Duration : uint8_t {
   Transient = 0,     // applied once; the design may overwrite it
   Intermittent = 1,  // held (re-applied on every change) for `hold_ps`
   Permanent = 2,     // held to the end of the run
 };
+constexpr int kDurationCount = 3;
 
 enum class TriggerKind : uint8_t {
   Time = 0,   // at simulated instant time_ps
@@ -39,6 +41,16 @@ struct Fault {
   uint64_t time_ps = 0;     // Time trigger: absolute simulated instant
   std::string event;        // Event trigger
   uint64_t count = 0;       // Event trigger: occurrence number (1-based)
+};
+
+// What every fault of a campaign shares (the campaign file's "fault" object); the fault list adds
+// where and when.
+struct FaultTemplate {
+  FaultModel model = FaultModel::BitFlip;
+  unsigned nbits = 1;  // MultiBitFlip
+  uint64_t mask = 0;   // XorMask
+  Duration duration = Duration::Transient;
+  uint64_t hold_ps = 0;  // Intermittent
 };
 
 // The value a `width`-bit word holds after the fault is applied to `value`.
@@ -62,6 +74,7 @@ enum class Outcome : uint8_t {
 constexpr int kOutcomeCount = 6;
 
 enum class DueKind : uint8_t { None = 0, Tlm = 1, IllegalInstruction = 2, OutOfBounds = 3, Trap = 4, Died = 5, Other = 6 };
+constexpr int kDueKindCount = 7;
 
 const char* to_string(Outcome o);
 const char* to_string(DueKind k);

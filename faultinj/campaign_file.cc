@@ -1,0 +1,297 @@
+#include "faultinj/campaign_file.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <initializer_list>
+#include <limits>
+#include <sstream>
+
+#include "faultinj/sizing.h"
+
+namespace gpuvp::fi {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr uint64_t kU64Max = std::numeric_limits<uint64_t>::max();
+
+// The file being read; every error names it.
+struct Ctx {
+  const std::string& origin;
+
+  [[noreturn]] void fail(const std::string& path, const json& v, const std::string& what) const {
+    throw CampaignError(fmt::format("{}: {} = {}: {}", origin, path, shown(v), what));
+  }
+  // The value as JSON, cut short when long; invalid UTF-8 (possible in a document built in code) replaced.
+  static std::string shown(const json& v) {
+    std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+    return s.size() <= 80 ? s : s.substr(0, 77) + "...";
+  }
+  [[noreturn]] void error(const std::string& what) const { throw CampaignError(fmt::format("{}: {}", origin, what)); }
+};
+
+std::string join_path(const std::string& prefix, const std::string& key) {
+  return prefix.empty() ? key : prefix + "." + key;
+}
+
+const json& object(const Ctx& c, const json& v, const std::string& path,
+                   std::initializer_list<const char*> allowed) {
+  if (!v.is_object()) c.fail(path, v, "not an object");
+  for (auto& [k, x] : v.items()) {
+    (void)x;
+    if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return k == a; }))
+      c.error(fmt::format("unknown key '{}'", join_path(path, k)));
+  }
+  return v;
+}
+
+const json& required(const Ctx& c, const json& obj, const std::string& prefix, const char* key, const char* what) {
+  if (!obj.contains(key)) c.error(fmt::format("{}: missing (required, {})", join_path(prefix, key), what));
+  return obj.at(key);
+}
+
+std::string read_string(const Ctx& c, const json& v, const std::string& path, bool nonempty = true) {
+  if (!v.is_string()) c.fail(path, v, "not a string");
+  if (nonempty && v.get<std::string>().empty()) c.fail(path, v, "empty");
+  return v.get<std::string>();
+}
+
+bool read_bool(const Ctx& c, const json& v, const std::string& path) {
+  if (!v.is_boolean()) c.fail(path, v, "not true or false");
+  return v.get<bool>();
+}
+
+double read_number(const Ctx& c, const json& v, const std::string& path) {
+  if (!v.is_number()) c.fail(path, v, "not a number");
+  return v.get<double>();
+}
+
+// "0x" and 1..16 hex digits, or decimal digits without a leading zero; false if neither or too large.
+bool parse_uint_text(const std::string& s, uint64_t& out) {
+  const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  const std::string digits = hex ? s.substr(2) : s;
+  const unsigned base = hex ? 16 : 10;
+  if (digits.empty() || (!hex && digits.size() > 1 && digits[0] == '0')) return false;
+  out = 0;
+  for (char ch : digits) {
+    const int d = std::isdigit(static_cast<unsigned char>(ch)) ? ch - '0'
+                  : hex && std::isxdigit(static_cast<unsigned char>(ch))
+                      ? std::tolower(static_cast<unsigned char>(ch)) - 'a' + 10
+                      : -1;
+    if (d < 0 || out > (kU64Max - static_cast<uint64_t>(d)) / base) return false;
+    out = out * base + static_cast<uint64_t>(d);
+  }
+  return true;
+}
+
+// A JSON integer, or a string holding one in decimal or 0x hex; in [lo, hi].
+uint64_t read_u64(const Ctx& c, const json& v, const std::string& path, uint64_t lo, uint64_t hi) {
+  const std::string range = fmt::format("expected an integer in [{}, {}]", lo, hi);
+  uint64_t x = 0;
+  if (v.is_number_integer() && !v.is_number_unsigned() && v.get<int64_t>() < 0)
+    c.fail(path, v, "negative; " + range);
+  else if (v.is_number_integer())
+    x = v.get<uint64_t>();
+  else if (v.is_string() && !parse_uint_text(v.get<std::string>(), x))
+    c.fail(path, v, "not an integer (decimal without leading zeros, or 0x hex, at most 2^64-1)");
+  else if (!v.is_string())
+    c.fail(path, v, "not an integer; " + range);
+  if (x < lo || x > hi) c.fail(path, v, "out of range; " + range);
+  return x;
+}
+
+template <class E>
+E read_enum(const Ctx& c, const json& v, const std::string& path, int count) {
+  const std::string s = read_string(c, v, path);
+  std::string names;
+  for (int i = 0; i < count; ++i) {
+    if (s == to_string(static_cast<E>(i))) return static_cast<E>(i);
+    names += (i ? ", " : "") + std::string(to_string(static_cast<E>(i)));
+  }
+  c.fail(path, v, "unknown (one of " + names + ")");
+}
+
+std::vector<std::string> read_globs(const Ctx& c, const json& v, const std::string& path, bool nonempty) {
+  if (!v.is_array()) c.fail(path, v, "not a list of name globs");
+  if (nonempty && v.empty()) c.fail(path, v, "empty; expected at least one name glob");
+  std::vector<std::string> out;
+  for (size_t i = 0; i < v.size(); ++i) out.push_back(read_string(c, v[i], fmt::format("{}[{}]", path, i)));
+  return out;
+}
+
+void parse_platform(const Ctx& c, const json& j, CampaignSpec& s) {
+  const json& p = object(c, j, "platform", {"preset", "set"});
+  s.preset = read_string(c, required(c, p, "platform", "preset", "a preset name"), "platform.preset");
+  if (!p.contains("set")) return;
+  const json& set = p.at("set");
+  if (!set.is_object()) c.fail("platform.set", set, "not an object of key -> value");
+  for (auto& [k, v] : set.items())
+    if (!v.is_string() && !v.is_number() && !v.is_boolean())
+      c.fail("platform.set." + k, v, "not a string, number or boolean");
+  s.set = set;
+}
+
+void parse_run(const Ctx& c, const json& j, CampaignSpec& s) {
+  if (j.contains("workload") == j.contains("exec")) c.error("give exactly one of 'workload' and 'exec'");
+  if (j.contains("exec")) {
+    if (!j.at("exec").is_object()) c.fail("exec", j.at("exec"), "not an object (a launch description)");
+    s.exec = j.at("exec");
+    return;
+  }
+  const json& w = object(c, j.at("workload"), "workload", {"name", "launch", "seed"});
+  WorkloadSpec ws;
+  ws.name = read_string(c, required(c, w, "workload", "name", "a workload name"), "workload.name");
+  if (w.contains("launch")) ws.launch = read_string(c, w.at("launch"), "workload.launch");
+  if (w.contains("seed")) ws.seed = read_u64(c, w.at("seed"), "workload.seed", 0, kU64Max);
+  s.workload = ws;
+}
+
+uint64_t read_hold_ps(const Ctx& c, const json& f, Duration d) {
+  const bool intermittent = d == Duration::Intermittent;
+  if (!f.contains("hold_ns")) {
+    if (intermittent) c.error("fault.hold_ns: missing (required > 0 for an intermittent fault)");
+    return 0;
+  }
+  const json& v = f.at("hold_ns");
+  const double ns = read_number(c, v, "fault.hold_ns");
+  if (!(ns >= 0 && ns <= 1e15)) c.fail("fault.hold_ns", v, "out of range; expected a number of ns in [0, 1e15]");
+  const auto ps = static_cast<uint64_t>(std::llround(ns * 1000));
+  if (intermittent && ps == 0) c.fail("fault.hold_ns", v, "not > 0 (required for an intermittent fault)");
+  if (!intermittent && ps != 0) c.fail("fault.hold_ns", v, "only for an intermittent fault");
+  return ps;
+}
+
+FaultTemplate parse_fault(const Ctx& c, const json& j) {
+  const json& f = object(c, j, "fault", {"model", "bits", "mask", "duration", "hold_ns"});
+  FaultTemplate t;
+  if (f.contains("model")) t.model = read_enum<FaultModel>(c, f.at("model"), "fault.model", kFaultModelCount);
+  if (f.contains("bits") && t.model != FaultModel::MultiBitFlip)
+    c.fail("fault.bits", f.at("bits"), "only for fault.model multi_bit_flip");
+  if (t.model == FaultModel::MultiBitFlip)
+    t.nbits = f.contains("bits") ? static_cast<unsigned>(read_u64(c, f.at("bits"), "fault.bits", 1, 64)) : 2;
+  if (f.contains("mask") && t.model != FaultModel::XorMask)
+    c.fail("fault.mask", f.at("mask"), "only for fault.model xor_mask");
+  if (t.model == FaultModel::XorMask)
+    t.mask = read_u64(c, required(c, f, "fault", "mask", "a non-zero integer for xor_mask"), "fault.mask", 1, kU64Max);
+  if (f.contains("duration")) t.duration = read_enum<Duration>(c, f.at("duration"), "fault.duration", kDurationCount);
+  t.hold_ps = read_hold_ps(c, f, t.duration);
+  return t;
+}
+
+SizeSpec parse_size(const Ctx& c, const json& j) {
+  const json& z = object(c, j, "size", {"count", "margin", "confidence", "p"});
+  SizeSpec s;
+  const bool statistical = z.contains("margin") || z.contains("confidence") || z.contains("p");
+  if (z.contains("count") == statistical) c.error("size: give either count, or margin and confidence");
+  if (z.contains("count")) {
+    s.count = read_u64(c, z.at("count"), "size.count", 1, kU64Max);
+    return s;
+  }
+  const json& m = required(c, z, "size", "margin", "a number in (0, 0.5]");
+  s.margin = read_number(c, m, "size.margin");
+  if (!(s.margin > 0 && s.margin <= 0.5)) c.fail("size.margin", m, "out of range; expected a number in (0, 0.5]");
+  const json& conf = required(c, z, "size", "confidence", "one of 0.90, 0.95, 0.99");
+  s.confidence = read_number(c, conf, "size.confidence");
+  try {
+    s.t = t_for_confidence(s.confidence);
+  } catch (const std::invalid_argument&) {
+    c.fail("size.confidence", conf, "not one of 0.90, 0.95, 0.99");
+  }
+  if (z.contains("p")) {
+    s.p = read_number(c, z.at("p"), "size.p");
+    if (!(s.p > 0 && s.p < 1)) c.fail("size.p", z.at("p"), "out of range; expected a number in (0, 1)");
+  }
+  return s;
+}
+
+WindowSpec parse_window(const Ctx& c, const json& j) {
+  const json& w = object(c, j, "window", {"from_ns", "to_ns"});
+  WindowSpec s;
+  s.from_ns = read_u64(c, required(c, w, "window", "from_ns", "an integer"), "window.from_ns", 0, kU64Max / 1000);
+  s.to_ns = read_u64(c, required(c, w, "window", "to_ns", "an integer"), "window.to_ns", 0, kU64Max / 1000);
+  if (s.to_ns <= s.from_ns) c.fail("window.to_ns", w.at("to_ns"), "not after window.from_ns");
+  return s;
+}
+
+void parse_run_options(const Ctx& c, const json& j, CampaignSpec& s) {
+  if (j.contains("seed")) s.seed = read_u64(c, j.at("seed"), "seed", 0, kU64Max);
+  if (j.contains("timeout_factor")) {
+    s.timeout_factor = read_number(c, j.at("timeout_factor"), "timeout_factor");
+    if (!(s.timeout_factor > 1 && std::isfinite(s.timeout_factor)))
+      c.fail("timeout_factor", j.at("timeout_factor"), "out of range; expected a number > 1");
+  }
+  if (j.contains("workers")) s.workers = static_cast<unsigned>(read_u64(c, j.at("workers"), "workers", 0, 256));
+  if (j.contains("early_stop")) s.early_stop = read_bool(c, j.at("early_stop"), "early_stop");
+}
+
+// Bracket depth outside strings and comments, so that the recursive parser never sees a deep document.
+void check_depth(const std::string& text, const std::string& origin) {
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (ch == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+    } else if (ch == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      i = std::min(text.find('\n', i), text.size());
+    } else if (ch == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+      i = std::min(text.find("*/", i + 2), text.size()) + 1;
+    } else if (ch == '[' || ch == '{') {
+      if (++depth > kMaxCampaignDepth)
+        throw CampaignError(fmt::format("{}: nested deeper than {} levels", origin, kMaxCampaignDepth));
+    } else if (ch == ']' || ch == '}') {
+      --depth;
+    }
+  }
+}
+
+}  // namespace
+
+CampaignSpec parse_campaign(const json& j, const std::string& origin) {
+  const Ctx c{origin};
+  if (!j.is_object()) c.error("not a JSON object");
+  object(c, j, "",
+         {"name", "platform", "workload", "exec", "targets", "exclude", "fault", "size", "window", "seed",
+          "timeout_factor", "workers", "early_stop"});
+  CampaignSpec s;
+  s.origin = origin;
+  s.name = read_string(c, required(c, j, "", "name", "a string"), "name");
+  parse_platform(c, required(c, j, "", "platform", "an object"), s);
+  parse_run(c, j, s);
+  s.targets = read_globs(c, required(c, j, "", "targets", "a list of name globs"), "targets", true);
+  if (j.contains("exclude")) s.exclude = read_globs(c, j.at("exclude"), "exclude", false);
+  if (j.contains("fault")) s.fault = parse_fault(c, j.at("fault"));
+  s.size = parse_size(c, required(c, j, "", "size", "count, or margin and confidence"));
+  if (j.contains("window")) s.window = parse_window(c, j.at("window"));
+  parse_run_options(c, j, s);
+  return s;
+}
+
+CampaignSpec parse_campaign_text(const std::string& text, const std::string& origin) {
+  check_depth(text, origin);
+  json j;
+  try {
+    j = json::parse(text, nullptr, true, /*ignore_comments=*/true);
+  } catch (const json::parse_error& e) {
+    throw CampaignError(fmt::format("{}: not valid JSON: {}", origin, e.what()));
+  }
+  return parse_campaign(j, origin);
+}
+
+CampaignSpec load_campaign(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw CampaignError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw CampaignError(fmt::format("{}: cannot read", path));
+  return parse_campaign_text(text.str(), path);
+}
+
+}  // namespace gpuvp::fi

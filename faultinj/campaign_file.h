@@ -1,0 +1,68 @@
+#pragma once
+// Campaign files (docs/campaigns.md): a JSON document saying what to run, where to inject, which
+// fault model and how many faults. Every error is a CampaignError naming the file and the key path.
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "faultinj/fault.h"
+
+namespace gpuvp::fi {
+
+class CampaignError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct WorkloadSpec {
+  std::string name;
+  std::string launch;  // "" = the workload's default launch
+  uint64_t seed = 1;
+};
+
+// The sample size: a fixed count, or Leveugle's formula from margin and confidence.
+struct SizeSpec {
+  std::optional<uint64_t> count;
+  double margin = 0;
+  double confidence = 0;
+  double t = 0;  // the normal quantile of `confidence`
+  double p = 0.5;
+};
+
+struct WindowSpec {
+  uint64_t from_ns = 0;
+  uint64_t to_ns = 0;
+};
+
+struct CampaignSpec {
+  std::string origin;  // the file it came from, for messages
+  std::string name;
+  std::string preset;
+  nlohmann::json set = nlohmann::json::object();  // configuration key -> scalar value
+  std::optional<WorkloadSpec> workload;           // exactly one of workload and exec
+  std::optional<nlohmann::json> exec;             // a launch description, passed through
+  std::vector<std::string> targets;
+  std::vector<std::string> exclude;
+  FaultTemplate fault;
+  SizeSpec size;
+  std::optional<WindowSpec> window;  // none: the golden run's execution window
+  uint64_t seed = 1;
+  double timeout_factor = 3;
+  unsigned workers = 0;  // 0: the number of CPUs
+  bool early_stop = true;
+};
+
+constexpr int kMaxCampaignDepth = 64;
+
+// Checks a parsed document; `origin` names it in messages.
+CampaignSpec parse_campaign(const nlohmann::json& j, const std::string& origin);
+// Parses JSON text (comments allowed), refusing nesting deeper than kMaxCampaignDepth first.
+CampaignSpec parse_campaign_text(const std::string& text, const std::string& origin);
+// Reads and parses a file; messages name the path.
+CampaignSpec load_campaign(const std::string& path);
+
+}  // namespace gpuvp::fi

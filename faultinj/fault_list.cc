@@ -1,0 +1,157 @@
+#include "faultinj/fault_list.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <unordered_set>
+
+namespace gpuvp::fi {
+
+uint64_t SplitMix64::next() {
+  uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+uint64_t SplitMix64::uniform(uint64_t m) {
+  if (m == 0) throw std::invalid_argument("uniform(0): empty range");
+  const uint64_t threshold = (0 - m) % m;  // 2^64 mod m: the biased low values are redrawn
+  for (;;) {
+    const uint64_t r = next();
+    if (r >= threshold) return r % m;
+  }
+}
+
+// Two pointers: on a mismatch, go back to the last '*' and let it swallow one more character.
+bool glob_match(const std::string& pattern, const std::string& text) {
+  size_t p = 0, t = 0, star = std::string::npos, mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = t;
+    } else if (star != std::string::npos) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+namespace {
+bool any_match(const std::vector<std::string>& globs, const std::string& name) {
+  return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return glob_match(g, name); });
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s.empty() ? "(none)" : s;
+}
+
+uint64_t mul_checked(uint64_t a, uint64_t b, const char* what) {
+  uint64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) throw std::overflow_error(fmt::format("{} does not fit in 64 bits", what));
+  return r;
+}
+}  // namespace
+
+std::vector<TargetInfo> select_targets(const std::vector<TargetInfo>& all, const std::vector<std::string>& include,
+                                       const std::vector<std::string>& exclude) {
+  std::vector<TargetInfo> out;
+  for (const TargetInfo& t : all)
+    if (any_match(include, t.name) && !any_match(exclude, t.name)) out.push_back(t);
+  if (out.empty())
+    throw std::invalid_argument(
+        fmt::format("no target matches targets [{}] minus exclude [{}]", join(include), join(exclude)));
+  return out;
+}
+
+uint64_t total_bits(const std::vector<TargetInfo>& targets) {
+  uint64_t sum = 0;
+  for (const TargetInfo& t : targets) {
+    if (t.width < 1 || t.width > 64)
+      throw std::invalid_argument(fmt::format("target {}: width {} not in 1..64", t.name, t.width));
+    if (__builtin_add_overflow(sum, mul_checked(t.width, t.count, "the number of state bits"), &sum))
+      throw std::overflow_error("the number of state bits does not fit in 64 bits");
+  }
+  return sum;
+}
+
+uint64_t edge_count(uint64_t start, uint64_t end, uint64_t period) {
+  if (period == 0) throw std::invalid_argument("clock period 0");
+  if (end <= start) return 0;
+  auto ceil_div = [period](uint64_t x) { return x / period + (x % period != 0); };
+  return ceil_div(end) - ceil_div(start);  // edges k * period with start <= k * period < end
+}
+
+uint64_t fault_space_size(const std::vector<TargetInfo>& targets, uint64_t start, uint64_t end, uint64_t period) {
+  return mul_checked(total_bits(targets), edge_count(start, end, period), "the fault space size");
+}
+
+namespace {
+// Floyd's algorithm: n distinct values of [0, N), sorted.
+std::vector<uint64_t> sample_points(uint64_t N, uint64_t n, SplitMix64& rng) {
+  std::unordered_set<uint64_t> taken;
+  std::vector<uint64_t> out;
+  out.reserve(n);
+  for (uint64_t j = N - n; j < N; ++j) {
+    uint64_t t = rng.uniform(j + 1);
+    if (taken.count(t)) t = j;
+    taken.insert(t);
+    out.push_back(t);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Where global bit number g lies: target, word, bit. `first` holds each target's first bit number.
+void locate(const std::vector<TargetInfo>& targets, const std::vector<uint64_t>& first, uint64_t g, Fault& f) {
+  const size_t i = static_cast<size_t>(std::upper_bound(first.begin(), first.end(), g) - first.begin()) - 1;
+  const uint64_t off = g - first[i];
+  f.target = targets[i].name;
+  f.index = off / targets[i].width;
+  f.bit = static_cast<unsigned>(off % targets[i].width);
+}
+}  // namespace
+
+std::vector<Fault> make_fault_list(const std::vector<TargetInfo>& targets, const FaultTemplate& ft, uint64_t start,
+                                   uint64_t end, uint64_t period, uint64_t n, uint64_t seed) {
+  const uint64_t N = fault_space_size(targets, start, end, period);
+  if (n > N) throw std::invalid_argument(fmt::format("{} faults asked of a fault space of {}", n, N));
+  const uint64_t edges = edge_count(start, end, period);
+  const uint64_t first_edge = start / period + (start % period != 0);
+  std::vector<uint64_t> first;
+  uint64_t bits = 0;
+  for (const TargetInfo& t : targets) {
+    first.push_back(bits);
+    bits += uint64_t{t.width} * t.count;
+  }
+  SplitMix64 rng(seed);
+  std::vector<Fault> faults;
+  faults.reserve(n);
+  for (uint64_t p : sample_points(N, n, rng)) {
+    Fault f;
+    locate(targets, first, p / edges, f);
+    f.time_ps = (first_edge + p % edges) * period;
+    f.model = ft.model;
+    f.nbits = ft.nbits;
+    f.mask = ft.mask;
+    f.duration = ft.duration;
+    f.hold_ps = ft.hold_ps;
+    faults.push_back(std::move(f));
+  }
+  // Points are sorted by bit then edge; the list is by time then bit: a stable sort on time keeps that.
+  std::stable_sort(faults.begin(), faults.end(), [](const Fault& a, const Fault& b) { return a.time_ps < b.time_ps; });
+  for (uint64_t i = 0; i < faults.size(); ++i) faults[i].id = i;
+  return faults;
+}
+
+}  // namespace gpuvp::fi

@@ -1,0 +1,69 @@
+#pragma once
+// Campaign metrics (fault-injection.md, "Metrics"): Wilson intervals, AVF tables per outcome class,
+// target and structure, the study's MTBF, and FIT/MTBF from a raw per-bit upset rate.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "faultinj/fault.h"
+
+namespace gpuvp::fi {
+
+struct Interval {
+  double lo = 0;
+  double hi = 1;
+};
+
+// Wilson score interval of the proportion k/n at normal quantile z; n = 0 gives [0, 1].
+Interval wilson(uint64_t k, uint64_t n, double z = 1.96);
+
+// Run counts of one group of faults (all, one target, one structure).
+struct ClassCounts {
+  uint64_t runs = 0;  // every run, tool errors included
+  std::array<uint64_t, kOutcomeCount> by_outcome{};
+  std::array<uint64_t, kDueKindCount> by_due{};  // DUE runs by kind
+
+  // Faults actually injected: runs minus tool errors (a fault that could not be applied says
+  // nothing about the design). The AVF denominator.
+  uint64_t injected() const;
+  uint64_t count(Outcome o) const { return by_outcome[static_cast<int>(o)]; }
+  // count(o) / injected() (0 when nothing was injected); ToolError is over all runs instead.
+  double avf(Outcome o) const;
+  Interval ci(Outcome o, double z = 1.96) const;
+};
+
+// One finished run as the metrics see it.
+struct RunPoint {
+  std::string target;
+  Outcome outcome = Outcome::Masked;
+  DueKind due = DueKind::None;
+};
+
+struct AvfTables {
+  ClassCounts all;
+  std::map<std::string, ClassCounts> per_target;
+  std::map<std::string, ClassCounts> per_structure;
+};
+
+// The structure a target belongs to: its name up to the last '.' or '['
+// (gpu.sched.num_blocks[3] -> gpu.sched.num_blocks, gpu.sched.state -> gpu.sched).
+std::string structure_of(const std::string& target);
+
+AvfTables avf_tables(const std::vector<RunPoint>& runs);
+
+// The FlexGripPlus study's MTBF for SDCs: cross section = sdc / injected, flux = 1 / exec_time,
+// MTBF = 1 / (cross section x flux) = exec_time / cross section, in the unit of exec_time.
+// +inf when there is no SDC (or nothing injected).
+double study_mtbf(uint64_t sdc, uint64_t injected, double exec_time);
+
+// FIT (failures per 1e9 device hours) = raw FIT per bit x bits x AVF; MTBF hours = 1e9 / FIT
+// (+inf when FIT is 0).
+double fit(double raw_fit_per_bit, uint64_t bits, double avf);
+double mtbf_hours_of_fit(double fit);
+
+// A number for reports: "inf" for +inf, else up to `digits` significant digits.
+std::string format_number(double x, int digits = 6);
+
+}  // namespace gpuvp::fi

@@ -1,0 +1,133 @@
+#include "faultinj/report.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "faultinj/campaign_file.h"
+#include "faultinj/metrics.h"
+
+namespace gpuvp::fi {
+
+namespace {
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+std::string size_line(const SizeSpec& z) {
+  if (z.count) return fmt::format("{} faults", *z.count);
+  return fmt::format("margin {} at confidence {} (t = {}, p = {})", z.margin, z.confidence, z.t, z.p);
+}
+
+std::string fault_line(const FaultTemplate& f) {
+  std::string s = to_string(f.model);
+  if (f.model == FaultModel::MultiBitFlip) s += fmt::format(" ({} bits)", f.nbits);
+  if (f.model == FaultModel::XorMask) s += fmt::format(" (mask {:#x})", f.mask);
+  s += std::string(", ") + to_string(f.duration);
+  if (f.duration == Duration::Intermittent) s += fmt::format(" (held {} ps)", f.hold_ps);
+  return s;
+}
+
+std::string spec_lines(const CampaignSpec& s) {
+  std::string out = fmt::format("  platform: preset {}{}\n", s.preset, s.set.empty() ? "" : ", set " + s.set.dump());
+  if (s.workload)
+    out += fmt::format("  workload: {} (launch {}, seed {})\n", s.workload->name,
+                       s.workload->launch.empty() ? "default" : s.workload->launch, s.workload->seed);
+  else
+    out += fmt::format("  exec: {}\n", s.exec->dump());
+  out += fmt::format("  targets: {}{}\n", join(s.targets), s.exclude.empty() ? "" : " minus " + join(s.exclude));
+  out += fmt::format("  fault: {}\n  size: {}\n", fault_line(s.fault), size_line(s.size));
+  out += s.window ? fmt::format("  window: {} .. {} ns\n", s.window->from_ns, s.window->to_ns)
+                  : "  window: the golden execution window\n";
+  return out + fmt::format("  timeout factor {}, workers {}, early stop {}\n", s.timeout_factor,
+                           s.workers ? std::to_string(s.workers) : "= CPUs", s.early_stop ? "on" : "off");
+}
+
+std::string campaign_lines(const CampaignInfo& c) {
+  std::string out = fmt::format("Campaign: {}\n  created {}, build {}, seed {}, file hash {}\n", c.name, c.created,
+                                c.build_id, c.seed, c.file_hash);
+  try {
+    return out + spec_lines(parse_campaign_text(c.file_text, "campaign file"));
+  } catch (const CampaignError& e) {
+    return out + fmt::format("  (the stored campaign file does not parse: {})\n", e.what());
+  }
+}
+
+std::string golden_lines(const std::optional<GoldenRecord>& g) {
+  if (!g) return "Golden run: not recorded\n";
+  return fmt::format(
+      "Golden run\n  execution window {} .. {} ps ({} ps), simulation end {} ps, {} kernel cycles\n"
+      "  output {} bytes (hash {}), {} state bits, {} s host time\n",
+      g->start_ps, g->end_ps, g->end_ps - g->start_ps, g->sim_end_ps, g->kernel_cycles, g->output_bytes,
+      g->output_hash, g->state_bits, format_number(g->host_seconds, 4));
+}
+
+std::string avf_cell(const ClassCounts& c, Outcome o) {
+  const Interval ci = c.ci(o);
+  return fmt::format("{:6.2f} % [{:6.2f}, {:6.2f}]", 100 * c.avf(o), 100 * ci.lo, 100 * ci.hi);
+}
+
+std::string class_table(const ClassCounts& c) {
+  std::string out = fmt::format("Outcomes ({} runs, {} faults injected; AVF with 95 % Wilson interval)\n",
+                                c.runs, c.injected());
+  out += fmt::format("  {:<22} {:>8}  {}\n", "class", "count", "AVF");
+  for (int i = 0; i < kOutcomeCount; ++i) {
+    const auto o = static_cast<Outcome>(i);
+    out += fmt::format("  {:<22} {:>8}  {}\n", to_string(o), c.count(o), avf_cell(c, o));
+    for (int k = 1; o == Outcome::DUE && k < kDueKindCount; ++k)
+      if (c.by_due[k])
+        out += fmt::format("    {:<20} {:>8}\n", to_string(static_cast<DueKind>(k)), c.by_due[k]);
+  }
+  return out + "  (tool_error is over all runs; the other classes over the faults injected)\n";
+}
+
+std::string group_table(const char* title, const std::map<std::string, ClassCounts>& groups) {
+  std::string out = fmt::format("{}\n  {:<36} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}  {}\n", title, "name", "runs",
+                                "masked", "timing", "sdc", "due", "tmout", "tool", "SDC AVF");
+  for (const auto& [name, c] : groups)
+    out += fmt::format("  {:<36} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}  {}\n", name, c.runs,
+                       c.count(Outcome::Masked), c.count(Outcome::MaskedTiming), c.count(Outcome::SDC),
+                       c.count(Outcome::DUE), c.count(Outcome::Timeout), c.count(Outcome::ToolError),
+                       avf_cell(c, Outcome::SDC));
+  return out;
+}
+
+std::string mtbf_lines(const ClassCounts& c, const std::optional<GoldenRecord>& g, std::optional<double> raw) {
+  if (!g) return "MTBF: needs the golden run\n";
+  const double exec_s = static_cast<double>(g->end_ps - g->start_ps) * 1e-12;
+  const uint64_t sdc = c.count(Outcome::SDC);
+  std::string out = fmt::format(
+      "MTBF (study: cross section = SDC / injected = {} / {}, flux = 1 / {} s): {} s\n", sdc, c.injected(),
+      format_number(exec_s), format_number(study_mtbf(sdc, c.injected(), exec_s)));
+  if (!raw) return out;
+  for (Outcome o : {Outcome::SDC, Outcome::DUE}) {
+    const double f = fit(*raw, g->state_bits, c.avf(o));
+    out += fmt::format("{} FIT = {} FIT/bit x {} bits x AVF {}: {} FIT, MTBF {} h\n", to_string(o),
+                       format_number(*raw), g->state_bits, format_number(c.avf(o)), format_number(f),
+                       format_number(mtbf_hours_of_fit(f)));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string text_report(const Store& store, std::optional<double> raw_fit_per_bit) {
+  std::map<uint64_t, std::string> target_of;
+  for (const Fault& f : store.faults()) target_of[f.id] = f.target;
+  std::vector<RunPoint> points;
+  for (const RunRecord& r : store.runs()) points.push_back({target_of[r.fault_id], r.outcome, r.due_kind});
+  const AvfTables t = avf_tables(points);
+  const auto golden = store.golden();
+  std::string out = campaign_lines(store.campaign()) + golden_lines(golden);
+  out += fmt::format("Runs: {} of {} done ({} pending)\n\n", points.size(), target_of.size(),
+                     target_of.size() - points.size());
+  out += class_table(t.all) + "\n";
+  out += group_table("Per target", t.per_target) + "\n";
+  out += group_table("Per structure", t.per_structure) + "\n";
+  return out + mtbf_lines(t.all, golden, raw_fit_per_bit);
+}
+
+}  // namespace gpuvp::fi

@@ -1,0 +1,296 @@
+#include "faultinj/store.h"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <SQLiteCpp/VariadicBind.h>
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <ctime>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+namespace gpuvp::fi {
+
+namespace {
+
+constexpr int kApplicationId = 0x47504649;  // "GPFI": a gpuvp fault-injection campaign
+
+constexpr const char* kSchema = R"(
+CREATE TABLE campaign (name TEXT NOT NULL, file TEXT NOT NULL, file_hash TEXT NOT NULL, seed INTEGER NOT NULL,
+                       build_id TEXT NOT NULL, created TEXT NOT NULL);
+CREATE TABLE golden (id INTEGER PRIMARY KEY CHECK (id = 1), start_ps INTEGER NOT NULL, end_ps INTEGER NOT NULL,
+                     sim_end_ps INTEGER NOT NULL, output_hash TEXT NOT NULL, output_bytes INTEGER NOT NULL,
+                     kernel_cycles INTEGER NOT NULL, host_seconds REAL NOT NULL, state_bits INTEGER NOT NULL,
+                     phases TEXT NOT NULL);
+CREATE TABLE faults (id INTEGER PRIMARY KEY, target TEXT NOT NULL, idx INTEGER NOT NULL, bit INTEGER NOT NULL,
+                     nbits INTEGER NOT NULL, mask INTEGER NOT NULL, model TEXT NOT NULL, duration TEXT NOT NULL,
+                     hold_ps INTEGER NOT NULL, "trigger" TEXT NOT NULL, time_ps INTEGER NOT NULL,
+                     event TEXT NOT NULL, count INTEGER NOT NULL);
+CREATE TABLE runs (fault_id INTEGER PRIMARY KEY REFERENCES faults(id), outcome TEXT NOT NULL,
+                   due_kind TEXT NOT NULL, detail TEXT NOT NULL, end_ps INTEGER NOT NULL,
+                   kernel_cycles INTEGER NOT NULL, early_stop INTEGER NOT NULL, host_ms REAL NOT NULL,
+                   shard INTEGER NOT NULL DEFAULT 0);
+)";
+
+constexpr const char* kFaultColumns =
+    R"(f.id, f.target, f.idx, f.bit, f.nbits, f.mask, f.model, f.duration, f.hold_ps, f."trigger", f.time_ps,
+       f.event, f.count)";
+constexpr const char* kRunColumns =
+    "r.fault_id, r.outcome, r.due_kind, r.detail, r.end_ps, r.kernel_cycles, r.early_stop, r.host_ms, r.shard";
+
+int64_t i64(uint64_t v) { return static_cast<int64_t>(v); }
+uint64_t u64(const SQLite::Column& c) { return static_cast<uint64_t>(c.getInt64()); }
+
+std::string now_utc() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+void configure(SQLite::Database& db) {
+  db.setBusyTimeout(10000);
+  db.exec("PRAGMA journal_mode=WAL");
+  db.exec("PRAGMA synchronous=NORMAL");
+  db.exec("PRAGMA foreign_keys=ON");
+}
+
+// What is wrong with an opened file, or "" if it is a campaign database this build reads.
+std::string check_database(SQLite::Database& db) {
+  const std::string integrity = db.execAndGet("PRAGMA quick_check(1)").getString();
+  if (integrity != "ok") return "corrupt (" + integrity + ")";
+  const int app = db.execAndGet("PRAGMA application_id").getInt();
+  if (app != kApplicationId) return "not a gpuvp campaign database";
+  const int version = db.execAndGet("PRAGMA user_version").getInt();
+  if (version != Store::kSchemaVersion)
+    return fmt::format("schema version {}; this build reads version {}", version, Store::kSchemaVersion);
+  return "";
+}
+
+Fault fault_of(SQLite::Statement& q, int c) {
+  Fault f;
+  f.id = u64(q.getColumn(c));
+  f.target = q.getColumn(c + 1).getString();
+  f.index = u64(q.getColumn(c + 2));
+  f.bit = static_cast<unsigned>(q.getColumn(c + 3).getInt());
+  f.nbits = static_cast<unsigned>(q.getColumn(c + 4).getInt());
+  f.mask = u64(q.getColumn(c + 5));
+  f.model = parse_fault_model(q.getColumn(c + 6).getString());
+  f.duration = parse_duration(q.getColumn(c + 7).getString());
+  f.hold_ps = u64(q.getColumn(c + 8));
+  f.trigger = q.getColumn(c + 9).getString() == "event" ? TriggerKind::Event : TriggerKind::Time;
+  f.time_ps = u64(q.getColumn(c + 10));
+  f.event = q.getColumn(c + 11).getString();
+  f.count = u64(q.getColumn(c + 12));
+  return f;
+}
+
+RunRecord run_of(SQLite::Statement& q, int c) {
+  RunRecord r;
+  r.fault_id = u64(q.getColumn(c));
+  r.outcome = parse_outcome(q.getColumn(c + 1).getString());
+  r.due_kind = parse_due_kind(q.getColumn(c + 2).getString());
+  r.detail = q.getColumn(c + 3).getString();
+  r.end_ps = u64(q.getColumn(c + 4));
+  r.kernel_cycles = u64(q.getColumn(c + 5));
+  r.early_stop = q.getColumn(c + 6).getInt() != 0;
+  r.host_ms = q.getColumn(c + 7).getDouble();
+  r.shard = q.getColumn(c + 8).getInt();
+  return r;
+}
+
+void bind_fault(SQLite::Statement& q, const Fault& f) {
+  SQLite::bind(q, i64(f.id), f.target, i64(f.index), static_cast<int64_t>(f.bit), static_cast<int64_t>(f.nbits),
+               i64(f.mask), to_string(f.model), to_string(f.duration), i64(f.hold_ps),
+               f.trigger == TriggerKind::Event ? "event" : "time", i64(f.time_ps), f.event, i64(f.count));
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return q + "\"";
+}
+
+}  // namespace
+
+Store::Store(std::string path, std::unique_ptr<SQLite::Database> db) : path_(std::move(path)), db_(std::move(db)) {}
+Store::Store(Store&&) noexcept = default;
+Store& Store::operator=(Store&&) noexcept = default;
+Store::~Store() = default;
+
+void Store::close() { db_.reset(); }
+
+SQLite::Database& Store::db() const {
+  if (!db_) throw StoreError(path_ + ": store is closed");
+  return *db_;
+}
+
+Store Store::create(const std::string& path, const CampaignInfo& info) {
+  if (std::filesystem::exists(path)) throw StoreError(path + ": already exists; a new campaign needs a new file");
+  try {
+    auto db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    configure(*db);
+    SQLite::Transaction tx(*db);
+    db->exec(kSchema);
+    db->exec(fmt::format("PRAGMA application_id={}; PRAGMA user_version={}", kApplicationId, kSchemaVersion));
+    SQLite::Statement q(*db, "INSERT INTO campaign VALUES (?, ?, ?, ?, ?, ?)");
+    SQLite::bind(q, info.name, info.file_text, info.file_hash, i64(info.seed), info.build_id,
+                 info.created.empty() ? now_utc() : info.created);
+    q.exec();
+    tx.commit();
+    return Store(path, std::move(db));
+  } catch (const SQLite::Exception& e) {
+    throw StoreError(fmt::format("{}: cannot create: {}", path, e.what()));
+  }
+}
+
+Store Store::open(const std::string& path) {
+  if (!std::filesystem::exists(path)) throw StoreError(path + ": no such file");
+  if (!std::filesystem::is_regular_file(path)) throw StoreError(path + ": not a regular file");
+  std::string wrong;
+  try {
+    auto db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE);
+    db->setBusyTimeout(10000);
+    wrong = check_database(*db);
+    if (wrong.empty()) {
+      configure(*db);
+      return Store(path, std::move(db));
+    }
+  } catch (const SQLite::Exception& e) {
+    wrong = fmt::format("not a readable SQLite database ({})", e.what());
+  }
+  throw StoreError(path + ": " + wrong);
+}
+
+CampaignInfo Store::campaign() const {
+  SQLite::Statement q(db(), "SELECT name, file, file_hash, seed, build_id, created FROM campaign");
+  if (!q.executeStep()) throw StoreError(path_ + ": no campaign row");
+  return {q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getString(),
+          u64(q.getColumn(3)),        q.getColumn(4).getString(), q.getColumn(5).getString()};
+}
+
+void Store::set_golden(const GoldenRecord& g) {
+  SQLite::Statement q(db(), "INSERT OR REPLACE INTO golden VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  SQLite::bind(q, i64(g.start_ps), i64(g.end_ps), i64(g.sim_end_ps), g.output_hash, i64(g.output_bytes),
+               i64(g.kernel_cycles), g.host_seconds, i64(g.state_bits), g.phases_json);
+  q.exec();
+}
+
+std::optional<GoldenRecord> Store::golden() const {
+  SQLite::Statement q(db(), "SELECT start_ps, end_ps, sim_end_ps, output_hash, output_bytes, kernel_cycles, "
+                            "host_seconds, state_bits, phases FROM golden");
+  if (!q.executeStep()) return std::nullopt;
+  return GoldenRecord{u64(q.getColumn(0)),        u64(q.getColumn(1)),     u64(q.getColumn(2)),
+                      q.getColumn(3).getString(), u64(q.getColumn(4)),     u64(q.getColumn(5)),
+                      q.getColumn(6).getDouble(), u64(q.getColumn(7)),     q.getColumn(8).getString()};
+}
+
+void Store::add_faults(const std::vector<Fault>& faults) {
+  try {
+    SQLite::Transaction tx(db());
+    SQLite::Statement q(db(), "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    for (const Fault& f : faults) {
+      bind_fault(q, f);
+      q.exec();
+      q.reset();
+    }
+    tx.commit();
+  } catch (const SQLite::Exception& e) {
+    throw StoreError(fmt::format("{}: cannot add the fault list: {}", path_, e.what()));
+  }
+}
+
+std::vector<Fault> Store::faults() const {
+  SQLite::Statement q(db(), fmt::format("SELECT {} FROM faults f ORDER BY f.id", kFaultColumns));
+  std::vector<Fault> out;
+  while (q.executeStep()) out.push_back(fault_of(q, 0));
+  return out;
+}
+
+uint64_t Store::fault_count() const { return u64(db().execAndGet("SELECT count(*) FROM faults")); }
+
+// A single statement in autocommit mode is its own transaction: it is durable when add_run returns.
+void Store::add_run(const RunRecord& r) {
+  SQLite::Statement q(db(), "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  SQLite::bind(q, i64(r.fault_id), to_string(r.outcome), to_string(r.due_kind), r.detail, i64(r.end_ps),
+               i64(r.kernel_cycles), r.early_stop ? 1 : 0, r.host_ms, r.shard);
+  try {
+    q.exec();
+  } catch (const SQLite::Exception& e) {
+    const int code = e.getExtendedErrorCode();
+    if (code == SQLITE_CONSTRAINT_PRIMARYKEY)
+      throw StoreError(fmt::format("{}: fault {} already has a run", path_, r.fault_id));
+    if (code == SQLITE_CONSTRAINT_FOREIGNKEY)
+      throw StoreError(fmt::format("{}: run of fault {}, which is not in the fault list", path_, r.fault_id));
+    throw StoreError(fmt::format("{}: cannot add the run of fault {}: {}", path_, r.fault_id, e.what()));
+  }
+}
+
+std::vector<RunRecord> Store::runs() const {
+  SQLite::Statement q(db(), fmt::format("SELECT {} FROM runs r ORDER BY r.fault_id", kRunColumns));
+  std::vector<RunRecord> out;
+  while (q.executeStep()) out.push_back(run_of(q, 0));
+  return out;
+}
+
+uint64_t Store::run_count() const { return u64(db().execAndGet("SELECT count(*) FROM runs")); }
+
+std::vector<uint64_t> Store::pending_fault_ids() const {
+  SQLite::Statement q(db(), "SELECT f.id FROM faults f LEFT JOIN runs r ON r.fault_id = f.id "
+                            "WHERE r.fault_id IS NULL ORDER BY f.id");
+  std::vector<uint64_t> out;
+  while (q.executeStep()) out.push_back(u64(q.getColumn(0)));
+  return out;
+}
+
+std::vector<std::pair<Fault, RunRecord>> Store::joined() const {
+  SQLite::Statement q(db(), fmt::format("SELECT {}, {} FROM faults f JOIN runs r ON r.fault_id = f.id ORDER BY f.id",
+                                        kFaultColumns, kRunColumns));
+  std::vector<std::pair<Fault, RunRecord>> out;
+  while (q.executeStep()) out.emplace_back(fault_of(q, 0), run_of(q, 13));
+  return out;
+}
+
+void Store::export_csv(std::ostream& out) const {
+  out << "id,target,idx,bit,nbits,mask,model,duration,hold_ps,trigger,time_ps,event,count,"
+         "outcome,due_kind,detail,end_ps,kernel_cycles,early_stop,host_ms,shard\n";
+  for (const auto& [f, r] : joined())
+    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", f.id, csv_field(f.target),
+                       f.index, f.bit, f.nbits, f.mask, to_string(f.model), to_string(f.duration), f.hold_ps,
+                       f.trigger == TriggerKind::Event ? "event" : "time", f.time_ps, csv_field(f.event), f.count,
+                       to_string(r.outcome), to_string(r.due_kind), csv_field(r.detail), r.end_ps,
+                       r.kernel_cycles, r.early_stop ? 1 : 0, r.host_ms, r.shard);
+}
+
+void Store::export_json(std::ostream& out) const {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& [f, r] : joined())
+    rows.push_back({{"id", f.id},
+                    {"target", f.target},
+                    {"idx", f.index},
+                    {"bit", f.bit},
+                    {"nbits", f.nbits},
+                    {"mask", f.mask},
+                    {"model", to_string(f.model)},
+                    {"duration", to_string(f.duration)},
+                    {"hold_ps", f.hold_ps},
+                    {"trigger", f.trigger == TriggerKind::Event ? "event" : "time"},
+                    {"time_ps", f.time_ps},
+                    {"event", f.event},
+                    {"count", f.count},
+                    {"outcome", to_string(r.outcome)},
+                    {"due_kind", to_string(r.due_kind)},
+                    {"detail", r.detail},
+                    {"end_ps", r.end_ps},
+                    {"kernel_cycles", r.kernel_cycles},
+                    {"early_stop", r.early_stop},
+                    {"host_ms", r.host_ms},
+                    {"shard", r.shard}});
+  out << rows.dump(1) << "\n";
+}
+
+}  // namespace gpuvp::fi

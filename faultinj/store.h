@@ -1,0 +1,108 @@
+#pragma once
+// The result store of one campaign: one SQLite database (WAL mode) holding the campaign file, the
+// golden run, the fault list and every finished run. A run is committed as soon as it is added, so a
+// campaign killed half-way loses at most the runs in flight and resumes from pending_fault_ids().
+// Schema: docs/campaigns.md. Unsigned 64-bit values are stored as their 64-bit two's-complement pattern.
+//
+// fork(): a SQLite connection must never cross a fork. Call close() before forking and open the
+// file again (Store::open) in whichever process needs it afterwards.
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "faultinj/fault.h"
+
+namespace SQLite {
+class Database;
+}
+
+namespace gpuvp::fi {
+
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct CampaignInfo {
+  std::string name;
+  std::string file_text;  // the campaign file as given
+  std::string file_hash;  // of file_text, as the caller computes it
+  uint64_t seed = 1;
+  std::string build_id;
+  std::string created;  // ISO 8601 UTC; create() fills it in when empty
+};
+
+struct GoldenRecord {
+  uint64_t start_ps = 0;     // execution window: scheduler leaves IDLE
+  uint64_t end_ps = 0;       // ... to kernel_done
+  uint64_t sim_end_ps = 0;   // end of the simulation
+  std::string output_hash;
+  uint64_t output_bytes = 0;
+  uint64_t kernel_cycles = 0;
+  double host_seconds = 0;
+  uint64_t state_bits = 0;   // bits of the campaign's targets (after include/exclude): the FIT bit count
+  std::string phases_json = "[]";  // scheduler phases (JSON text)
+};
+
+struct RunRecord {
+  uint64_t fault_id = 0;
+  Outcome outcome = Outcome::Masked;
+  DueKind due_kind = DueKind::None;
+  std::string detail;  // first divergence, error message, ...
+  uint64_t end_ps = 0;
+  uint64_t kernel_cycles = 0;
+  bool early_stop = false;
+  double host_ms = 0;
+  int shard = 0;
+};
+
+class Store {
+ public:
+  static constexpr int kSchemaVersion = 1;
+
+  // A new database; refuses a path that exists.
+  static Store create(const std::string& path, const CampaignInfo& info);
+  // An existing database; a missing, non-SQLite, corrupt or foreign (other schema, other version)
+  // file is a StoreError naming the file and what is wrong.
+  static Store open(const std::string& path);
+
+  Store(Store&&) noexcept;
+  Store& operator=(Store&&) noexcept;
+  ~Store();
+
+  // Closes the connection (see fork() above); any later call but close() throws StoreError.
+  void close();
+  bool is_open() const { return db_ != nullptr; }
+  const std::string& path() const { return path_; }
+
+  CampaignInfo campaign() const;
+  void set_golden(const GoldenRecord& g);  // replaces the previous one
+  std::optional<GoldenRecord> golden() const;
+
+  void add_faults(const std::vector<Fault>& faults);  // one transaction; a repeated id is an error
+  std::vector<Fault> faults() const;                  // in id order
+  uint64_t fault_count() const;
+
+  void add_run(const RunRecord& r);  // committed at once; a second run of a fault is an error
+  std::vector<RunRecord> runs() const;  // in fault id order
+  uint64_t run_count() const;
+  std::vector<uint64_t> pending_fault_ids() const;  // faults without a run, in id order
+
+  // Every fault with a run, fault and run columns joined, in id order.
+  void export_csv(std::ostream& out) const;
+  void export_json(std::ostream& out) const;
+
+ private:
+  Store(std::string path, std::unique_ptr<SQLite::Database> db);
+  SQLite::Database& db() const;
+  std::vector<std::pair<Fault, RunRecord>> joined() const;
+
+  std::string path_;
+  std::unique_ptr<SQLite::Database> db_;
+};
+
+}  // namespace gpuvp::fi

@@ -1,0 +1,81 @@
+// Metrics: Wilson intervals, AVF tables, MTBF and FIT, against values worked by hand.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "faultinj/metrics.h"
+
+using namespace gpuvp::fi;
+
+TEST_CASE("metrics: Wilson interval") {
+  // 5/10, z = 1.96: center 0.5, half = 1.96 sqrt(0.025 + 0.009604) / 1.38416 = 0.26341.
+  Interval a = wilson(5, 10);
+  CHECK(a.lo == Approx(0.2366).margin(1e-4));
+  CHECK(a.hi == Approx(0.7634).margin(1e-4));
+  // 0/10: center = half = 0.19208 / 1.38416 = 0.13877.
+  Interval b = wilson(0, 10);
+  CHECK(b.lo == 0.0);
+  CHECK(b.hi == Approx(0.2775).margin(1e-4));
+  Interval c = wilson(10, 10);
+  CHECK(c.lo == Approx(0.7225).margin(1e-4));
+  CHECK(c.hi == 1.0);
+  Interval d = wilson(0, 0);
+  CHECK(d.lo == 0.0);
+  CHECK(d.hi == 1.0);
+}
+
+TEST_CASE("metrics: structure of a target") {
+  CHECK(structure_of("gpu.sched.num_blocks[3]") == "gpu.sched.num_blocks");
+  CHECK(structure_of("gpu.sched.state") == "gpu.sched");
+  CHECK(structure_of("gpu.gmem[0x10]") == "gpu.gmem");
+  CHECK(structure_of("top") == "top");
+}
+
+TEST_CASE("metrics: AVF tables per class, target and structure") {
+  std::vector<RunPoint> runs = {
+      {"gpu.sched.state", Outcome::Masked, DueKind::None},
+      {"gpu.sched.state", Outcome::SDC, DueKind::None},
+      {"gpu.sched.num_blocks[0]", Outcome::SDC, DueKind::None},
+      {"gpu.sched.num_blocks[0]", Outcome::DUE, DueKind::Tlm},
+      {"gpu.sched.num_blocks[0]", Outcome::ToolError, DueKind::None},
+      {"gpu.sched.num_blocks[1]", Outcome::Masked, DueKind::None},
+  };
+  AvfTables t = avf_tables(runs);
+  CHECK(t.all.runs == 6);
+  CHECK(t.all.injected() == 5);  // the tool error injected nothing
+  CHECK(t.all.count(Outcome::SDC) == 2);
+  CHECK(t.all.avf(Outcome::SDC) == Approx(0.4));
+  CHECK(t.all.avf(Outcome::ToolError) == Approx(1.0 / 6));
+  CHECK(t.all.by_due[static_cast<int>(DueKind::Tlm)] == 1);
+  REQUIRE(t.per_target.size() == 3);
+  CHECK(t.per_target.at("gpu.sched.num_blocks[0]").avf(Outcome::SDC) == Approx(0.5));
+  REQUIRE(t.per_structure.size() == 2);
+  const ClassCounts& nb = t.per_structure.at("gpu.sched.num_blocks");
+  CHECK(nb.runs == 4);  // [0]: SDC, DUE, tool error; [1]: masked
+  CHECK(nb.injected() == 3);
+  CHECK(nb.avf(Outcome::Masked) == Approx(1.0 / 3));
+  CHECK(t.per_structure.at("gpu.sched").avf(Outcome::SDC) == Approx(0.5));
+  // The interval of SDC overall is Wilson(2, 5).
+  CHECK(t.all.ci(Outcome::SDC).lo == Approx(wilson(2, 5).lo));
+}
+
+TEST_CASE("metrics: an empty group divides by nothing") {
+  ClassCounts none;
+  CHECK(none.avf(Outcome::SDC) == 0.0);
+  CHECK(none.ci(Outcome::SDC).hi == 1.0);
+}
+
+TEST_CASE("metrics: MTBF as the study defines it") {
+  // cross section = 2 / 10 = 0.2, flux = 1 / 1e-3 s: MTBF = 1e-3 / 0.2 = 5e-3 s.
+  CHECK(study_mtbf(2, 10, 1e-3) == Approx(5e-3));
+  CHECK(std::isinf(study_mtbf(0, 10, 1e-3)));
+  CHECK(format_number(study_mtbf(0, 10, 1e-3)) == "inf");
+}
+
+TEST_CASE("metrics: FIT and MTBF from a raw per-bit rate") {
+  // 1e-4 FIT/bit x 1000 bits x AVF 0.2 = 0.02 FIT; MTBF = 1e9 / 0.02 = 5e10 h.
+  CHECK(fit(1e-4, 1000, 0.2) == Approx(0.02));
+  CHECK(mtbf_hours_of_fit(0.02) == Approx(5e10));
+  CHECK(std::isinf(mtbf_hours_of_fit(0)));
+  CHECK(format_number(0.25) == "0.25");
+}

@@ -1,0 +1,75 @@
+// Report: the text report of a store, with hand-worked AVF, interval, MTBF and FIT figures.
+#include <catch2/catch.hpp>
+
+#include "faultinj/report.h"
+#include "faultinj/temp_dir.h"
+
+using namespace gpuvp::fi;
+using Catch::Matchers::Contains;
+using gpuvp::fi::test::TempDir;
+
+namespace {
+const char* kFile = R"({"name": "va", "platform": {"preset": "flexgrip", "set": {"sm.count": 2}},
+  "workload": {"name": "vectorAdd"}, "targets": ["gpu.sched.*"], "exclude": ["gpu.sched.prng"],
+  "size": {"margin": 0.01, "confidence": 0.95}})";
+
+Store make_store(const std::string& path) {
+  Store s = Store::create(path, {"va", kFile, "h", 1, "b1", "2026-11-23T00:00:00Z"});
+  std::vector<Fault> faults(10);
+  for (uint64_t i = 0; i < faults.size(); ++i) {
+    faults[i].id = i;
+    faults[i].target = i == 1 ? "gpu.sched.state" : "gpu.sched.num_blocks[" + std::to_string(i % 2) + "]";
+  }
+  s.add_faults(faults);
+  return s;
+}
+
+void add(Store& s, uint64_t id, Outcome o, DueKind k = DueKind::None) {
+  RunRecord r;
+  r.fault_id = id;
+  r.outcome = o;
+  r.due_kind = k;
+  s.add_run(r);
+}
+}  // namespace
+
+TEST_CASE("report: classes, tables, MTBF and FIT") {
+  TempDir d("report_full");
+  Store s = make_store(d("c.db"));
+  s.set_golden({100, 900, 1000, "out", 64, 80, 0.5, 1000, "[]"});
+  add(s, 0, Outcome::Masked);
+  add(s, 1, Outcome::SDC);
+  add(s, 2, Outcome::SDC);
+  add(s, 3, Outcome::DUE, DueKind::Tlm);
+  add(s, 4, Outcome::ToolError);
+  const std::string r = text_report(s, 1e-4);
+  CHECK_THAT(r, Contains("Campaign: va"));
+  CHECK_THAT(r, Contains("preset flexgrip"));
+  CHECK_THAT(r, Contains("targets: gpu.sched.* minus gpu.sched.prng"));
+  CHECK_THAT(r, Contains("Runs: 5 of 10 done (5 pending)"));
+  CHECK_THAT(r, Contains("5 runs, 4 faults injected"));
+  // SDC 2 of 4 injected: Wilson(2, 4) = 0.5 -+ 1.96 sqrt(0.0625 + 0.060025) / 1.9604 = [0.15, 0.85].
+  CHECK_THAT(r, Contains("sdc                           2   50.00 % [ 15.00,  85.00]"));
+  CHECK_THAT(r, Contains("tlm                         1"));
+  CHECK_THAT(r, Contains("gpu.sched.num_blocks"));
+  CHECK_THAT(r, Contains("gpu.sched.state"));
+  // exec time 800 ps = 8e-10 s, cross section 0.5: MTBF 1.6e-9 s.
+  CHECK_THAT(r, Contains("SDC / injected = 2 / 4, flux = 1 / 8e-10 s): 1.6e-09 s"));
+  // 1e-4 FIT/bit x 1000 bits x 0.5 = 0.05 FIT; 1e9 / 0.05 = 2e10 h.
+  CHECK_THAT(r, Contains("0.05 FIT, MTBF 2e+10 h"));
+}
+
+TEST_CASE("report: no runs and no golden run divide by nothing") {
+  TempDir d("report_empty");
+  Store s = make_store(d("c.db"));
+  std::string r = text_report(s, std::nullopt);
+  CHECK_THAT(r, Contains("Golden run: not recorded"));
+  CHECK_THAT(r, Contains("Runs: 0 of 10 done"));
+  CHECK_THAT(r, Contains("sdc                           0    0.00 % [  0.00, 100.00]"));
+  CHECK_THAT(r, Contains("MTBF: needs the golden run"));
+  s.set_golden({0, 1000, 1000, "out", 64, 80, 0.5, 10, "[]"});
+  add(s, 0, Outcome::Masked);
+  r = text_report(s, 1.0);
+  CHECK_THAT(r, Contains("): inf s"));
+  CHECK_THAT(r, Contains("0 FIT, MTBF inf h"));
+}
