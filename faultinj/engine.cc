@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -248,6 +249,7 @@ class Leader {
       while (children_.size() >= std::max(1u, opt_.workers)) wait_some();
       pid_t pid = fork_clean();
       if (pid == 0) {
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a campaign killed with -9 leaves nothing running
         sigset_t s;
         sigemptyset(&s);
         sigaddset(&s, SIGCHLD);
@@ -324,15 +326,18 @@ class Leader {
 }  // namespace
 
 void run_faults(const JobFactory& make, const GoldenRun& golden, const std::vector<Fault>& faults,
-                const EngineOptions& opt, const std::function<void(const RunResult&)>& on_result) {
+                const EngineOptions& opt, const std::function<void(const RunResult&)>& on_result,
+                const std::function<void()>& before_fork) {
   std::vector<Fault> todo = faults;
   std::stable_sort(todo.begin(), todo.end(), [](const Fault& a, const Fault& b) { return a.time_ps < b.time_ps; });
   int leaders_lost = 0;
   while (!todo.empty()) {
     int fds[2];
     if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe failed: {}", std::strerror(errno)));
+    if (before_fork) before_fork();
     pid_t leader = fork_clean();
     if (leader == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       ::close(fds[0]);
       try {
         auto job = make();

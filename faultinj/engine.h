@@ -71,8 +71,10 @@ struct RunResult {
 
 // Runs `faults` (any order; they are run by injection time) and calls `on_result` in the calling
 // process as each run completes. Returns when every fault has a result.
+// `before_fork` runs before each leader is forked (close database handles there).
 void run_faults(const JobFactory& make, const GoldenRun& golden, const std::vector<Fault>& faults,
-                const EngineOptions& opt, const std::function<void(const RunResult&)>& on_result);
+                const EngineOptions& opt, const std::function<void(const RunResult&)>& on_result,
+                const std::function<void()>& before_fork = {});
 
 // The same classification the children make, for a run that completed with `output` (tests).
 Outcome classify_completed(const GoldenRun& g, uint64_t output_hash, uint64_t output_bytes, uint64_t end_ps);

@@ -11,6 +11,9 @@
 #include <systemc>
 #include <cstdlib>
 
+#include "faultinj/campaign.h"
+#include "faultinj/campaign_file.h"
+#include "faultinj/store.h"
 #include "platform/cli_exec.h"
 #include "platform/config/config_doc.h"
 #include "platform/output_file.h"
@@ -169,6 +172,29 @@ int sc_main(int argc, char* argv[]) {
   exec_co.add(exec);
   add_exec_options(exec, exec_opts);
 
+  auto* campaign = app.add_subcommand("campaign", "Fault-injection campaigns (docs/campaigns.md)");
+  campaign->require_subcommand(1);
+  fi::CampaignOptions camp;
+  std::string camp_file, camp_db, csv_file, json_file;
+  auto* camp_run = campaign->add_subcommand("run", "Run a campaign file: golden run, fault list, one faulty run per fault");
+  camp_run->add_option("file", camp_file, "Campaign file (JSON)")->required();
+  camp_run->add_option("--db", camp.db, "Result store to create (default: the file's stem + .db)");
+  auto* camp_resume = campaign->add_subcommand("resume", "Continue a campaign that was stopped (even by kill -9)");
+  camp_resume->add_option("db", camp_db, "Result store")->required();
+  for (auto* c : {camp_run, camp_resume}) {
+    c->add_option("--workers", camp.workers, "Faulty runs at once (default: the file's, else the CPU count)");
+    c->add_flag("--quiet,-q", camp.quiet, "No progress line and no summary");
+  }
+  auto* camp_export = campaign->add_subcommand("export", "Write every run (fault and outcome) as CSV or JSON");
+  camp_export->add_option("db", camp_db, "Result store")->required();
+  camp_export->add_option("--csv", csv_file, "CSV file ('-': standard output)");
+  camp_export->add_option("--json", json_file, "JSON file ('-': standard output)");
+  std::string report_db;
+  double raw_fit = -1;
+  auto* report = app.add_subcommand("report", "AVF per class, target and structure with 95 % intervals, MTBF, FIT");
+  report->add_option("db", report_db, "Result store")->required();
+  report->add_option("--raw-fit", raw_fit, "Raw upset rate in FIT per bit: prints FIT and MTBF")->check(CLI::NonNegativeNumber);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -232,6 +258,16 @@ int sc_main(int argc, char* argv[]) {
       return 0;
     }
     if (*exec) return cmd_exec(exec_co.build(), exec_opts);
+    if (*camp_run) return fi::campaign_run(camp_file, camp);
+    if (*camp_resume) return fi::campaign_resume(camp_db, camp);
+    if (*camp_export) return fi::campaign_export(camp_db, csv_file, json_file);
+    if (*report) return fi::campaign_report(report_db, raw_fit >= 0 ? std::optional<double>(raw_fit) : std::nullopt);
+  } catch (const fi::CampaignError& e) {
+    fmt::print(stderr, "gpuvp: {}\n", e.what());
+    return 2;
+  } catch (const fi::StoreError& e) {
+    fmt::print(stderr, "gpuvp: {}\n", e.what());
+    return 2;
   } catch (const ConfigError& e) {
     fmt::print(stderr, "gpuvp: {}\n", e.what());
     return 2;

@@ -1,0 +1,265 @@
+#include "faultinj/campaign.h"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "faultinj/campaign_file.h"
+#include "faultinj/engine.h"
+#include "faultinj/fault_list.h"
+#include "faultinj/report.h"
+#include "faultinj/sizing.h"
+#include "faultinj/store.h"
+
+namespace gpuvp::fi {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw CampaignError(fmt::format("{}: cannot open", path));
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string hex(uint64_t v) { return fmt::format("{:016x}", v); }
+
+std::string build_id() { return fmt::format("gpuvp {} {} (gcc {})", __DATE__, __TIME__, __VERSION__); }
+
+Config config_of(const CampaignSpec& spec) {
+  Config c = Config::preset(spec.preset);
+  for (auto& [key, value] : spec.set.items()) c.set(key, value, spec.origin + ": platform.set");
+  c.validate();
+  return c;
+}
+
+// The job of a campaign; an exec launch's relative PTX path is relative to `base_dir`.
+JobFactory job_factory(const CampaignSpec& spec, const std::string& base_dir) {
+  Config cfg = config_of(spec);
+  if (spec.workload) {
+    WorkloadSpec w = *spec.workload;
+    workload_job(cfg, w.name, w.launch, w.seed);  // unknown names fail here, before any fork
+    return [cfg, w] { return workload_job(cfg, w.name, w.launch, w.seed); };
+  }
+  nlohmann::json desc = *spec.exec;
+  if (desc.contains("ptx") && desc["ptx"].is_string() && fs::path(desc["ptx"].get<std::string>()).is_relative())
+    desc["ptx"] = (fs::path(base_dir) / desc["ptx"].get<std::string>()).string();
+  const std::string origin = spec.origin + ": exec";
+  exec_job(cfg, desc, origin);
+  return [cfg, desc, origin] { return exec_job(cfg, desc, origin); };
+}
+
+std::string dir_of(const std::string& path) {
+  fs::path p = fs::absolute(path).parent_path();
+  return p.string();
+}
+
+unsigned workers_of(const CampaignOptions& opt, const CampaignSpec& spec) {
+  if (opt.workers) return opt.workers;
+  if (spec.workers) return spec.workers;
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+// Live progress: a rewritten line on a terminal, one line a minute otherwise.
+class Progress {
+ public:
+  Progress(uint64_t done, uint64_t total, bool quiet)
+      : done_(done), start_done_(done), total_(total), quiet_(quiet), tty_(::isatty(STDERR_FILENO)) {}
+
+  void add(const RunResult& r) {
+    ++done_;
+    ++counts_[static_cast<int>(r.outcome)];
+    const auto now = Clock::now();
+    if (quiet_) return;
+    if (tty_ ? now - last_ >= std::chrono::milliseconds(200) || done_ == total_ : now - last_ >= std::chrono::minutes(1)) {
+      last_ = now;
+      std::fprintf(stderr, tty_ ? "\r%s\033[K" : "%s\n", line().c_str());
+      std::fflush(stderr);
+    }
+  }
+  void end() const {
+    if (!quiet_ && tty_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  std::string line() const {
+    const double s = std::chrono::duration<double>(Clock::now() - t0_).count();
+    const double rate = s > 0 ? double(done_ - start_done_) / s : 0;
+    const double eta = rate > 0 ? double(total_ - done_) / rate : 0;
+    std::string c;
+    for (int i = 0; i < kOutcomeCount; ++i)
+      if (counts_[i]) c += fmt::format(" {} {}", to_string(static_cast<Outcome>(i)), counts_[i]);
+    return fmt::format("campaign: {}/{} runs, {:.0f} runs/s, ETA {:.0f} s |{}", done_, total_, rate, eta, c);
+  }
+
+  uint64_t done_, start_done_, total_;
+  bool quiet_, tty_;
+  uint64_t counts_[kOutcomeCount] = {};
+  Clock::time_point t0_ = Clock::now(), last_ = Clock::time_point{};
+};
+
+RunRecord record_of(const RunResult& r) {
+  RunRecord rec;
+  rec.fault_id = r.fault_id;
+  rec.outcome = r.outcome;
+  rec.due_kind = r.due;
+  rec.detail = r.detail;
+  rec.end_ps = r.end_ps;
+  rec.kernel_cycles = r.kernel_cycles;
+  rec.early_stop = r.early_stop;
+  rec.host_ms = r.host_ms;
+  return rec;
+}
+
+// Runs the store's pending faults. The store is closed while processes are forked, reopened to
+// commit each run as it arrives.
+void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, const CampaignSpec& spec,
+             const CampaignOptions& opt) {
+  std::vector<Fault> todo;
+  uint64_t total = 0;
+  {
+    Store st = Store::open(db);
+    total = st.fault_count();
+    std::vector<Fault> all = st.faults();
+    for (uint64_t id : st.pending_fault_ids()) todo.push_back(all.at(id));
+  }
+  Progress progress(total - todo.size(), total, opt.quiet);
+  std::optional<Store> st;
+  EngineOptions eo;
+  eo.workers = workers_of(opt, spec);
+  eo.timeout_factor = spec.timeout_factor;
+  auto commit = [&](const RunResult& r) {
+    if (!st) st.emplace(Store::open(db));
+    st->add_run(record_of(r));
+    progress.add(r);
+  };
+  run_faults(make, g, todo, eo, commit, [&] { st.reset(); });
+  progress.end();
+}
+
+GoldenRecord record_of(const GoldenRun& g, uint64_t state_bits) {
+  GoldenRecord r;
+  r.start_ps = g.start_ps;
+  r.end_ps = g.end_ps;
+  r.sim_end_ps = g.sim_end_ps;
+  r.output_hash = hex(g.output_hash);
+  r.output_bytes = g.output_bytes;
+  r.kernel_cycles = g.kernel_cycles;
+  r.host_seconds = g.host_seconds;
+  r.state_bits = state_bits;
+  nlohmann::json ph = nlohmann::json::array();
+  for (auto& p : g.phases) ph.push_back({{"phase", p.phase}, {"start_ps", p.start_ps}});
+  r.phases_json = ph.dump();
+  return r;
+}
+
+std::vector<TargetInfo> target_infos(const GoldenRun& g) {
+  std::vector<TargetInfo> v;
+  for (auto& t : g.targets) v.push_back({t.name, t.width, t.count});
+  return v;
+}
+
+void print_summary(const std::string& db) {
+  Store st = Store::open(db);
+  std::cout << text_report(st, std::nullopt);
+}
+
+}  // namespace
+
+int campaign_run(const std::string& file, const CampaignOptions& opt) {
+  const std::string text = read_text(file);
+  CampaignSpec spec = parse_campaign_text(text, file);
+  const std::string db = opt.db.empty() ? fs::path(file).stem().string() + ".db" : opt.db;
+  if (fs::exists(db))
+    throw CampaignError(fmt::format("{}: exists; `gpuvp campaign resume {}` continues it, or remove it", db, db));
+  JobFactory make = job_factory(spec, dir_of(file));
+  GoldenRun g = run_golden(make);
+  std::vector<TargetInfo> targets = select_targets(target_infos(g), spec.targets, spec.exclude);
+  uint64_t from = g.start_ps, to = g.end_ps;
+  if (spec.window) {
+    from = spec.window->from_ns * 1000;
+    to = spec.window->to_ns * 1000;
+    if (to > g.sim_end_ps)
+      throw CampaignError(fmt::format("{}: window.to_ns = {} is after the end of the golden run ({} ns)", file,
+                                      spec.window->to_ns, g.sim_end_ps / 1000));
+  }
+  const uint64_t space = fault_space_size(targets, from, to, g.period_ps);
+  const uint64_t n = spec.size.count ? std::min(*spec.size.count, space)
+                                     : leveugle_sample_size(double(space), spec.size.margin, spec.size.t, spec.size.p);
+  std::vector<Fault> faults = make_fault_list(targets, spec.fault, from, to, g.period_ps, n, spec.seed);
+  {
+    CampaignInfo info;
+    info.name = spec.name;
+    info.file_text = text;
+    info.file_hash = hex(hash_bytes(std::vector<uint8_t>(text.begin(), text.end())));
+    info.seed = spec.seed;
+    info.build_id = build_id();
+    Store st = Store::create(db, info);
+    st.set_golden(record_of(g, total_bits(targets)));
+    st.add_faults(faults);
+  }
+  if (!opt.quiet)
+    std::fprintf(stderr, "campaign %s: %zu faults over %zu targets (%llu fault-space points), store %s\n",
+                 spec.name.c_str(), faults.size(), targets.size(), (unsigned long long)space, db.c_str());
+  execute(db, make, g, spec, opt);
+  if (!opt.quiet) print_summary(db);
+  return 0;
+}
+
+int campaign_resume(const std::string& db, const CampaignOptions& opt) {
+  CampaignSpec spec;
+  GoldenRecord stored;
+  {
+    Store st = Store::open(db);
+    spec = parse_campaign_text(st.campaign().file_text, db + " (its campaign file)");
+    auto g = st.golden();
+    if (!g) throw StoreError(fmt::format("{}: no golden run recorded (the campaign never started)", db));
+    stored = *g;
+  }
+  JobFactory make = job_factory(spec, dir_of(db));
+  GoldenRun g = run_golden(make);
+  if (hex(g.output_hash) != stored.output_hash || g.end_ps != stored.end_ps)
+    throw CampaignError(fmt::format("{}: this build's golden run differs from the one the campaign started with "
+                                    "(output {} vs {}, end {} vs {} ps)",
+                                    db, hex(g.output_hash), stored.output_hash, g.end_ps, stored.end_ps));
+  execute(db, make, g, spec, opt);
+  if (!opt.quiet) print_summary(db);
+  return 0;
+}
+
+int campaign_export(const std::string& db, const std::string& csv, const std::string& json) {
+  Store st = Store::open(db);
+  auto write = [&](const std::string& path, bool as_csv) {
+    std::ostringstream out;
+    as_csv ? st.export_csv(out) : st.export_json(out);
+    if (path == "-") {
+      std::cout << out.str();
+      return;
+    }
+    std::ofstream f(path, std::ios::binary);
+    if (!f) throw CampaignError(fmt::format("{}: cannot write", path));
+    f << out.str();
+  };
+  if (!csv.empty()) write(csv, true);
+  if (!json.empty()) write(json, false);
+  if (csv.empty() && json.empty()) write("-", true);
+  return 0;
+}
+
+int campaign_report(const std::string& db, std::optional<double> raw_fit_per_bit) {
+  Store st = Store::open(db);
+  std::cout << text_report(st, raw_fit_per_bit);
+  return 0;
+}
+
+}  // namespace gpuvp::fi
