@@ -6,7 +6,7 @@ WORKLOAD ?= vectorAdd
 # CI sets WERROR=ON: project code must compile without warnings.
 WERROR ?= OFF
 
-.PHONY: run test build setup clean
+.PHONY: run simulate test build setup clean
 
 setup:
 	scripts/setup
@@ -15,12 +15,18 @@ build:
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUVP_WERROR=$(WERROR) > /dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 
-# Installs what is missing, builds Release and runs the main job on the default preset.
+# Installs what is missing, builds Release and runs the main job: a short fault-injection campaign
+# (SEUs in the block scheduler of a 2-SM flexgrip vectorAdd), printing AVF and MTBF.
 run: setup build
+	rm -f $(BUILD)/quick.db
+	$(BUILD)/gpuvp campaign run campaigns/quick.json --db $(BUILD)/quick.db
+
+# One kernel run with statistics: make simulate PRESET=flexgrip WORKLOAD=scalarProd
+simulate: setup build
 	$(BUILD)/gpuvp run --preset $(PRESET) --workload $(WORKLOAD)
 
-# Builds and runs the whole test suite through CTest.
-test: build
+# Builds and runs the whole test suite through CTest (installing what is missing first).
+test: setup build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 clean:

@@ -147,7 +147,8 @@ GoldenRun run_golden(const JobFactory& make) {
     json answer;
     try {
       auto job = make();
-      Platform p(job->config());
+      Platform p(job->config(), job->hooks());
+      job->attach(p);
       p.run([&](rt::Runtime& rt) { job->run(rt); });
       answer = golden_to_json(record_golden(p, *job));
     } catch (const std::exception& e) {
@@ -236,7 +237,8 @@ class Leader {
   }
 
   void run(Job& job, const std::vector<Fault>& faults) {
-    Platform p(job.config());
+    Platform p(job.config(), job.hooks());
+    job.attach(p);
     p.start([&](rt::Runtime& rt) { job.run(rt); });
     for (const Fault& f : faults) {
       if (!p.advance_to(f.time_ps)) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "platform/config/config.h"
+#include "platform/platform.h"
 #include "sw/runtime/runtime.h"
 
 namespace gpuvp::fi {
@@ -23,6 +24,11 @@ class Job {
   // The bytes the host program read back from the GPU (valid after run()).
   virtual std::vector<uint8_t> output() const = 0;
   std::string describe() const { return describe_; }
+
+  // What the platform is built with (a bus saboteur on a link), and a call once it is built (to
+  // register more state): every process that builds the job's platform uses both.
+  virtual PlatformHooks hooks() { return {}; }
+  virtual void attach(Platform& /*p*/) {}
 
  protected:
   Job(Config c, std::string what) : config_(std::move(c)), describe_(std::move(what)) {}
