@@ -16,6 +16,7 @@
 #include "faultinj/engine.h"
 #include "faultinj/fault_list.h"
 #include "faultinj/report.h"
+#include "faultinj/saboteur.h"
 #include "faultinj/sizing.h"
 #include "faultinj/store.h"
 
@@ -44,7 +45,7 @@ Config config_of(const CampaignSpec& spec) {
 }
 
 // The job of a campaign; an exec launch's relative PTX path is relative to `base_dir`.
-JobFactory job_factory(const CampaignSpec& spec, const std::string& base_dir) {
+JobFactory plain_job_factory(const CampaignSpec& spec, const std::string& base_dir) {
   Config cfg = config_of(spec);
   if (spec.workload) {
     WorkloadSpec w = *spec.workload;
@@ -57,6 +58,59 @@ JobFactory job_factory(const CampaignSpec& spec, const std::string& base_dir) {
   const std::string origin = spec.origin + ": exec";
   exec_job(cfg, desc, origin);
   return [cfg, desc, origin] { return exec_job(cfg, desc, origin); };
+}
+
+JobFactory job_factory(const CampaignSpec& spec, const std::string& base_dir) {
+  JobFactory make = plain_job_factory(spec, base_dir);
+  if (!spec.bus) return make;
+  parse_bus_field(spec.bus->field);
+  return [make, bus = *spec.bus] { return with_saboteur(make(), bus.link, bus.field); };
+}
+
+std::vector<TargetInfo> target_infos(const GoldenRun& g) {
+  std::vector<TargetInfo> v;
+  for (auto& t : g.targets) v.push_back({t.name, t.width, t.count});
+  return v;
+}
+
+// The faults of a bus campaign: transaction k (uniform over the golden run's transactions on the
+// link) and a bit of the field; each forks just before its transaction's instant.
+std::vector<Fault> bus_faults(const CampaignSpec& spec, const GoldenRun& g, uint64_t& space) {
+  const auto times = g.info.value("transaction_ps", std::vector<uint64_t>{});
+  if (times.empty())
+    throw CampaignError(fmt::format("{}: bus.link {}: no transaction crossed it in the golden run", spec.origin,
+                                    spec.bus->link));
+  const BusField field = parse_bus_field(spec.bus->field);
+  std::vector<TargetInfo> t{{target_name(spec.bus->link, field), bus_field_bits(field), 1}};
+  space = fault_space_size(t, 0, times.size(), 1);
+  const uint64_t n = spec.size.count ? std::min(*spec.size.count, space)
+                                     : leveugle_sample_size(double(space), spec.size.margin, spec.size.t, spec.size.p);
+  std::vector<Fault> faults = make_fault_list(t, spec.fault, 0, times.size(), 1, n, spec.seed);
+  for (Fault& f : faults) {
+    f.trigger = TriggerKind::Event;
+    f.event = spec.bus->link;
+    f.count = f.time_ps + 1;
+    f.time_ps = times[f.time_ps] > 0 ? times[f.time_ps] - 1 : 0;
+  }
+  return faults;
+}
+
+// The faults of a campaign on registered state: targets x bits x clock edges of the window.
+std::vector<Fault> state_faults(const CampaignSpec& spec, const GoldenRun& g, std::vector<TargetInfo>& targets,
+                                uint64_t& space) {
+  targets = select_targets(target_infos(g), spec.targets, spec.exclude);
+  uint64_t from = g.start_ps, to = g.end_ps;
+  if (spec.window) {
+    from = spec.window->from_ns * 1000;
+    to = spec.window->to_ns * 1000;
+    if (to > g.sim_end_ps)
+      throw CampaignError(fmt::format("{}: window.to_ns = {} is after the end of the golden run ({} ns)", spec.origin,
+                                      spec.window->to_ns, g.sim_end_ps / 1000));
+  }
+  space = fault_space_size(targets, from, to, g.period_ps);
+  const uint64_t n = spec.size.count ? std::min(*spec.size.count, space)
+                                     : leveugle_sample_size(double(space), spec.size.margin, spec.size.t, spec.size.p);
+  return make_fault_list(targets, spec.fault, from, to, g.period_ps, n, spec.seed);
 }
 
 std::string dir_of(const std::string& path) {
@@ -163,11 +217,6 @@ GoldenRecord record_of(const GoldenRun& g, uint64_t state_bits) {
   return r;
 }
 
-std::vector<TargetInfo> target_infos(const GoldenRun& g) {
-  std::vector<TargetInfo> v;
-  for (auto& t : g.targets) v.push_back({t.name, t.width, t.count});
-  return v;
-}
 
 void print_summary(const std::string& db) {
   Store st = Store::open(db);
@@ -184,19 +233,10 @@ int campaign_run(const std::string& file, const CampaignOptions& opt) {
     throw CampaignError(fmt::format("{}: exists; `gpuvp campaign resume {}` continues it, or remove it", db, db));
   JobFactory make = job_factory(spec, dir_of(file));
   GoldenRun g = run_golden(make);
-  std::vector<TargetInfo> targets = select_targets(target_infos(g), spec.targets, spec.exclude);
-  uint64_t from = g.start_ps, to = g.end_ps;
-  if (spec.window) {
-    from = spec.window->from_ns * 1000;
-    to = spec.window->to_ns * 1000;
-    if (to > g.sim_end_ps)
-      throw CampaignError(fmt::format("{}: window.to_ns = {} is after the end of the golden run ({} ns)", file,
-                                      spec.window->to_ns, g.sim_end_ps / 1000));
-  }
-  const uint64_t space = fault_space_size(targets, from, to, g.period_ps);
-  const uint64_t n = spec.size.count ? std::min(*spec.size.count, space)
-                                     : leveugle_sample_size(double(space), spec.size.margin, spec.size.t, spec.size.p);
-  std::vector<Fault> faults = make_fault_list(targets, spec.fault, from, to, g.period_ps, n, spec.seed);
+  std::vector<TargetInfo> targets;
+  uint64_t space = 0;
+  std::vector<Fault> faults = spec.bus ? bus_faults(spec, g, space) : state_faults(spec, g, targets, space);
+  if (spec.bus) targets = {{faults.empty() ? "" : faults[0].target, bus_field_bits(parse_bus_field(spec.bus->field)), 1}};
   {
     CampaignInfo info;
     info.name = spec.name;

@@ -252,21 +252,37 @@ void check_depth(const std::string& text, const std::string& origin) {
   }
 }
 
+BusSpec parse_bus(const Ctx& c, const json& v) {
+  object(c, v, "bus", {"link", "field"});
+  BusSpec b;
+  b.link = read_string(c, required(c, v, "bus", "link", "a link name (gpu.smN.gmem_wr, ...)"), "bus.link");
+  const json& f = required(c, v, "bus", "field", "address, data, byte_enable or command");
+  b.field = read_string(c, f, "bus.field");
+  if (b.field != "address" && b.field != "data" && b.field != "byte_enable" && b.field != "command")
+    c.fail("bus.field", f, "unknown (one of address, data, byte_enable, command)");
+  return b;
+}
+
 }  // namespace
 
 CampaignSpec parse_campaign(const json& j, const std::string& origin) {
   const Ctx c{origin};
   if (!j.is_object()) c.error("not a JSON object");
   object(c, j, "",
-         {"name", "platform", "workload", "exec", "targets", "exclude", "fault", "size", "window", "seed",
+         {"name", "platform", "workload", "exec", "targets", "exclude", "bus", "fault", "size", "window", "seed",
           "timeout_factor", "workers", "early_stop"});
   CampaignSpec s;
   s.origin = origin;
   s.name = read_string(c, required(c, j, "", "name", "a string"), "name");
   parse_platform(c, required(c, j, "", "platform", "an object"), s);
   parse_run(c, j, s);
-  s.targets = read_globs(c, required(c, j, "", "targets", "a list of name globs"), "targets", true);
-  if (j.contains("exclude")) s.exclude = read_globs(c, j.at("exclude"), "exclude", false);
+  if (j.contains("bus")) {
+    if (j.contains("targets") || j.contains("exclude")) c.error("bus: give either targets or bus, not both");
+    s.bus = parse_bus(c, j.at("bus"));
+  } else {
+    s.targets = read_globs(c, required(c, j, "", "targets", "a list of name globs (or bus)"), "targets", true);
+    if (j.contains("exclude")) s.exclude = read_globs(c, j.at("exclude"), "exclude", false);
+  }
   if (j.contains("fault")) s.fault = parse_fault(c, j.at("fault"));
   s.size = parse_size(c, required(c, j, "", "size", "count, or margin and confidence"));
   if (j.contains("window")) s.window = parse_window(c, j.at("window"));

@@ -38,6 +38,12 @@ struct WindowSpec {
   uint64_t to_ns = 0;
 };
 
+// A bus campaign: faults in the transactions crossing one link instead of registered state.
+struct BusSpec {
+  std::string link;   // a link name (Platform::link_names(): gpu.sm0.gmem_wr, gpu.arb_gmem_rd.out, ...)
+  std::string field;  // address, data, byte_enable, command
+};
+
 struct CampaignSpec {
   std::string origin;  // the file it came from, for messages
   std::string name;
@@ -47,6 +53,7 @@ struct CampaignSpec {
   std::optional<nlohmann::json> exec;             // a launch description, passed through
   std::vector<std::string> targets;
   std::vector<std::string> exclude;
+  std::optional<BusSpec> bus;  // instead of targets/exclude
   FaultTemplate fault;
   SizeSpec size;
   std::optional<WindowSpec> window;  // none: the golden run's execution window

@@ -96,7 +96,7 @@ json golden_to_json(const GoldenRun& g) {
   return {{"start_ps", g.start_ps},       {"end_ps", g.end_ps},         {"sim_end_ps", g.sim_end_ps},
           {"output_hash", g.output_hash}, {"output_bytes", g.output_bytes}, {"kernel_cycles", g.kernel_cycles},
           {"period_ps", g.period_ps},     {"host_seconds", g.host_seconds}, {"targets", t},
-          {"phases", ph},                 {"links", g.links}};
+          {"phases", ph},                 {"links", g.links},               {"info", g.info}};
 }
 
 GoldenRun golden_from_json(const json& j) {
@@ -112,6 +112,7 @@ GoldenRun golden_from_json(const json& j) {
   for (auto& t : j.at("targets")) g.targets.push_back({t[0], t[1], t[2]});
   for (auto& p : j.at("phases")) g.phases.push_back({p[0], p[1]});
   g.links = j.at("links").get<std::vector<std::string>>();
+  g.info = j.at("info");
   return g;
 }
 
@@ -133,6 +134,7 @@ GoldenRun record_golden(Platform& p, const Job& job) {
   for (const Target* t : p.registry().all()) g.targets.push_back({t->name, t->width, t->count});
   for (auto& [phase, ps] : p.scheduler_phases()) g.phases.push_back({phase, ps});
   g.links = p.link_names();
+  g.info = job.golden_info();
   return g;
 }
 
@@ -186,7 +188,7 @@ namespace {
   RunResult r;
   r.fault_id = f.id;
   try {
-    inject(p.registry(), f, g.period_ps);
+    if (!job.inject(p, f)) inject(p.registry(), f, g.period_ps);
   } catch (const std::exception& e) {
     r.outcome = Outcome::ToolError;
     r.detail = fmt::format("fault not applied: {}", e.what());

@@ -18,6 +18,8 @@
 #include "faultinj/fault.h"
 #include "faultinj/job.h"
 
+#include <nlohmann/json.hpp>
+
 namespace gpuvp::fi {
 
 // Builds the job to simulate; called in each process that elaborates a platform.
@@ -44,6 +46,7 @@ struct GoldenRun {
   std::vector<TargetDesc> targets;    // the registry
   std::vector<PhaseSpan> phases;      // scheduler phases (model scheduler; the RTL's are the same)
   std::vector<std::string> links;     // where a bus saboteur may go
+  nlohmann::json info = nlohmann::json::object();  // Job::golden_info()
 };
 
 // Runs the job once, fault-free, in a child process. Throws std::runtime_error with the child's

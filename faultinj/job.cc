@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "faultinj/saboteur.h"
 #include "platform/cli_exec.h"
 #include "sw/workloads/workload.h"
 
@@ -33,7 +34,50 @@ class ExecLaunchJob : public Job {
   ExecJob job_;
 };
 
+class SaboteurJob : public Job {
+ public:
+  SaboteurJob(std::unique_ptr<Job> inner, std::string link, BusField field)
+      : Job(inner->config(), inner->describe()), inner_(std::move(inner)), link_(std::move(link)), field_(field) {}
+  void run(rt::Runtime& rt) override { inner_->run(rt); }
+  std::vector<uint8_t> output() const override { return inner_->output(); }
+  PlatformHooks hooks() override {
+    PlatformHooks h;
+    h.interpose = [this](const std::string& link) -> Interposer {
+      if (link != link_) return {};
+      sab_ = new BusSaboteur("saboteur", true);  // a SystemC module: the simulation owns it to the end
+      return {&sab_->in, &sab_->out};
+    };
+    return h;
+  }
+  void attach(Platform& p) override {
+    if (!sab_) {
+      std::string known;
+      for (auto& l : p.link_names()) known += (known.empty() ? "" : ", ") + l;
+      throw ConfigError(fmt::format("bus.link '{}' is not a link of this platform (links: {})", link_, known));
+    }
+  }
+  bool inject(Platform&, const Fault& f) override {
+    if (f.target.rfind("bus:", 0) != 0) return false;
+    if (f.target != target_name(link_, field_))
+      throw std::invalid_argument(fmt::format("{}: this campaign's saboteur is on {}", f.target, target_name(link_, field_)));
+    if (!sab_->arm(f.count, field_, f))
+      throw std::invalid_argument(fmt::format("transaction {} on {} has already passed", f.count, link_));
+    return true;
+  }
+  nlohmann::json golden_info() const override { return {{"transaction_ps", sab_ ? sab_->times() : std::vector<uint64_t>{}}}; }
+
+ private:
+  std::unique_ptr<Job> inner_;
+  std::string link_;
+  BusField field_;
+  BusSaboteur* sab_ = nullptr;
+};
+
 }  // namespace
+
+std::unique_ptr<Job> with_saboteur(std::unique_ptr<Job> inner, const std::string& link, const std::string& field) {
+  return std::make_unique<SaboteurJob>(std::move(inner), link, parse_bus_field(field));
+}
 
 std::unique_ptr<Job> workload_job(const Config& c, const std::string& workload, const std::string& launch,
                                   uint64_t seed) {

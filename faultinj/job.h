@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "platform/config/config.h"
+#include "faultinj/fault.h"
 #include "platform/platform.h"
 #include "sw/runtime/runtime.h"
 
@@ -29,6 +30,11 @@ class Job {
   // register more state): every process that builds the job's platform uses both.
   virtual PlatformHooks hooks() { return {}; }
   virtual void attach(Platform& /*p*/) {}
+  // Applies a fault the registry does not hold (a bus fault); false: not this job's kind of fault.
+  // Throws std::invalid_argument when it is but cannot be applied.
+  virtual bool inject(Platform& /*p*/, const Fault& /*f*/) { return false; }
+  // What the golden run learnt beyond the registry (a bus saboteur's transaction instants).
+  virtual nlohmann::json golden_info() const { return nlohmann::json::object(); }
 
  protected:
   Job(Config c, std::string what) : config_(std::move(c)), describe_(std::move(what)) {}
@@ -43,6 +49,10 @@ std::unique_ptr<Job> workload_job(const Config& c, const std::string& workload, 
                                   uint64_t seed);
 // `desc` is a launch description as `gpuvp exec --launch-file` reads it; `origin` names it in errors.
 std::unique_ptr<Job> exec_job(const Config& c, const nlohmann::json& desc, const std::string& origin);
+
+// `inner` with a bus saboteur on `link` that corrupts `field` of the k-th transaction for a fault on
+// target "bus:<link>.<field>" whose count is k (TriggerKind::Event).
+std::unique_ptr<Job> with_saboteur(std::unique_ptr<Job> inner, const std::string& link, const std::string& field);
 
 // FNV-1a, 64 bits: outputs are compared by size and hash.
 uint64_t hash_bytes(const std::vector<uint8_t>& bytes);
