@@ -42,7 +42,8 @@ PlatformImpl::PlatformImpl(sc_core::sc_module_name name, const Config& c, const 
   cfgblk = std::make_unique<ConfigBlock>("cfg", ConfigBlockConfig::from(cfg.params("cfgblock", "gpu.cfg"), clk), reg);
   build_arbiters();
   build_scheduler();
-  const bool interleaved = interleaves_blocks(parse_sched_policy(cfg.s("scheduler.policy")));
+  // The SMs derive their blocks' identity from the policy the scheduler actually runs.
+  const bool interleaved = interleaves_blocks(sched_cfg.policy);
   for (unsigned i = 0; i < n; ++i) {
     std::string nm = fmt::format("sm{}", i);
     SmConfig sc = SmConfig::from(cfg.params("sm", "gpu." + nm));
@@ -89,7 +90,8 @@ void PlatformImpl::build_arbiters() {
 }
 
 void PlatformImpl::build_scheduler() {
-  BlockSchedulerConfig sc = BlockSchedulerConfig::from(cfg.params("scheduler", "gpu.sched"), n, clk);
+  sched_cfg = BlockSchedulerConfig::from(cfg.params("scheduler", "gpu.sched"), n, clk);
+  const BlockSchedulerConfig& sc = sched_cfg;
   if (cfg.s("scheduler.impl") == "rtl") {
     auto r = std::make_unique<RtlBlockScheduler>("sched", sc, reg);
     rtl_sched = r.get();
@@ -122,7 +124,7 @@ void PlatformImpl::fill_props() {
     dev.shared_per_block = std::min(dev.shared_per_block, s.shared_per_block);
     dev.local_bytes = std::min(dev.local_bytes, s.max_local_bytes);
   }
-  dev.blocks_per_core = static_cast<unsigned>(cfg.i("scheduler.blocks_per_core"));
+  dev.blocks_per_core = static_cast<unsigned>(cfg.params("scheduler", "gpu.sched").i("blocks_per_core"));
   dev.clock_mhz = cfg.f("gpu.clock_mhz");
   dev.launch_latency_ns = cfg.f("host.launch_latency_ns");
   dev.gmem_base = gmem->config().base;

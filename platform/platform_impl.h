@@ -37,6 +37,7 @@ class PlatformImpl : public sc_core::sc_module {
   std::unique_ptr<ConfigBlock> cfgblk;
   std::unique_ptr<ArbitratedTarget> arb_gmem_rd, arb_gmem_wr, arb_cmem, arb_sysmem, arb_cfg;
   std::unique_ptr<BlockDispatcher> sched;
+  BlockSchedulerConfig sched_cfg;
   std::vector<std::unique_ptr<Sm>> sms;
   std::unique_ptr<HostBus> bus;
   std::unique_ptr<HostPort> host;

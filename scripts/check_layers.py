@@ -12,6 +12,10 @@ import re
 import sys
 
 
+# Layers that must stay free of SystemC (the runtime API and everything below it on the software side).
+NO_SYSTEMC = {"gpuvp_isa", "gpuvp_ptx", "gpuvp_runtime", "gpuvp_kernels", "gpuvp_workloads"}
+
+
 def table(root):
     text = open(os.path.join(root, "docs", "architecture.md")).read()
     rows = {}
@@ -78,12 +82,17 @@ def main(root):
                     continue
                 path = os.path.join(dirpath, name)
                 for n, line in enumerate(open(path, errors="replace"), 1):
+                    rel = os.path.relpath(path, root)
+                    inc = re.match(r'\s*#\s*include\s+[<"]([^>"]+)[>"]', line)
+                    if inc and ("../" in inc.group(1) or inc.group(1).startswith("./")):
+                        bad.append(f"{rel}:{n}: relative include {inc.group(1)}: name headers from the root")
+                    if inc and lib in NO_SYSTEMC and re.match(r"(systemc|tlm)", inc.group(1)):
+                        bad.append(f"{rel}:{n}: includes {inc.group(1)}: {lib} must not depend on SystemC")
                     m = re.match(r'\s*#include\s+"([^"]+)"', line)
                     if not m:
                         continue
                     target = owner(m.group(1))
                     if target and target not in allowed:
-                        rel = os.path.relpath(path, root)
                         bad.append(f"{rel}:{n}: includes {m.group(1)} ({target}), not a layer below {lib}")
     for line in bad:
         print(line)

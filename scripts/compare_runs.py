@@ -81,14 +81,15 @@ def record(build, out_dir):
 
 
 def common_keys(x, y, notes, path=""):
-    """The two configuration dumps restricted to the keys both have; a key only one side has is
-    noted (a new configuration key changes no behaviour by itself: its default is the old one)."""
+    """The two configuration dumps without the keys only the second has, which are noted (a new
+    configuration key changes no behaviour by itself: its default is the old one). A key the second
+    lost stays, so it shows as a difference."""
     if not (isinstance(x, dict) and isinstance(y, dict)):
         return x, y
-    for k in sorted(set(x) ^ set(y)):
-        notes.add(f"configuration key only in {'the first' if k in x else 'the second'} record: {path}{k}")
-    keys = set(x) & set(y)
-    pairs = {k: common_keys(x[k], y[k], notes, f"{path}{k}.") for k in keys}
+    for k in sorted(set(y) - set(x)):
+        notes.add(f"configuration key only in the second record: {path}{k}")
+    keys = set(x) & set(y) | (set(x) - set(y))  # a key the second lost is a difference
+    pairs = {k: common_keys(x[k], y.get(k), notes, f"{path}{k}.") for k in keys}
     return {k: v[0] for k, v in pairs.items()}, {k: v[1] for k, v in pairs.items()}
 
 

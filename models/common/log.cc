@@ -42,12 +42,14 @@ void handler(const sc_core::sc_report& r, const sc_core::sc_actions& actions) {
 }  // namespace
 
 Level level_for(const std::string& module) {
-  // Longest matching prefix wins, so gpu.sm=debug with gpu.sm3=trace works as expected.
+  // The longest matching path wins, so gpu=debug with gpu.sm3=trace works as expected. A path
+  // matches itself and what is below it: gpu.sm1 matches gpu.sm1.core, not gpu.sm10.
   const State& s = state();
   Level l = s.def;
   size_t best = 0;
   for (auto& [p, lv] : s.prefixes)
-    if (p.size() >= best && module.compare(0, p.size(), p) == 0) {
+    if (p.size() >= best && module.compare(0, p.size(), p) == 0 &&
+        (module.size() == p.size() || module[p.size()] == '.')) {
       best = p.size();
       l = lv;
     }

@@ -1,5 +1,5 @@
 #pragma once
-// Memory-mapped configuration block: 64 x 32-bit registers (map: config_map.h), a TLM-2.0 target
+// Memory-mapped configuration block: 64 x 32-bit registers (map: sw/isa/config_regs.h), a TLM-2.0 target
 // at absolute addresses amap::kConfigBase .. kConfigBase + 0xFF, and the signals the block
 // scheduler needs.
 //

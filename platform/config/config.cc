@@ -42,6 +42,9 @@ std::vector<KeyDef> platform_keys() {
   };
 }
 
+// An instance path with a key it cannot have: say why (shared by every instance, or unknown in the group).
+void explain_instance_key(const std::string& key, const std::string& origin);
+
 std::vector<KeyDef> make_schema() {
   std::vector<KeyDef> all = platform_keys();
   for (const ParamGroup& g : model_param_groups()) all.insert(all.end(), g.defs.begin(), g.defs.end());
@@ -154,6 +157,29 @@ void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std
   }
 }
 
+void explain_instance_key(const std::string& key, const std::string& origin) {
+  for (const ParamGroup& g : model_param_groups()) {
+    if (g.instance.empty()) continue;
+    const std::string head = g.instance.substr(0, g.instance.find('#'));
+    if (key.compare(0, head.size(), head) != 0) continue;
+    size_t pos = head.size();
+    if (g.instance.find('#') != std::string::npos)
+      while (pos < key.size() && std::isdigit(static_cast<unsigned char>(key[pos]))) ++pos;
+    const bool numbered = g.instance.find('#') != std::string::npos;
+    if (pos >= key.size() || key[pos] != '.' || (numbered && pos == head.size())) continue;
+    const std::string cls_key = g.cls + key.substr(pos);
+    std::string keys;
+    for (const KeyDef& d : g.defs) {
+      if (d.key == cls_key && d.shared)
+        throw ConfigError(fmt::format("{}: {} is one value for every instance: set {}, it has no per-instance form",
+                                      origin, key, cls_key));
+      if (!d.shared) keys += (keys.empty() ? "" : ", ") + d.key.substr(g.cls.size() + 1);
+    }
+    throw ConfigError(fmt::format("{}: unknown configuration key '{}' (an instance of '{}' has: {})", origin, key,
+                                  g.cls, keys));
+  }
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, log::Level>> parse_log_modules(const std::string& spec) {
@@ -162,13 +188,15 @@ std::vector<std::pair<std::string, log::Level>> parse_log_modules(const std::str
   while (start < spec.size()) {
     size_t end = std::min(spec.find(',', start), spec.size());
     std::string item = spec.substr(start, end - start);
+    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.front()))) item.erase(0, 1);
+    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.back()))) item.pop_back();
     size_t eq = item.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw ConfigError(fmt::format("log.modules: '{}' is not path=level", item));
+      throw ConfigError(fmt::format("log.modules (--log): '{}' is not path=level", item));
     try {
       out.emplace_back(item.substr(0, eq), log::parse_level(item.substr(eq + 1)));
     } catch (const std::invalid_argument& e) {
-      throw ConfigError(fmt::format("log.modules: {}", e.what()));
+      throw ConfigError(fmt::format("log.modules (--log): {}", e.what()));
     }
     start = end + 1;
   }
@@ -237,6 +265,7 @@ void Config::merge(const json& j, const std::string& origin) {
 void Config::set(const std::string& key, const json& value, const std::string& origin) {
   const KeyDef* d = find_def(key);
   if (!d) d = find_instance_key(key).def;
+  if (!d) explain_instance_key(key, origin);
   if (!d) {
     // Suggest keys that share the first component: the usual typo is in the leaf.
     std::string group = key.substr(0, key.find('.'));
@@ -300,17 +329,24 @@ void Config::validate() const {
                                     i(ik.group->count_key)));
   }
   parse_log_modules(s("log.modules"));
-  if (i("sm.max_threads_per_block") > i("sm.max_threads"))
-    throw ConfigError(fmt::format("sm.max_threads_per_block = {} exceeds sm.max_threads = {}",
-                                  i("sm.max_threads_per_block"), i("sm.max_threads")));
-  if (i("sm.shared_per_block") > i("sm.shared_bytes"))
-    throw ConfigError(fmt::format("sm.shared_per_block = {} exceeds sm.shared_bytes = {}", i("sm.shared_per_block"),
-                                  i("sm.shared_bytes")));
-  if (i("sm.warp_size") > i("sm.max_threads_per_block"))
-    throw ConfigError("sm.warp_size exceeds sm.max_threads_per_block");
-  if (i("scheduler.blocks_per_core") > i("sm.max_blocks"))
-    throw ConfigError(fmt::format("scheduler.blocks_per_core = {} exceeds sm.max_blocks = {}",
-                                  i("scheduler.blocks_per_core"), i("sm.max_blocks")));
+  // Cross-key rules, for every SM with the values it really gets (instance keys included).
+  auto key_of = [&](const std::string& inst, const std::string& cls, const std::string& leaf) {
+    return values_.count(inst + "." + leaf) ? inst + "." + leaf : cls + "." + leaf;
+  };
+  const std::string bpc_key = key_of("gpu.sched", "scheduler", "blocks_per_core");
+  const int64_t bpc = i(bpc_key);
+  for (int64_t k = 0; k < i("sm.count"); ++k) {
+    const std::string inst = fmt::format("gpu.sm{}", k);
+    auto v = [&](const char* leaf) { return std::make_pair(key_of(inst, "sm", leaf), i(key_of(inst, "sm", leaf))); };
+    auto at_most = [&](std::pair<std::string, int64_t> a, std::pair<std::string, int64_t> b) {
+      if (a.second > b.second)
+        throw ConfigError(fmt::format("{} = {} exceeds {} = {}", a.first, a.second, b.first, b.second));
+    };
+    at_most(v("max_threads_per_block"), v("max_threads"));
+    at_most(v("shared_per_block"), v("shared_bytes"));
+    at_most(v("warp_size"), v("max_threads_per_block"));
+    at_most({bpc_key, bpc}, v("max_blocks"));
+  }
 }
 
 json Config::to_json() const {

@@ -24,7 +24,7 @@ constexpr Field kFields[] = {
     {kEntryLo, "entry_lo", 0, A::ReadWrite, "kernel entry, low word: system memory address of its first instruction"},
     {kEntryHi, "entry_hi", 0, A::ReadWrite, "kernel entry, high word"},
     {kControl, "control", 0, A::Start,
-     "write 1: start the kernel (raises the scheduler's `en` until `rdy` falls); reads return the value written"},
+     "a write with bit 0 set starts the kernel (raises the scheduler's `en` until `rdy` falls); reads return the value written"},
     {kStatus, "status", 0, A::ReadOnly,
      "bit 0 busy, bit 1 done (sticky until the next start), bit 2 error (start while busy)"},
     {kLocalBytes, "local_bytes", 0, A::ReadWrite, "local memory per thread (bytes)"},

@@ -77,11 +77,12 @@ void capture(const sc_core::sc_report& r, const sc_core::sc_actions& a) {
 }
 }  // namespace
 
-TEST_CASE("log: lines are sc_reports of their module, filtered per module prefix, errors never thrown") {
+TEST_CASE("log: lines are sc_reports of their module, filtered per module path, errors never thrown") {
   log::install_report_handler();
   sc_core::sc_report_handler::set_handler(capture);  // a user's handler sees our lines
   log::set_default_level(log::Level::Warn);
-  log::set_level("gpu.sm", log::Level::Debug);
+  log::set_level("gpu.sm0", log::Level::Debug);
+  log::set_level("gpu.sm1", log::Level::Debug);
   log::set_level("gpu.sm3", log::Level::Error);
   log::debug("gpu.sm0", "batch of {} blocks", 8);
   log::debug("gpu.sm3", "hidden");
@@ -92,8 +93,12 @@ TEST_CASE("log: lines are sc_reports of their module, filtered per module prefix
   CHECK(seen[0] == "gpu.sm0|batch of 8 blocks");
   CHECK(seen[1] == "gpu.cfg|start while busy ignored");
   CHECK(seen[2] == "gpu.sm3|address error at 0x10");
-  CHECK(log::level_for("gpu.sm12") == log::Level::Debug);
+  // A path matches itself and what is below it, not a longer name that starts the same.
+  CHECK(log::level_for("gpu.sm1") == log::Level::Debug);
+  CHECK(log::level_for("gpu.sm1.core") == log::Level::Debug);
+  CHECK(log::level_for("gpu.sm12") == log::Level::Warn);
   CHECK(log::level_for("gpu.sm3") == log::Level::Error);
+  CHECK(log::level_for("gpu.sm30") == log::Level::Warn);
   CHECK(log::level_for("gpu.sched") == log::Level::Warn);
   CHECK_THROWS_WITH(log::parse_level("loud"), Contains("'loud'"));
 }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "common/subprocess.h"
@@ -73,4 +74,25 @@ TEST_CASE("params: instance keys are checked like their class keys on the comman
   r = run_gpuvp("config --preset tx2 --set gpu.sm5.sps=4");
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Catch::Matchers::Contains("gpu.sm5.sps: there is no instance 5 (sm.count = 2)"));
+}
+
+TEST_CASE("params: the scheduler's instance keys reach the scheduler and the SMs alike") {
+  // An ordered (fill) policy on the scheduler instance: the SMs must run contiguous block ranges,
+  // each of the 32 blocks exactly once, and the result must be right.
+  std::string tl = temp_path("tl.json");
+  auto r = run_gpuvp(fmt::format(
+      "run --preset flexgrip --set sm.count=2 --set gpu.sched.policy=ordered --workload vectorAdd --launch fi32 "
+      "--timeline {}", tl));
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.out, Catch::Matchers::Contains("correct"));
+  auto events = nlohmann::json::parse(slurp(tl))["traceEvents"];
+  std::multiset<uint64_t> blocks;
+  for (auto& e : events)
+    if (e["ph"] == "X") blocks.insert(e["args"]["block"].get<uint64_t>());
+  REQUIRE(blocks.size() == 32);
+  for (uint64_t b = 0; b < 32; ++b) CHECK(blocks.count(b) == 1);
+  // blocks_per_core through the scheduler's instance key is what the launch uses.
+  auto st = run_stats("--preset flexgrip --set sm.count=2 --set gpu.sched.blocks_per_core=2 --workload vectorAdd");
+  REQUIRE(st["exit_status"] == 0);
+  CHECK(st["launches"][0]["blocks_per_core"] == 2);
 }

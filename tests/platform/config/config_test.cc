@@ -99,8 +99,10 @@ TEST_CASE("config: per-instance keys override the class key for one instance") {
                     Contains("gpu.sm1.warp_policy = \"lottery\": not an allowed value; expected one of rr, gto"));
   CHECK_THROWS_WITH(c.set("gpu.sm0.latency.alu=0"), Contains("gpu.sm0.latency.alu = 0: out of range"));
   // Keys every SM shares, unknown leaves and malformed instance numbers are not instance keys.
-  CHECK_THROWS_WITH(c.set("gpu.sm1.count=3"), Contains("unknown configuration key 'gpu.sm1.count'"));
-  CHECK_THROWS_WITH(c.set("gpu.sm1.warp_size=16"), Contains("unknown configuration key 'gpu.sm1.warp_size'"));
+  CHECK_THROWS_WITH(c.set("gpu.sm1.count=3"),
+                    Contains("gpu.sm1.count is one value for every instance: set sm.count"));
+  CHECK_THROWS_WITH(c.set("gpu.sm1.warp_size=16"),
+                    Contains("gpu.sm1.warp_size is one value for every instance: set sm.warp_size"));
   CHECK_THROWS_WITH(c.set("gpu.sm1.nosuch=1"), Contains("unknown configuration key 'gpu.sm1.nosuch'"));
   CHECK_THROWS_WITH(c.set("gpu.sm01.sps=4"), Contains("unknown configuration key"));
   // An instance beyond the SM count is refused when the configuration is complete.
@@ -108,6 +110,9 @@ TEST_CASE("config: per-instance keys override the class key for one instance") {
   CHECK_THROWS_WITH(c.validate(), Contains("gpu.sm2.sps: there is no instance 2 (sm.count = 2)"));
   c.set("sm.count=3");
   CHECK_NOTHROW(c.validate());
+  // Cross-key rules hold for each SM with its own values, and name the key that gave the value.
+  c.set("gpu.sm1.shared_per_block=131072");
+  CHECK_THROWS_WITH(c.validate(), Contains("gpu.sm1.shared_per_block = 131072 exceeds sm.shared_bytes = 65536"));
 }
 
 TEST_CASE("config: log.modules sets levels per module path") {
@@ -121,7 +126,7 @@ TEST_CASE("config: log.modules sets levels per module path") {
   c.set("log.modules=gpu.sched=loud");
   CHECK_THROWS_AS(c.validate(), ConfigError);
   c.set("log.modules=gpu.sched");
-  CHECK_THROWS_WITH(c.validate(), Contains("log.modules: 'gpu.sched' is not path=level"));
+  CHECK_THROWS_WITH(c.validate(), Contains("log.modules (--log): 'gpu.sched' is not path=level"));
 }
 
 TEST_CASE("config: every model declares its keys in its own folder and the schema holds them once") {
