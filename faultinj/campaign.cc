@@ -61,6 +61,12 @@ JobFactory plain_job_factory(const CampaignSpec& spec, const std::string& base_d
 }
 
 JobFactory job_factory(const CampaignSpec& spec, const std::string& base_dir) {
+  if (spec.trigger.event == "warp_instruction") {
+    const int64_t sms = config_of(spec).i("sm.count");
+    if (spec.trigger.sm >= sms)
+      throw CampaignError(fmt::format("{}: trigger.sm = {}: the platform has {} SM{}", spec.origin, spec.trigger.sm,
+                                      sms, sms == 1 ? "" : "s"));
+  }
   JobFactory make = plain_job_factory(spec, base_dir);
   if (!spec.bus) return make;
   parse_bus_field(spec.bus->field);
@@ -95,10 +101,42 @@ std::vector<Fault> bus_faults(const CampaignSpec& spec, const GoldenRun& g, uint
   return faults;
 }
 
+// Occurrences of the trigger's event in the golden run (instants, ps), for event triggers.
+std::vector<uint64_t> trigger_events(const CampaignSpec& spec, const GoldenRun& g) {
+  const char* key = spec.trigger.event == "block_dispatch" ? "dispatch_ps" : "issue_ps";
+  auto v = g.info.value(key, std::vector<uint64_t>{});
+  if (v.empty())
+    throw CampaignError(fmt::format("{}: trigger.event {}: no occurrence in the golden run", spec.origin,
+                                    spec.trigger.event));
+  return v;
+}
+
+// Faults at the n-th occurrence of an event: n uniform over the golden run's occurrences; the
+// fault strikes just after it (1 ps later: the instruction has executed, the batch is dispatched).
+std::vector<Fault> event_faults(const CampaignSpec& spec, const GoldenRun& g, const std::vector<TargetInfo>& targets,
+                                uint64_t& space) {
+  const std::vector<uint64_t> ev = trigger_events(spec, g);
+  space = fault_space_size(targets, 0, ev.size(), 1);
+  const uint64_t n = spec.size.count ? std::min(*spec.size.count, space)
+                                     : leveugle_sample_size(double(space), spec.size.margin, spec.size.t, spec.size.p);
+  std::vector<Fault> faults = make_fault_list(targets, spec.fault, 0, ev.size(), 1, n, spec.seed);
+  const std::string name = spec.trigger.event == "block_dispatch"
+                               ? "block_dispatch"
+                               : fmt::format("warp_instruction:sm{}", spec.trigger.sm);
+  for (Fault& f : faults) {
+    f.trigger = TriggerKind::Event;
+    f.event = name;
+    f.count = f.time_ps + 1;
+    f.time_ps = ev[f.time_ps] + 1;
+  }
+  return faults;
+}
+
 // The faults of a campaign on registered state: targets x bits x clock edges of the window.
 std::vector<Fault> state_faults(const CampaignSpec& spec, const GoldenRun& g, std::vector<TargetInfo>& targets,
                                 uint64_t& space) {
   targets = select_targets(target_infos(g), spec.targets, spec.exclude);
+  if (spec.trigger.event != "time") return event_faults(spec, g, targets, space);
   uint64_t from = g.start_ps, to = g.end_ps;
   if (spec.window) {
     from = spec.window->from_ns * 1000;
@@ -111,6 +149,10 @@ std::vector<Fault> state_faults(const CampaignSpec& spec, const GoldenRun& g, st
   const uint64_t n = spec.size.count ? std::min(*spec.size.count, space)
                                      : leveugle_sample_size(double(space), spec.size.margin, spec.size.t, spec.size.p);
   return make_fault_list(targets, spec.fault, from, to, g.period_ps, n, spec.seed);
+}
+
+int issues_sm(const CampaignSpec& spec) {
+  return spec.trigger.event == "warp_instruction" ? int(spec.trigger.sm) : -1;
 }
 
 std::string dir_of(const std::string& path) {
@@ -232,7 +274,7 @@ int campaign_run(const std::string& file, const CampaignOptions& opt) {
   if (fs::exists(db))
     throw CampaignError(fmt::format("{}: exists; `gpuvp campaign resume {}` continues it, or remove it", db, db));
   JobFactory make = job_factory(spec, dir_of(file));
-  GoldenRun g = run_golden(make);
+  GoldenRun g = run_golden(make, issues_sm(spec));
   std::vector<TargetInfo> targets;
   uint64_t space = 0;
   std::vector<Fault> faults = spec.bus ? bus_faults(spec, g, space) : state_faults(spec, g, targets, space);
@@ -267,7 +309,7 @@ int campaign_resume(const std::string& db, const CampaignOptions& opt) {
     stored = *g;
   }
   JobFactory make = job_factory(spec, dir_of(db));
-  GoldenRun g = run_golden(make);
+  GoldenRun g = run_golden(make, issues_sm(spec));
   if (hex(g.output_hash) != stored.output_hash || g.end_ps != stored.end_ps)
     throw CampaignError(fmt::format("{}: this build's golden run differs from the one the campaign started with "
                                     "(output {} vs {}, end {} vs {} ps)",

@@ -252,6 +252,20 @@ void check_depth(const std::string& text, const std::string& origin) {
   }
 }
 
+TriggerSpec parse_trigger(const Ctx& c, const json& v) {
+  object(c, v, "trigger", {"event", "sm"});
+  TriggerSpec t;
+  const json& e = required(c, v, "trigger", "event", "time, block_dispatch or warp_instruction");
+  t.event = read_string(c, e, "trigger.event");
+  if (t.event != "time" && t.event != "block_dispatch" && t.event != "warp_instruction")
+    c.fail("trigger.event", e, "unknown (one of time, block_dispatch, warp_instruction)");
+  if (v.contains("sm")) {
+    if (t.event != "warp_instruction") c.error("trigger.sm: only with warp_instruction");
+    t.sm = static_cast<unsigned>(read_u64(c, v.at("sm"), "trigger.sm", 0, 15));
+  }
+  return t;
+}
+
 BusSpec parse_bus(const Ctx& c, const json& v) {
   object(c, v, "bus", {"link", "field"});
   BusSpec b;
@@ -269,8 +283,8 @@ CampaignSpec parse_campaign(const json& j, const std::string& origin) {
   const Ctx c{origin};
   if (!j.is_object()) c.error("not a JSON object");
   object(c, j, "",
-         {"name", "platform", "workload", "exec", "targets", "exclude", "bus", "fault", "size", "window", "seed",
-          "timeout_factor", "workers", "early_stop"});
+         {"name", "platform", "workload", "exec", "targets", "exclude", "bus", "trigger", "fault", "size", "window",
+          "seed", "timeout_factor", "workers", "early_stop"});
   CampaignSpec s;
   s.origin = origin;
   s.name = read_string(c, required(c, j, "", "name", "a string"), "name");
@@ -286,6 +300,9 @@ CampaignSpec parse_campaign(const json& j, const std::string& origin) {
   if (j.contains("fault")) s.fault = parse_fault(c, j.at("fault"));
   s.size = parse_size(c, required(c, j, "", "size", "count, or margin and confidence"));
   if (j.contains("window")) s.window = parse_window(c, j.at("window"));
+  if (j.contains("trigger")) s.trigger = parse_trigger(c, j.at("trigger"));
+  if (s.bus && s.trigger.event != "time") c.error("trigger: a bus campaign's trigger is its link's transactions");
+  if (s.window && s.trigger.event != "time") c.error("window: only with the time trigger");
   parse_run_options(c, j, s);
   return s;
 }

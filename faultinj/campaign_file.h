@@ -44,6 +44,14 @@ struct BusSpec {
   std::string field;  // address, data, byte_enable, command
 };
 
+// When faults strike: at clock edges of the window ("time"), or at the n-th occurrence of an
+// event of the golden run: a block dispatch (smp_en), or a warp instruction of SM `sm` (just after
+// it executed), n uniform over the golden run's occurrences.
+struct TriggerSpec {
+  std::string event = "time";
+  unsigned sm = 0;
+};
+
 struct CampaignSpec {
   std::string origin;  // the file it came from, for messages
   std::string name;
@@ -54,6 +62,7 @@ struct CampaignSpec {
   std::vector<std::string> targets;
   std::vector<std::string> exclude;
   std::optional<BusSpec> bus;  // instead of targets/exclude
+  TriggerSpec trigger;
   FaultTemplate fault;
   SizeSpec size;
   std::optional<WindowSpec> window;  // none: the golden run's execution window

@@ -140,7 +140,7 @@ GoldenRun record_golden(Platform& p, const Job& job) {
 
 }  // namespace
 
-GoldenRun run_golden(const JobFactory& make) {
+GoldenRun run_golden(const JobFactory& make, int issues_of_sm) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe failed: {}", std::strerror(errno)));
   pid_t pid = fork_clean();
@@ -151,8 +151,12 @@ GoldenRun run_golden(const JobFactory& make) {
       auto job = make();
       Platform p(job->config(), job->hooks());
       job->attach(p);
+      if (issues_of_sm >= 0) p.record_issues(unsigned(issues_of_sm));
       p.run([&](rt::Runtime& rt) { job->run(rt); });
-      answer = golden_to_json(record_golden(p, *job));
+      GoldenRun g = record_golden(p, *job);
+      g.info["dispatch_ps"] = p.dispatch_times();
+      if (issues_of_sm >= 0) g.info["issue_ps"] = p.issue_times(unsigned(issues_of_sm));
+      answer = golden_to_json(g);
     } catch (const std::exception& e) {
       answer = {{"error", e.what()}};
     }

@@ -52,7 +52,9 @@ struct GoldenRun {
 // Runs the job once, fault-free, in a child process. Throws std::runtime_error with the child's
 // message if the golden run itself fails (a wrong result is not an error: the output is the
 // reference).
-GoldenRun run_golden(const JobFactory& make);
+// info gets "dispatch_ps" (block dispatch instants) and, with `issues_of_sm` >= 0, "issue_ps" (the
+// instant each warp instruction of that SM issued).
+GoldenRun run_golden(const JobFactory& make, int issues_of_sm = -1);
 
 struct EngineOptions {
   unsigned workers = 1;

@@ -57,6 +57,16 @@ PlatformImpl::PlatformImpl(sc_core::sc_module_name name, const Config& c, const 
   fill_props();
   host = std::make_unique<HostPort>("host", dev, errors, *gmem);
   wire();
+  SC_METHOD(watch_dispatch);  // observes only: block dispatches for statistics and fault triggers
+  for (auto& e : smp_en) sensitive << e;
+  dont_initialize();
+}
+
+void PlatformImpl::watch_dispatch() {
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  bool any = false;
+  for (auto& e : smp_en) any |= e.read();
+  if (any && (dispatches.empty() || dispatches.back() != now)) dispatches.push_back(now);
 }
 
 void PlatformImpl::build_memories() {
@@ -252,6 +262,9 @@ void Platform::finish(double limit_ms) {
 }
 
 std::vector<std::string> Platform::link_names() const { return impl_->links; }
+std::vector<uint64_t> Platform::dispatch_times() const { return impl_->dispatches; }
+void Platform::record_issues(unsigned sm) { impl_->sms.at(sm)->record_issues(true); }
+std::vector<uint64_t> Platform::issue_times(unsigned sm) const { return impl_->sms.at(sm)->issue_times(); }
 std::vector<std::pair<uint64_t, uint64_t>> Platform::kernel_windows() const { return impl_->host->windows(); }
 uint64_t Platform::clock_period_ps() const { return impl_->clk.period().value(); }
 

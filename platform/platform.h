@@ -90,6 +90,11 @@ class Platform {
   // Scheduler phases so far (configuration, dispatch, wait, exchange, idle) with the instant (ps) each
   // began: the model scheduler's; empty with the RTL scheduler (cycle-equal: the model's serve).
   std::vector<std::pair<std::string, uint64_t>> scheduler_phases() const;
+  // Instants (ps) at which the scheduler dispatched a batch (an smp_en rose).
+  std::vector<uint64_t> dispatch_times() const;
+  // Records the instant (ps) each warp instruction of SM `sm` issues, from now on (fault triggers).
+  void record_issues(unsigned sm);
+  std::vector<uint64_t> issue_times(unsigned sm) const;
   // The clock period of the GPU, in ps.
   uint64_t clock_period_ps() const;
 

@@ -24,6 +24,7 @@ namespace gpuvp {
 
 class PlatformImpl : public sc_core::sc_module {
  public:
+  SC_HAS_PROCESS(PlatformImpl);
   PlatformImpl(sc_core::sc_module_name name, const Config& c, const PlatformHooks& hooks);
 
   Config cfg;
@@ -55,6 +56,7 @@ class PlatformImpl : public sc_core::sc_module {
 
   PlatformHooks hooks;
   std::vector<std::string> links;  // every link name, in wiring order
+  std::vector<uint64_t> dispatches;  // instants (ps) at which the scheduler raised an smp_en
   sc_core::sc_trace_file* vcd = nullptr;
   double host_seconds = 0;
 
@@ -68,6 +70,7 @@ class PlatformImpl : public sc_core::sc_module {
   void build_scheduler();
   void fill_props();
   void wire();
+  void watch_dispatch();
   // Binds `init` to `target`, through the hooks' interposer for `name` if there is one.
   template <class I, class T>
   void link(const std::string& name, I& init, T& target) {

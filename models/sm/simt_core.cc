@@ -183,6 +183,7 @@ bool SimtCore::run() {
       synced_ = now_;
     }
     last_ = i;
+    if (issue_log_) issue_log_->push_back(now_);
     step(warps_[i]);
     if (now_ - synced_ >= quantum_) {
       env_.sync(now_);

@@ -34,6 +34,13 @@ class SmCore : public CoreEnv {
     core_.register_state(reg, path);
   }
 
+  void record_issues(bool on) { core_.set_issue_log(on ? &issues_ : nullptr); }
+  std::vector<uint64_t> issue_times() const {
+    std::vector<uint64_t> ps(issues_.size());
+    for (size_t i = 0; i < ps.size(); ++i) ps[i] = issues_[i] * pv_;
+    return ps;
+  }
+
   void set_horizon(uint64_t ps) { core_.set_horizon(ps == ~uint64_t{0} ? ps : (ps + pv_ - 1) / pv_); }
 
   uint64_t access(Port port, uint64_t addr, uint8_t* data, unsigned len, bool write, AtomicExtension* atomic,
@@ -137,6 +144,7 @@ class SmCore : public CoreEnv {
     ~Payload() { clear_extension<AtomicExtension>(); }
   } trans_;
   std::vector<BlockRecord> records_;
+  std::vector<uint64_t> issues_;  // issue cycles when recording (fault-injection triggers)
   // Registered controller state.
   uint32_t state_ = Idle;
   uint32_t num_blocks_ = 0;
@@ -240,6 +248,8 @@ void Sm::reset_method() { core_->reset(); }
 
 const SmConfig& Sm::config() const { return core_->config(); }
 void Sm::set_horizon(uint64_t ps) { core_->set_horizon(ps); }
+void Sm::record_issues(bool on) { core_->record_issues(on); }
+std::vector<uint64_t> Sm::issue_times() const { return core_->issue_times(); }
 const SmStats& Sm::stats() const { return core_->stats(); }
 const std::vector<BlockRecord>& Sm::block_records() const { return core_->records(); }
 
