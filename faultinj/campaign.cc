@@ -151,6 +151,9 @@ std::vector<Fault> state_faults(const CampaignSpec& spec, const GoldenRun& g, st
   return make_fault_list(targets, spec.fault, from, to, g.period_ps, n, spec.seed);
 }
 
+// Golden checkpoints for early stops, spread over the run from the kernel's start.
+constexpr unsigned kCheckpoints = 64;
+
 int issues_sm(const CampaignSpec& spec) {
   return spec.trigger.event == "warp_instruction" ? int(spec.trigger.sm) : -1;
 }
@@ -234,6 +237,7 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
   EngineOptions eo;
   eo.workers = workers_of(opt, spec);
   eo.timeout_factor = spec.timeout_factor;
+  eo.early_stop = spec.early_stop;
   auto commit = [&](const RunResult& r) {
     if (!st) st.emplace(Store::open(db));
     st->add_run(record_of(r));
@@ -293,6 +297,7 @@ int campaign_run(const std::string& file, const CampaignOptions& opt) {
   if (!opt.quiet)
     std::fprintf(stderr, "campaign %s: %zu faults over %zu targets (%llu fault-space points), store %s\n",
                  spec.name.c_str(), faults.size(), targets.size(), (unsigned long long)space, db.c_str());
+  if (spec.early_stop) record_checkpoints(make, g, kCheckpoints);
   execute(db, make, g, spec, opt);
   if (!opt.quiet) print_summary(db);
   return 0;
@@ -314,6 +319,7 @@ int campaign_resume(const std::string& db, const CampaignOptions& opt) {
     throw CampaignError(fmt::format("{}: this build's golden run differs from the one the campaign started with "
                                     "(output {} vs {}, end {} vs {} ps)",
                                     db, hex(g.output_hash), stored.output_hash, g.end_ps, stored.end_ps));
+  if (spec.early_stop) record_checkpoints(make, g, kCheckpoints);
   execute(db, make, g, spec, opt);
   if (!opt.quiet) print_summary(db);
   return 0;

@@ -96,7 +96,8 @@ json golden_to_json(const GoldenRun& g) {
   return {{"start_ps", g.start_ps},       {"end_ps", g.end_ps},         {"sim_end_ps", g.sim_end_ps},
           {"output_hash", g.output_hash}, {"output_bytes", g.output_bytes}, {"kernel_cycles", g.kernel_cycles},
           {"period_ps", g.period_ps},     {"host_seconds", g.host_seconds}, {"targets", t},
-          {"phases", ph},                 {"links", g.links},               {"info", g.info}};
+          {"phases", ph},                 {"links", g.links},               {"info", g.info},
+          {"checkpoints", g.checkpoints}};
 }
 
 GoldenRun golden_from_json(const json& j) {
@@ -113,6 +114,7 @@ GoldenRun golden_from_json(const json& j) {
   for (auto& p : j.at("phases")) g.phases.push_back({p[0], p[1]});
   g.links = j.at("links").get<std::vector<std::string>>();
   g.info = j.at("info");
+  g.checkpoints = j.at("checkpoints").get<std::vector<std::pair<uint64_t, uint64_t>>>();
   return g;
 }
 
@@ -177,12 +179,58 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm) {
   return golden_from_json(j);
 }
 
+void record_checkpoints(const JobFactory& make, GoldenRun& g, unsigned count) {
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe failed: {}", std::strerror(errno)));
+  pid_t pid = fork_clean();
+  if (pid == 0) {
+    ::close(fds[0]);
+    json answer = json::array();
+    try {
+      auto job = make();
+      Platform p(job->config(), job->hooks());
+      job->attach(p);
+      p.start([&](rt::Runtime& rt) { job->run(rt); });
+      const uint64_t span = g.sim_end_ps > g.start_ps ? g.sim_end_ps - g.start_ps : 0;
+      for (unsigned k = 1; k <= count && span; ++k) {
+        const uint64_t t = g.start_ps + span * k / (count + 1);
+        if (!p.advance_to(t)) break;
+        answer.push_back({t, p.state_hash()});
+      }
+    } catch (const std::exception&) {
+      answer = json::array();  // no checkpoints: no early stops, nothing else lost
+    }
+    write_all(fds[1], answer.dump());
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string text = read_all(fds[0]);
+  ::close(fds[0]);
+  ::waitpid(pid, nullptr, 0);
+  g.checkpoints.clear();
+  if (!text.empty()) g.checkpoints = json::parse(text).get<std::vector<std::pair<uint64_t, uint64_t>>>();
+}
+
 Outcome classify_completed(const GoldenRun& g, uint64_t output_hash, uint64_t output_bytes, uint64_t end_ps) {
   if (output_hash != g.output_hash || output_bytes != g.output_bytes) return Outcome::SDC;
   return end_ps == g.end_ps ? Outcome::Masked : Outcome::MaskedTiming;
 }
 
 namespace {
+
+// Early stop: runs to the next few golden checkpoints after the injection; true when the whole state
+// (Platform::state_hash) equals the golden run's at one of them. Only for faults that are over once
+// applied (transient, and a saboteur's only after it struck).
+bool reconverged(Platform& p, const Job& job, const Fault& f, const GoldenRun& g, const EngineOptions& opt) {
+  if (!opt.early_stop || f.duration != Duration::Transient) return false;
+  unsigned checks = 0;
+  for (auto& [t, hash] : g.checkpoints) {
+    if (t <= f.time_ps) continue;
+    if (checks++ == opt.early_checks || !p.advance_to(t)) return false;
+    if (!job.fault_pending() && p.state_hash() == hash) return true;
+  }
+  return false;
+}
 
 // A faulty run, in its own process: inject, run to the end, classify, report. Never returns.
 [[noreturn]] void faulty_child(Platform& p, Job& job, const Fault& f, const GoldenRun& g, const EngineOptions& opt,
@@ -200,6 +248,16 @@ namespace {
     ::_exit(0);
   }
   try {
+    if (reconverged(p, job, f, g, opt)) {
+      r.outcome = Outcome::Masked;
+      r.early_stop = true;
+      r.end_ps = g.end_ps;
+      r.kernel_cycles = g.kernel_cycles;
+      r.detail = "state equal to the golden run's at a checkpoint";
+      r.host_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      send(out_fd, r);
+      ::_exit(0);
+    }
     p.finish(double(g.sim_end_ps) * opt.timeout_factor / 1e9);
     std::vector<uint8_t> out = job.output();
     auto windows = p.kernel_windows();

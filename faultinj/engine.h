@@ -47,6 +47,9 @@ struct GoldenRun {
   std::vector<PhaseSpan> phases;      // scheduler phases (model scheduler; the RTL's are the same)
   std::vector<std::string> links;     // where a bus saboteur may go
   nlohmann::json info = nlohmann::json::object();  // Job::golden_info()
+  // (instant, Platform::state_hash) pairs for early stops: a faulty run whose state hash equals the
+  // golden run's at one of these instants has reconverged (record_checkpoints fills them).
+  std::vector<std::pair<uint64_t, uint64_t>> checkpoints;
 };
 
 // Runs the job once, fault-free, in a child process. Throws std::runtime_error with the child's
@@ -56,11 +59,17 @@ struct GoldenRun {
 // instant each warp instruction of that SM issued).
 GoldenRun run_golden(const JobFactory& make, int issues_of_sm = -1);
 
+// Replays the golden run stopping at `count` instants spread over [start_ps, sim_end_ps) and records
+// the platform's state hash at each (in a child process).
+void record_checkpoints(const JobFactory& make, GoldenRun& g, unsigned count);
+
 struct EngineOptions {
   unsigned workers = 1;
   double timeout_factor = 3;       // simulated-time bound: factor x the golden run's simulated end
   double wall_factor = 20;         // host watchdog: factor x the golden run's host time ...
   double wall_min_seconds = 5;     // ... but never less than this
+  bool early_stop = true;          // compare state with the golden checkpoints after a transient fault
+  unsigned early_checks = 8;       // at most this many checkpoints after the injection
 };
 
 struct RunResult {

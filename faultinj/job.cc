@@ -64,6 +64,7 @@ class SaboteurJob : public Job {
       throw std::invalid_argument(fmt::format("transaction {} on {} has already passed", f.count, link_));
     return true;
   }
+  bool fault_pending() const override { return sab_ && sab_->armed(); }
   nlohmann::json golden_info() const override { return {{"transaction_ps", sab_ ? sab_->times() : std::vector<uint64_t>{}}}; }
 
  private:

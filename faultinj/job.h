@@ -33,6 +33,9 @@ class Job {
   // Applies a fault the registry does not hold (a bus fault); false: not this job's kind of fault.
   // Throws std::invalid_argument when it is but cannot be applied.
   virtual bool inject(Platform& /*p*/, const Fault& /*f*/) { return false; }
+  // True while a fault is armed but has not struck yet (a saboteur waiting for its transaction):
+  // the state cannot have reconverged then.
+  virtual bool fault_pending() const { return false; }
   // What the golden run learnt beyond the registry (a bus saboteur's transaction instants).
   virtual nlohmann::json golden_info() const { return nlohmann::json::object(); }
 

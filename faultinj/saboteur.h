@@ -38,6 +38,7 @@ class BusSaboteur : public sc_core::sc_module {
   // (f.bit, f.model, f.mask as for a register). False if that transaction has already passed.
   bool arm(uint64_t k, BusField field, const Fault& f);
   bool fired() const { return fired_; }
+  bool armed() const { return armed_; }
 
  private:
   void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);

@@ -59,7 +59,11 @@ void HostPort::transact(tlm::tlm_command cmd, uint64_t addr, void* data, size_t 
                                        p.get_response_string()));
 }
 
-void HostPort::bus_read(uint64_t addr, void* dst, size_t n) { transact(tlm::TLM_READ_COMMAND, addr, dst, n); }
+void HostPort::bus_read(uint64_t addr, void* dst, size_t n) {
+  transact(tlm::TLM_READ_COMMAND, addr, dst, n);
+  const auto* b = static_cast<const uint8_t*>(dst);
+  for (size_t i = 0; i < n; ++i) read_hash_ = (read_hash_ ^ b[i]) * 0x100000001b3ull;
+}
 
 void HostPort::bus_write(uint64_t addr, const void* src, size_t n) {
   transact(tlm::TLM_WRITE_COMMAND, addr, const_cast<void*>(src), n);

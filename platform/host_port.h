@@ -33,6 +33,8 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface {
   std::exception_ptr failure() const { return failure_; }
   const std::vector<rt::LaunchStats>& launches() const { return launches_; }
   const std::vector<std::pair<uint64_t, uint64_t>>& windows() const { return windows_; }  // ps
+  // A hash of every byte the host has read from the GPU so far (state comparisons).
+  uint64_t read_hash() const { return read_hash_; }
 
   // rt::HostInterface
   void bus_read(uint64_t addr, void* dst, size_t n) override;
@@ -57,6 +59,7 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface {
   std::vector<rt::LaunchStats> launches_;
   std::vector<std::pair<uint64_t, uint64_t>> windows_;
   uint64_t done_consumed_ = 0, start_ps_ = 0;
+  uint64_t read_hash_ = 0xcbf29ce484222325ull;
   sc_core::sc_event done_ev_;
 };
 

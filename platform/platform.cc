@@ -263,6 +263,14 @@ void Platform::finish(double limit_ms) {
 
 std::vector<std::string> Platform::link_names() const { return impl_->links; }
 std::vector<uint64_t> Platform::dispatch_times() const { return impl_->dispatches; }
+
+uint64_t Platform::state_hash() const {
+  auto& p = *impl_;
+  uint64_t h = p.reg.state_hash();
+  for (auto& sm : p.sms) h = word_digest(h, sm->timing_hash()) ^ (h >> 7);
+  h ^= word_digest(0x57a7e, p.host->windows().size() + 1) ^ p.host->read_hash();
+  return word_digest(h, sc_core::sc_time_stamp().value() + 1);
+}
 void Platform::record_issues(unsigned sm) { impl_->sms.at(sm)->record_issues(true); }
 std::vector<uint64_t> Platform::issue_times(unsigned sm) const { return impl_->sms.at(sm)->issue_times(); }
 std::vector<std::pair<uint64_t, uint64_t>> Platform::kernel_windows() const { return impl_->host->windows(); }

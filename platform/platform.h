@@ -90,6 +90,9 @@ class Platform {
   // Scheduler phases so far (configuration, dispatch, wait, exchange, idle) with the instant (ps) each
   // began: the model scheduler's; empty with the RTL scheduler (cycle-equal: the model's serve).
   std::vector<std::pair<std::string, uint64_t>> scheduler_phases() const;
+  // A hash of the platform's state at this instant: every registered value, the SMs' timing, the
+  // host's progress. Two runs with equal hashes at the same instant go on identically.
+  uint64_t state_hash() const;
   // Instants (ps) at which the scheduler dispatched a batch (an smp_en rose).
   std::vector<uint64_t> dispatch_times() const;
   // Records the instant (ps) each warp instruction of SM `sm` issues, from now on (fault triggers).

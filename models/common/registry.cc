@@ -7,14 +7,51 @@
 namespace gpuvp {
 
 namespace {
+// '*' matches any run of characters, '?' one character. Two pointers with one backtrack point: the
+// last '*' seen; linear in practice, never exponential ("************z").
 bool glob_match(const char* p, const char* s) {
-  // '*' matches any run of characters, '?' one character; enough for target selection.
-  if (*p == '\0') return *s == '\0';
-  if (*p == '*') return glob_match(p + 1, s) || (*s && glob_match(p, s + 1));
-  if (*s && (*p == '?' || *p == *s)) return glob_match(p + 1, s + 1);
-  return false;
+  const char* star = nullptr;
+  const char* retry = nullptr;
+  while (*s) {
+    if (*p == '*') {
+      star = p++;
+      retry = s;
+    } else if (*p == '?' || *p == *s) {
+      ++p, ++s;
+    } else if (star) {
+      p = star + 1;
+      s = ++retry;
+    } else {
+      return false;
+    }
+  }
+  while (*p == '*') ++p;
+  return *p == '\0';
+}
+
+uint64_t mix(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
 }
 }  // namespace
+
+uint64_t word_digest(uint64_t index, uint64_t value) { return value ? mix(mix(index) ^ value) : 0; }
+
+uint64_t Registry::state_hash() const {
+  uint64_t h = 0;
+  for (auto& [name, t] : targets_) {
+    uint64_t th = std::hash<std::string>{}(name);
+    if (t.digest) {
+      th = mix(th ^ t.digest());
+    } else {
+      for (uint64_t i = 0; i < t.count; ++i) th = mix(th ^ mask_bits(t.get(i), t.width));
+    }
+    h = mix(h ^ th);
+  }
+  return h;
+}
 
 void Registry::add(Target t) {
   if (t.width == 0 || t.width > 64)
@@ -35,6 +72,12 @@ void Registry::remove_prefix(const std::string& prefix) {
 bool Registry::contains(const std::string& name) const { return targets_.count(name) != 0; }
 
 const Target& Registry::at(const std::string& name) const {
+  auto it = targets_.find(name);
+  if (it == targets_.end()) throw std::out_of_range(fmt::format("registry: no target named '{}'", name));
+  return it->second;
+}
+
+Target& Registry::at_mut(const std::string& name) {
   auto it = targets_.find(name);
   if (it == targets_.end()) throw std::out_of_range(fmt::format("registry: no target named '{}'", name));
   return it->second;

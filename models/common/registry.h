@@ -25,7 +25,13 @@ struct Target {
   std::function<void(uint64_t index, uint64_t value)> set;
   // Called after a write so that gated models re-evaluate (wake a sleeping clocked process).
   std::function<void()> on_write;
+  // Optional, for large memories: a hash of the contents kept up to date as they change, so that
+  // state_hash() need not read every word.
+  std::function<uint64_t()> digest;
 };
+
+// The hash of one word for digests: 0 for a zero word, so that zeroed memory hashes to 0.
+uint64_t word_digest(uint64_t index, uint64_t value);
 
 class Registry {
  public:
@@ -45,6 +51,7 @@ class Registry {
 
   bool contains(const std::string& name) const;
   const Target& at(const std::string& name) const;  // throws std::out_of_range naming the target
+  Target& at_mut(const std::string& name);          // the owner completing its registration
   std::vector<const Target*> all() const;            // sorted by name
   std::vector<const Target*> matching(const std::string& glob) const;
 
@@ -54,6 +61,9 @@ class Registry {
 
   // Total number of state bits (registers and memory words), for FIT computations.
   uint64_t total_bits() const;
+  // A hash of every registered value (fault injection compares a faulty run's state with the golden
+  // run's at the same instant: equal hashes, reconverged state).
+  uint64_t state_hash() const;
 
  private:
   std::map<std::string, Target> targets_;

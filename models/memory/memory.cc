@@ -31,8 +31,9 @@ Memory::Memory(sc_core::sc_module_name name, const MemoryConfig& cfg, Registry& 
   };
   t.set = [this](uint64_t i, uint64_t v) {
     uint32_t w = static_cast<uint32_t>(v);
-    std::memcpy(data_ + i * 4, &w, 4);
+    store(i * 4, &w, 4);
   };
+  t.digest = [this] { return digest_; };
   reg.add(std::move(t));
 }
 
@@ -108,7 +109,7 @@ void Memory::b_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time& del
     uint64_t old = 0;
     std::memcpy(&old, mem, n);
     uint64_t nv = apply_atomic(atom->op, atom->type, old, atom->operand, atom->compare);
-    std::memcpy(mem, &nv, n);
+    store(p.get_address() - cfg_.base, &nv, n);
     atom->old = old;
     ++reads_;
     ++writes_;
@@ -124,7 +125,7 @@ void Memory::b_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time& del
     total = access_time(n);
     busy = occupancy(n);
   } else if (p.is_write()) {
-    std::memcpy(mem, p.get_data_ptr(), n);
+    store(p.get_address() - cfg_.base, p.get_data_ptr(), n);
     ++writes_;
     total = access_time(n);
     busy = occupancy(n);
@@ -152,7 +153,7 @@ unsigned Memory::transport_dbg(int, tlm::tlm_generic_payload& p) {
   if (p.is_read())
     std::memcpy(p.get_data_ptr(), mem, p.get_data_length());
   else if (p.is_write())
-    std::memcpy(mem, p.get_data_ptr(), p.get_data_length());
+    store(p.get_address() - cfg_.base, p.get_data_ptr(), p.get_data_length());
   p.set_response_status(tlm::TLM_OK_RESPONSE);
   return p.get_data_length();
 }
@@ -177,7 +178,21 @@ void Memory::peek(uint64_t addr, void* dst, size_t n) const {
 void Memory::poke(uint64_t addr, const void* src, size_t n) {
   if (addr < cfg_.base || addr - cfg_.base > cfg_.size || n > cfg_.size - (addr - cfg_.base))
     throw std::out_of_range(fmt::format("{}: [{:#x}, +{}) is outside the memory", name(), addr, n));
-  std::memcpy(data_ + (addr - cfg_.base), src, n);
+  store(addr - cfg_.base, src, n);
+}
+
+// Every write goes through here: the contents' digest follows each 32-bit word it changes.
+void Memory::store(uint64_t off, const void* src, size_t n) {
+  if (n == 0) return;
+  const uint64_t first = off / 4, last = (off + n - 1) / 4;
+  auto word = [this](uint64_t i) {
+    uint32_t w;
+    std::memcpy(&w, data_ + i * 4, 4);
+    return w;
+  };
+  for (uint64_t i = first; i <= last; ++i) digest_ ^= word_digest(i, word(i));
+  std::memcpy(data_ + off, src, n);
+  for (uint64_t i = first; i <= last; ++i) digest_ ^= word_digest(i, word(i));
 }
 
 }  // namespace gpuvp

@@ -71,11 +71,13 @@ class Memory : public sc_core::sc_module {
   void b_transport(int id, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
   unsigned transport_dbg(int id, tlm::tlm_generic_payload& p);
   bool check(tlm::tlm_generic_payload& p, bool debug);
+  void store(uint64_t offset, const void* src, size_t n);
 
   MemoryConfig cfg_;
   uint8_t* data_ = nullptr;  // calloc'd: untouched pages cost nothing
   uint64_t reads_ = 0, writes_ = 0;
   bool protect_ = false;
+  uint64_t digest_ = 0;  // of the contents (Registry::state_hash)
   sc_core::sc_time bus_free_;  // DRAM: when the shared data bus is next free
   std::map<uint64_t, uint64_t> mapped_;  // base -> size
 };

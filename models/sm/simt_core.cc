@@ -184,7 +184,9 @@ bool SimtCore::run() {
     }
     last_ = i;
     if (issue_log_) issue_log_->push_back(now_);
+    in_step_ = true;  // a stop while the instruction waits for memory sees its data in flight
     step(warps_[i]);
+    in_step_ = false;
     if (now_ - synced_ >= quantum_) {
       env_.sync(now_);
       synced_ = now_;

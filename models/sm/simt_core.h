@@ -106,6 +106,9 @@ class SimtCore {
   // has caught up with it: whoever stops simulated time there (fault injection, a debugger) sees
   // the core's state as it is at that instant, not at the core's local time ahead of it.
   void set_horizon(uint64_t cycle) { horizon_ = cycle; }
+  // What the core's future timing depends on beyond its registered state: its cycle and the cycle
+  // each warp may issue again (state comparisons for early stops).
+  uint64_t timing_hash() const;
   // Appends the issue cycle of every warp instruction to `log` (nullptr: off).
   void set_issue_log(std::vector<uint64_t>* log) { issue_log_ = log; }
 
@@ -203,6 +206,7 @@ class SimtCore {
   uint64_t quantum_ = 20000;
   uint64_t horizon_ = ~uint64_t{0};
   std::vector<uint64_t>* issue_log_ = nullptr;
+  bool in_step_ = false;  // an instruction is executing (its memory accesses may be in flight)
 
   LaunchParams lp_;
   uint32_t user_off_ = 0, user_bytes_ = 0, stride_ = 0, threads_ = 0, wpb_ = 0;

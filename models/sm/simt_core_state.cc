@@ -35,9 +35,29 @@ Target reg32(std::string name, unsigned width, std::function<uint64_t()> get, st
 }
 }  // namespace
 
+uint64_t SimtCore::timing_hash() const {
+  uint64_t h = word_digest(1, now_ + 1);
+  for (const Warp& w : warps_) h = word_digest(h, w.ready + 1) ^ (h << 1);
+  // Data in flight: while an instruction waits for its memory transactions, its lane addresses
+  // and data wait here. Between instructions these buffers hold leftovers no one reads.
+  if (!in_step_) return h;
+  h ^= word_digest(2, cur_pc_ + 1);
+  for (uint64_t a : addr_) h = word_digest(h, a + 1) ^ (h >> 3);
+  for (const auto& lane : buf_)
+    for (uint8_t b : lane) h = word_digest(h, b + 1u) ^ (h << 2);
+  return h;
+}
+
 unsigned SimtCore::max_warps() const { return cfg_.max_threads / cfg_.warp_size; }
 
 void SimtCore::register_state(Registry& reg, const std::string& path) {
+  // State comparisons read the storage directly (a call per word would dominate them).
+  auto hash_words = [](const auto& v) {
+    uint64_t h = 0;
+    for (size_t i = 0; i < v.size(); ++i)
+      if (v[i]) h ^= word_digest(i, v[i]);
+    return h;
+  };
   // Register file: sm.registers 32-bit words; 64-bit slot s of the launch's register file is words
   // 2s (low half) and 2s+1 (high half). Slots are warp-major: warp w, slot k, lane l is slot
   // (w * num_regs + k) * 32 + l.
@@ -49,6 +69,7 @@ void SimtCore::register_state(Registry& reg, const std::string& path) {
         const unsigned sh = 32 * (i % 2);
         regfile_[i / 2] = (regfile_[i / 2] & ~(uint64_t{0xFFFFFFFFu} << sh)) | ((v & 0xFFFFFFFFu) << sh);
       }));
+  reg.at_mut(path + ".regs").digest = [this, hash_words] { return hash_words(regfile_); };
   // Predicate registers: one lane mask per (warp, predicate slot), warp-major.
   reg.add(memory(
       path + ".preds", 32, uint64_t(max_warps()) * kPredSlotsPerWarp,
@@ -56,6 +77,7 @@ void SimtCore::register_state(Registry& reg, const std::string& path) {
       [this](uint64_t i, uint64_t v) {
         if (uint32_t* p = pred_word(i)) *p = uint32_t(v);
       }));
+  reg.at_mut(path + ".preds").digest = [this, hash_words] { return hash_words(predfile_); };
   for (unsigned w = 0; w < max_warps(); ++w) register_warp(reg, fmt::format("{}.warp[{}]", path, w), w);
 }
 

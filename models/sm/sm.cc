@@ -30,10 +30,18 @@ class SmCore : public CoreEnv {
     uint8_t* mem = core_.smem().data();  // never reallocated after construction
     t.get = [mem](uint64_t i) { return uint64_t(mem[i]); };
     t.set = [mem](uint64_t i, uint64_t v) { mem[i] = uint8_t(v); };
+    const size_t bytes = core_.smem().size();
+    t.digest = [mem, bytes] {
+      uint64_t h = 0;
+      for (size_t i = 0; i < bytes; ++i)
+        if (mem[i]) h ^= word_digest(i, mem[i]);
+      return h;
+    };
     reg.add(std::move(t));
     core_.register_state(reg, path);
   }
 
+  uint64_t timing_hash() const { return core_.timing_hash(); }
   void record_issues(bool on) { core_.set_issue_log(on ? &issues_ : nullptr); }
   std::vector<uint64_t> issue_times() const {
     std::vector<uint64_t> ps(issues_.size());
@@ -249,6 +257,7 @@ void Sm::reset_method() { core_->reset(); }
 const SmConfig& Sm::config() const { return core_->config(); }
 void Sm::set_horizon(uint64_t ps) { core_->set_horizon(ps); }
 void Sm::record_issues(bool on) { core_->record_issues(on); }
+uint64_t Sm::timing_hash() const { return core_->timing_hash(); }
 std::vector<uint64_t> Sm::issue_times() const { return core_->issue_times(); }
 const SmStats& Sm::stats() const { return core_->stats(); }
 const std::vector<BlockRecord>& Sm::block_records() const { return core_->records(); }
