@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <csignal>
 #include <cstdio>
 #include <map>
@@ -207,4 +209,97 @@ TEST_CASE("engine: a run that crashes or hangs the simulator is contained and cl
   check(4, Outcome::Timeout);
   CHECK_THAT(r.at(4).detail, !Catch::Matchers::Contains("host watchdog"));
   check(5, Outcome::DUE, DueKind::IllegalInstruction);
+}
+
+namespace {
+
+// The reference for a forked injection: a fresh process builds the platform, simulates to the
+// fault's instant in one step, flips the bit through the registry, runs to the end and classifies
+// as the engine's children do (fault-injection.md: DUE for a device or runtime error, Timeout for a
+// stall or the simulated-time bound). Returns "outcome due_kind end_ps".
+std::string unforked_outcome(const JobFactory& make, const GoldenRun& g, const Fault& f, double timeout_factor) {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::string answer;
+    try {
+      auto job = make();
+      Platform p(job->config(), job->hooks());
+      job->attach(p);
+      p.start([&](rt::Runtime& rt) { job->run(rt); });
+      if (!p.advance_to(f.time_ps)) {
+        answer = "ended before the instant";
+      } else {
+        p.registry().flip(f.target, f.bit, f.index);
+        try {
+          p.finish(double(g.sim_end_ps) * timeout_factor / 1e9);
+          const std::vector<uint8_t> out = job->output();
+          auto w = p.kernel_windows();
+          const uint64_t end = w.empty() ? 0 : w.back().second;
+          answer = fmt::format("{} none {}", to_string(classify_completed(g, hash_bytes(out), out.size(), end)), end);
+        } catch (const DeviceError& e) {
+          answer = fmt::format("due {} 0", to_string(due_kind_of(e.info().kind)));
+        } catch (const TimeoutError&) {
+          answer = "timeout none 0";
+        } catch (const std::exception& e) {
+          answer = std::string(e.what()).rfind("simulation stalled", 0) == 0 ? "timeout none 0" : "due other 0";
+        }
+      }
+    } catch (const std::exception& e) {
+      answer = std::string("error: ") + e.what();
+    }
+    (void)!::write(fds[1], answer.data(), answer.size());
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string text;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(fds[0], buf, sizeof buf)) > 0) text.append(buf, size_t(n));
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return text.empty() ? fmt::format("died (status {})", status) : text;
+}
+
+}  // namespace
+
+TEST_CASE("engine: a register flip injected in a forked child equals the same flip in an unforked run") {
+  const JobFactory make = vector_add_factory();
+  const GoldenRun g = run_golden(make);
+  // Instants inside the first batch (blocks 0 and 1: warps 0 and 1 resident), registers of live
+  // threads (vectorAdd's slots: %r1, %r2 the loaded values, %r3 their sum, %r5 the index, %r11 and
+  // %r13 the a and c parameters, %r16 and %r18 the element addresses of a and b, %r20 that of c).
+  struct Pick {
+    uint64_t t;
+    unsigned warp, slot, lane, bit;
+  };
+  const std::vector<Pick> picks = {
+      {38230000, 1, 11, 3, 9},  {39960000, 1, 16, 3, 9},  {41690000, 1, 16, 3, 24}, {41690000, 1, 3, 3, 9},
+      {43420000, 1, 15, 3, 9},  {45150000, 1, 13, 3, 9},  {48610000, 1, 1, 3, 9},   {52070000, 1, 2, 3, 9},
+      {52070000, 0, 20, 0, 28}, {45150000, 0, 5, 7, 3},   {55530000, 1, 1, 3, 9},   {40000000, 0, 18, 31, 30},
+  };
+  std::vector<Fault> faults;
+  for (const Pick& p : picks) {
+    REQUIRE(p.t > g.start_ps);
+    REQUIRE(p.t < g.end_ps);
+    faults.push_back(fault_at(faults.size(), "gpu.sm0.regs", reg_word(p.warp, p.slot, p.lane), p.bit, p.t));
+  }
+  EngineOptions opt;
+  opt.workers = 2;
+  auto forked = run_all(make, g, faults, opt);
+  int not_masked = 0;
+  for (const Fault& f : faults) {
+    const RunResult& r = forked.at(f.id);
+    const std::string engine = fmt::format("{} {} {}", to_string(r.outcome), to_string(r.due), r.end_ps);
+    const std::string plain = unforked_outcome(make, g, f, opt.timeout_factor);
+    INFO("word " << f.index << " bit " << f.bit << " at " << f.time_ps << " ps: " << r.detail);
+    CHECK(engine == plain);
+    if (r.outcome != Outcome::Masked) ++not_masked;
+  }
+  CHECK(not_masked >= 4);
 }
