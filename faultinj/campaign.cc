@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "faultinj/campaign_file.h"
@@ -184,7 +185,12 @@ int campaign_run(const std::string& file, const CampaignOptions& opt) {
     throw CampaignError(fmt::format("{}: exists; `gpuvp campaign resume {}` continues it, or remove it", db, db));
   JobFactory make = job_factory(spec, dir_of(file));
   GoldenRun g = run_golden(make);
-  std::vector<TargetInfo> targets = select_targets(target_infos(g), spec.targets, spec.exclude);
+  std::vector<TargetInfo> targets;
+  try {
+    targets = select_targets(target_infos(g), spec.targets, spec.exclude);
+  } catch (const std::invalid_argument& e) {
+    throw CampaignError(fmt::format("{}: targets: {}", file, e.what()));  // exit 2, naming the file
+  }
   uint64_t from = g.start_ps, to = g.end_ps;
   if (spec.window) {
     from = spec.window->from_ns * 1000;
