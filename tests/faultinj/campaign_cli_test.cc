@@ -413,3 +413,28 @@ TEST_CASE("campaign cli: malformed campaign files and databases: exit 2, naming 
     CHECK(slurp_file(d("text.db")) == "hello\n");
   }
 }
+
+TEST_CASE("campaign cli: a database killed between its golden run and its fault list is not resumed as finished") {
+  // campaign run commits the campaign, then the golden run, then the fault list (one transaction):
+  // kill -9 between the last two leaves a golden run and no faults. Resuming it must not report a
+  // finished campaign of zero runs.
+  TempDir d("cli_no_faults");
+  const std::string file = d("c.json");
+  write_file(file, campaign_text("no faults", R"("sm.count": 1)", R"("name": "vectorAdd", "launch": "fi16")",
+                                 R"("gpu.sched.state")", "", 3, 1, 1));
+  {
+    test::RunResult r = test::run_gpuvp(fmt::format("campaign run {} --db {} -q", file, d("full.db")));
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+  }
+  {
+    fi::Store full = fi::Store::open(d("full.db"));
+    fi::Store cut = fi::Store::create(d("cut.db"), full.campaign());
+    cut.set_golden(*full.golden());
+  }
+  test::RunResult r = test::run_gpuvp(fmt::format("campaign resume {} -q", d("cut.db")));
+  INFO(r.out << r.err);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains(d("cut.db")));
+  CHECK_THAT(r.err, Contains("fault list"));
+}
