@@ -230,6 +230,10 @@ int campaign_resume(const std::string& db, const CampaignOptions& opt) {
     spec = parse_campaign_text(st.campaign().file_text, db + " (its campaign file)");
     auto g = st.golden();
     if (!g) throw StoreError(fmt::format("{}: no golden run recorded (the campaign never started)", db));
+    // campaign_run commits the golden run, then the fault list: a kill between them leaves no faults.
+    if (st.fault_count() == 0)
+      throw StoreError(fmt::format("{}: no fault list recorded (the campaign was stopped before it started; remove "
+                                   "the file and run the campaign again)", db));
     stored = *g;
   }
   JobFactory make = job_factory(spec, dir_of(db));
