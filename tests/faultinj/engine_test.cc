@@ -303,3 +303,24 @@ TEST_CASE("engine: a register flip injected in a forked child equals the same fl
   }
   CHECK(not_masked >= 4);
 }
+
+TEST_CASE("engine: a fault whose trigger event never occurs is not applied, so it is a tool error, never masked") {
+  // fault-injection.md: "treat 'the fault could not be applied' as an error of the tool, never as
+  // masked". An event trigger names the n-th occurrence of an event; no run has a millionth
+  // kernel launch, so this fault is never applied, whatever the engine knows of events.
+  const JobFactory make = vector_add_factory();
+  const GoldenRun g = run_golden(make);
+  Fault never = fault_at(0, "gpu.gmem", gmem_word(kBufC) + kN - 1, 31, 0);
+  never.trigger = TriggerKind::Event;
+  never.event = "gpu.sched.kernel_done";
+  never.count = 1000000;
+  // The same flip with an event that does not exist at all.
+  Fault unknown = never;
+  unknown.id = 1;
+  unknown.event = "gpu.no_such_event";
+  unknown.count = 1;
+  auto r = run_all(make, g, {never, unknown});
+  INFO(show_all(r));
+  CHECK(r.at(0).outcome == Outcome::ToolError);
+  CHECK(r.at(1).outcome == Outcome::ToolError);
+}
