@@ -324,3 +324,38 @@ TEST_CASE("engine: a fault whose trigger event never occurs is not applied, so i
   CHECK(r.at(0).outcome == Outcome::ToolError);
   CHECK(r.at(1).outcome == Outcome::ToolError);
 }
+
+TEST_CASE("engine: held faults: a permanent stuck bit survives the design's writes, an intermittent one ends") {
+  const JobFactory make = vector_add_factory();
+  const GoldenRun g = run_golden(make);
+  const auto waits = phase_spans(g, "wait");
+  REQUIRE(waits.size() == 4);
+  // c[255] is written by block 7, in the last batch; these faults start in the first.
+  const uint64_t first_batch = mid_edge(g, waits[0].first, waits[0].second);
+  const uint64_t c_last = gmem_word(kBufC) + kN - 1;
+  auto held = [&](uint64_t id, const std::string& target, uint64_t index, FaultModel m, Duration d, uint64_t hold) {
+    Fault f = fault_at(id, target, index, 31, first_batch);
+    f.model = m;
+    f.duration = d;
+    f.hold_ps = hold;
+    return f;
+  };
+  std::vector<Fault> faults = {
+      // Stuck at 1 to the end: the kernel's write of 256.0 is forced back to -256.0: SDC.
+      held(0, "gpu.gmem", c_last, FaultModel::StuckAt1, Duration::Permanent, 0),
+      // The same held for ten cycles only, long before block 7 writes c[255]: masked.
+      held(1, "gpu.gmem", c_last, FaultModel::StuckAt1, Duration::Intermittent, 10 * g.period_ps),
+      // Stuck at 1 to the end in a word nobody uses: masked, same timing.
+      held(2, "gpu.gmem", gmem_word(amap::kGlobalBase + (4u << 20)), FaultModel::StuckAt1, Duration::Permanent, 0),
+      // A transient stuck-at-1 there before the write: overwritten: masked.
+      held(3, "gpu.gmem", c_last, FaultModel::StuckAt1, Duration::Transient, 0),
+  };
+  EngineOptions opt;
+  opt.workers = 2;
+  auto r = run_all(make, g, faults, opt);
+  INFO(show_all(r));
+  CHECK(r.at(0).outcome == Outcome::SDC);
+  CHECK(r.at(1).outcome == Outcome::Masked);
+  CHECK(r.at(2).outcome == Outcome::Masked);
+  CHECK(r.at(3).outcome == Outcome::Masked);
+}
