@@ -471,3 +471,37 @@ TEST_CASE("campaign cli: a database killed between its golden run and its fault 
   CHECK_THAT(r.err, Contains(d("cut.db")));
   CHECK_THAT(r.err, Contains("fault list"));
 }
+
+TEST_CASE("campaign cli: kill -9 during a long golden run leaves nothing running") {
+  // A golden run of a few seconds of host time (vectorAdd over 2^20 elements): kill -9 the campaign
+  // while its golden-run child simulates; that child must not go on by itself.
+  TempDir d("cli_kill_golden");
+  const std::string file = d("long.json");
+  write_file(file, fmt::format(R"({{
+  "name": "long golden run",
+  "platform": {{"preset": "flexgrip"}},
+  "exec": {{"ptx": "{}/ptx/vectorAdd.ptx", "kernel": "vectorAdd", "grid": [4096], "block": [256],
+           "args": [{{"buffer": {{"type": "f32", "count": 1048576, "init": "iota"}}}},
+                    {{"buffer": {{"type": "f32", "count": 1048576, "init": "iota"}}}},
+                    {{"buffer": {{"type": "f32", "count": 1048576}}}}, {{"i32": 1048576}}]}},
+  "targets": ["gpu.sched.state"],
+  "size": {{"count": 2}},
+  "workers": 1
+}}
+)",
+                               GPUVP_TEST_DATA));
+  const pid_t pid = spawn_gpuvp({"campaign", "run", file, "--db", d("long.db"), "-q"});
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, WNOHANG) == 0);  // still in its golden run
+  REQUIRE(live_in_group(pid).size() >= 2);         // the campaign and its golden-run child
+  ::kill(pid, SIGKILL);
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  std::vector<pid_t> left = live_in_group(pid);
+  for (int k = 0; k < 50 && !left.empty(); ++k) {  // 0.5 s: far less than the golden run has left
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    left = live_in_group(pid);
+  }
+  CHECK(left.empty());
+  ::kill(-pid, SIGKILL);
+}
