@@ -58,6 +58,13 @@ pid_t fork_clean() {
   return pid;
 }
 
+// Called first in a forked child: it is killed when `parent` dies (kill -9 of a campaign leaves
+// nothing running), also when the parent died between fork() and here.
+void die_with_parent(pid_t parent) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(1);
+}
+
 void silence_output() {
   int null = ::open("/dev/null", O_WRONLY);
   if (null < 0) return;
@@ -141,8 +148,10 @@ GoldenRun record_golden(Platform& p, const Job& job) {
 GoldenRun run_golden(const JobFactory& make) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe failed: {}", std::strerror(errno)));
+  const pid_t self = ::getpid();
   pid_t pid = fork_clean();
   if (pid == 0) {
+    die_with_parent(self);
     ::close(fds[0]);
     json answer;
     try {
@@ -259,9 +268,10 @@ class Leader {
         continue;
       }
       while (children_.size() >= std::max(1u, opt_.workers)) wait_some();
+      const pid_t self = ::getpid();
       pid_t pid = fork_clean();
       if (pid == 0) {
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a campaign killed with -9 leaves nothing running
+        die_with_parent(self);  // a campaign killed with -9 leaves nothing running
         sigset_t s;
         sigemptyset(&s);
         sigaddset(&s, SIGCHLD);
@@ -347,9 +357,10 @@ void run_faults(const JobFactory& make, const GoldenRun& golden, const std::vect
     int fds[2];
     if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe failed: {}", std::strerror(errno)));
     if (before_fork) before_fork();
+    const pid_t self = ::getpid();
     pid_t leader = fork_clean();
     if (leader == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      die_with_parent(self);
       ::close(fds[0]);
       try {
         auto job = make();
