@@ -176,7 +176,7 @@ class ContainmentJob : public Job {
 
 }  // namespace
 
-TEST_CASE("engine: a run that crashes or hangs the simulator is contained and classified; the others go on") {
+TEST_CASE("engine: a run that crashes or hangs the simulator is contained and classified, and the others go on") {
   const JobFactory make = [] { return std::make_unique<ContainmentJob>(); };
   const GoldenRun g = run_golden(make);
   const uint64_t in_kernel = mid_edge(g, g.start_ps, g.end_ps);
