@@ -109,6 +109,10 @@ TEST_CASE("engine: each outcome class comes from a fault chosen to produce it") 
   const uint64_t no_target = add("gpu.sched.no_such_register", 0, 0, in_kernel);
   const uint64_t wide_bit = add("gpu.sched.state", 0, 3, in_kernel);
   const uint64_t far_word = add("gpu.sm0.regs", 32768, 0, in_kernel);
+  // ... an XOR mask with no bit inside the 3-bit state register.
+  const uint64_t mask_outside = add("gpu.sched.state", 0, 0, in_kernel);
+  faults.back().model = FaultModel::XorMask;
+  faults.back().mask = 0xF8;
 
   EngineOptions opt;
   opt.workers = 2;
@@ -140,6 +144,7 @@ TEST_CASE("engine: each outcome class comes from a fault chosen to produce it") 
   check(wide_bit, Outcome::ToolError);
   CHECK_THAT(r.at(wide_bit).detail, Catch::Matchers::Contains("width 3"));
   check(far_word, Outcome::ToolError);
+  check(mask_outside, Outcome::ToolError);
 }
 
 namespace {
