@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "faultinj/campaign_file.h"
@@ -135,7 +136,11 @@ std::vector<Fault> event_faults(const CampaignSpec& spec, const GoldenRun& g, co
 // The faults of a campaign on registered state: targets x bits x clock edges of the window.
 std::vector<Fault> state_faults(const CampaignSpec& spec, const GoldenRun& g, std::vector<TargetInfo>& targets,
                                 uint64_t& space) {
-  targets = select_targets(target_infos(g), spec.targets, spec.exclude);
+  try {
+    targets = select_targets(target_infos(g), spec.targets, spec.exclude);
+  } catch (const std::invalid_argument& e) {
+    throw CampaignError(fmt::format("{}: targets: {}", spec.origin, e.what()));  // exit 2, naming the file
+  }
   if (spec.trigger.event != "time") return event_faults(spec, g, targets, space);
   uint64_t from = g.start_ps, to = g.end_ps;
   if (spec.window) {
@@ -311,6 +316,10 @@ int campaign_resume(const std::string& db, const CampaignOptions& opt) {
     spec = parse_campaign_text(st.campaign().file_text, db + " (its campaign file)");
     auto g = st.golden();
     if (!g) throw StoreError(fmt::format("{}: no golden run recorded (the campaign never started)", db));
+    // campaign_run commits the golden run, then the fault list: a kill between them leaves no faults.
+    if (st.fault_count() == 0)
+      throw StoreError(fmt::format("{}: no fault list recorded (the campaign was stopped before it started; remove "
+                                   "the file and run the campaign again)", db));
     stored = *g;
   }
   JobFactory make = job_factory(spec, dir_of(db));

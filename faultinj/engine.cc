@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
@@ -56,6 +57,13 @@ pid_t fork_clean() {
   pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
   return pid;
+}
+
+// Called first in a forked child: it is killed when `parent` dies (kill -9 of a campaign leaves
+// nothing running), also when the parent died between fork() and here.
+void die_with_parent(pid_t parent) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(1);
 }
 
 void silence_output() {
@@ -145,8 +153,10 @@ GoldenRun record_golden(Platform& p, const Job& job) {
 GoldenRun run_golden(const JobFactory& make, int issues_of_sm) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe failed: {}", std::strerror(errno)));
+  const pid_t self = ::getpid();
   pid_t pid = fork_clean();
   if (pid == 0) {
+    die_with_parent(self);
     ::close(fds[0]);
     json answer;
     try {
@@ -158,6 +168,7 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm) {
       GoldenRun g = record_golden(p, *job);
       g.info["dispatch_ps"] = p.dispatch_times();
       if (issues_of_sm >= 0) g.info["issue_ps"] = p.issue_times(unsigned(issues_of_sm));
+      g.info["issue_sm"] = issues_of_sm;
       answer = golden_to_json(g);
     } catch (const std::exception& e) {
       answer = {{"error", e.what()}};
@@ -313,9 +324,10 @@ class Leader {
         continue;
       }
       while (children_.size() >= std::max(1u, opt_.workers)) wait_some();
+      const pid_t self = ::getpid();
       pid_t pid = fork_clean();
       if (pid == 0) {
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a campaign killed with -9 leaves nothing running
+        die_with_parent(self);  // a campaign killed with -9 leaves nothing running
         sigset_t s;
         sigemptyset(&s);
         sigaddset(&s, SIGCHLD);
@@ -391,19 +403,60 @@ class Leader {
 
 }  // namespace
 
+namespace {
+// The instant an event-triggered fault strikes, from the golden run's occurrences of its event:
+// just after the n-th block dispatch or warp instruction of SM k, just before the n-th transaction
+// on a saboteur's link. Empty when the golden run has no such occurrence.
+std::optional<uint64_t> event_instant(const GoldenRun& g, const Fault& f) {
+  auto nth = [&](const char* key) -> std::optional<uint64_t> {
+    const auto v = g.info.value(key, std::vector<uint64_t>{});
+    if (f.count == 0 || f.count > v.size()) return std::nullopt;
+    return v[f.count - 1];
+  };
+  std::optional<uint64_t> t;
+  if (f.event == "block_dispatch") {
+    t = nth("dispatch_ps");
+    if (t) ++*t;
+  } else if (f.event == fmt::format("warp_instruction:sm{}", g.info.value("issue_sm", -1))) {
+    t = nth("issue_ps");
+    if (t) ++*t;
+  } else if (g.info.contains("transaction_ps") && f.target.rfind("bus:" + f.event + ".", 0) == 0) {
+    t = nth("transaction_ps");
+    if (t && *t > 0) --*t;
+  }
+  return t;
+}
+}  // namespace
+
 void run_faults(const JobFactory& make, const GoldenRun& golden, const std::vector<Fault>& faults,
                 const EngineOptions& opt, const std::function<void(const RunResult&)>& on_result,
                 const std::function<void()>& before_fork) {
-  std::vector<Fault> todo = faults;
+  std::vector<Fault> todo;
+  for (const Fault& f : faults) {
+    if (f.trigger == TriggerKind::Time) {
+      todo.push_back(f);
+      continue;
+    }
+    if (auto t = event_instant(golden, f)) {
+      todo.push_back(f);
+      todo.back().time_ps = *t;
+      continue;
+    }
+    RunResult r;  // never applied: an error of the tool, never masked
+    r.fault_id = f.id;
+    r.detail = fmt::format("fault not applied: the golden run has no occurrence {} of event '{}'", f.count, f.event);
+    on_result(r);
+  }
   std::stable_sort(todo.begin(), todo.end(), [](const Fault& a, const Fault& b) { return a.time_ps < b.time_ps; });
   int leaders_lost = 0;
   while (!todo.empty()) {
     int fds[2];
     if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe failed: {}", std::strerror(errno)));
     if (before_fork) before_fork();
+    const pid_t self = ::getpid();
     pid_t leader = fork_clean();
     if (leader == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      die_with_parent(self);
       ::close(fds[0]);
       try {
         auto job = make();

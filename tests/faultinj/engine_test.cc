@@ -1,0 +1,366 @@
+// The engine (golden run, leader forking one child per fault, watchdog, classification): every
+// outcome class produced by a fault chosen to produce it; containment of a simulator that crashes
+// or hangs; and a forked injection equal in outcome to the same flip in a plain, unforked run.
+// The test process never elaborates SystemC: run_golden / run_faults fork their own processes, and
+// the reference runs of the last test are forked here before any platform exists.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <csignal>
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "faultinj/engine.h"
+#include "faultinj/engine_job.h"
+#include "faultinj/job.h"
+#include "platform/platform.h"
+#include "sw/isa/device_error.h"
+
+using namespace gpuvp;
+using namespace gpuvp::fi;
+using namespace gpuvp::fi::test;
+
+namespace {
+
+std::map<uint64_t, RunResult> run_all(const JobFactory& make, const GoldenRun& g, const std::vector<Fault>& faults,
+                                      const EngineOptions& opt = {}) {
+  std::map<uint64_t, RunResult> out;
+  run_faults(make, g, faults, opt, [&](const RunResult& r) {
+    CHECK(out.count(r.fault_id) == 0);  // one result per fault
+    out[r.fault_id] = r;
+  });
+  REQUIRE(out.size() == faults.size());
+  return out;
+}
+
+std::string show(const RunResult& r) {
+  std::ostringstream s;
+  s << "fault " << r.fault_id << ": " << to_string(r.outcome) << " (" << to_string(r.due) << ") end " << r.end_ps
+    << " ps: " << r.detail;
+  return s.str();
+}
+
+std::string show_all(const std::map<uint64_t, RunResult>& r) {
+  std::string s;
+  for (auto& [id, x] : r) s += show(x) + "\n";
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("engine: the golden run of the vectorAdd job has its four batches and the buffers it was given") {
+  GoldenRun g = run_golden(vector_add_factory());
+  CHECK(g.output_bytes == 3 * kN * 4);
+  CHECK(g.start_ps > 0);
+  CHECK(g.start_ps < g.end_ps);
+  CHECK(g.end_ps < g.sim_end_ps);  // the host copies the buffers back after the kernel
+  CHECK(g.period_ps == 10000);     // flexgrip: 100 MHz
+  // 8 blocks, 2 per batch on one SM: four dispatch/wait rounds.
+  CHECK(phase_spans(g, "wait").size() == kBlocks / kBpc);
+  CHECK(phase_spans(g, "dispatch").size() == kBlocks / kBpc);
+}
+
+TEST_CASE("engine: each outcome class comes from a fault chosen to produce it") {
+  const JobFactory make = vector_add_factory();
+  const GoldenRun g = run_golden(make);
+  const auto waits = phase_spans(g, "wait");
+  REQUIRE(waits.size() == 4);
+  const uint64_t in_kernel = mid_edge(g, g.start_ps, g.end_ps);
+  const uint64_t after_kernel = g.end_ps + g.period_ps;  // c written, not yet copied back (c is copied last)
+  REQUIRE(after_kernel < g.sim_end_ps);
+  const uint64_t first_wait = mid_edge(g, waits[0].first, waits[0].second);
+  const uint64_t third_wait = mid_edge(g, waits[2].first, waits[2].second);
+
+  std::vector<Fault> faults;
+  auto add = [&](const std::string& target, uint64_t index, unsigned bit, uint64_t t) {
+    faults.push_back(fault_at(faults.size(), target, index, bit, t));
+    return faults.back().id;
+  };
+  // SDC: the sign of c[255] (256.0 -> -256.0) after the kernel wrote it, before the host reads it.
+  const uint64_t sdc_gmem = add("gpu.gmem", gmem_word(kBufC) + kN - 1, 31, after_kernel);
+  // DUE: the magic nibble (0xB -> 0xF) of the kernel's first instruction word, before any fetch.
+  const uint64_t due_decode = add("gpu.sysmem", sysmem_word(amap::kSystemBase), 2, g.start_ps);
+  // Scheduler counter, first batch (cnt = 2): bit 2 makes it 6, so blocks 2..5 never run and their
+  // c stays 0 (expected i + 1): SDC, and the kernel ends early (two batches instead of four).
+  const uint64_t skip = add("gpu.sched.blocks_scheduled_cnt", 0, 2, first_wait);
+  // ... bit 31: cnt >= grid size after the first batch: the kernel ends after two blocks: SDC.
+  const uint64_t skip_high = add("gpu.sched.blocks_scheduled_cnt", 0, 31, first_wait);
+  // Third batch (cnt = 6): bit 2 makes it 2, so blocks 2..5 run again; vectorAdd writes the same
+  // values again: identical output, longer execution: masked with a timing change.
+  const uint64_t repeat = add("gpu.sched.blocks_scheduled_cnt", 0, 2, third_wait);
+  // Masked: a register-file word no resident thread has (2 warps x 21 slots x 32 lanes = 2688 words
+  // in use of 32768), and a global-memory word 4 MiB away from every allocation.
+  const uint64_t masked_reg = add("gpu.sm0.regs", 32767, 5, in_kernel);
+  const uint64_t masked_gmem = add("gpu.gmem", gmem_word(amap::kGlobalBase + (4u << 20)), 7, in_kernel);
+  // Timeout: SCHEDULE_WAIT (4) -> 5, which behaves as IDLE; en has already dropped (the config block
+  // holds it only until rdy falls), so the scheduler stays idle and kernel_done never comes.
+  const uint64_t hang_state = add("gpu.sched.state", 0, 0, first_wait);
+  // ... SCHEDULE_WAIT (4) -> IDLE (0): the same.
+  const uint64_t hang_idle = add("gpu.sched.state", 0, 2, first_wait);
+  // Tool errors: no such target; a bit beyond the width (state has 3 bits); a word beyond the memory.
+  const uint64_t no_target = add("gpu.sched.no_such_register", 0, 0, in_kernel);
+  const uint64_t wide_bit = add("gpu.sched.state", 0, 3, in_kernel);
+  const uint64_t far_word = add("gpu.sm0.regs", 32768, 0, in_kernel);
+  // ... an XOR mask with no bit inside the 3-bit state register.
+  const uint64_t mask_outside = add("gpu.sched.state", 0, 0, in_kernel);
+  faults.back().model = FaultModel::XorMask;
+  faults.back().mask = 0xF8;
+
+  EngineOptions opt;
+  opt.workers = 2;
+  auto r = run_all(make, g, faults, opt);
+  INFO(show_all(r));
+
+  auto check = [&](uint64_t id, Outcome o, DueKind k = DueKind::None) {
+    INFO(show(r.at(id)));
+    CHECK(r.at(id).outcome == o);
+    CHECK(r.at(id).due == k);
+  };
+  check(sdc_gmem, Outcome::SDC);
+  CHECK(r.at(sdc_gmem).end_ps == g.end_ps);  // the kernel itself was untouched
+  check(due_decode, Outcome::DUE, DueKind::IllegalInstruction);
+  check(skip, Outcome::SDC);
+  CHECK(r.at(skip).end_ps < g.end_ps);
+  check(skip_high, Outcome::SDC);
+  CHECK(r.at(skip_high).end_ps < r.at(skip).end_ps);
+  check(repeat, Outcome::MaskedTiming);
+  CHECK(r.at(repeat).end_ps > g.end_ps);
+  check(masked_reg, Outcome::Masked);
+  check(masked_gmem, Outcome::Masked);
+  CHECK(r.at(masked_reg).end_ps == g.end_ps);
+  CHECK(r.at(masked_gmem).end_ps == g.end_ps);
+  check(hang_state, Outcome::Timeout);
+  check(hang_idle, Outcome::Timeout);
+  check(no_target, Outcome::ToolError);
+  CHECK_THAT(r.at(no_target).detail, Catch::Matchers::Contains("gpu.sched.no_such_register"));
+  check(wide_bit, Outcome::ToolError);
+  CHECK_THAT(r.at(wide_bit).detail, Catch::Matchers::Contains("width 3"));
+  check(far_word, Outcome::ToolError);
+  check(mask_outside, Outcome::ToolError);
+}
+
+namespace {
+
+// The vectorAdd job with two more targets: a setter that crashes the simulator and one that never
+// returns (test only).
+class ContainmentJob : public Job {
+ public:
+  ContainmentJob() : Job(engine_config(), "containment"), inner_(vector_add_factory()()) {}
+  void run(rt::Runtime& rt) override { inner_->run(rt); }
+  std::vector<uint8_t> output() const override { return inner_->output(); }
+  void attach(Platform& p) override {
+    inner_->attach(p);
+    Target segv;
+    segv.name = "test.segv";
+    segv.width = 8;
+    segv.get = [](uint64_t) { return uint64_t{0}; };
+    segv.set = [](uint64_t, uint64_t) { std::raise(SIGSEGV); };
+    p.registry().add(std::move(segv));
+    Target hang;
+    hang.name = "test.hang";
+    hang.width = 8;
+    hang.get = [](uint64_t) { return uint64_t{0}; };
+    hang.set = [](uint64_t, uint64_t) {
+      volatile uint64_t spin = 0;
+      for (;;) spin = spin + 1;
+    };
+    p.registry().add(std::move(hang));
+  }
+
+ private:
+  std::unique_ptr<Job> inner_;
+};
+
+}  // namespace
+
+TEST_CASE("engine: a run that crashes or hangs the simulator is contained and classified, and the others go on") {
+  const JobFactory make = [] { return std::make_unique<ContainmentJob>(); };
+  const GoldenRun g = run_golden(make);
+  const uint64_t in_kernel = mid_edge(g, g.start_ps, g.end_ps);
+  std::vector<Fault> faults = {
+      fault_at(0, "gpu.gmem", gmem_word(kBufC) + kN - 1, 31, g.end_ps + g.period_ps),  // SDC
+      fault_at(1, "test.segv", 0, 0, in_kernel),                                        // DUE, died
+      fault_at(2, "gpu.sm0.regs", 32767, 0, in_kernel),                                 // masked
+      fault_at(3, "test.hang", 0, 0, in_kernel),                                        // timeout (watchdog)
+      fault_at(4, "gpu.sched.state", 0, 0, mid_edge(g, phase_spans(g, "wait")[0].first,
+                                                    phase_spans(g, "wait")[0].second)),  // timeout (simulated)
+      fault_at(5, "gpu.sysmem", 0, 2, g.start_ps),                                      // DUE, illegal instruction
+  };
+  EngineOptions opt;
+  opt.workers = 1;  // the hang holds the only worker: the others must still run after the watchdog
+  opt.wall_min_seconds = 1;
+  opt.wall_factor = 1;
+  auto r = run_all(make, g, faults, opt);
+  INFO(show_all(r));
+  auto check = [&](uint64_t id, Outcome o, DueKind k = DueKind::None) {
+    INFO(show(r.at(id)));
+    CHECK(r.at(id).outcome == o);
+    CHECK(r.at(id).due == k);
+  };
+  check(0, Outcome::SDC);
+  check(1, Outcome::DUE, DueKind::Died);
+  CHECK_THAT(r.at(1).detail, Catch::Matchers::Contains("signal 11"));
+  check(2, Outcome::Masked);
+  check(3, Outcome::Timeout);
+  CHECK_THAT(r.at(3).detail, Catch::Matchers::Contains("host watchdog"));
+  check(4, Outcome::Timeout);
+  CHECK_THAT(r.at(4).detail, !Catch::Matchers::Contains("host watchdog"));
+  check(5, Outcome::DUE, DueKind::IllegalInstruction);
+}
+
+namespace {
+
+// The reference for a forked injection: a fresh process builds the platform, simulates to the
+// fault's instant in one step, flips the bit through the registry, runs to the end and classifies
+// as the engine's children do (fault-injection.md: DUE for a device or runtime error, Timeout for a
+// stall or the simulated-time bound). Returns "outcome due_kind end_ps".
+std::string unforked_outcome(const JobFactory& make, const GoldenRun& g, const Fault& f, double timeout_factor) {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::string answer;
+    try {
+      auto job = make();
+      Platform p(job->config(), job->hooks());
+      job->attach(p);
+      p.start([&](rt::Runtime& rt) { job->run(rt); });
+      if (!p.advance_to(f.time_ps)) {
+        answer = "ended before the instant";
+      } else {
+        p.registry().flip(f.target, f.bit, f.index);
+        try {
+          p.finish(double(g.sim_end_ps) * timeout_factor / 1e9);
+          const std::vector<uint8_t> out = job->output();
+          auto w = p.kernel_windows();
+          const uint64_t end = w.empty() ? 0 : w.back().second;
+          answer = fmt::format("{} none {}", to_string(classify_completed(g, hash_bytes(out), out.size(), end)), end);
+        } catch (const DeviceError& e) {
+          answer = fmt::format("due {} 0", to_string(due_kind_of(e.info().kind)));
+        } catch (const TimeoutError&) {
+          answer = "timeout none 0";
+        } catch (const std::exception& e) {
+          answer = std::string(e.what()).rfind("simulation stalled", 0) == 0 ? "timeout none 0" : "due other 0";
+        }
+      }
+    } catch (const std::exception& e) {
+      answer = std::string("error: ") + e.what();
+    }
+    (void)!::write(fds[1], answer.data(), answer.size());
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string text;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(fds[0], buf, sizeof buf)) > 0) text.append(buf, size_t(n));
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return text.empty() ? fmt::format("died (status {})", status) : text;
+}
+
+}  // namespace
+
+TEST_CASE("engine: a register flip injected in a forked child equals the same flip in an unforked run") {
+  const JobFactory make = vector_add_factory();
+  const GoldenRun g = run_golden(make);
+  // Instants inside the first batch (blocks 0 and 1: warps 0 and 1 resident), registers of live
+  // threads (vectorAdd's slots: %r1, %r2 the loaded values, %r3 their sum, %r5 the index, %r11 and
+  // %r13 the a and c parameters, %r16 and %r18 the element addresses of a and b, %r20 that of c).
+  struct Pick {
+    uint64_t t;
+    unsigned warp, slot, lane, bit;
+  };
+  const std::vector<Pick> picks = {
+      {38230000, 1, 11, 3, 9},  {39960000, 1, 16, 3, 9},  {41690000, 1, 16, 3, 24}, {41690000, 1, 3, 3, 9},
+      {43420000, 1, 15, 3, 9},  {45150000, 1, 13, 3, 9},  {48610000, 1, 1, 3, 9},   {52070000, 1, 2, 3, 9},
+      {52070000, 0, 20, 0, 28}, {45150000, 0, 5, 7, 3},   {55530000, 1, 1, 3, 9},   {40000000, 0, 18, 31, 30},
+  };
+  std::vector<Fault> faults;
+  for (const Pick& p : picks) {
+    REQUIRE(p.t > g.start_ps);
+    REQUIRE(p.t < g.end_ps);
+    faults.push_back(fault_at(faults.size(), "gpu.sm0.regs", reg_word(p.warp, p.slot, p.lane), p.bit, p.t));
+  }
+  EngineOptions opt;
+  opt.workers = 2;
+  auto forked = run_all(make, g, faults, opt);
+  int not_masked = 0;
+  for (const Fault& f : faults) {
+    const RunResult& r = forked.at(f.id);
+    const std::string engine = fmt::format("{} {} {}", to_string(r.outcome), to_string(r.due), r.end_ps);
+    const std::string plain = unforked_outcome(make, g, f, opt.timeout_factor);
+    INFO("word " << f.index << " bit " << f.bit << " at " << f.time_ps << " ps: " << r.detail);
+    CHECK(engine == plain);
+    if (r.outcome != Outcome::Masked) ++not_masked;
+  }
+  CHECK(not_masked >= 4);
+}
+
+TEST_CASE("engine: a fault whose trigger event never occurs is not applied, so it is a tool error, never masked") {
+  // fault-injection.md: "treat 'the fault could not be applied' as an error of the tool, never as
+  // masked". An event trigger names the n-th occurrence of an event; no run has a millionth
+  // kernel launch, so this fault is never applied, whatever the engine knows of events.
+  const JobFactory make = vector_add_factory();
+  const GoldenRun g = run_golden(make);
+  Fault never = fault_at(0, "gpu.gmem", gmem_word(kBufC) + kN - 1, 31, 0);
+  never.trigger = TriggerKind::Event;
+  never.event = "gpu.sched.kernel_done";
+  never.count = 1000000;
+  // The same flip with an event that does not exist at all.
+  Fault unknown = never;
+  unknown.id = 1;
+  unknown.event = "gpu.no_such_event";
+  unknown.count = 1;
+  auto r = run_all(make, g, {never, unknown});
+  INFO(show_all(r));
+  CHECK(r.at(0).outcome == Outcome::ToolError);
+  CHECK(r.at(1).outcome == Outcome::ToolError);
+}
+
+TEST_CASE("engine: held faults: a permanent stuck bit survives the design's writes, an intermittent one ends") {
+  const JobFactory make = vector_add_factory();
+  const GoldenRun g = run_golden(make);
+  const auto waits = phase_spans(g, "wait");
+  REQUIRE(waits.size() == 4);
+  // c[255] is written by block 7, in the last batch; these faults start in the first.
+  const uint64_t first_batch = mid_edge(g, waits[0].first, waits[0].second);
+  const uint64_t c_last = gmem_word(kBufC) + kN - 1;
+  auto held = [&](uint64_t id, const std::string& target, uint64_t index, FaultModel m, Duration d, uint64_t hold) {
+    Fault f = fault_at(id, target, index, 31, first_batch);
+    f.model = m;
+    f.duration = d;
+    f.hold_ps = hold;
+    return f;
+  };
+  std::vector<Fault> faults = {
+      // Stuck at 1 to the end: the kernel's write of 256.0 is forced back to -256.0: SDC.
+      held(0, "gpu.gmem", c_last, FaultModel::StuckAt1, Duration::Permanent, 0),
+      // The same held for ten cycles only, long before block 7 writes c[255]: masked.
+      held(1, "gpu.gmem", c_last, FaultModel::StuckAt1, Duration::Intermittent, 10 * g.period_ps),
+      // Stuck at 1 to the end in a word nobody uses: masked, same timing.
+      held(2, "gpu.gmem", gmem_word(amap::kGlobalBase + (4u << 20)), FaultModel::StuckAt1, Duration::Permanent, 0),
+      // A transient stuck-at-1 there before the write: overwritten: masked.
+      held(3, "gpu.gmem", c_last, FaultModel::StuckAt1, Duration::Transient, 0),
+  };
+  EngineOptions opt;
+  opt.workers = 2;
+  auto r = run_all(make, g, faults, opt);
+  INFO(show_all(r));
+  CHECK(r.at(0).outcome == Outcome::SDC);
+  CHECK(r.at(1).outcome == Outcome::Masked);
+  CHECK(r.at(2).outcome == Outcome::Masked);
+  CHECK(r.at(3).outcome == Outcome::Masked);
+}
