@@ -152,7 +152,13 @@ def plot_mtbf(plt, cs, labs, path):
                     rotation=90)
         else:
             ax.bar(i, v, color="#d62728" if labs[i].startswith("rtl") else "#1f77b4")
+            ax.text(i, v * 1.08, f"{v:.3g}", ha="center", va="bottom", fontsize=7, rotation=90)
     ax.set_yscale("log")
+    if finite:
+        ax.set_ylim(min(finite) / 3, top * 2)
+    from matplotlib.ticker import LogFormatterSciNotation
+    ax.yaxis.set_minor_formatter(LogFormatterSciNotation(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
+    ax.tick_params(axis="y", which="minor", labelsize=7)
     ax.set_xticks(range(len(cs)))
     ax.set_xticklabels(labs, rotation=60, ha="right", fontsize=8)
     ax.set_ylabel("MTBF (simulated s)")
