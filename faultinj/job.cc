@@ -82,19 +82,12 @@ std::unique_ptr<Job> with_saboteur(std::unique_ptr<Job> inner, const std::string
 
 std::unique_ptr<Job> workload_job(const Config& c, const std::string& workload, const std::string& launch,
                                   uint64_t seed) {
-  const wl::Workload* w = wl::find(workload);
-  if (!w) {
-    std::string known;
-    for (auto& x : wl::all()) known += (known.empty() ? "" : ", ") + x->name();
-    throw ConfigError(fmt::format("workload '{}' unknown (known: {})", workload, known));
-  }
-  wl::LaunchConfig lc;
   try {
-    lc = launch.empty() ? w->configs().front() : wl::config_named(*w, launch);
+    const wl::Workload& w = wl::find_or_throw(workload);
+    return std::make_unique<WorkloadJob>(c, w, wl::launch_or_default(w, launch), seed);
   } catch (const std::invalid_argument& e) {
-    throw ConfigError(fmt::format("workload {}: {}", workload, e.what()));
+    throw ConfigError(fmt::format("workload {}", e.what()));
   }
-  return std::make_unique<WorkloadJob>(c, *w, std::move(lc), seed);
 }
 
 std::unique_ptr<Job> exec_job(const Config& c, const nlohmann::json& desc, const std::string& origin) {

@@ -89,15 +89,15 @@ void print_summary(const Platform& p, const PlatformStats& st, const std::string
 int cmd_run(const ConfigOpts& co, const std::string& workload, const std::string& cfg_name, uint64_t seed,
             const std::string& stats_file, const std::string& vcd_file, const std::string& timeline_file) {
   Config c = co.build();
-  const wl::Workload* w = wl::find(workload);
-  if (!w) {
-    std::string known;
-    for (auto& x : wl::all()) known += (known.empty() ? "" : ", ") + x->name();
-    throw ConfigError(fmt::format("--workload {}: unknown workload (known: {})", workload, known));
-  }
+  const wl::Workload* w = nullptr;
   wl::LaunchConfig lc;
   try {
-    lc = cfg_name.empty() ? w->configs().front() : wl::config_named(*w, cfg_name);
+    w = &wl::find_or_throw(workload);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(std::string("--workload ") + e.what());
+  }
+  try {
+    lc = wl::launch_or_default(*w, cfg_name);
   } catch (const std::invalid_argument& e) {
     throw ConfigError(std::string("--launch: ") + e.what());
   }

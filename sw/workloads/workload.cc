@@ -52,4 +52,15 @@ LaunchConfig config_named(const Workload& w, const std::string& name) {
       fmt::format("workload '{}' has no configuration '{}' (known: {})", w.name(), name, known));
 }
 
+const Workload& find_or_throw(const std::string& name) {
+  if (const Workload* w = find(name)) return *w;
+  std::string known;
+  for (auto& x : all()) known += (known.empty() ? "" : ", ") + x->name();
+  throw std::invalid_argument(fmt::format("{}: unknown workload (known: {})", name, known));
+}
+
+LaunchConfig launch_or_default(const Workload& w, const std::string& name) {
+  return name.empty() ? w.configs().front() : config_named(w, name);
+}
+
 }  // namespace gpuvp::wl

@@ -47,5 +47,9 @@ const std::vector<std::unique_ptr<Workload>>& all();
 const Workload* find(const std::string& name);  // nullptr when unknown
 // Finds the named configuration of a workload; throws std::invalid_argument listing the known names.
 LaunchConfig config_named(const Workload& w, const std::string& name);
+// The named workload; std::invalid_argument "NAME: unknown workload (known: ...)" otherwise.
+const Workload& find_or_throw(const std::string& name);
+// The named launch configuration, the first for "", as config_named otherwise.
+LaunchConfig launch_or_default(const Workload& w, const std::string& name);
 
 }  // namespace gpuvp::wl
