@@ -88,7 +88,7 @@ class Platform {
   // Kernel execution windows so far (scheduler leaving IDLE to kernel_done), in ps.
   std::vector<std::pair<uint64_t, uint64_t>> kernel_windows() const;
   // Scheduler phases so far (configuration, dispatch, wait, exchange, idle) with the instant (ps) each
-  // began: the model scheduler's; empty with the RTL scheduler (cycle-equal: the model's serve).
+  // began, from the scheduler's state (the model's or the RTL's flip-flops).
   std::vector<std::pair<std::string, uint64_t>> scheduler_phases() const;
   // A hash of the platform's state at this instant: every registered value, the SMs' timing, the
   // host's progress. Two runs with equal hashes at the same instant go on identically.

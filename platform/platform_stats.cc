@@ -13,8 +13,11 @@ using sc_core::sc_time;
 
 std::vector<std::pair<std::string, uint64_t>> Platform::scheduler_phases() const {
   std::vector<std::pair<std::string, uint64_t>> out;
-  if (auto* s = dynamic_cast<const BlockScheduler*>(impl_->sched.get()))
-    for (const PhaseMark& m : s->stats().phases) out.emplace_back(to_string(m.phase), m.cycle * impl_->clk.period().value());
+  const std::vector<PhaseMark>* marks = nullptr;
+  if (auto* s = dynamic_cast<const BlockScheduler*>(impl_->sched.get())) marks = &s->stats().phases;
+  if (auto* r = dynamic_cast<const RtlBlockScheduler*>(impl_->sched.get())) marks = &r->phases();
+  if (marks)
+    for (const PhaseMark& m : *marks) out.emplace_back(to_string(m.phase), m.cycle * impl_->clk.period().value());
   return out;
 }
 

@@ -33,6 +33,7 @@ RtlBlockScheduler::RtlBlockScheduler(sc_core::sc_module_name name, const BlockSc
   o_kdone_ = m.signal("kernel_done");
   o_en_ = m.signal("smp_en");
   o_reset_ = m.signal("smp_reset");
+  o_state_ = m.signal("state");
   o_bx_ = m.signal("block_x");
   o_by_ = m.signal("block_y");
   o_bz_ = m.signal("block_z");
@@ -80,6 +81,10 @@ void RtlBlockScheduler::process() {
     i_done_.set(done);
   }
   rtl::gated_step(*m_, snap_, edge_, at_edge, [this] { drive(); });
+  if (at_edge) {
+    const SchedPhase ph = phase_of_state(unsigned(o_state_.get()), o_reset_.get() != 0);
+    if (ph != phases_.back().phase) phases_.push_back({ph, cfg_.clock.cycle(sc_core::sc_time_stamp())});
+  }
 }
 
 void RtlBlockScheduler::drive() {

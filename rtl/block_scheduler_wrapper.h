@@ -27,6 +27,8 @@ class RtlBlockScheduler : public BlockDispatcher {
 
   const BlockSchedulerConfig& config() const { return cfg_; }
   uint64_t evaluations() const { return evaluations_; }
+  // Phase entries (the model's SchedulerStats::phases, from the RTL's state and smp_reset flip-flops).
+  const std::vector<PhaseMark>& phases() const { return phases_; }
   const rtl::VModel& model() const { return *m_; }
   void trace(sc_core::sc_trace_file* tf, const std::string& prefix) const;
 
@@ -41,6 +43,8 @@ class RtlBlockScheduler : public BlockDispatcher {
   // Inputs (top-level ports).
   rtl::Var i_rst_, i_en_, i_bpc_, i_gx_, i_gy_, i_gz_, i_bx_, i_by_, i_bz_, i_shmem_, i_dyn_, i_param_, i_done_;
   // Output flip-flops.
+  std::vector<PhaseMark> phases_{{SchedPhase::Idle, 0}};
+  rtl::Var o_state_;
   rtl::Var o_rdy_, o_kdone_, o_en_, o_reset_, o_bx_, o_by_, o_bz_, o_gx_, o_gy_, o_gz_, o_tpb_, o_shmem_;
   std::vector<rtl::Var> o_nb_, o_idx_;
   std::vector<uint64_t> snap_;

@@ -225,15 +225,17 @@ BlockScheduler::Regs BlockScheduler::next(const Regs& r, const Inputs& in) const
   return x;
 }
 
-SchedPhase BlockScheduler::phase_of(const Regs& r) const {
-  switch (r.state) {
-    case CALC_BLOCKS: return r.smp_reset ? SchedPhase::Exchange : SchedPhase::Configuration;
-    case CHECK_BLOCKS: return SchedPhase::Configuration;
-    case SCHEDULE_BLOCKS: return SchedPhase::Dispatch;
-    case SCHEDULE_WAIT: return SchedPhase::Wait;
+SchedPhase phase_of_state(unsigned state, bool smp_reset) {
+  switch (state) {
+    case BlockScheduler::CALC_BLOCKS: return smp_reset ? SchedPhase::Exchange : SchedPhase::Configuration;
+    case BlockScheduler::CHECK_BLOCKS: return SchedPhase::Configuration;
+    case BlockScheduler::SCHEDULE_BLOCKS: return SchedPhase::Dispatch;
+    case BlockScheduler::SCHEDULE_WAIT: return SchedPhase::Wait;
     default: return SchedPhase::Idle;
   }
 }
+
+SchedPhase BlockScheduler::phase_of(const Regs& r) const { return phase_of_state(r.state, r.smp_reset != 0); }
 
 void BlockScheduler::account(const Regs& b, const Regs& a, uint64_t cyc) {
   if (b.state == IDLE && a.state == CALC_BLOCKS) {

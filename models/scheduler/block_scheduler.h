@@ -136,6 +136,9 @@ struct BlockSchedulerConfig {
 
 enum class SchedPhase { Idle, Configuration, Dispatch, Wait, Exchange };
 const char* to_string(SchedPhase p);
+// The phase a scheduler is in, from its state register and whether it pulses smp_reset (the model's
+// and the RTL's flip-flops, so both report the same phases).
+SchedPhase phase_of_state(unsigned state, bool smp_reset);
 
 struct PhaseMark {
   SchedPhase phase;
