@@ -8,7 +8,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <iostream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -16,6 +19,7 @@
 #include "faultinj/campaign_file.h"
 #include "faultinj/engine.h"
 #include "faultinj/fault_list.h"
+#include "faultinj/html_report.h"
 #include "faultinj/report.h"
 #include "faultinj/saboteur.h"
 #include "faultinj/sizing.h"
@@ -212,8 +216,9 @@ class Progress {
   Clock::time_point t0_ = Clock::now(), last_ = Clock::time_point{};
 };
 
-RunRecord record_of(const RunResult& r) {
+RunRecord record_of(const RunResult& r, int shard) {
   RunRecord rec;
+  rec.shard = shard;
   rec.fault_id = r.fault_id;
   rec.outcome = r.outcome;
   rec.due_kind = r.due;
@@ -231,10 +236,13 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
              const CampaignOptions& opt) {
   std::vector<Fault> todo;
   uint64_t total = 0;
+  int shard = 0;
   {
     Store st = Store::open(db);
     total = st.fault_count();
-    std::vector<Fault> all = st.faults();
+    if (auto sh = st.shard()) shard = static_cast<int>(sh->index);
+    std::map<uint64_t, Fault> all;  // a shard's ids are not 0 .. n - 1
+    for (Fault& f : st.faults()) all.emplace(f.id, std::move(f));
     for (uint64_t id : st.pending_fault_ids()) todo.push_back(all.at(id));
   }
   Progress progress(total - todo.size(), total, opt.quiet);
@@ -245,7 +253,7 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
   eo.early_stop = spec.early_stop;
   auto commit = [&](const RunResult& r) {
     if (!st) st.emplace(Store::open(db));
-    st->add_run(record_of(r));
+    st->add_run(record_of(r, shard));
     progress.add(r);
   };
   run_faults(make, g, todo, eo, commit, [&] { st.reset(); });
@@ -276,10 +284,32 @@ void print_summary(const std::string& db) {
 
 }  // namespace
 
+std::pair<unsigned, unsigned> parse_shard(const std::string& text) {
+  auto bad = [&](const char* why) {
+    return CampaignError(fmt::format("--shard {}: {}; expected I/N with 1 <= I <= N (e.g. 2/4)", text, why));
+  };
+  auto number = [&](const std::string& s) -> unsigned {
+    if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos)
+      throw bad("not two decimal integers");
+    return static_cast<unsigned>(std::stoul(s));
+  };
+  const size_t slash = text.find('/');
+  if (slash == std::string::npos) throw bad("no '/'");
+  const unsigned i = number(text.substr(0, slash)), n = number(text.substr(slash + 1));
+  if (n == 0) throw bad("N must be at least 1");
+  if (i == 0 || i > n) throw bad("I out of range");
+  return {i, n};
+}
+
 int campaign_run(const std::string& file, const CampaignOptions& opt) {
+  std::optional<std::pair<unsigned, unsigned>> shard;
+  if (!opt.shard.empty()) shard = parse_shard(opt.shard);
   const std::string text = read_text(file);
   CampaignSpec spec = parse_campaign_text(text, file);
-  const std::string db = opt.db.empty() ? fs::path(file).stem().string() + ".db" : opt.db;
+  const std::string stem = fs::path(file).stem().string();
+  const std::string db = !opt.db.empty() ? opt.db
+                         : shard ? fmt::format("{}.shard{}-of-{}.db", stem, shard->first, shard->second)
+                                 : stem + ".db";
   if (fs::exists(db))
     throw CampaignError(fmt::format("{}: exists; `gpuvp campaign resume {}` continues it, or remove it", db, db));
   JobFactory make = job_factory(spec, dir_of(file));
@@ -288,6 +318,18 @@ int campaign_run(const std::string& file, const CampaignOptions& opt) {
   uint64_t space = 0;
   std::vector<Fault> faults = spec.bus ? bus_faults(spec, g, space) : state_faults(spec, g, targets, space);
   if (spec.bus) targets = {{faults.empty() ? "" : faults[0].target, bus_field_bits(parse_bus_field(spec.bus->field)), 1}};
+  // Every shard computes the same golden run and the same whole fault list, then keeps its part.
+  ShardInfo sh;
+  sh.full_fault_count = faults.size();
+  sh.fault_list_hash = fault_list_hash(faults);
+  if (shard) {
+    sh.index = shard->first;
+    sh.count = shard->second;
+    std::vector<Fault> part;
+    for (Fault& f : faults)
+      if (f.id % sh.count == sh.index - 1) part.push_back(std::move(f));
+    faults = std::move(part);
+  }
   {
     CampaignInfo info;
     info.name = spec.name;
@@ -296,12 +338,16 @@ int campaign_run(const std::string& file, const CampaignOptions& opt) {
     info.seed = spec.seed;
     info.build_id = build_id();
     Store st = Store::create(db, info);
+    st.set_shard(sh);
     st.set_golden(record_of(g, total_bits(targets)));
     st.add_faults(faults);
   }
   if (!opt.quiet)
-    std::fprintf(stderr, "campaign %s: %zu faults over %zu targets (%llu fault-space points), store %s\n",
-                 spec.name.c_str(), faults.size(), targets.size(), (unsigned long long)space, db.c_str());
+    std::fprintf(stderr, "campaign %s%s: %zu faults over %zu targets (%llu fault-space points), store %s\n",
+                 spec.name.c_str(),
+                 shard ? fmt::format(", shard {} of {} ({} faults in all)", sh.index, sh.count, sh.full_fault_count).c_str()
+                       : "",
+                 faults.size(), targets.size(), (unsigned long long)space, db.c_str());
   if (spec.early_stop) record_checkpoints(make, g, kCheckpoints);
   execute(db, make, g, spec, opt);
   if (!opt.quiet) print_summary(db);
@@ -353,9 +399,153 @@ int campaign_export(const std::string& db, const std::string& csv, const std::st
   return 0;
 }
 
-int campaign_report(const std::string& db, std::optional<double> raw_fit_per_bit) {
-  Store st = Store::open(db);
-  std::cout << text_report(st, raw_fit_per_bit);
+namespace {
+
+struct ShardStore {
+  std::string path;
+  CampaignInfo info;
+  ShardInfo shard;
+  GoldenRecord golden;
+  std::vector<Fault> faults;
+  std::vector<RunRecord> runs;
+  uint64_t pending = 0;
+};
+
+ShardStore read_shard(const std::string& path) {
+  Store st = Store::open(path);
+  ShardStore s;
+  s.path = path;
+  s.info = st.campaign();
+  auto sh = st.shard();
+  if (!sh || sh->index == 0)
+    throw StoreError(fmt::format("{}: not a shard (a whole campaign; `gpuvp campaign run FILE --shard I/N` makes shards)",
+                                 path));
+  s.shard = *sh;
+  auto g = st.golden();
+  if (!g || st.fault_count() == 0)
+    throw StoreError(fmt::format("{}: shard {} of {} has no {} (it was stopped before it started; run it again)", path,
+                                 sh->index, sh->count, g ? "fault list" : "golden run"));
+  s.golden = *g;
+  s.faults = st.faults();
+  s.runs = st.runs();
+  s.pending = st.pending_fault_ids().size();
+  for (const Fault& f : s.faults)
+    if (f.id % sh->count != sh->index - 1)
+      throw StoreError(fmt::format("{}: fault {} does not belong to shard {} of {}", path, f.id, sh->index, sh->count));
+  return s;
+}
+
+std::string shard_name(const ShardStore& s) {
+  return fmt::format("{} (shard {} of {})", s.path, s.shard.index, s.shard.count);
+}
+
+// What differs between two shards' campaigns ("" if nothing).
+std::string campaign_difference(const ShardStore& a, const ShardStore& b) {
+  std::vector<std::string> d;
+  auto cmp = [&](const char* what, const std::string& x, const std::string& y) {
+    if (x != y) d.push_back(fmt::format("{} {} vs {}", what, x, y));
+  };
+  cmp("campaign file hash", a.info.file_hash, b.info.file_hash);
+  cmp("seed", std::to_string(a.info.seed), std::to_string(b.info.seed));
+  cmp("fault list hash", a.shard.fault_list_hash, b.shard.fault_list_hash);
+  cmp("fault count", std::to_string(a.shard.full_fault_count), std::to_string(b.shard.full_fault_count));
+  cmp("build id", "'" + a.info.build_id + "'", "'" + b.info.build_id + "'");
+  cmp("golden output hash", a.golden.output_hash, b.golden.output_hash);
+  std::string s;
+  for (auto& x : d) s += (s.empty() ? "" : "; ") + x;
+  return s;
+}
+
+std::string join_numbers(const std::vector<unsigned>& v) {
+  std::string s;
+  for (unsigned x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
+  return s;
+}
+
+}  // namespace
+
+int campaign_merge(const std::string& out, const std::vector<std::string>& paths, bool allow_missing) {
+  if (paths.empty()) throw CampaignError("campaign merge: no shard given");
+  if (fs::exists(out))
+    throw CampaignError(fmt::format("{}: exists; the merged store must be a new file (remove it first)", out));
+  std::vector<ShardStore> shards;
+  for (const std::string& p : paths) shards.push_back(read_shard(p));
+  const ShardStore& first = shards.front();
+  std::map<unsigned, const ShardStore*> by_index;
+  for (const ShardStore& s : shards) {
+    if (s.shard.count != first.shard.count)
+      throw CampaignError(fmt::format("overlapping shards: {} and {} split the campaign differently ({} vs {} shards)",
+                                      shard_name(first), shard_name(s), first.shard.count, s.shard.count));
+    const std::string diff = campaign_difference(first, s);
+    if (!diff.empty())
+      throw CampaignError(fmt::format("{} and {} are shards of different campaigns: {}", shard_name(first),
+                                      shard_name(s), diff));
+    auto [it, fresh] = by_index.emplace(s.shard.index, &s);
+    if (!fresh)
+      throw CampaignError(fmt::format("overlapping shards: {} and {} are both shard {} of {}", it->second->path, s.path,
+                                      s.shard.index, s.shard.count));
+  }
+  const unsigned n = first.shard.count;
+  std::vector<unsigned> missing;
+  for (unsigned i = 1; i <= n; ++i)
+    if (!by_index.count(i)) missing.push_back(i);
+  std::vector<std::string> unfinished;
+  for (const auto& [i, s] : by_index)
+    if (s->pending)
+      unfinished.push_back(fmt::format("{}: {} of {} runs pending", shard_name(*s), s->pending, s->faults.size()));
+  std::string problems;
+  if (!missing.empty()) problems += fmt::format("missing shards: {} of {}\n", join_numbers(missing), n);
+  for (auto& u : unfinished) problems += "unfinished shard " + u + "\n";
+  if (!problems.empty() && !allow_missing)
+    throw CampaignError(fmt::format("campaign merge {}: refused:\n{}(`gpuvp campaign run FILE --shard I/{}` runs a "
+                                    "missing shard, `gpuvp campaign resume SHARD.db` finishes one; --allow-missing "
+                                    "merges what is there)", out, problems, n));
+  if (!problems.empty()) std::fprintf(stderr, "campaign merge %s: merging what is there:\n%s", out.c_str(), problems.c_str());
+
+  std::vector<Fault> faults;
+  std::vector<RunRecord> runs;
+  for (const auto& [i, s] : by_index) {
+    faults.insert(faults.end(), s->faults.begin(), s->faults.end());
+    for (RunRecord r : s->runs) {
+      r.shard = static_cast<int>(i);  // the source shard
+      runs.push_back(std::move(r));
+    }
+  }
+  std::sort(faults.begin(), faults.end(), [](const Fault& a, const Fault& b) { return a.id < b.id; });
+  std::sort(runs.begin(), runs.end(), [](const RunRecord& a, const RunRecord& b) { return a.fault_id < b.fault_id; });
+  if (missing.empty() && (faults.size() != first.shard.full_fault_count || fault_list_hash(faults) != first.shard.fault_list_hash))
+    throw CampaignError(fmt::format("campaign merge {}: the shards' faults ({}) are not the campaign's fault list ({} "
+                                    "faults, hash {})", out, faults.size(), first.shard.full_fault_count,
+                                    first.shard.fault_list_hash));
+  ShardInfo merged = first.shard;
+  merged.index = 0;
+  merged.missing = join_numbers(missing);
+  Store st = Store::create(out, first.info);
+  st.set_shard(merged);
+  st.set_golden(first.golden);
+  st.add_faults(faults);
+  st.add_runs(runs);
+  std::fprintf(stderr, "campaign merge %s: %zu shard%s of %u, %zu faults, %zu runs\n", out.c_str(), by_index.size(),
+               by_index.size() == 1 ? "" : "s", n, faults.size(), runs.size());
+  return 0;
+}
+
+int campaign_report(const std::vector<std::string>& dbs, std::optional<double> raw_fit_per_bit,
+                    const std::string& html) {
+  std::vector<Store> stores;
+  for (const std::string& db : dbs) stores.push_back(Store::open(db));
+  if (!html.empty()) {
+    const std::string page = html_report(stores, raw_fit_per_bit);
+    std::ofstream f(html, std::ios::binary);
+    if (!f) throw CampaignError(fmt::format("{}: cannot write", html));
+    f << page;
+    if (!f.flush()) throw CampaignError(fmt::format("{}: cannot write", html));
+    return 0;
+  }
+  for (size_t i = 0; i < stores.size(); ++i) {
+    if (stores.size() > 1) std::cout << (i ? "\n" : "") << "== " << dbs[i] << " ==\n";
+    std::cout << text_report(stores[i], raw_fit_per_bit);
+  }
   return 0;
 }
 

@@ -3,6 +3,7 @@
 // fault list and a result store; runs are committed as they complete, with a live progress line.
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gpuvp::fi {
 
@@ -10,12 +11,22 @@ struct CampaignOptions {
   std::string db;              // run: the store to create ("" = the campaign file's stem + ".db")
   unsigned workers = 0;        // 0: the campaign file's, else the number of CPUs
   bool quiet = false;          // no progress output
+  std::string shard;           // run: "I/N" runs the I-th of N parts of the fault list ("" = all of it)
 };
+
+// "I/N" with 1 <= I <= N: {I, N}; anything else is a CampaignError naming --shard.
+std::pair<unsigned, unsigned> parse_shard(const std::string& text);
 
 // Exit status: 0 done; errors throw (CampaignError, StoreError, ConfigError: the CLI prints them).
 int campaign_run(const std::string& file, const CampaignOptions& opt);
 int campaign_resume(const std::string& db, const CampaignOptions& opt);
 int campaign_export(const std::string& db, const std::string& csv, const std::string& json);
-int campaign_report(const std::string& db, std::optional<double> raw_fit_per_bit);
+// Merges shards of one campaign into a new store equal, run by run, to a single-process run;
+// refuses shards of other campaigns, overlapping ones, missing ones and unfinished ones (the last
+// two are merged anyway, and named, with allow_missing).
+int campaign_merge(const std::string& out, const std::vector<std::string>& shards, bool allow_missing);
+// The text report of each store; with `html` non-empty, one self-contained HTML page instead.
+int campaign_report(const std::vector<std::string>& dbs, std::optional<double> raw_fit_per_bit,
+                    const std::string& html = "");
 
 }  // namespace gpuvp::fi

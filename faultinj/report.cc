@@ -66,8 +66,20 @@ std::string golden_lines(const std::optional<GoldenRecord>& g) {
 }
 
 std::string avf_cell(const ClassCounts& c, Outcome o) {
-  const Interval ci = c.ci(o);
-  return fmt::format("{:6.2f} % [{:6.2f}, {:6.2f}]", 100 * c.avf(o), 100 * ci.lo, 100 * ci.hi);
+  const AvfText t = avf_text(c, o);
+  return fmt::format("{:>6} % [{:>6}, {:>6}]", t.avf, t.lo, t.hi);
+}
+
+std::string shard_lines(const std::optional<ShardInfo>& s) {
+  if (!s) return "";
+  if (s->index > 0)
+    return fmt::format("Shard {} of {}: faults with id % {} = {} of the {} of the campaign (fault list hash {})\n",
+                       s->index, s->count, s->count, s->index - 1, s->full_fault_count, s->fault_list_hash);
+  if (s->count > 1)
+    return fmt::format("Merged from {} shards{} ({} faults in the campaign, fault list hash {})\n", s->count,
+                       s->missing.empty() ? "" : ", missing shards " + s->missing, s->full_fault_count,
+                       s->fault_list_hash);
+  return "";
 }
 
 std::string class_table(const ClassCounts& c) {
@@ -95,7 +107,14 @@ std::string group_table(const char* title, const std::map<std::string, ClassCoun
   return out;
 }
 
-std::string mtbf_lines(const ClassCounts& c, const std::optional<GoldenRecord>& g, std::optional<double> raw) {
+}  // namespace
+
+AvfText avf_text(const ClassCounts& c, Outcome o) {
+  const Interval ci = c.ci(o);
+  return {fmt::format("{:.2f}", 100 * c.avf(o)), fmt::format("{:.2f}", 100 * ci.lo), fmt::format("{:.2f}", 100 * ci.hi)};
+}
+
+std::string mtbf_text(const ClassCounts& c, const std::optional<GoldenRecord>& g, std::optional<double> raw) {
   if (!g) return "MTBF: needs the golden run\n";
   const double exec_s = static_cast<double>(g->end_ps - g->start_ps) * 1e-12;
   const uint64_t sdc = c.count(Outcome::SDC);
@@ -112,22 +131,27 @@ std::string mtbf_lines(const ClassCounts& c, const std::optional<GoldenRecord>& 
   return out;
 }
 
-}  // namespace
-
-std::string text_report(const Store& store, std::optional<double> raw_fit_per_bit) {
+AvfTables report_tables(const Store& store) {
   std::map<uint64_t, std::string> target_of;
   for (const Fault& f : store.faults()) target_of[f.id] = f.target;
   std::vector<RunPoint> points;
   for (const RunRecord& r : store.runs()) points.push_back({target_of[r.fault_id], r.outcome, r.due_kind});
-  const AvfTables t = avf_tables(points);
-  const auto golden = store.golden();
-  std::string out = campaign_lines(store.campaign()) + golden_lines(golden);
-  out += fmt::format("Runs: {} of {} done ({} pending)\n\n", points.size(), target_of.size(),
-                     target_of.size() - points.size());
+  return avf_tables(points);
+}
+
+std::string report_header(const Store& store) {
+  const uint64_t faults = store.fault_count(), runs = store.run_count();
+  return campaign_lines(store.campaign()) + shard_lines(store.shard()) + golden_lines(store.golden()) +
+         fmt::format("Runs: {} of {} done ({} pending)\n", runs, faults, faults - runs);
+}
+
+std::string text_report(const Store& store, std::optional<double> raw_fit_per_bit) {
+  const AvfTables t = report_tables(store);
+  std::string out = report_header(store) + "\n";
   out += class_table(t.all) + "\n";
   out += group_table("Per target", t.per_target) + "\n";
   out += group_table("Per structure", t.per_structure) + "\n";
-  return out + mtbf_lines(t.all, golden, raw_fit_per_bit);
+  return out + mtbf_text(t.all, store.golden(), raw_fit_per_bit);
 }
 
 }  // namespace gpuvp::fi

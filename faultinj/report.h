@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 
+#include "faultinj/metrics.h"
 #include "faultinj/store.h"
 
 namespace gpuvp::fi {
@@ -12,5 +13,16 @@ namespace gpuvp::fi {
 // for SDCs (exec time = the golden execution window) and, given a raw upset rate in FIT per bit,
 // FIT and MTBF for SDCs and DUEs over the golden run's state bits.
 std::string text_report(const Store& store, std::optional<double> raw_fit_per_bit);
+
+// The pieces of the text report, shared with the HTML report (html_report.h) so that both print
+// the same figures.
+struct AvfText {
+  std::string avf, lo, hi;  // percentages, two decimals: the AVF and its 95 % Wilson interval
+};
+AvfText avf_text(const ClassCounts& c, Outcome o);
+AvfTables report_tables(const Store& store);
+// Campaign, configuration, shard, golden run and runs done / total.
+std::string report_header(const Store& store);
+std::string mtbf_text(const ClassCounts& all, const std::optional<GoldenRecord>& g, std::optional<double> raw);
 
 }  // namespace gpuvp::fi

@@ -31,6 +31,8 @@ CREATE TABLE runs (fault_id INTEGER PRIMARY KEY REFERENCES faults(id), outcome T
                    due_kind TEXT NOT NULL, detail TEXT NOT NULL, end_ps INTEGER NOT NULL,
                    kernel_cycles INTEGER NOT NULL, early_stop INTEGER NOT NULL, host_ms REAL NOT NULL,
                    shard INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE shard (id INTEGER PRIMARY KEY CHECK (id = 1), idx INTEGER NOT NULL, count INTEGER NOT NULL,
+                    full_fault_count INTEGER NOT NULL, fault_list_hash TEXT NOT NULL, missing TEXT NOT NULL);
 )";
 
 constexpr const char* kFaultColumns =
@@ -106,6 +108,28 @@ void bind_fault(SQLite::Statement& q, const Fault& f) {
   SQLite::bind(q, i64(f.id), f.target, i64(f.index), static_cast<int64_t>(f.bit), static_cast<int64_t>(f.nbits),
                i64(f.mask), to_string(f.model), to_string(f.duration), i64(f.hold_ps),
                f.trigger == TriggerKind::Event ? "event" : "time", i64(f.time_ps), f.event, i64(f.count));
+}
+
+void insert_run(SQLite::Database& db, const std::string& path, const RunRecord& r) {
+  SQLite::Statement q(db, "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  SQLite::bind(q, i64(r.fault_id), to_string(r.outcome), to_string(r.due_kind), r.detail, i64(r.end_ps),
+               i64(r.kernel_cycles), r.early_stop ? 1 : 0, r.host_ms, r.shard);
+  try {
+    q.exec();
+  } catch (const SQLite::Exception& e) {
+    const int code = e.getExtendedErrorCode();
+    if (code == SQLITE_CONSTRAINT_PRIMARYKEY)
+      throw StoreError(fmt::format("{}: fault {} already has a run", path, r.fault_id));
+    if (code == SQLITE_CONSTRAINT_FOREIGNKEY)
+      throw StoreError(fmt::format("{}: run of fault {}, which is not in the fault list", path, r.fault_id));
+    throw StoreError(fmt::format("{}: cannot add the run of fault {}: {}", path, r.fault_id, e.what()));
+  }
+}
+
+bool has_table(SQLite::Database& db, const char* name) {
+  SQLite::Statement q(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
+  q.bind(1, name);
+  return q.executeStep();
 }
 
 std::string csv_field(const std::string& s) {
@@ -214,20 +238,43 @@ std::vector<Fault> Store::faults() const {
 uint64_t Store::fault_count() const { return u64(db().execAndGet("SELECT count(*) FROM faults")); }
 
 // A single statement in autocommit mode is its own transaction: it is durable when add_run returns.
-void Store::add_run(const RunRecord& r) {
-  SQLite::Statement q(db(), "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  SQLite::bind(q, i64(r.fault_id), to_string(r.outcome), to_string(r.due_kind), r.detail, i64(r.end_ps),
-               i64(r.kernel_cycles), r.early_stop ? 1 : 0, r.host_ms, r.shard);
-  try {
-    q.exec();
-  } catch (const SQLite::Exception& e) {
-    const int code = e.getExtendedErrorCode();
-    if (code == SQLITE_CONSTRAINT_PRIMARYKEY)
-      throw StoreError(fmt::format("{}: fault {} already has a run", path_, r.fault_id));
-    if (code == SQLITE_CONSTRAINT_FOREIGNKEY)
-      throw StoreError(fmt::format("{}: run of fault {}, which is not in the fault list", path_, r.fault_id));
-    throw StoreError(fmt::format("{}: cannot add the run of fault {}: {}", path_, r.fault_id, e.what()));
-  }
+void Store::add_run(const RunRecord& r) { insert_run(db(), path_, r); }
+
+void Store::add_runs(const std::vector<RunRecord>& runs) {
+  SQLite::Transaction tx(db());
+  for (const RunRecord& r : runs) insert_run(db(), path_, r);
+  tx.commit();
+}
+
+// Version 1 stores written before sharding have no shard table: it is created when first set.
+void Store::set_shard(const ShardInfo& s) {
+  db().exec("CREATE TABLE IF NOT EXISTS shard (id INTEGER PRIMARY KEY CHECK (id = 1), idx INTEGER NOT NULL, "
+            "count INTEGER NOT NULL, full_fault_count INTEGER NOT NULL, fault_list_hash TEXT NOT NULL, "
+            "missing TEXT NOT NULL)");
+  SQLite::Statement q(db(), "INSERT OR REPLACE INTO shard VALUES (1, ?, ?, ?, ?, ?)");
+  SQLite::bind(q, static_cast<int64_t>(s.index), static_cast<int64_t>(s.count), i64(s.full_fault_count),
+               s.fault_list_hash, s.missing);
+  q.exec();
+}
+
+std::optional<ShardInfo> Store::shard() const {
+  if (!has_table(db(), "shard")) return std::nullopt;
+  SQLite::Statement q(db(), "SELECT idx, count, full_fault_count, fault_list_hash, missing FROM shard");
+  if (!q.executeStep()) return std::nullopt;
+  return ShardInfo{static_cast<unsigned>(q.getColumn(0).getInt64()), static_cast<unsigned>(q.getColumn(1).getInt64()),
+                   u64(q.getColumn(2)), q.getColumn(3).getString(), q.getColumn(4).getString()};
+}
+
+std::string fault_list_hash(const std::vector<Fault>& faults) {
+  std::string text;
+  for (const Fault& f : faults)
+    text += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", f.id, f.target, f.index, f.bit, f.nbits, f.mask,
+                        to_string(f.model), to_string(f.duration), f.hold_ps,
+                        f.trigger == TriggerKind::Event ? "event" : "time", f.time_ps, f.event, f.count);
+  // FNV-1a, 64 bits: the same on every machine.
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
+  return fmt::format("{:016x}", h);
 }
 
 std::vector<RunRecord> Store::runs() const {

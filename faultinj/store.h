@@ -36,6 +36,20 @@ struct CampaignInfo {
   std::string created;  // ISO 8601 UTC; create() fills it in when empty
 };
 
+// Which part of a campaign's fault list a store holds (docs/campaigns.md, "Sharding"). index 0: the
+// whole list (one process, or a merge of `count` shards); index I in 1..count: the faults whose
+// id % count == I - 1. Stores written before sharding have no such record.
+struct ShardInfo {
+  unsigned index = 0;
+  unsigned count = 1;
+  uint64_t full_fault_count = 0;   // faults in the campaign's whole fault list
+  std::string fault_list_hash;     // of the whole fault list (fault_list_hash())
+  std::string missing;             // merges: the shards that were missing ("2, 4"), else ""
+};
+
+// A hash of a fault list, every field of every fault in order: equal lists, equal hashes.
+std::string fault_list_hash(const std::vector<Fault>& faults);
+
 struct GoldenRecord {
   uint64_t start_ps = 0;     // execution window: scheduler leaves IDLE
   uint64_t end_ps = 0;       // ... to kernel_done
@@ -81,6 +95,8 @@ class Store {
 
   CampaignInfo campaign() const;
   void set_golden(const GoldenRecord& g);  // replaces the previous one
+  void set_shard(const ShardInfo& s);      // replaces the previous one
+  std::optional<ShardInfo> shard() const;  // none for stores written before sharding
   std::optional<GoldenRecord> golden() const;
 
   void add_faults(const std::vector<Fault>& faults);  // one transaction; a repeated id is an error
@@ -88,6 +104,7 @@ class Store {
   uint64_t fault_count() const;
 
   void add_run(const RunRecord& r);  // committed at once; a second run of a fault is an error
+  void add_runs(const std::vector<RunRecord>& runs);  // one transaction
   std::vector<RunRecord> runs() const;  // in fault id order
   uint64_t run_count() const;
   std::vector<uint64_t> pending_fault_ids() const;  // faults without a run, in id order

@@ -178,7 +178,8 @@ int sc_main(int argc, char* argv[]) {
   std::string camp_file, camp_db, csv_file, json_file;
   auto* camp_run = campaign->add_subcommand("run", "Run a campaign file: golden run, fault list, one faulty run per fault");
   camp_run->add_option("file", camp_file, "Campaign file (JSON)")->required();
-  camp_run->add_option("--db", camp.db, "Result store to create (default: the file's stem + .db)");
+  camp_run->add_option("--db", camp.db, "Result store to create (default: the file's stem + .db, or + .shardI-of-N.db)");
+  camp_run->add_option("--shard", camp.shard, "I/N: run the I-th of N parts of the fault list (ids with id % N = I - 1)");
   auto* camp_resume = campaign->add_subcommand("resume", "Continue a campaign that was stopped (even by kill -9)");
   camp_resume->add_option("db", camp_db, "Result store")->required();
   for (auto* c : {camp_run, camp_resume}) {
@@ -189,10 +190,19 @@ int sc_main(int argc, char* argv[]) {
   camp_export->add_option("db", camp_db, "Result store")->required();
   camp_export->add_option("--csv", csv_file, "CSV file ('-': standard output)");
   camp_export->add_option("--json", json_file, "JSON file ('-': standard output)");
-  std::string report_db;
+  std::string merge_out;
+  std::vector<std::string> merge_shards;
+  bool allow_missing = false;
+  auto* camp_merge = campaign->add_subcommand("merge", "Merge the shards of a campaign into one new store");
+  camp_merge->add_option("out", merge_out, "Result store to create")->required();
+  camp_merge->add_option("shards", merge_shards, "Shard stores (gpuvp campaign run --shard)")->required();
+  camp_merge->add_flag("--allow-missing", allow_missing, "Merge even with missing or unfinished shards (named)");
+  std::vector<std::string> report_dbs;
+  std::string html_file;
   double raw_fit = -1;
   auto* report = app.add_subcommand("report", "AVF per class, target and structure with 95 % intervals, MTBF, FIT");
-  report->add_option("db", report_db, "Result store")->required();
+  report->add_option("db", report_dbs, "Result stores")->required();
+  report->add_option("--html", html_file, "Write one self-contained HTML page (stores side by side) instead");
   report->add_option("--raw-fit", raw_fit, "Raw upset rate in FIT per bit: prints FIT and MTBF")->check(CLI::NonNegativeNumber);
 
   try {
@@ -261,7 +271,9 @@ int sc_main(int argc, char* argv[]) {
     if (*camp_run) return fi::campaign_run(camp_file, camp);
     if (*camp_resume) return fi::campaign_resume(camp_db, camp);
     if (*camp_export) return fi::campaign_export(camp_db, csv_file, json_file);
-    if (*report) return fi::campaign_report(report_db, raw_fit >= 0 ? std::optional<double>(raw_fit) : std::nullopt);
+    if (*camp_merge) return fi::campaign_merge(merge_out, merge_shards, allow_missing);
+    if (*report)
+      return fi::campaign_report(report_dbs, raw_fit >= 0 ? std::optional<double>(raw_fit) : std::nullopt, html_file);
   } catch (const fi::CampaignError& e) {
     fmt::print(stderr, "gpuvp: {}\n", e.what());
     return 2;
