@@ -221,8 +221,8 @@ class SimtCore {
   std::vector<BlockTimes> block_times_;
 
   // Per-access scratch (no allocation per instruction).
-  uint64_t addr_[32];
-  uint8_t buf_[32][32];             // per-lane access data (up to v4.b64)
+  uint64_t addr_[32] = {};  // zeroed: state comparisons hash them while an instruction is in flight
+  uint8_t buf_[32][32] = {};           // per-lane access data (up to v4.b64)
   std::vector<uint8_t> segbuf_;
   AtomicExtension atom_ext_;
 
