@@ -145,7 +145,7 @@ pid_t spawn_gpuvp(const std::vector<std::string>& args) {
 
 }  // namespace
 
-TEST_CASE("campaign shard: 4 shards merged equal a single-process run, run by run; a killed shard resumes") {
+TEST_CASE("campaign shard: 4 shards merged equal a single-process run, run by run, a killed shard resumes") {
   TempDir d("shard_merge");
   const std::string file = d("vadd.json");
   write_file(file, campaign_text("shard vs single", 2, R"("name": "vectorAdd", "launch": "fi32")", 200, 11));

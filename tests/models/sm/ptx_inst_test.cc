@@ -237,7 +237,7 @@ TEST_CASE("PTX cvt to f32 with .rn/.rz/.rm/.rp from f64 and s32", "[ptx][inst]")
   }
 }
 
-TEST_CASE("PTX cvt integer narrowing, widening and saturation; float .sat", "[ptx][inst]") {
+TEST_CASE("PTX cvt integer narrowing, widening and saturation, float .sat", "[ptx][inst]") {
   int64_t vals[] = {0, 1, -1, 127, 128, -128, -129, 255, 256, 32767, 32768, -32769, 65535, 65536, INT32_MAX, INT32_MIN};
   std::vector<uint64_t> a, f;
   float fv[] = {-0.5f, 0.25f, 1.5f, kNaN, -kInf, kInf, 1.0f, 0.0f, -0.0f, 0.999f, 2.0f, -1e-30f, 1e-30f, 0.5f, 3.f, -3.f};
@@ -302,7 +302,7 @@ bool cmp_ref(int k, double x, double y) {
 }
 }  // namespace
 
-TEST_CASE("PTX setp/selp with NaN and infinities (f32, f64); min/max with NaN and signed zeros", "[ptx][inst]") {
+TEST_CASE("PTX setp/selp with NaN and infinities (f32, f64), min/max with NaN and signed zeros", "[ptx][inst]") {
   float pairs[][2] = {{kNaN, 1}, {1, kNaN}, {kNaN, kNaN}, {kInf, kInf}, {-kInf, kInf}, {kInf, 1e38f}, {0.0f, -0.0f}, {1, 2},
                       {2, 1}, {-1, -1}, {-kInf, -kInf}, {kNaN, kInf}, {-0.0f, 0.0f}, {3.5f, 3.5f}, {-kInf, kNaN}, {1e-45f, 0}};
   std::vector<uint64_t> a, b, da, db;

@@ -48,7 +48,7 @@ TEST_CASE("generators are deterministic per seed and differ across seeds", "[wor
   deterministic("bfs", bfs::generate, [](const bfs::Inputs& in) { return std::tie(in.graph.edges, in.state.cost); });
 }
 
-TEST_CASE("timerSpin generator: deterministic; per-block jitter differs across seeds", "[workloads]") {
+TEST_CASE("timerSpin generator: deterministic, per-block jitter differs across seeds", "[workloads]") {
   for (auto& c : find("timerSpin")->configs()) CHECK(timer_spin::generate(c, 5).spin_ns == timer_spin::generate(c, 5).spin_ns);
   auto c = cfg_of("timerSpin", "jitter");
   CHECK(timer_spin::generate(c, 5).spin_ns != timer_spin::generate(c, 6).spin_ns);
