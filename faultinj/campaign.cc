@@ -234,7 +234,7 @@ RunRecord record_of(const RunResult& r, int shard) {
 // commit each run as it arrives.
 void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, const CampaignSpec& spec,
              const CampaignOptions& opt) {
-  std::vector<Fault> todo;
+  std::vector<Fault> to_run;
   uint64_t total = 0;
   int shard = 0;
   {
@@ -243,9 +243,9 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
     if (auto sh = st.shard()) shard = static_cast<int>(sh->index);
     std::map<uint64_t, Fault> all;  // a shard's ids are not 0 .. n - 1
     for (Fault& f : st.faults()) all.emplace(f.id, std::move(f));
-    for (uint64_t id : st.pending_fault_ids()) todo.push_back(all.at(id));
+    for (uint64_t id : st.pending_fault_ids()) to_run.push_back(all.at(id));
   }
-  Progress progress(total - todo.size(), total, opt.quiet);
+  Progress progress(total - to_run.size(), total, opt.quiet);
   std::optional<Store> st;
   EngineOptions eo;
   eo.workers = workers_of(opt, spec);
@@ -256,7 +256,7 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
     st->add_run(record_of(r, shard));
     progress.add(r);
   };
-  run_faults(make, g, todo, eo, commit, [&] { st.reset(); });
+  run_faults(make, g, to_run, eo, commit, [&] { st.reset(); });
   progress.end();
 }
 

@@ -431,15 +431,15 @@ std::optional<uint64_t> event_instant(const GoldenRun& g, const Fault& f) {
 void run_faults(const JobFactory& make, const GoldenRun& golden, const std::vector<Fault>& faults,
                 const EngineOptions& opt, const std::function<void(const RunResult&)>& on_result,
                 const std::function<void()>& before_fork) {
-  std::vector<Fault> todo;
+  std::vector<Fault> to_run;
   for (const Fault& f : faults) {
     if (f.trigger == TriggerKind::Time) {
-      todo.push_back(f);
+      to_run.push_back(f);
       continue;
     }
     if (auto t = event_instant(golden, f)) {
-      todo.push_back(f);
-      todo.back().time_ps = *t;
+      to_run.push_back(f);
+      to_run.back().time_ps = *t;
       continue;
     }
     RunResult r;  // never applied: an error of the tool, never masked
@@ -447,9 +447,9 @@ void run_faults(const JobFactory& make, const GoldenRun& golden, const std::vect
     r.detail = fmt::format("fault not applied: the golden run has no occurrence {} of event '{}'", f.count, f.event);
     on_result(r);
   }
-  std::stable_sort(todo.begin(), todo.end(), [](const Fault& a, const Fault& b) { return a.time_ps < b.time_ps; });
+  std::stable_sort(to_run.begin(), to_run.end(), [](const Fault& a, const Fault& b) { return a.time_ps < b.time_ps; });
   int leaders_lost = 0;
-  while (!todo.empty()) {
+  while (!to_run.empty()) {
     int fds[2];
     if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe failed: {}", std::strerror(errno)));
     if (before_fork) before_fork();
@@ -460,7 +460,7 @@ void run_faults(const JobFactory& make, const GoldenRun& golden, const std::vect
       ::close(fds[0]);
       try {
         auto job = make();
-        Leader(golden, opt, fds[1]).run(*job, todo);
+        Leader(golden, opt, fds[1]).run(*job, to_run);
       } catch (const std::exception& e) {
         std::fprintf(stderr, "gpuvp: campaign leader: %s\n", e.what());
         std::fflush(stderr);
@@ -470,7 +470,7 @@ void run_faults(const JobFactory& make, const GoldenRun& golden, const std::vect
     }
     ::close(fds[1]);
     std::set<uint64_t> pending;
-    for (auto& f : todo) pending.insert(f.id);
+    for (auto& f : to_run) pending.insert(f.id);
     std::string buf;
     char chunk[65536];
     for (;;) {
@@ -488,15 +488,15 @@ void run_faults(const JobFactory& make, const GoldenRun& golden, const std::vect
     ::close(fds[0]);
     int status = 0;
     ::waitpid(leader, &status, 0);
-    const size_t before = todo.size();
-    todo.erase(std::remove_if(todo.begin(), todo.end(), [&](const Fault& f) { return !pending.count(f.id); }),
-               todo.end());
-    if (todo.empty()) break;
+    const size_t before = to_run.size();
+    to_run.erase(std::remove_if(to_run.begin(), to_run.end(), [&](const Fault& f) { return !pending.count(f.id); }),
+               to_run.end());
+    if (to_run.empty()) break;
     // The leader died with faults left: start another for them; give up if it makes no progress.
-    leaders_lost = todo.size() < before ? 0 : leaders_lost + 1;
+    leaders_lost = to_run.size() < before ? 0 : leaders_lost + 1;
     if (leaders_lost >= 3)
       throw std::runtime_error(fmt::format("the campaign leader died {} times without progress ({} faults left)",
-                                           leaders_lost, todo.size()));
+                                           leaders_lost, to_run.size()));
   }
 }
 

@@ -22,6 +22,7 @@
 
 #include "common/subprocess.h"
 #include "faultinj/store.h"
+#include "export_csv.h"
 #include "faultinj/temp_dir.h"
 
 using namespace gpuvp;
@@ -31,41 +32,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
-std::string slurp_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-// One CSV record per line (the export never puts a newline in a field); fields may be quoted.
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        out.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        out.back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.emplace_back();
-    } else {
-      out.back() += c;
-    }
-  }
-  return out;
-}
+using fi::test::slurp_file;
+using fi::test::split_csv;
+using fi::test::write_file;
 
 struct Export {
   std::vector<std::string> header;
@@ -74,22 +43,11 @@ struct Export {
 
 // `gpuvp campaign export DB --csv -`, every column but the host time.
 Export export_runs(const std::string& db) {
-  test::RunResult r = test::run_gpuvp(fmt::format("campaign export {} --csv -", db));
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  Export e;
-  std::istringstream in(r.out);
-  std::string line;
-  REQUIRE(std::getline(in, line));
-  e.header = split_csv(line);
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    auto f = split_csv(line);
-    REQUIRE(f.size() == e.header.size());
-    std::map<std::string, std::string> row;
-    for (size_t i = 0; i < f.size(); ++i)
-      if (e.header[i] != "host_ms") row[e.header[i]] = f[i];
+  fi::test::ExportTable t = fi::test::export_table(db);
+  Export e{t.header, {}};
+  for (auto& row : t.rows) {
     e.rows.push_back(row);
+    e.rows.back().erase("host_ms");
   }
   return e;
 }

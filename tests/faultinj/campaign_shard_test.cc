@@ -23,6 +23,7 @@
 
 #include "common/subprocess.h"
 #include "faultinj/store.h"
+#include "export_csv.h"
 #include "faultinj/temp_dir.h"
 
 using namespace gpuvp;
@@ -32,58 +33,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        out.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        out.back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.emplace_back();
-    } else {
-      out.back() += c;
-    }
-  }
-  return out;
-}
-
-using Row = std::map<std::string, std::string>;
+using fi::test::Row;
+using fi::test::write_file;
 
 // `gpuvp campaign export DB --csv -`: every row, by column name, in id order.
-std::vector<Row> export_rows(const std::string& db) {
-  test::RunResult r = test::run_gpuvp(fmt::format("campaign export {} --csv -", db));
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  std::istringstream in(r.out);
-  std::string line;
-  REQUIRE(std::getline(in, line));
-  const std::vector<std::string> header = split_csv(line);
-  std::vector<Row> rows;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    auto f = split_csv(line);
-    REQUIRE(f.size() == header.size());
-    Row row;
-    for (size_t i = 0; i < f.size(); ++i) row[header[i]] = f[i];
-    rows.push_back(row);
-  }
-  return rows;
-}
+std::vector<Row> export_rows(const std::string& db) { return fi::test::export_table(db).rows; }
 
 Row without(Row r, std::initializer_list<const char*> columns) {
   for (const char* c : columns) r.erase(c);
