@@ -22,6 +22,8 @@
 #include "faultinj/html_report.h"
 #include "faultinj/report.h"
 #include "faultinj/saboteur.h"
+
+#include <SQLiteCpp/Exception.h>
 #include "faultinj/sizing.h"
 #include "faultinj/store.h"
 
@@ -33,6 +35,9 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 std::string read_text(const std::string& path) {
+  std::error_code ec;
+  if (fs::exists(path, ec) && !fs::is_regular_file(path, ec))
+    throw CampaignError(fmt::format("{}: not a regular file", path));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CampaignError(fmt::format("{}: cannot open", path));
   return std::string(std::istreambuf_iterator<char>(in), {});
@@ -165,6 +170,42 @@ constexpr unsigned kCheckpoints = 64;
 
 int issues_sm(const CampaignSpec& spec) {
   return spec.trigger.event == "warp_instruction" ? int(spec.trigger.sm) : -1;
+}
+
+// The golden run must succeed: when it does not, the campaign asks for something the platform cannot
+// run (an unknown link, a kernel that is not in the PTX, PTX the toolchain refuses): the file's error.
+GoldenRun golden_of(const JobFactory& make, const CampaignSpec& spec, const std::string& origin) {
+  try {
+    return run_golden(make, issues_sm(spec));
+  } catch (const std::runtime_error& e) {
+    throw CampaignError(fmt::format("{}: {}", origin, e.what()));
+  }
+}
+
+// An output path that would overwrite a store the command reads (or its WAL/SHM files) is refused.
+void refuse_overwriting(const std::string& out, const std::vector<std::string>& stores, const char* what) {
+  std::error_code ec;
+  for (const std::string& db : stores)
+    for (const char* side : {"", "-wal", "-shm", "-journal"})
+      if (fs::exists(out, ec) && fs::equivalent(out, db + side, ec))
+        throw CampaignError(fmt::format("{}: {} would overwrite the store {}", out, what, db + side));
+}
+
+// Runs a command on stores: what SQLite or the store's contents refuse (a dropped table, an unknown
+// outcome name) is an error of the stores named, not of the tool.
+template <class F>
+int on_stores(const std::vector<std::string>& dbs, F&& f) {
+  try {
+    return f();
+  } catch (const SQLite::Exception& e) {
+    std::string names;
+    for (auto& d : dbs) names += (names.empty() ? "" : ", ") + d;
+    throw StoreError(fmt::format("{}: not a readable campaign store ({})", names, e.what()));
+  } catch (const std::invalid_argument& e) {
+    std::string names;
+    for (auto& d : dbs) names += (names.empty() ? "" : ", ") + d;
+    throw StoreError(fmt::format("{}: {}", names, e.what()));
+  }
 }
 
 std::string dir_of(const std::string& path) {
@@ -313,7 +354,7 @@ int campaign_run(const std::string& file, const CampaignOptions& opt) {
   if (fs::exists(db))
     throw CampaignError(fmt::format("{}: exists; `gpuvp campaign resume {}` continues it, or remove it", db, db));
   JobFactory make = job_factory(spec, dir_of(file));
-  GoldenRun g = run_golden(make, issues_sm(spec));
+  GoldenRun g = golden_of(make, spec, file);
   std::vector<TargetInfo> targets;
   uint64_t space = 0;
   std::vector<Fault> faults = spec.bus ? bus_faults(spec, g, space) : state_faults(spec, g, targets, space);
@@ -355,6 +396,7 @@ int campaign_run(const std::string& file, const CampaignOptions& opt) {
 }
 
 int campaign_resume(const std::string& db, const CampaignOptions& opt) {
+  return on_stores({db}, [&] {
   CampaignSpec spec;
   GoldenRecord stored;
   {
@@ -369,7 +411,7 @@ int campaign_resume(const std::string& db, const CampaignOptions& opt) {
     stored = *g;
   }
   JobFactory make = job_factory(spec, dir_of(db));
-  GoldenRun g = run_golden(make, issues_sm(spec));
+  GoldenRun g = golden_of(make, spec, db);
   if (hex(g.output_hash) != stored.output_hash || g.end_ps != stored.end_ps)
     throw CampaignError(fmt::format("{}: this build's golden run differs from the one the campaign started with "
                                     "(output {} vs {}, end {} vs {} ps)",
@@ -378,9 +420,13 @@ int campaign_resume(const std::string& db, const CampaignOptions& opt) {
   execute(db, make, g, spec, opt);
   if (!opt.quiet) print_summary(db);
   return 0;
+  });
 }
 
 int campaign_export(const std::string& db, const std::string& csv, const std::string& json) {
+  return on_stores({db}, [&] {
+  for (const std::string& out : {csv, json})
+    if (!out.empty() && out != "-") refuse_overwriting(out, {db}, "export");
   Store st = Store::open(db);
   auto write = [&](const std::string& path, bool as_csv) {
     std::ostringstream out;
@@ -392,11 +438,13 @@ int campaign_export(const std::string& db, const std::string& csv, const std::st
     std::ofstream f(path, std::ios::binary);
     if (!f) throw CampaignError(fmt::format("{}: cannot write", path));
     f << out.str();
+    if (!f.flush()) throw CampaignError(fmt::format("{}: cannot write (disk full?)", path));
   };
   if (!csv.empty()) write(csv, true);
   if (!json.empty()) write(json, false);
   if (csv.empty() && json.empty()) write("-", true);
   return 0;
+  });
 }
 
 namespace {
@@ -465,7 +513,9 @@ std::string join_numbers(const std::vector<unsigned>& v) {
 }  // namespace
 
 int campaign_merge(const std::string& out, const std::vector<std::string>& paths, bool allow_missing) {
+  return on_stores(paths, [&] {
   if (paths.empty()) throw CampaignError("campaign merge: no shard given");
+  refuse_overwriting(out, paths, "merge");
   if (fs::exists(out))
     throw CampaignError(fmt::format("{}: exists; the merged store must be a new file (remove it first)", out));
   std::vector<ShardStore> shards;
@@ -528,10 +578,13 @@ int campaign_merge(const std::string& out, const std::vector<std::string>& paths
   std::fprintf(stderr, "campaign merge %s: %zu shard%s of %u, %zu faults, %zu runs\n", out.c_str(), by_index.size(),
                by_index.size() == 1 ? "" : "s", n, faults.size(), runs.size());
   return 0;
+  });
 }
 
 int campaign_report(const std::vector<std::string>& dbs, std::optional<double> raw_fit_per_bit,
                     const std::string& html) {
+  return on_stores(dbs, [&] {
+  if (!html.empty()) refuse_overwriting(html, dbs, "--html");
   std::vector<Store> stores;
   for (const std::string& db : dbs) stores.push_back(Store::open(db));
   if (!html.empty()) {
@@ -547,6 +600,7 @@ int campaign_report(const std::vector<std::string>& dbs, std::optional<double> r
     std::cout << text_report(stores[i], raw_fit_per_bit);
   }
   return 0;
+  });
 }
 
 }  // namespace gpuvp::fi

@@ -312,7 +312,7 @@ CampaignSpec parse_campaign_text(const std::string& text, const std::string& ori
   json j;
   try {
     j = json::parse(text, nullptr, true, /*ignore_comments=*/true);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // syntax, and numbers beyond a double (1e400)
     throw CampaignError(fmt::format("{}: not valid JSON: {}", origin, e.what()));
   }
   return parse_campaign(j, origin);

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -203,7 +204,17 @@ int sc_main(int argc, char* argv[]) {
   auto* report = app.add_subcommand("report", "AVF per class, target and structure with 95 % intervals, MTBF, FIT");
   report->add_option("db", report_dbs, "Result stores")->required();
   report->add_option("--html", html_file, "Write one self-contained HTML page (stores side by side) instead");
-  report->add_option("--raw-fit", raw_fit, "Raw upset rate in FIT per bit: prints FIT and MTBF")->check(CLI::NonNegativeNumber);
+  report->add_option("--raw-fit", raw_fit, "Raw upset rate in FIT per bit: prints FIT and MTBF")->check(CLI::Validator(
+      [](const std::string& v) -> std::string {
+        double x = 0;
+        try {
+          x = std::stod(v);
+        } catch (const std::exception&) {
+          return "not a number: " + v;
+        }
+        return std::isfinite(x) && x >= 0 && x <= 1e12 ? "" : "must be a finite number in [0, 1e12]: " + v;
+      },
+      "NUMBER", "raw FIT per bit"));
 
   try {
     app.parse(argc, argv);

@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <cstdlib>
 #include <thread>
 #include <vector>
 
@@ -462,4 +463,53 @@ TEST_CASE("campaign cli: kill -9 during a long golden run leaves nothing running
   }
   CHECK(left.empty());
   ::kill(-pid, SIGKILL);
+}
+
+TEST_CASE("campaign cli: outputs never overwrite a store, write errors and broken stores exit 2 naming the file") {
+  TempDir d("cli_outputs");
+  const std::string file = d("c.json"), db = d("c.db");
+  write_file(file, campaign_text("outputs", R"("sm.count": 1)", R"("name": "vectorAdd", "launch": "fi16")",
+                                 R"("gpu.sched.*")", "", 20, 3, 1));
+  REQUIRE(test::run_gpuvp(fmt::format("campaign run {} --db {} -q", file, db)).status == 0);
+  const std::string before = slurp_file(db);
+  for (const std::string& cmd : {fmt::format("campaign export {} --csv {}", db, db),
+                                 fmt::format("campaign export {} --json {}", db, db),
+                                 fmt::format("report {} --html {}", db, db)}) {
+    INFO(cmd);
+    auto r = test::run_gpuvp(cmd);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Contains("would overwrite the store"));
+  }
+  CHECK(slurp_file(db) == before);
+  auto full = test::run_gpuvp(fmt::format("campaign export {} --csv /dev/full", db));
+  CHECK(full.status == 2);
+  CHECK_THAT(full.err, Contains("/dev/full: cannot write"));
+  auto nan = test::run_gpuvp(fmt::format("report {} --raw-fit nan", db));
+  CHECK(nan.status == 2);
+  // A store missing a table: an error of that store.
+  const std::string broken = d("broken.db");
+  fs::copy_file(db, broken);
+  REQUIRE(std::system(fmt::format("/usr/bin/python3 -c \"import sqlite3; c = sqlite3.connect('{}'); "
+                                  "c.execute('drop table runs'); c.commit()\"", broken).c_str()) == 0);
+  for (const std::string& cmd : {fmt::format("report {}", broken), fmt::format("campaign export {} --csv -", broken)}) {
+    INFO(cmd);
+    auto r = test::run_gpuvp(cmd);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Contains(broken + ": not a readable campaign store"));
+  }
+  // A campaign the platform cannot run (an unknown link) and a number beyond a double: the file's errors.
+  const std::string bus = d("bus.json");
+  write_file(bus, R"({"name": "b", "platform": {"preset": "flexgrip"}, "workload": {"name": "vectorAdd"},
+    "bus": {"link": "gpu.nope", "field": "data"}, "size": {"count": 5}})");
+  auto r = test::run_gpuvp(fmt::format("campaign run {} --db {}", bus, d("bus.db")));
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains(bus + ": golden run: bus.link 'gpu.nope' is not a link"));
+  const std::string big = d("big.json");
+  write_file(big, R"({"name": "x", "seed": 1e400})");
+  r = test::run_gpuvp(fmt::format("campaign run {}", big));
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains(big));
+  r = test::run_gpuvp(fmt::format("campaign run {} --db {}", d(""), d("dir.db")));
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains("not a regular file"));
 }
