@@ -91,7 +91,7 @@ bool Memory::check(tlm::tlm_generic_payload& p, bool debug) {
   return true;
 }
 
-void Memory::b_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+void Memory::b_transport(int id, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   if (!check(p, false)) return;
   HoldExtension* hold = nullptr;
   p.get_extension(hold);
@@ -132,6 +132,15 @@ void Memory::b_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time& del
   } else {
     p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
     return;
+  }
+  if (!dram && cfg_.recovery) {
+    // A port serves its next access only `recovery` cycles after the last one ended.
+    if (port_free_.size() <= size_t(id)) port_free_.resize(size_t(id) + 1);
+    const sc_core::sc_time start = sc_core::sc_time_stamp() + delay;
+    const sc_core::sc_time queued = port_free_[id] > start ? port_free_[id] - start : sc_core::SC_ZERO_TIME;
+    port_free_[id] = start + queued + total + cfg_.clock.period() * double(cfg_.recovery);
+    total += queued;
+    busy += queued;
   }
   if (dram) {
     // One DRAM data bus serves every port (reads, writes, host copies): a transfer starts when the

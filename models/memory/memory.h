@@ -7,6 +7,8 @@
 #include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
+#include <vector>
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -28,6 +30,7 @@ struct MemoryConfig {
   unsigned bytes_per_cycle = 4; // Fixed and ByteSerial: transfer rate
   double bandwidth_gbps = 1.0;  // Dram: bytes per ns
   double latency_ns = 0;        // Dram: extra access latency
+  unsigned recovery = 0;        // Fixed and ByteSerial: cycles a port needs between two accesses
   bool check_bounds = false;    // accesses outside every mapped range are address errors (map())
   Clock clock;
 
@@ -79,6 +82,7 @@ class Memory : public sc_core::sc_module {
   bool protect_ = false;
   uint64_t digest_ = 0;  // of the contents (Registry::state_hash)
   sc_core::sc_time bus_free_;  // DRAM: when the shared data bus is next free
+  std::vector<sc_core::sc_time> port_free_;  // with a recovery time: when each port may be used again
   std::map<uint64_t, uint64_t> mapped_;  // base -> size
 };
 

@@ -18,6 +18,9 @@ const bool declared_gmem = declare_params({
         P::Int("gmem.bytes_per_cycle", 1, 1, 1024, "Bytes transferred per cycle (byte_serial, fixed)"),
         P::Float("gmem.bandwidth_gbps", 14.8, 0.1, 10000, "DRAM bandwidth (GB/s, dram model)"),
         P::Float("gmem.latency_ns", 0, 0, 100000, "Extra DRAM access latency (ns, dram model)"),
+        P::Int("gmem.recovery", 0, 0, 1000,
+               "Cycles a port of the memory needs between two accesses (byte_serial, fixed): the controller's "
+               "return to idle and the hand-over to the next requester; an access that comes sooner waits"),
         P::Bool("gmem.check_bounds", true,
                 "Accesses outside every allocation are address errors (false: anything inside global memory goes)"),
     },
@@ -62,6 +65,7 @@ MemoryConfig MemoryConfig::global(const Params& p, const Clock& clk) {
   m.bandwidth_gbps = p.f("bandwidth_gbps");
   m.latency_ns = p.f("latency_ns");
   m.check_bounds = p.b("check_bounds");
+  m.recovery = static_cast<unsigned>(p.i("recovery"));
   return m;
 }
 

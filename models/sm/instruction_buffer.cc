@@ -132,3 +132,49 @@ const isa::Inst* InstructionBuffer::fetch_direct(uint64_t pc, uint64_t& now, uin
 }
 
 }  // namespace gpuvp::sm
+
+namespace gpuvp::sm {
+
+const isa::Inst* InstructionBuffer::decode_into(DecEntry& e, uint64_t pc, const uint8_t* bytes, size_t len, Error& err) {
+  if (e.pc == pc && e.inst.size == len && std::memcmp(e.bytes, bytes, len) == 0) return &e.inst;
+  e.pc = ~uint64_t{0};
+  std::string why;
+  if (!isa::decode(bytes, len, e.inst, &why)) return undecodable(e, err, why);
+  std::memcpy(e.bytes, bytes, e.inst.size);
+  e.pc = pc;
+  checked_[index(pc)] = 0;
+  return &e.inst;
+}
+
+const isa::Inst* InstructionBuffer::decode_at(uint64_t pc, Error& err, bool& validated) {
+  DecEntry& e = dcache_[index(pc)];
+  uint8_t tmp[128];
+  auto fault = [&] {
+    err.decode = false;
+    err.addr = pc;
+    return nullptr;
+  };
+  if (!env_.peek(CoreEnv::Port::Fetch, pc, tmp, unsigned(isa::kHeaderBytes), err.fault)) return fault();
+  size_t sz = isa::size_from_header(tmp);
+  if (sz == 0 || sz > sizeof tmp) return undecodable(e, err, "bad header");
+  if (!env_.peek(CoreEnv::Port::Fetch, pc, tmp, unsigned(sz), err.fault)) return fault();
+  const isa::Inst* in = decode_into(e, pc, tmp, sz, err);
+  validated = in && checked_[index(pc)] == launch_gen_;
+  return in;
+}
+
+const isa::Inst* InstructionBuffer::fetch_words(uint64_t pc, unsigned bytes, uint64_t& now, uint64_t& fetches,
+                                                Error& err, bool& changed, bool& validated) {
+  DecEntry& e = dcache_[index(pc)];
+  uint8_t tmp[128];
+  const unsigned n = std::min<unsigned>(bytes, e.inst.size);
+  std::memcpy(tmp, e.bytes, e.inst.size);
+  if (!read(pc, tmp, n, now, fetches, err)) return nullptr;
+  changed = std::memcmp(tmp, e.bytes, n) != 0;
+  if (!changed) return &e.inst;
+  const isa::Inst* in = decode_into(e, pc, tmp, e.inst.size, err);
+  validated = false;
+  return in;
+}
+
+}  // namespace gpuvp::sm

@@ -16,13 +16,7 @@ namespace gpuvp::sm {
 class InstructionBuffer {
  public:
   static constexpr unsigned kLine = 128;
-  // Why fetch returned nothing: a failed fetch transaction at `addr`, or undecodable bytes.
-  struct Error {
-    bool decode = false;     // true: undecodable (why), false: fetch fault (fault, addr)
-    CoreEnv::Fault fault;
-    uint64_t addr = 0;
-    std::string why;
-  };
+  using Error = FetchError;  // simt_core.h
 
   InstructionBuffer(unsigned ibuf_insts, CoreEnv& env);
   // A new batch: the loader may have rewritten code, every line is refetched, every decoded
@@ -32,6 +26,13 @@ class InstructionBuffer {
   // transactions; `fetches` counts them) and decoding as needed; nullptr with `err` on failure.
   // `validated`: the instruction was already validated in this launch (see mark_validated).
   const isa::Inst* fetch(uint64_t pc, uint64_t& now, uint64_t& fetches, Error& err, bool& validated);
+  // FlexGripPlus fetch (sm.timing = flexgrip). decode_at: the decoded instruction at pc, its
+  // encoding read without bus time. fetch_words: the bus transaction of its first `bytes` (the
+  // soft GPU's 32- or 64-bit instruction) from cycle `now` (advanced to its completion); bytes that
+  // differ from the decoded ones (a bus fault) are decoded again (`changed`).
+  const isa::Inst* decode_at(uint64_t pc, Error& err, bool& validated);
+  const isa::Inst* fetch_words(uint64_t pc, unsigned bytes, uint64_t& now, uint64_t& fetches, Error& err,
+                               bool& changed, bool& validated);
   // Records that the instruction fetch just returned for pc passed the launch's checks.
   void mark_validated(uint64_t pc) { checked_[index(pc)] = launch_gen_; }
 
@@ -54,6 +55,7 @@ class InstructionBuffer {
   const isa::Inst* fetch_direct(uint64_t pc, uint64_t& now, uint64_t& fetches, Error& err);
   bool read(uint64_t addr, uint8_t* data, unsigned len, uint64_t& now, uint64_t& fetches, Error& err);
   const isa::Inst* undecodable(DecEntry& e, Error& err, const std::string& why);
+  const isa::Inst* decode_into(DecEntry& e, uint64_t pc, const uint8_t* bytes, size_t len, Error& err);
 
   CoreEnv& env_;
   const bool buffered_;

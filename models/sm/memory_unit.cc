@@ -129,6 +129,7 @@ bool SimtCore::write_segment(Warp& w, const Segment& s, uint64_t lo, uint64_t hi
 
 // Global (or constant) accesses of the lanes in m: addresses in addr_, data in buf_.
 bool SimtCore::global_lanes(Warp& w, uint32_t m, unsigned size, bool write, CoreEnv::Port port) {
+  if (pipe_) return fg_memory(w, m, size, write, port);
   MemIssue is{now_, now_};
   if (!cfg_.coalesce) {
     // One transaction per lane, in lane order.

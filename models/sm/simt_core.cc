@@ -28,6 +28,10 @@ SimtCore::SimtCore(const SmConfig& cfg, CoreEnv& env)
   issue_cycles_ = (cfg.warp_size + sps - 1) / sps;
   if (issue_cycles_ == 0) issue_cycles_ = 1;
   smem_.assign(cfg.shared_bytes, 0);
+  if (cfg.timing == SmTiming::Flexgrip) {
+    pipe_ = std::make_unique<sm::FlexgripPipeline>();
+    packets_ = issue_cycles_;  // lane groups of sps threads
+  }
 }
 
 SimtCore::~SimtCore() { clear(); }
@@ -80,6 +84,11 @@ bool SimtCore::launch(const LaunchParams& lp, uint64_t start) {
   blocks_.resize(nb);
   warps_.resize(nb * wpb_);
   block_times_.resize(nb);
+  if (pipe_) {  // the SMP controller sets the batch up before the first warp issues
+    start += sm::flexgrip_setup_cycles(unsigned(nb), threads_, uint32_t(lp.params.size() + 3) / 4, unsigned(nb * wpb_));
+    pipe_->reset(start);
+    fg_last_ = start;
+  }
   for (size_t j = 0; j < nb; ++j) init_block(unsigned(j), start);
   live_warps_ = unsigned(warps_.size());
   now_ = synced_ = start;
@@ -158,6 +167,14 @@ void SimtCore::init_block(unsigned j, uint64_t start) {
 bool SimtCore::run() {
   while (live_warps_ && !has_error_) {
     int i = scheduler_->pick(warps_, last_, now_);
+    if (i >= 0 && warps_[i].ready > now_) {  // a policy that waits for its warp (rr_strict)
+      now_ = warps_[i].ready;
+      if (now_ - synced_ >= 1000) {
+        env_.sync(now_);
+        synced_ = now_;
+      }
+      continue;
+    }
     if (i < 0) {
       uint64_t t = ~uint64_t{0};
       for (auto& w : warps_)
@@ -192,6 +209,7 @@ bool SimtCore::run() {
       synced_ = now_;
     }
   }
+  if (pipe_) now_ = std::max(now_, fg_last_ + sm::kFgBatchEnd);  // the scheduler sees the last warp finish
   return !has_error_;
 }
 
@@ -221,7 +239,12 @@ bool SimtCore::validate(const Inst& in, uint64_t pc) {
 const Inst* SimtCore::fetch(Warp& w, uint64_t pc) {
   sm::InstructionBuffer::Error err;
   bool validated = false;
-  const Inst* in = ibuf_->fetch(pc, now_, stats_.fetches, err, validated);
+  return fetched(w, pc, ibuf_->fetch(pc, now_, stats_.fetches, err, validated), err, validated);
+}
+
+// The instruction a fetch returned, checked; nullptr after reporting why there is none.
+const Inst* SimtCore::fetched(Warp& w, uint64_t pc, const Inst* in, const sm::InstructionBuffer::Error& err,
+                              bool validated) {
   if (!in) {
     if (err.decode) fail("decode", fmt::format("undecodable instruction at {:#x}: {}", pc, err.why), &w, -1, pc);
     else fault_at(err.fault, w, -1, err.addr);
@@ -234,40 +257,50 @@ const Inst* SimtCore::fetch(Warp& w, uint64_t pc) {
   return in;
 }
 
-// Issues one instruction of warp w: its frontier group, the lanes the guard enables, then the
-// family handler of the opcode (exec.h). Control handlers move the group themselves; after the
-// others it moves on to the next instruction.
+// Issues one instruction of warp w: its frontier group, timed by the SM's timing model.
 void SimtCore::step(Warp& w) {
   unsigned gi = w.ngroups == 1 ? 0 : w.frontier();
   uint64_t pc = w.groups[gi].pc;
   cur_pc_ = pc;
+  if (pipe_) return step_flexgrip(w, gi, pc);
   const Inst* in = fetch(w, pc);
   if (!in) return;
-  Group& g = w.groups[gi];
-  uint32_t active = g.mask;
-  if (in->guard >= 0) {
-    uint32_t p = w.preds[in->guard];
-    active &= in->guard_neg ? ~p : p;
+  if (now_ >= horizon_) {  // the fetch took the core to the horizon: execute only once time is there
+    env_.sync(now_);
+    synced_ = now_;
   }
-  ++stats_.warp_insts;
-  stats_.thread_insts += unsigned(__builtin_popcount(active));
   now_ += issue_cycles_;
   lat_ = cfg_.lat.alu;
   done_at_ = now_;
-  const sm::OpEntry& op = ops_[size_t(in->op)];
-  sm::Exec x{*this, w, *in, g, gi, active, pc, pc + in->size};
+  if (execute(w, gi, *in, pc) && w.state == Warp::Ready) w.ready = std::max(w.ready, done_at_ + lat_);
+}
+
+// The instruction's semantics: the lanes the guard enables, then the family handler of the opcode
+// (exec.h). Control handlers move the group themselves; after the others it moves on to the next
+// instruction. False when the warp stopped on an error.
+bool SimtCore::execute(Warp& w, unsigned gi, const Inst& in, uint64_t pc) {
+  Group& g = w.groups[gi];
+  uint32_t active = g.mask;
+  if (in.guard >= 0) {
+    uint32_t p = w.preds[in.guard];
+    active &= in.guard_neg ? ~p : p;
+  }
+  ++stats_.warp_insts;
+  stats_.thread_insts += unsigned(__builtin_popcount(active));
+  fg_.active = active;
+  const sm::OpEntry& op = ops_[size_t(in.op)];
+  sm::Exec x{*this, w, in, g, gi, active, pc, pc + in.size};
   if (op.control) {
     op.fn(x);
-    if (x.halt) return;
-  } else {
-    if (active) {
-      if (in->type == DType::F64) lat_ = cfg_.lat.fp64;
-      (op.fn_float && is_float(in->type) ? op.fn_float : op.fn)(x);
-    }
-    if (has_error_) return;
-    w.move(gi, w.groups[gi].mask, x.next);
+    return !x.halt;
   }
-  if (w.state == Warp::Ready) w.ready = std::max(w.ready, done_at_ + lat_);
+  if (active) {
+    if (in.type == DType::F64) lat_ = cfg_.lat.fp64;
+    (op.fn_float && is_float(in.type) ? op.fn_float : op.fn)(x);
+  }
+  if (has_error_) return false;
+  w.move(gi, w.groups[gi].mask, x.next);
+  return true;
 }
 
 // --- test access --------------------------------------------------------------------------------

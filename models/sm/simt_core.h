@@ -12,6 +12,7 @@
 #include "sw/isa/device_error.h"
 #include "models/common/registry.h"
 #include "models/memory/atomic_extension.h"
+#include "models/sm/flexgrip_pipeline.h"
 #include "models/sm/sm_config.h"
 #include "models/sm/warp.h"
 #include "sw/isa/isa.h"
@@ -34,6 +35,11 @@ class CoreEnv {
   // old value out).
   virtual uint64_t access(Port port, uint64_t addr, uint8_t* data, unsigned len, bool write,
                           AtomicExtension* atomic, uint64_t at, Fault& fault) = 0;
+  // Reads `len` bytes without taking bus time (debug transport); false after filling `fault`.
+  // Default: a timed read whose time is ignored.
+  virtual bool peek(Port port, uint64_t addr, uint8_t* data, unsigned len, Fault& fault) {
+    return access(port, addr, data, len, false, nullptr, 0, fault) != kFail;
+  }
   // Lets simulated time catch up with the core (quantum expiry, idle jumps). Default: nothing.
   virtual void sync(uint64_t /*at*/) {}
   // Cycle at which the last access released its port. A pipelined memory (DRAM) returns data
@@ -69,6 +75,13 @@ inline uint32_t user_region_offset(uint32_t param_bytes) {
 }
 
 namespace sm {
+// Why an instruction fetch returned nothing: a failed fetch transaction at `addr`, or undecodable bytes.
+struct FetchError {
+  bool decode = false;     // true: undecodable (why), false: fetch fault (fault, addr)
+  CoreEnv::Fault fault;
+  uint64_t addr = 0;
+  std::string why;
+};
 class WarpScheduler;      // warp_scheduler.h
 class InstructionBuffer;  // instruction_buffer.h
 struct Exec;              // exec.h: one warp instruction in execution
@@ -140,8 +153,16 @@ class SimtCore {
   bool fits(const LaunchParams& lp);
   void init_block(unsigned j, uint64_t start);
   const isa::Inst* fetch(Warp& w, uint64_t pc);
+  const isa::Inst* fetched(Warp& w, uint64_t pc, const isa::Inst* in, const sm::FetchError& err, bool validated);
   bool validate(const isa::Inst& in, uint64_t pc);
   void step(Warp& w);
+  bool execute(Warp& w, unsigned gi, const isa::Inst& in, uint64_t pc);
+  // FlexGripPlus pipeline timing (simt_core_flexgrip.cc).
+  void step_flexgrip(Warp& w, unsigned gi, uint64_t pc);
+  bool fg_fetch(Warp& w, uint64_t pc, const isa::Inst*& in);
+  bool fg_packets(Warp& w);
+  bool fg_threads(Warp& w, unsigned group, uint64_t& t);
+  bool fg_memory(Warp& w, uint32_t m, unsigned size, bool write, CoreEnv::Port port);
   void fail(const std::string& kind, const std::string& what, const Warp* w, int lane, uint64_t addr);
   bool fault_at(const CoreEnv::Fault& f, const Warp& w, int lane, uint64_t addr);
 
@@ -206,6 +227,20 @@ class SimtCore {
   uint64_t quantum_ = 20000;
   uint64_t horizon_ = ~uint64_t{0};
   std::vector<uint64_t>* issue_log_ = nullptr;
+  // sm.timing = flexgrip: the pipeline, lane groups per warp instruction, the instruction in flight.
+  std::unique_ptr<sm::FlexgripPipeline> pipe_;
+  unsigned packets_ = 1;
+  struct FgInFlight {
+    sm::FgCosts costs;
+    sm::FlexgripPipeline::Cursor first;  // lane group 0, fetched
+    bool packets_run = false;
+    uint32_t active = 0;                 // lanes the guard enables
+    uint32_t global = 0;                 // lanes whose memory phase is a transaction (port, size, write)
+    CoreEnv::Port port = CoreEnv::Port::GlobalRead;
+    unsigned size = 0;
+    bool write = false;
+  } fg_;
+  uint64_t fg_last_ = 0;  // cycle the last packet left the warp checker
   bool in_step_ = false;  // an instruction is executing (its memory accesses may be in flight)
 
   LaunchParams lp_;

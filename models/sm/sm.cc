@@ -53,14 +53,31 @@ class SmCore : public CoreEnv {
 
   uint64_t access(Port port, uint64_t addr, uint8_t* data, unsigned len, bool write, AtomicExtension* atomic,
                   uint64_t at, Fault& fault) override {
-    tlm_utils::simple_initiator_socket<Sm>* s = &sm_.gmem_rd;
+    return transport(socket(port), addr, data, len, write, atomic, at, fault);
+  }
+
+  tlm_utils::simple_initiator_socket<Sm>& socket(Port port) {
     switch (port) {
-      case Port::Fetch: s = &sm_.imem; break;
-      case Port::Const: s = &sm_.cmem; break;
-      case Port::GlobalRead: s = &sm_.gmem_rd; break;
-      case Port::GlobalWrite: s = &sm_.gmem_wr; break;
+      case Port::Fetch: return sm_.imem;
+      case Port::Const: return sm_.cmem;
+      case Port::GlobalWrite: return sm_.gmem_wr;
+      case Port::GlobalRead: break;
     }
-    return transport(*s, addr, data, len, write, atomic, at, fault);
+    return sm_.gmem_rd;
+  }
+
+  bool peek(Port port, uint64_t addr, uint8_t* data, unsigned len, Fault& fault) override {
+    tlm::tlm_generic_payload t;
+    t.set_read();
+    t.set_address(addr);
+    t.set_data_ptr(data);
+    t.set_data_length(len);
+    t.set_streaming_width(len);
+    auto& s = socket(port);
+    if (s->transport_dbg(t) >= len) return true;
+    fault.kind = "address";
+    fault.message = fmt::format("no memory behind {} for a read of {} bytes at {:#x}", s.basename(), len, addr);
+    return false;
   }
 
   uint64_t last_release() const override { return release_; }

@@ -25,8 +25,15 @@ struct SmLatencies {
 enum class WarpPolicy : uint8_t {
   RoundRobin = 0,  // "rr": the next ready warp after the last one that issued
   Gto = 1,         // "gto": greedy-then-oldest: keep issuing from the last warp while it is ready
+  StrictRoundRobin = 2,  // "rr_strict": warp ids in turn, waiting for the next one (FlexGripPlus)
 };
-WarpPolicy parse_warp_policy(const std::string& s);  // "rr" | "gto"
+WarpPolicy parse_warp_policy(const std::string& s);  // "rr" | "gto" | "rr_strict"
+
+// How the core times an instruction (docs/sm.md, "Timing").
+enum class SmTiming : uint8_t {
+  Issue = 0,     // "issue": warp_size/sps issue cycles, then a latency per instruction class
+  Flexgrip = 1,  // "flexgrip": the FlexGripPlus five-stage pipeline, packet by packet (flexgrip_pipeline.h)
+};
 
 struct SmConfig {
   unsigned id = 0;
@@ -50,6 +57,8 @@ struct SmConfig {
   // contiguous range b+j from this SM's own block_idx (the fill policies).
   bool interleaved_blocks = true;
   WarpPolicy warp_policy = WarpPolicy::RoundRobin;
+  SmTiming timing = SmTiming::Issue;
+  bool fold_operands = false;           // flexgrip: PTX that G80 code has as operands takes no packet
   uint32_t max_local_bytes = 16384;     // per-thread local memory limit
 
   // The SM's parameters of instance `p` (sm.* or gpu.smN.*).

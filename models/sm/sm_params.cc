@@ -23,7 +23,15 @@ const bool declared = declare_params({
         P::Int("sm.shared_bytes", 16384, 1024, 262144, "Shared memory per SM (bytes)"),
         P::Int("sm.shared_per_block", 16384, 1024, 262144, "Shared memory per block (bytes)"),
         P::Int("sm.ibuf_insts", 64, 0, 4096, "Instruction buffer (instructions); 0 fetches every instruction"),
-        P::String("sm.warp_policy", "rr", {"rr", "gto"}, "Warp scheduler: round robin or greedy-then-oldest"),
+        P::String("sm.warp_policy", "rr", {"rr", "gto", "rr_strict"},
+                  "Warp scheduler: round robin over ready warps, greedy-then-oldest, or strict round robin (each "
+                  "warp id in turn, waiting for it: FlexGripPlus)"),
+        P::String("sm.timing", "issue", {"issue", "flexgrip"},
+                  "Instruction timing: issue (warp_size/sps issue cycles plus a latency per class) or flexgrip "
+                  "(the FlexGripPlus five-stage pipeline, lane group by lane group; docs/sm.md)"),
+        P::Bool("sm.fold_operands", false,
+                "flexgrip timing: ld.param, cvta and moves of %ntid/%ctaid/%nctaid take no pipeline slot (the G80 "
+                "code FlexGripPlus runs has them as operands of their consumers)"),
         P::Bool("sm.coalesce", false, "Coalesce global accesses into segments (false: lane by lane)"),
         P::Int("sm.coalesce_bytes", 32, 4, 256, "Coalescing segment (bytes)", true),
         P::Int("sm.local_bytes", 16384, 0, 524288, "Local memory per thread limit (bytes)"),
@@ -41,7 +49,9 @@ const bool declared = declare_params({
 unsigned u(const Params& p, const char* key) { return static_cast<unsigned>(p.i(key)); }
 }  // namespace
 
-WarpPolicy parse_warp_policy(const std::string& s) { return s == "gto" ? WarpPolicy::Gto : WarpPolicy::RoundRobin; }
+WarpPolicy parse_warp_policy(const std::string& s) {
+  return s == "gto" ? WarpPolicy::Gto : s == "rr_strict" ? WarpPolicy::StrictRoundRobin : WarpPolicy::RoundRobin;
+}
 
 SmConfig SmConfig::from(const Params& p) {
   (void)declared;
@@ -59,6 +69,8 @@ SmConfig SmConfig::from(const Params& p) {
   s.coalesce_bytes = u(p, "coalesce_bytes");
   s.warp_policy = parse_warp_policy(p.s("warp_policy"));
   s.max_local_bytes = u(p, "local_bytes");
+  s.timing = p.s("timing") == "flexgrip" ? SmTiming::Flexgrip : SmTiming::Issue;
+  s.fold_operands = p.b("fold_operands");
   const Params lat = p.sub("latency");
   s.lat.alu = u(lat, "alu");
   s.lat.mul = u(lat, "mul");

@@ -18,14 +18,16 @@ inline bool can_issue(const Warp& w, uint64_t now) { return w.state == Warp::Rea
 class WarpScheduler {
  public:
   virtual ~WarpScheduler() = default;
-  // Index in `warps` of the warp that issues at cycle `now`, or -1 when none can. `last` is the
-  // warp that issued last in this batch (-1 before the first issue).
+  // Index in `warps` of the warp that issues next, or -1 when none can. A policy may name a warp
+  // that is not ready at `now` (its `ready` is later): the core waits for it. `last` is the warp
+  // that issued last in this batch (-1 before the first issue).
   virtual int pick(const std::vector<Warp>& warps, int last, uint64_t now) const = 0;
 };
 
 // The policies (one file each) and the factory (unknown values: round robin).
 std::unique_ptr<WarpScheduler> make_round_robin_scheduler();
 std::unique_ptr<WarpScheduler> make_gto_scheduler();
+std::unique_ptr<WarpScheduler> make_strict_round_robin_scheduler();
 std::unique_ptr<WarpScheduler> make_warp_scheduler(WarpPolicy policy);
 
 }  // namespace gpuvp::sm

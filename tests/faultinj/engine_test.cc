@@ -276,23 +276,21 @@ std::string unforked_outcome(const JobFactory& make, const GoldenRun& g, const F
 TEST_CASE("engine: a register flip injected in a forked child equals the same flip in an unforked run") {
   const JobFactory make = vector_add_factory();
   const GoldenRun g = run_golden(make);
-  // Instants inside the first batch (blocks 0 and 1: warps 0 and 1 resident), registers of live
-  // threads (vectorAdd's slots: %r1, %r2 the loaded values, %r3 their sum, %r5 the index, %r11 and
-  // %r13 the a and c parameters, %r16 and %r18 the element addresses of a and b, %r20 that of c).
+  // Instants spread over the first batch (blocks 0 and 1: warps 0 and 1 resident), registers of
+  // live threads (vectorAdd's slots: %r1, %r2 the loaded values, %r3 their sum, %r5 the index, %r11
+  // and %r13 the a and c parameters, %r16 and %r18 the element addresses of a and b, %r20 that of c).
   struct Pick {
-    uint64_t t;
-    unsigned warp, slot, lane, bit;
+    unsigned eighth, warp, slot, lane, bit;  // instant: `eighth`/8 of the way through the batch
   };
   const std::vector<Pick> picks = {
-      {38230000, 1, 11, 3, 9},  {39960000, 1, 16, 3, 9},  {41690000, 1, 16, 3, 24}, {41690000, 1, 3, 3, 9},
-      {43420000, 1, 15, 3, 9},  {45150000, 1, 13, 3, 9},  {48610000, 1, 1, 3, 9},   {52070000, 1, 2, 3, 9},
-      {52070000, 0, 20, 0, 28}, {45150000, 0, 5, 7, 3},   {55530000, 1, 1, 3, 9},   {40000000, 0, 18, 31, 30},
+      {1, 1, 11, 3, 9}, {2, 1, 16, 3, 9}, {3, 1, 16, 3, 24}, {3, 1, 3, 3, 9}, {4, 1, 15, 3, 9}, {4, 1, 13, 3, 9},
+      {5, 1, 1, 3, 9},  {6, 1, 2, 3, 9},  {6, 0, 20, 0, 28}, {4, 0, 5, 7, 3}, {7, 1, 1, 3, 9},  {2, 0, 18, 31, 30},
   };
+  const auto batch = phase_spans(g, "wait").at(0);
   std::vector<Fault> faults;
   for (const Pick& p : picks) {
-    REQUIRE(p.t > g.start_ps);
-    REQUIRE(p.t < g.end_ps);
-    faults.push_back(fault_at(faults.size(), "gpu.sm0.regs", reg_word(p.warp, p.slot, p.lane), p.bit, p.t));
+    const uint64_t t = (batch.first + (batch.second - batch.first) * p.eighth / 8) / g.period_ps * g.period_ps;
+    faults.push_back(fault_at(faults.size(), "gpu.sm0.regs", reg_word(p.warp, p.slot, p.lane), p.bit, t));
   }
   EngineOptions opt;
   opt.workers = 2;
