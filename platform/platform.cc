@@ -83,10 +83,11 @@ void PlatformImpl::build_arbiters() {
     ac.requesters = reqs;
     ac.clock = clk;
     ac.path = std::string("gpu.") + nm;
+    ac.sequential_search = cfg.s("arbiter.search") == "sequential";
     ArbitratedTarget::CoreFactory core;
     if (rtl)
-      core = [this, path = ac.path](const char* core_name, unsigned k) -> std::unique_ptr<StallArbiterCore> {
-        auto c = std::make_unique<RtlStallArbiter>(core_name, k, clk, reg, path);
+      core = [this, ac](const char* core_name, unsigned k) -> std::unique_ptr<StallArbiterCore> {
+        auto c = std::make_unique<RtlStallArbiter>(core_name, k, clk, reg, ac.path, ac.sequential_search);
         rtl_arbiters.push_back(c.get());
         return c;
       };

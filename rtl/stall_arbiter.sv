@@ -1,4 +1,6 @@
 // Stall arbiter of block-scheduler.md: N requesters, round robin after the last one served.
+// `sequential` is a static strap: 0 picks the next requester in one cycle, 1 looks at one requester
+// per cycle (last+1; when it does not request, last moves on and the search goes on next cycle).
 // Cycle-for-cycle the behaviour of models/arbiter/stall_arbiter.h (StallArbiter::next): a Moore
 // machine whose outputs grant/stall are the flip-flops themselves.
 //
@@ -13,6 +15,7 @@ module stall_arbiter #(
 ) (
     input  logic         clk,
     input  logic         reset,
+    input  logic         sequential,
     input  logic [N-1:0] req,
     input  logic [N-1:0] ack,
     output logic [N-1:0] grant,
@@ -48,6 +51,10 @@ module stall_arbiter #(
   logic [N-1:0] pending;
   assign pending = req & ~grant;
 
+  // The one requester a sequential search looks at this cycle.
+  logic [W-1:0] next_index;
+  assign next_index = W'((int'(last) + 1) % N);
+
   always_comb begin
     state_d = state;
     last_d  = last;
@@ -55,7 +62,11 @@ module stall_arbiter #(
     stall_d = stall;
     unique case (state)
       REQUESTED: begin
-        if (|req) begin
+        if (|req && sequential && !req[next_index]) begin
+          last_d  = next_index;
+          grant_d = '0;
+          stall_d = req;
+        end else if (|req) begin
           grant_d = pick_onehot;
           stall_d = req & ~pick_onehot;
           state_d = WAITING_ACK;

@@ -33,7 +33,7 @@ void trace_flops(sc_core::sc_trace_file* tf, const rtl::VModel& m, const std::st
 }
 
 RtlStallArbiter::RtlStallArbiter(sc_core::sc_module_name name, unsigned n, const Clock& clock, Registry& reg,
-                                 const std::string& path)
+                                 const std::string& path, bool sequential)
     : StallArbiterCore(name, n), n_(n), clock_(clock), path_(path), edge_(clock) {
   if (n == 0 || n > rtl::max_arbiter_requesters())
     throw std::invalid_argument(
@@ -41,6 +41,8 @@ RtlStallArbiter::RtlStallArbiter(sc_core::sc_module_name name, unsigned n, const
   m_ = rtl::make_stall_arbiter(n, this->name());
   req_in_ = m_->port("req");
   ack_in_ = m_->port("ack");
+  seq_in_ = m_->port("sequential");
+  seq_in_.set(sequential ? 1 : 0);  // a strap: tied off for the life of the design
   grant_ff_ = m_->signal("grant");
   stall_ff_ = m_->signal("stall");
   m_->power_on_reset();

@@ -25,7 +25,8 @@ namespace gpuvp {
 
 class RtlStallArbiter : public StallArbiterCore {
  public:
-  RtlStallArbiter(sc_core::sc_module_name name, unsigned n, const Clock& clock, Registry& reg, const std::string& path);
+  RtlStallArbiter(sc_core::sc_module_name name, unsigned n, const Clock& clock, Registry& reg, const std::string& path,
+                  bool sequential = false);
   SC_HAS_PROCESS(RtlStallArbiter);
 
   uint64_t evaluations() const { return evaluations_; }  // edges the Verilated model was clocked
@@ -43,7 +44,7 @@ class RtlStallArbiter : public StallArbiterCore {
   Clock clock_;
   std::string path_;
   std::unique_ptr<rtl::VModel> m_;
-  rtl::Var req_in_, ack_in_, grant_ff_, stall_ff_;
+  rtl::Var req_in_, ack_in_, seq_in_, grant_ff_, stall_ff_;
   std::vector<uint64_t> snap_;
   sc_core::sc_event wake_ev_;
   EdgeTimer edge_;

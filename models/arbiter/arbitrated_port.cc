@@ -36,7 +36,7 @@ ArbitratedTarget::ArbitratedTarget(sc_core::sc_module_name name, const Arbitrate
   if (factory)
     core_ = factory("core", n);
   else
-    core_ = std::make_unique<StallArbiter>("core", n, cfg.clock, reg, cfg.path);
+    core_ = std::make_unique<StallArbiter>("core", n, cfg.clock, reg, cfg.path, cfg.sequential_search);
   if (!core_ || core_->size() != n)
     throw std::invalid_argument(fmt::format("{}: arbiter core factory must make a core with {} requesters", cfg.path, n));
   for (unsigned i = 0; i < n; ++i) {

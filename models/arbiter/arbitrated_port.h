@@ -43,6 +43,7 @@ struct ArbitratedTargetConfig {
   unsigned requesters = 1;
   Clock clock;
   std::string path;  // registry prefix of the arbiter core, e.g. "gpu.arb_gmem_rd"
+  bool sequential_search = false;  // StallArbiter's search (stall_arbiter.h)
 };
 
 class ArbitratedTarget : public sc_core::sc_module {

@@ -20,11 +20,12 @@ unsigned lowest_bit(uint64_t v) {
 }  // namespace
 
 StallArbiter::StallArbiter(sc_core::sc_module_name name, unsigned n, const Clock& clock, Registry& reg,
-                           const std::string& path)
+                           const std::string& path, bool sequential)
     : StallArbiterCore(name, n),
       n_(n),
       clock_(clock),
       path_(path),
+      sequential_(sequential),
       last_width_(std::max(1u, clog2(n))),
       all_(n >= 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1)),
       edge_(clock),
@@ -58,7 +59,11 @@ StallArbiter::Regs StallArbiter::next(const Regs& r, uint64_t rq, uint64_t ak) c
   ak &= all_;
   switch (r.state) {
     case REQUESTED:
-      if (rq) {
+      if (rq && sequential_ && !(rq >> ((uint64_t{r.last} + 1) % n_) & 1u)) {  // not this one: look at the next
+        x.last = static_cast<uint32_t>((uint64_t{r.last} + 1) % n_);
+        x.grant = 0;
+        x.stall = rq;
+      } else if (rq) {
         unsigned p = 0;
         for (unsigned j = 1; j <= n_; ++j) {
           unsigned i = static_cast<unsigned>((uint64_t{r.last} + j) % n_);

@@ -20,6 +20,9 @@
 //   IDLE:        state' = req ? REQUESTED : IDLE;   grant' = 0;   stall' = req
 //   REQUESTED:   if req: p = first i in (last+1, last+2, ..., last+N) mod N with req[i]
 //                        grant' = 1<<p; stall' = req & ~grant'; state' = WAITING_ACK
+//                        (sequential search: only i = (last+1) mod N is looked at; if it does
+//                        not request, last' = i, grant' = 0, stall' = req and the arbiter stays
+//                        in REQUESTED: one requester per cycle, so idle requesters cost time)
 //                else    grant' = 0; stall' = 0; state' = IDLE
 //   WAITING_ACK: if (ack & grant) != 0: last' = index of the lowest set bit of grant;
 //                        pend = req & ~grant; grant' = 0; stall' = pend;
@@ -86,7 +89,9 @@ class StallArbiter : public StallArbiterCore {
   };
 
   // n = number of requesters (1..64). path = registry prefix, e.g. "gpu.arb_gmem_rd".
-  StallArbiter(sc_core::sc_module_name name, unsigned n, const Clock& clock, Registry& reg, const std::string& path);
+  // sequential: the round-robin search looks at one requester per cycle (arbiter.search).
+  StallArbiter(sc_core::sc_module_name name, unsigned n, const Clock& clock, Registry& reg, const std::string& path,
+               bool sequential = false);
   SC_HAS_PROCESS(StallArbiter);
 
   // Contention statistics of requester i, including a stall still in progress (up to the
@@ -109,6 +114,7 @@ class StallArbiter : public StallArbiterCore {
   unsigned n_;
   Clock clock_;
   std::string path_;
+  bool sequential_;
   unsigned last_width_;
   uint64_t all_;
   Regs r_;

@@ -29,6 +29,9 @@ std::vector<KeyDef> platform_keys() {
                 "Block scheduler implementation: SystemC model, or the Verilated RTL (rtl/block_scheduler.sv)"),
       P::String("arbiter.impl", "model", {"model", "rtl"},
                 "Stall arbiter implementation: SystemC model, or the Verilated RTL (rtl/stall_arbiter.sv)"),
+      P::String("arbiter.search", "parallel", {"parallel", "sequential"},
+                "Round-robin search of every stall arbiter: the next requester in one cycle, or one requester "
+                "looked at per cycle (idle requesters between two waiting ones cost a cycle each)"),
       P::Float("host.launch_latency_ns", 0, 0, 1e9, "Driver launch latency (ns) before the start register is written"),
       P::Int("l2.size_kib", 0, 0, 65536, "L2 size (KiB); informational only: no L2 cache is modelled yet"),
       P::Int("copy_engines", 0, 0, 8,

@@ -25,6 +25,7 @@ constexpr uint64_t kCyclesPerSeed = 10000;
 
 struct Pair : sc_core::sc_module {
   unsigned n;
+  bool sequential;
   Registry reg_model, reg_rtl;
   sc_core::sc_vector<sc_core::sc_signal<bool>> req, ack, g_m, s_m, g_r, s_r;
   std::unique_ptr<StallArbiter> model;
@@ -33,11 +34,11 @@ struct Pair : sc_core::sc_module {
   std::string first_error;
 
   SC_HAS_PROCESS(Pair);
-  Pair(sc_core::sc_module_name nm, unsigned n_)
-      : sc_module(nm), n(n_), req("req", n_), ack("ack", n_), g_m("g_m", n_), s_m("s_m", n_), g_r("g_r", n_),
+  Pair(sc_core::sc_module_name nm, unsigned n_, bool sequential_)
+      : sc_module(nm), n(n_), sequential(sequential_), req("req", n_), ack("ack", n_), g_m("g_m", n_), s_m("s_m", n_), g_r("g_r", n_),
         s_r("s_r", n_) {
-    model = std::make_unique<StallArbiter>("model", n, kClk, reg_model, "gpu.arb");
-    rtl = std::make_unique<RtlStallArbiter>("rtl", n, kClk, reg_rtl, "gpu.arb");
+    model = std::make_unique<StallArbiter>("model", n, kClk, reg_model, "gpu.arb", sequential);
+    rtl = std::make_unique<RtlStallArbiter>("rtl", n, kClk, reg_rtl, "gpu.arb", sequential);
     for (unsigned i = 0; i < n; ++i) {
       model->req[i](req[i]);
       model->ack[i](ack[i]);
@@ -55,7 +56,7 @@ struct Pair : sc_core::sc_module {
 
   void stimulus() {
     for (unsigned seed = 1; seed <= kSeeds; ++seed) {
-      Rng rng(seed * 1000 + n);
+      Rng rng(seed * 1000 + n + (sequential ? 500 : 0));
       // Per seed: how busy the requesters are and whether they follow the request protocol.
       const double activity = 0.02 + 0.5 * static_cast<double>(rng.below(100)) / 100.0;
       const bool protocol = rng.chance(0.5);
@@ -121,13 +122,14 @@ struct Pair : sc_core::sc_module {
 
 }  // namespace
 
-TEST_CASE("rtl arbiter: lockstep with the SystemC model, 1..17 requesters, random req/ack") {
+TEST_CASE("rtl arbiter: lockstep with the SystemC model, 1..17 requesters, random req/ack, both searches") {
   std::vector<std::unique_ptr<Pair>> pairs;
-  for (unsigned n = 1; n <= rtl::max_arbiter_requesters(); ++n)
-    pairs.push_back(std::make_unique<Pair>(fmt::format("pair{}", n).c_str(), n));
+  for (bool sequential : {false, true})
+    for (unsigned n = 1; n <= rtl::max_arbiter_requesters(); ++n)
+      pairs.push_back(std::make_unique<Pair>(fmt::format("pair{}{}", sequential ? "s" : "p", n).c_str(), n, sequential));
   sc_core::sc_start();
   for (auto& p : pairs) {
-    INFO("requesters " << p->n << ": " << p->first_error);
+    INFO("requesters " << p->n << (p->sequential ? " sequential" : " parallel") << ": " << p->first_error);
     CHECK(p->mismatches == 0);
     CHECK(p->cycles_checked >= kSeeds * kCyclesPerSeed);
     CHECK(p->grants > 0);
