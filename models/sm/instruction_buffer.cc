@@ -154,6 +154,12 @@ const isa::Inst* InstructionBuffer::decode_at(uint64_t pc, Error& err, bool& val
     err.addr = pc;
     return nullptr;
   };
+  // The usual case, one look: the bytes of the instruction decoded at pc before, unchanged.
+  if (e.pc == pc && env_.peek(CoreEnv::Port::Fetch, pc, tmp, e.inst.size, err.fault) &&
+      std::memcmp(tmp, e.bytes, e.inst.size) == 0) {
+    validated = checked_[index(pc)] == launch_gen_;
+    return &e.inst;
+  }
   if (!env_.peek(CoreEnv::Port::Fetch, pc, tmp, unsigned(isa::kHeaderBytes), err.fault)) return fault();
   size_t sz = isa::size_from_header(tmp);
   if (sz == 0 || sz > sizeof tmp) return undecodable(e, err, "bad header");

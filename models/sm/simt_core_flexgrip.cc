@@ -15,9 +15,10 @@ void SimtCore::step_flexgrip(Warp& w, unsigned gi, uint64_t pc) {
   if (!fg_fetch(w, pc, in)) return;
   fg_.packets_run = fg_.costs.folded;
   fg_.global = 0;
+  done_at_ = now_;
   const bool ok = execute(w, gi, *in, pc);
   if (!ok || has_error_ || fg_.packets_run) return;
-  fg_packets(w);
+  if (fg_packets(w)) w.ready = std::max(w.ready, done_at_);  // nanosleep, atomics at the memory
 }
 
 // Scheduler and fetch stages of lane group 0: the decoded instruction (its costs in fg_.costs), then

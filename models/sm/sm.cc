@@ -67,7 +67,7 @@ class SmCore : public CoreEnv {
   }
 
   bool peek(Port port, uint64_t addr, uint8_t* data, unsigned len, Fault& fault) override {
-    tlm::tlm_generic_payload t;
+    tlm::tlm_generic_payload& t = dbg_;
     t.set_read();
     t.set_address(addr);
     t.set_data_ptr(data);
@@ -168,6 +168,7 @@ class SmCore : public CoreEnv {
   struct Payload : tlm::tlm_generic_payload {
     ~Payload() { clear_extension<AtomicExtension>(); }
   } trans_;
+  tlm::tlm_generic_payload dbg_;  // debug reads (peek): no extensions, reused
   std::vector<BlockRecord> records_;
   std::vector<uint64_t> issues_;  // issue cycles when recording (fault-injection triggers)
   // Registered controller state.
