@@ -342,23 +342,58 @@ std::pair<unsigned, unsigned> parse_shard(const std::string& text) {
   return {i, n};
 }
 
+namespace {
+// A campaign file read and made ready to run: its golden run and whole fault list.
+struct Prepared {
+  std::string text;
+  CampaignSpec spec;
+  JobFactory make;
+  GoldenRun golden;
+  std::vector<TargetInfo> targets;
+  std::vector<Fault> faults;
+  uint64_t space = 0;
+};
+
+Prepared prepare(const std::string& file) {
+  Prepared p;
+  p.text = read_text(file);
+  p.spec = parse_campaign_text(p.text, file);
+  p.make = job_factory(p.spec, dir_of(file));
+  p.golden = golden_of(p.make, p.spec, file);
+  const CampaignSpec& spec = p.spec;
+  p.faults = spec.bus ? bus_faults(spec, p.golden, p.space) : state_faults(spec, p.golden, p.targets, p.space);
+  if (spec.bus)
+    p.targets = {{p.faults.empty() ? "" : p.faults[0].target, bus_field_bits(parse_bus_field(spec.bus->field)), 1}};
+  return p;
+}
+}  // namespace
+
+int campaign_check(const std::string& file) {
+  Prepared p = prepare(file);
+  fmt::print("{}: campaign '{}' is valid: golden run {} to {} ps ({} kernel cycles), {} faults over {} targets "
+             "({} fault-space points)\n",
+             file, p.spec.name, p.golden.start_ps, p.golden.end_ps, p.golden.kernel_cycles, p.faults.size(),
+             p.targets.size(), p.space);
+  return 0;
+}
+
 int campaign_run(const std::string& file, const CampaignOptions& opt) {
   std::optional<std::pair<unsigned, unsigned>> shard;
   if (!opt.shard.empty()) shard = parse_shard(opt.shard);
-  const std::string text = read_text(file);
-  CampaignSpec spec = parse_campaign_text(text, file);
   const std::string stem = fs::path(file).stem().string();
   const std::string db = !opt.db.empty() ? opt.db
                          : shard ? fmt::format("{}.shard{}-of-{}.db", stem, shard->first, shard->second)
                                  : stem + ".db";
   if (fs::exists(db))
     throw CampaignError(fmt::format("{}: exists; `gpuvp campaign resume {}` continues it, or remove it", db, db));
-  JobFactory make = job_factory(spec, dir_of(file));
-  GoldenRun g = golden_of(make, spec, file);
-  std::vector<TargetInfo> targets;
-  uint64_t space = 0;
-  std::vector<Fault> faults = spec.bus ? bus_faults(spec, g, space) : state_faults(spec, g, targets, space);
-  if (spec.bus) targets = {{faults.empty() ? "" : faults[0].target, bus_field_bits(parse_bus_field(spec.bus->field)), 1}};
+  Prepared p = prepare(file);
+  const std::string& text = p.text;
+  const CampaignSpec& spec = p.spec;
+  const JobFactory& make = p.make;
+  GoldenRun& g = p.golden;
+  std::vector<TargetInfo>& targets = p.targets;
+  std::vector<Fault>& faults = p.faults;
+  const uint64_t space = p.space;
   // Every shard computes the same golden run and the same whole fault list, then keeps its part.
   ShardInfo sh;
   sh.full_fault_count = faults.size();

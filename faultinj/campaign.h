@@ -19,6 +19,9 @@ std::pair<unsigned, unsigned> parse_shard(const std::string& text);
 
 // Exit status: 0 done; errors throw (CampaignError, StoreError, ConfigError: the CLI prints them).
 int campaign_run(const std::string& file, const CampaignOptions& opt);
+// Reads a campaign file, runs its golden run and draws its fault list, and says what a run would do;
+// nothing is stored. Errors as campaign_run.
+int campaign_check(const std::string& file);
 int campaign_resume(const std::string& db, const CampaignOptions& opt);
 int campaign_export(const std::string& db, const std::string& csv, const std::string& json);
 // Merges shards of one campaign into a new store equal, run by run, to a single-process run;

@@ -181,6 +181,9 @@ int sc_main(int argc, char* argv[]) {
   camp_run->add_option("file", camp_file, "Campaign file (JSON)")->required();
   camp_run->add_option("--db", camp.db, "Result store to create (default: the file's stem + .db, or + .shardI-of-N.db)");
   camp_run->add_option("--shard", camp.shard, "I/N: run the I-th of N parts of the fault list (ids with id % N = I - 1)");
+  std::string check_file;
+  auto* camp_check = campaign->add_subcommand("check", "Check a campaign file: golden run and fault list, nothing stored");
+  camp_check->add_option("file", check_file, "Campaign file (JSON)")->required();
   auto* camp_resume = campaign->add_subcommand("resume", "Continue a campaign that was stopped (even by kill -9)");
   camp_resume->add_option("db", camp_db, "Result store")->required();
   for (auto* c : {camp_run, camp_resume}) {
@@ -280,6 +283,7 @@ int sc_main(int argc, char* argv[]) {
     }
     if (*exec) return cmd_exec(exec_co.build(), exec_opts);
     if (*camp_run) return fi::campaign_run(camp_file, camp);
+    if (*camp_check) return fi::campaign_check(check_file);
     if (*camp_resume) return fi::campaign_resume(camp_db, camp);
     if (*camp_export) return fi::campaign_export(camp_db, csv_file, json_file);
     if (*camp_merge) return fi::campaign_merge(merge_out, merge_shards, allow_missing);

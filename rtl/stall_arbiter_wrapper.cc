@@ -51,7 +51,8 @@ RtlStallArbiter::RtlStallArbiter(sc_core::sc_module_name name, unsigned n, const
   register_flops(reg, *m_, path, [this] { wake(); });
 
   SC_METHOD(process);  // runs once at time 0: drives the reset outputs
-  for (unsigned i = 0; i < n; ++i) sensitive << req[i] << ack[i];
+  // A falling ack changes nothing by itself (the edge that saw it high already acted): only its rise wakes.
+  for (unsigned i = 0; i < n; ++i) sensitive << req[i] << ack[i].pos();
   sensitive << wake_ev_ << edge_.event();
 }
 

@@ -40,7 +40,8 @@ StallArbiter::StallArbiter(sc_core::sc_module_name name, unsigned n, const Clock
   reg.add_field(path + ".stall", n, &r_.stall, w);
 
   SC_METHOD(process);  // runs once at time 0: drives the reset outputs
-  for (unsigned i = 0; i < n; ++i) sensitive << req[i] << ack[i];
+  // A falling ack changes nothing by itself (the edge that saw it high already acted): only its rise wakes.
+  for (unsigned i = 0; i < n; ++i) sensitive << req[i] << ack[i].pos();
   sensitive << wake_ev_ << edge_.event();
 }
 

@@ -406,6 +406,25 @@ TEST_CASE("campaign cli: malformed campaign files and databases: exit 2, naming 
   }
 }
 
+TEST_CASE("campaign cli: check says what a campaign file would run and stores nothing") {
+  TempDir d("cli_check");
+  const std::string f = d("c.json");
+  write_file(f, R"({"name": "check me", "platform": {"preset": "flexgrip", "set": {"sm.count": 2}},
+                   "workload": {"name": "vectorAdd", "launch": "fi16"}, "targets": ["gpu.sched.state"],
+                   "size": {"count": 40}, "seed": 3})");
+  test::RunResult r = test::run_gpuvp(fmt::format("campaign check {}", f));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  // One target of 3 bits (the scheduler's FSM state), 40 faults asked for.
+  CHECK_THAT(r.out, Contains("'check me' is valid") && Contains("40 faults over 1 targets"));
+  for (auto& e : fs::directory_iterator(d.dir)) CHECK(e.path().extension() != ".db");
+  CHECK_FALSE(fs::exists("c.db"));
+  write_file(f, R"({"name": "check me", "platform": {"preset": "flexgrip"}, "targets": ["gpu.sched.state"]})");
+  r = test::run_gpuvp(fmt::format("campaign check {}", f));
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains(f));
+}
+
 TEST_CASE("campaign cli: a database killed between its golden run and its fault list is not resumed as finished") {
   // campaign run commits the campaign, then the golden run, then the fault list (one transaction):
   // kill -9 between the last two leaves a golden run and no faults. Resuming it must not report a
