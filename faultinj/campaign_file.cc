@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "faultinj/sizing.h"
+#include "platform/int_text.h"
 
 namespace gpuvp::fi {
 
@@ -73,21 +74,14 @@ double read_number(const Ctx& c, const json& v, const std::string& path) {
   return v.get<double>();
 }
 
-// "0x" and 1..16 hex digits, or decimal digits without a leading zero; false if neither or too large.
+// "0x" and hex digits, or decimal digits without a leading zero (a campaign file refuses 012 rather than
+// guess between octal and decimal); false if neither or too large.
 bool parse_uint_text(const std::string& s, uint64_t& out) {
-  const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-  const std::string digits = hex ? s.substr(2) : s;
-  const unsigned base = hex ? 16 : 10;
-  if (digits.empty() || (!hex && digits.size() > 1 && digits[0] == '0')) return false;
-  out = 0;
-  for (char ch : digits) {
-    const int d = std::isdigit(static_cast<unsigned char>(ch)) ? ch - '0'
-                  : hex && std::isxdigit(static_cast<unsigned char>(ch))
-                      ? std::tolower(static_cast<unsigned char>(ch)) - 'a' + 10
-                      : -1;
-    if (d < 0 || out > (kU64Max - static_cast<uint64_t>(d)) / base) return false;
-    out = out * base + static_cast<uint64_t>(d);
-  }
+  IntText v;
+  if (s.empty() || s[0] == '-' || s[0] == '+' || (s.size() > 1 && s[0] == '0' && std::isdigit(static_cast<unsigned char>(s[1]))))
+    return false;
+  if (parse_int_text(s, v)) return false;
+  out = v.mag;
   return true;
 }
 

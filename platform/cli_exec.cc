@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <cctype>
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +13,7 @@
 #include <sstream>
 
 #include "platform/exec_init.h"
+#include "platform/int_text.h"
 #include "platform/output_file.h"
 #include "platform/platform.h"
 
@@ -34,19 +34,18 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
+// "X[,Y[,Z]]": every field a positive integer; an empty field ("4,", ",4", "4,,2") is an error, not dropped.
 json dims(const std::string& s, const char* what) {
+  std::vector<std::string> parts = split(s, ',');
+  if (s.empty() || s.back() == ',') parts.push_back("");  // getline drops a trailing empty field
+  if (parts.size() > 3) throw ConfigError(fmt::format("--{} {}: expected 1 to 3 dimensions", what, s));
   json d = json::array();
-  for (auto& p : split(s, ',')) {
-    try {
-      size_t used = 0;
-      long v = std::stol(p, &used);
-      if (used != p.size() || v <= 0) throw std::invalid_argument(p);
-      d.push_back(v);
-    } catch (const std::exception&) {
-      throw ConfigError(fmt::format("--{} {}: expected X[,Y[,Z]] of positive integers", what, s));
-    }
+  for (auto& p : parts) {
+    IntText v;
+    if (parse_int_text(p, v) || v.neg || v.mag == 0 || v.mag > 0xFFFFFFFFu)
+      throw ConfigError(fmt::format("--{} {}: '{}' is not a positive integer; expected X[,Y[,Z]]", what, s, p));
+    d.push_back(v.mag);
   }
-  if (d.empty() || d.size() > 3) throw ConfigError(fmt::format("--{} {}: expected 1 to 3 dimensions", what, s));
   return d;
 }
 
@@ -106,17 +105,9 @@ Int parse_int(const json& v, const std::string& where) {
     return {d < 0, static_cast<uint64_t>(std::fabs(d))};
   }
   if (!v.is_string()) throw bad("is not an integer");
-  std::string t = v.get<std::string>();
-  Int r;
-  size_t i = 0;
-  if (!t.empty() && (t[0] == '-' || t[0] == '+')) r.neg = t[i++] == '-';
-  if (i == t.size() || !std::isdigit(static_cast<unsigned char>(t[i]))) throw bad("is not an integer");
-  errno = 0;
-  char* end = nullptr;
-  r.mag = std::strtoull(t.c_str() + i, &end, 0);
-  if (*end != '\0') throw bad("is not an integer");
-  if (errno == ERANGE) throw bad("is out of the range of 64-bit integers");
-  return r;
+  IntText t;
+  if (const char* why = parse_int_text(v.get<std::string>(), t)) throw bad(why);
+  return {t.neg, t.mag};
 }
 
 // An integer in [lo, hi] (counts, seeds, dimensions, sizes).
@@ -194,17 +185,20 @@ std::string show(const std::vector<uint8_t>& b, const std::string& type, size_t 
 }  // namespace
 
 void add_exec_options(CLI::App* app, ExecOptions& o) {
-  app->add_option("--ptx", o.ptx, "PTX file");
-  app->add_option("--kernel,-k", o.kernel, "Entry name");
-  app->add_option("--grid", o.grid, "Grid dimensions X[,Y[,Z]]");
-  app->add_option("--block", o.block, "Block dimensions X[,Y[,Z]]");
-  app->add_option("--arg,-a", o.args,
-                  "Kernel argument, in parameter order: buf:TYPE:COUNT[:zero|const=V|rand=SEED|iota|file=PATH][:out=FILE] "
-                  "or TYPE:VALUE (TYPE u8 i8 u16 i16 u32 i32 u64 i64 f32 f64)");
-  app->add_option("--dyn-shmem", o.dyn_shmem, "Dynamic shared memory per block (bytes)");
-  app->add_option("--blocks-per-core", o.blocks_per_core, "Blocks per core (0: most that fit)");
-  app->add_option("--launch-file", o.launch_file, "JSON launch description (same fields as the options)");
-  app->add_option("--print", o.print, "Elements of each buffer to print after the run");
+  // The launch file holds the whole launch: an option beside it would be ignored, so CLI11 refuses both.
+  std::vector<CLI::Option*> launch = {
+      app->add_option("--ptx", o.ptx, "PTX file"),
+      app->add_option("--kernel,-k", o.kernel, "Entry name"),
+      app->add_option("--grid", o.grid, "Grid dimensions X[,Y[,Z]]"),
+      app->add_option("--block", o.block, "Block dimensions X[,Y[,Z]]"),
+      app->add_option("--arg,-a", o.args,
+                      "Kernel argument, in parameter order: buf:TYPE:COUNT[:zero|const=V|rand=SEED|iota|file=PATH][:out=FILE] "
+                      "or TYPE:VALUE (TYPE u8 i8 u16 i16 u32 i32 u64 i64 f32 f64)"),
+      add_uint_option(app, "--dyn-shmem", o.dyn_shmem, "Dynamic shared memory per block (bytes)", 0, 0xFFFFFFFFu),
+      add_uint_option(app, "--blocks-per-core", o.blocks_per_core, "Blocks per core (0: most that fit)", 0, 64)};
+  auto* file = app->add_option("--launch-file", o.launch_file, "JSON launch description (same fields as the options; none of them beside it)");
+  for (auto* opt : launch) file->excludes(opt);
+  add_uint_option(app, "--print", o.print, "Elements of each buffer to print after the run", 0, ~uint64_t{0});
 }
 
 json exec_description(const ExecOptions& o) {
@@ -247,7 +241,7 @@ ExecJob ExecJob::parse(const json& d, const std::string& origin) {
   uint32_t& dyn_shmem = job.dyn_shmem;
   uint32_t& bpc = job.blocks_per_core;
   auto& bufs = job.bufs;
-  auto& scalars = job.scalars;
+  auto& job_args = job.args;
   try {
     if (!d.contains("ptx") || !d["ptx"].is_string() || d["ptx"].get<std::string>().empty())
       throw ConfigError(origin + ": a PTX file is required (--ptx)");
@@ -333,10 +327,10 @@ ExecJob ExecJob::parse(const json& d, const std::string& origin) {
         }
         b.dump = str("dump", "");
         if (!b.dump.empty()) check_output(b.dump, where + ".dump");
-        scalars.emplace_back(static_cast<int>(bufs.size()), std::vector<uint8_t>{});
+        job_args.push_back({static_cast<int>(bufs.size()), {}, rt::ArgKind::Int});
         bufs.push_back(std::move(b));
       } else if (kTypes.count(key)) {
-        scalars.emplace_back(-1, encode(key, val, where));
+        job_args.push_back({-1, encode(key, val, where), key[0] == 'f' ? rt::ArgKind::Float : rt::ArgKind::Int});
       } else {
         throw ConfigError(fmt::format("{}: '{}' is not buffer or a type", where, key));
       }
@@ -350,14 +344,14 @@ ExecJob ExecJob::parse(const json& d, const std::string& origin) {
 void ExecJob::run(rt::Runtime& rt) {
   rt::Module m = rt.load_module(text, ptx_path);
   rt::KernelArgs ka;
-  for (auto& [bi, bytes] : scalars) {
-    if (bi >= 0) {
-      ExecBuffer& b = bufs[bi];
+  for (auto& a : args) {
+    if (a.buf >= 0) {
+      ExecBuffer& b = bufs[a.buf];
       b.ptr = rt.malloc(b.bytes.size());
       rt.memcpy_h2d(b.ptr, b.bytes.data(), b.bytes.size());
       ka.ptr(b.ptr);
     } else {
-      ka.raw(bytes.data(), bytes.size());
+      ka.raw(a.bytes.data(), a.bytes.size(), a.kind);
     }
   }
   rt.launch(m, kernel, grid, block, ka, dyn_shmem, blocks_per_core);

@@ -17,6 +17,7 @@
 #include "faultinj/store.h"
 #include "platform/cli_exec.h"
 #include "platform/config/config_doc.h"
+#include "platform/int_text.h"
 #include "platform/output_file.h"
 #include "platform/platform.h"
 #include "sw/isa/address_map.h"
@@ -143,7 +144,7 @@ int sc_main(int argc, char* argv[]) {
   run_co.add(run);
   run->add_option("--workload,-w", workload, "Workload (gpuvp workloads lists them)");
   run->add_option("--launch,-l", launch, "Launch configuration of the workload (default: its first)");
-  run->add_option("--seed", seed, "Seed of the input generator");
+  add_uint_option(run, "--seed", seed, "Seed of the input generator", 0, ~uint64_t{0});
   run->add_option("--stats", stats_file, "Write statistics as JSON");
   run->add_option("--vcd", vcd_file, "Write waveforms (FILE.vcd) of the scheduler, arbiters and SM handshakes");
   run->add_option("--timeline", timeline_file, "Write the block timeline (Chrome trace-event JSON, opens in Perfetto)");
@@ -184,7 +185,7 @@ int sc_main(int argc, char* argv[]) {
   auto* camp_resume = campaign->add_subcommand("resume", "Continue a campaign that was stopped (even by kill -9)");
   camp_resume->add_option("db", camp_db, "Result store")->required();
   for (auto* c : {camp_run, camp_resume}) {
-    c->add_option("--workers", camp.workers, "Faulty runs at once (default: the file's, else the CPU count)");
+    add_uint_option(c, "--workers", camp.workers, "Faulty runs at once (default: the file's, else the CPU count)", 0, 256);
     c->add_flag("--quiet,-q", camp.quiet, "No progress line and no summary");
   }
   auto* camp_export = campaign->add_subcommand("export", "Write every run (fault and outcome) as CSV or JSON");

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "sw/ptx/asm_internal.h"
+#include "sw/ptx/parser_internal.h"
 
 namespace gpuvp::ptx::detail {
 
@@ -17,7 +18,7 @@ KernelInfo kernel_info(const Program& p, size_t k) {
   uint64_t po = 0;
   for (auto& v : K.params) {
     po = align_up(po, v.align);
-    ki.params.push_back({v.name, uint32_t(po), v.size, v.align});
+    ki.params.push_back({v.name, uint32_t(po), v.size, v.align, type_name(v.type)});
     po += v.size;
   }
   ki.param_bytes = uint32_t(po);

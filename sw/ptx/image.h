@@ -19,6 +19,7 @@ struct ParamInfo {
   uint32_t offset = 0;  // byte offset in the kernel's parameter buffer
   uint32_t size = 0;    // bytes (.u64 pointers are 8)
   uint32_t align = 0;
+  std::string type;     // PTX element type without the dot: "u32", "f32", "b64" (b8 for byte arrays)
 };
 
 struct KernelInfo {

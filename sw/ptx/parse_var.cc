@@ -13,6 +13,7 @@ void Parser::var_decl(Space sp, bool is_extern, std::vector<Var>* into) {
   v.line = cur().line;
   DType type = decl_type(v, false);
   if (type == DType::None) err(cur(), fmt::format("unsupported variable declaration at '{}'", cur().s));
+  v.type = type;
   Tok nt = cur();
   v.name = ident("variable name");
   uint32_t esz = bits_of(type) / 8;
@@ -93,6 +94,7 @@ Var Parser::param_decl(Space sp) {
   v.line = cur().line;
   DType type = decl_type(v, true);
   if (type == DType::None) err(cur(), fmt::format("expected a parameter type, got '{}'", cur().s));
+  v.type = type;
   v.name = ident("parameter name");
   uint32_t esz = bits_of(type) / 8;
   if (v.align < esz) v.align = esz;

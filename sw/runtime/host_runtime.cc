@@ -10,6 +10,15 @@ namespace gpuvp::rt {
 namespace {
 constexpr uint64_t kAlign = 256;
 uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// A float argument for a .u/.s parameter, or an integer for a .f one (.b takes either).
+template <class Where>
+void check_kind(ArgKind kind, const ptx::ParamInfo& p, size_t i, const Where& where) {
+  const char t = p.type.empty() ? 'b' : p.type[0];
+  if ((kind == ArgKind::Float && (t == 'u' || t == 's')) || (kind == ArgKind::Int && t == 'f'))
+    throw RuntimeError(where(fmt::format("argument {} ({}) is {}, the parameter is .{}", i, p.name,
+                                         kind == ArgKind::Float ? "a float" : "an integer", p.type)));
+}
 }  // namespace
 
 uint64_t shared_per_block(uint32_t param_bytes, uint32_t static_shared, uint32_t dyn_shared) {
@@ -151,6 +160,7 @@ uint64_t HostRuntime::launch(const Module& m, const std::string& kernel, Dim3 gr
     if (a.size() != k->params[i].size)
       throw RuntimeError(where(fmt::format("argument {} ({}) is {} bytes, the parameter is {}", i, k->params[i].name,
                                            a.size(), k->params[i].size)));
+    check_kind(args.kinds()[i], k->params[i], i, where);
     std::memcpy(params.data() + k->params[i].offset, a.data(), a.size());
   }
   uint64_t shmem = shared_per_block(k->param_bytes, k->static_shared_bytes, dyn_shmem);
