@@ -62,10 +62,15 @@ json parse_arg(const std::string& a) {
     b["type"] = f[1];
     b["count"] = int_in(json(f[2]), 1, 1u << 26, fmt::format("--arg {}: count", a));
     b["init"] = "zero";
+    std::string init_given;  // one initialiser and one out= at most: a second would silently win
     for (size_t i = 3; i < f.size(); ++i) {
       const std::string& o = f[i];
       auto eq = o.find('=');
       std::string k = o.substr(0, eq), v = eq == std::string::npos ? "" : o.substr(eq + 1);
+      if (k != "out" && !init_given.empty())
+        throw bad(fmt::format("two initialisers '{}' and '{}'", init_given, o));
+      if (k == "out" && b.contains("dump")) throw bad("two out= files");
+      if (k != "out") init_given = o;
       if (k == "zero" || k == "iota")
         b["init"] = k;
       else if (k == "const")
@@ -165,6 +170,14 @@ void check_input(const std::string& path, const std::string& what) {
                                   std::filesystem::exists(path, ec) ? "is not a regular file" : "does not exist"));
 }
 
+// Two dump paths naming one file (the second dump would overwrite the first).
+bool same_file(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) return false;
+  std::error_code ea, eb;
+  auto ca = std::filesystem::weakly_canonical(a, ea), cb = std::filesystem::weakly_canonical(b, eb);
+  return ea || eb ? a == b : ca == cb;
+}
+
 std::string show(const std::vector<uint8_t>& b, const std::string& type, size_t i) {
   auto get = [&](auto t) {
     std::memcpy(&t, b.data() + i * sizeof(t), sizeof(t));
@@ -213,6 +226,11 @@ json exec_description(const ExecOptions& o) {
       throw ConfigError(fmt::format("{}: not valid JSON: {}", o.launch_file, e.what()));
     }
     if (!d.is_object()) throw ConfigError(fmt::format("{}: a launch description is a JSON object", o.launch_file));
+    // A relative PTX path is the launch file's neighbour, wherever gpuvp runs from.
+    if (d.contains("ptx") && d["ptx"].is_string() && !d["ptx"].get<std::string>().empty()) {
+      std::filesystem::path ptx(d["ptx"].get<std::string>());
+      if (ptx.is_relative()) d["ptx"] = (std::filesystem::path(o.launch_file).parent_path() / ptx).string();
+    }
     for (auto& [k, v] : d.items())
       if (k != "ptx" && k != "kernel" && k != "grid" && k != "block" && k != "args" && k != "dyn_shmem" &&
           k != "blocks_per_core")
@@ -243,10 +261,14 @@ ExecJob ExecJob::parse(const json& d, const std::string& origin) {
   auto& bufs = job.bufs;
   auto& job_args = job.args;
   try {
-    if (!d.contains("ptx") || !d["ptx"].is_string() || d["ptx"].get<std::string>().empty())
-      throw ConfigError(origin + ": a PTX file is required (--ptx)");
-    if (!d.contains("kernel") || !d["kernel"].is_string() || d["kernel"].get<std::string>().empty())
-      throw ConfigError(origin + ": a kernel name is required (--kernel)");
+    auto required = [&](const char* key, const char* what) {
+      if (d.contains(key) && !d[key].is_string())
+        throw ConfigError(fmt::format("{}: '{}' must be a string ({}), not {}", origin, key, what, d[key].dump()));
+      if (!d.contains(key) || d[key].get<std::string>().empty())
+        throw ConfigError(fmt::format("{}: {} is required (--{})", origin, what, key));
+    };
+    required("ptx", "a PTX file");
+    required("kernel", "a kernel name");
     ptx_path = d["ptx"];
     kernel = d["kernel"];
     check_input(ptx_path, "PTX file");
@@ -325,8 +347,16 @@ ExecJob ExecJob::parse(const json& d, const std::string& origin) {
         } else if (init != "zero") {
           throw ConfigError(fmt::format("{}: init '{}' is not one of zero, const, iota, random, file", where, init));
         }
+        // A key another init reads would be silently ignored: refuse the conflict.
+        const std::pair<const char*, const char*> init_keys[] = {{"value", "const"}, {"seed", "random"}, {"file", "file"}};
+        for (auto& [key_, for_init] : init_keys)
+          if (val.contains(key_) && init != for_init)
+            throw ConfigError(fmt::format("{}: '{}' is for init '{}', the buffer's init is '{}'", where, key_, for_init, init));
         b.dump = str("dump", "");
         if (!b.dump.empty()) check_output(b.dump, where + ".dump");
+        for (size_t j = 0; j < bufs.size(); ++j)
+          if (same_file(bufs[j].dump, b.dump))
+            throw ConfigError(fmt::format("{}: buffers {} and {} both dump to '{}'", where, j, bufs.size(), b.dump));
         job_args.push_back({static_cast<int>(bufs.size()), {}, rt::ArgKind::Int});
         bufs.push_back(std::move(b));
       } else if (kTypes.count(key)) {

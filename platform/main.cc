@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -56,6 +57,31 @@ struct ConfigOpts {
     return c;
   }
 };
+
+// Messages echo what the user gave (a key, an identifier, a value): a 5 MB identifier must not make
+// 10 MB of stderr. Every whitespace-separated word longer than 80 characters keeps its first 40 and
+// last 37 characters around "..." (the end of a long path keeps the file name and line).
+std::string clip_words(const std::string& msg) {
+  constexpr size_t kMax = 80, kHead = 40, kTail = 37;
+  std::string out;
+  size_t i = 0;
+  while (i < msg.size()) {
+    size_t j = i;
+    while (j < msg.size() && !std::isspace(static_cast<unsigned char>(msg[j]))) ++j;
+    if (j - i > kMax)
+      out += msg.substr(i, kHead) + "..." + msg.substr(j - kTail, kTail);
+    else
+      out.append(msg, i, j - i);
+    while (j < msg.size() && std::isspace(static_cast<unsigned char>(msg[j]))) out += msg[j++];
+    i = j;
+  }
+  return out;
+}
+
+int fail(int status, const char* prefix, const std::exception& e) {
+  fmt::print(stderr, "gpuvp: {}{}\n", prefix, clip_words(e.what()));
+  return status;
+}
 
 std::string read_file(const std::string& path) {
   std::error_code ec;
@@ -222,7 +248,7 @@ int sc_main(int argc, char* argv[]) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    fmt::print(stderr, "{}\nRun with --help for more information.\n", clip_words(e.what()));
     return 2;
   }
 
@@ -287,29 +313,21 @@ int sc_main(int argc, char* argv[]) {
     if (*report)
       return fi::campaign_report(report_dbs, raw_fit >= 0 ? std::optional<double>(raw_fit) : std::nullopt, html_file);
   } catch (const fi::CampaignError& e) {
-    fmt::print(stderr, "gpuvp: {}\n", e.what());
-    return 2;
+    return fail(2, "", e);
   } catch (const fi::StoreError& e) {
-    fmt::print(stderr, "gpuvp: {}\n", e.what());
-    return 2;
+    return fail(2, "", e);
   } catch (const ConfigError& e) {
-    fmt::print(stderr, "gpuvp: {}\n", e.what());
-    return 2;
+    return fail(2, "", e);
   } catch (const ptx::ParseError& e) {
-    fmt::print(stderr, "gpuvp: {}\n", e.what());
-    return 2;
+    return fail(2, "", e);
   } catch (const DeviceError& e) {
-    fmt::print(stderr, "gpuvp: device error: {}\n", e.what());
-    return 1;
+    return fail(1, "device error: ", e);
   } catch (const TimeoutError& e) {
-    fmt::print(stderr, "gpuvp: {}\n", e.what());
-    return 1;
+    return fail(1, "", e);
   } catch (const rt::RuntimeError& e) {
-    fmt::print(stderr, "gpuvp: runtime error: {}\n", e.what());
-    return 2;
+    return fail(2, "runtime error: ", e);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "gpuvp: error: {}\n", e.what());
-    return 3;
+    return fail(3, "error: ", e);
   }
   return 0;
 }

@@ -189,7 +189,7 @@ class SimtCore {
   bool write_segment(Warp& w, const Segment& s, uint64_t lo, uint64_t hi, MemIssue& is);
   bool transfer_pieces(Warp& w, const Segment& s, unsigned i, unsigned end, bool write, MemIssue& is);
   bool segment_fault(Warp& w, const Segment& s, uint64_t lo, uint64_t hi, const CoreEnv::Fault& whole,
-                     uint64_t at_cycle);
+                     uint64_t at_cycle, bool write);
   bool global_atomic(Warp& w, const isa::Inst& in, unsigned lane, unsigned size, uint64_t operand,
                      uint64_t compare, MemIssue& is, uint64_t& old);
 

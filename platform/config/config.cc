@@ -272,8 +272,17 @@ void Config::set(const std::string& key, const json& value, const std::string& o
     std::string near;
     for (auto& k : config_schema())
       if (k.key.compare(0, group.size() + 1, group + ".") == 0) near += (near.empty() ? "" : ", ") + k.key;
-    throw ConfigError(fmt::format("{}: unknown configuration key '{}'{}", origin, key,
-                                  near.empty() ? "" : " (keys in '" + group + "': " + near + ")"));
+    const std::string keys = near.empty() ? "" : " (keys in '" + group + "': " + near + ")";
+    // {"sm": {}}: a group written as an empty object names no key; say so rather than "unknown".
+    auto is_group = [&] {
+      for (auto& k : config_schema())
+        if (k.key.compare(0, key.size() + 1, key + ".") == 0) return true;
+      return false;
+    };
+    if (value.is_object() && is_group())
+      throw ConfigError(fmt::format("{}: '{}' is an empty object: it needs keys, an object is not a value{}", origin,
+                                    key, keys));
+    throw ConfigError(fmt::format("{}: unknown configuration key '{}'{}", origin, key, keys));
   }
   KeyDef named = *d;  // an instance key is checked like its class key, and named as given
   named.key = key;

@@ -103,3 +103,91 @@ TEST_CASE("robust: a float argument for an integer parameter and an integer for 
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Contains("argument 1 (saxpy_param_1) is an integer, the parameter is .f32"));
 }
+
+TEST_CASE("robust: a faulting store, atomic or constant load names its own port and operation on every preset") {
+  struct Case {
+    const char *kernel, *arg, *msg;
+  } cases[] = {{"st", "u64:0x20", "on gmem_wr write of 4 bytes at 0x20"},
+               {"at", "u64:0x20", "on gmem_wr atomic of 4 bytes at 0x20"},
+               {"ld", "u64:0x20", "on gmem_rd read of 4 bytes at 0x20"},
+               {"cl", "u64:0x100000000", "on cmem read of 4 bytes"}};
+  for (const char* preset : {"flexgrip", "tk1", "tx2"})
+    for (auto& c : cases) {
+      INFO(preset << " " << c.kernel);
+      auto r = run_gpuvp(fmt::format("exec --preset {} --ptx {}/robust/faults.ptx --kernel {} --arg {}", preset,
+                                     GPUVP_TEST_DATA, c.kernel, c.arg));
+      CHECK(r.status == 1);
+      CHECK_THAT(r.err, Contains(c.msg));
+    }
+}
+
+TEST_CASE("robust: a host copy that outlasts sim.timeout_ms is reported as a host copy") {
+  auto r = run_gpuvp(fmt::format("exec --preset flexgrip --set sim.timeout_ms=0.01 --ptx {}/robust/faults.ptx --kernel ld "
+                                 "--arg buf:u8:100000",
+                                 GPUVP_TEST_DATA));
+  CHECK(r.status == 1);
+  CHECK_THAT(r.err, Contains("after 0.01 ms of simulated time: it was in a host copy (host bus write of 100000 bytes"));
+  r = run_gpuvp(fmt::format("exec --preset tx2 --set sim.timeout_ms=2 --ptx {}/exec/spin_forever.ptx --kernel spin "
+                            "--grid 2 --block 64 --arg buf:i32:1",
+                            GPUVP_TEST_DATA));
+  CHECK(r.status == 1);
+  CHECK_THAT(r.err, Contains("it was waiting for a kernel that never reached kernel_done"));
+}
+
+TEST_CASE("robust: an error echoes at most about 80 characters of a huge token") {
+  const std::string huge(100000, 'K');  // within the 128 KiB of one command-line argument
+  TempFile ptx("huge.ptx", ".version 7.0\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n  " + huge + " %r1;\n}\n");
+  TempFile cfg("huge.json", "{\"" + huge + "\": 1}");
+  for (const std::string& cmd : {"disasm " + ptx.path, "config --config " + cfg.path,
+                                 fmt::format("exec --ptx {}/robust/faults.ptx --kernel {}", GPUVP_TEST_DATA, huge)}) {
+    INFO(cmd.substr(0, 100));
+    auto r = run_gpuvp(cmd);
+    CHECK(r.status == 2);
+    CHECK(r.err.size() < 1000);
+    CHECK_THAT(r.err, Contains("KKK...KKK"));
+  }
+}
+
+TEST_CASE("robust: configuration and launch files say what is wrong with a value's type") {
+  TempFile cfg("empty_group.json", R"({"sm": {}})");
+  auto r = run_gpuvp("config --config " + cfg.path);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains("'sm' is an empty object: it needs keys, an object is not a value"));
+  TempFile f("ptx5.json", R"({"ptx": 5, "kernel": "k"})");
+  r = run_gpuvp("exec --launch-file " + f.path);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains(f.path + ": 'ptx' must be a string (a PTX file), not 5"));
+}
+
+TEST_CASE("robust: a launch file's relative PTX path is its neighbour") {
+  // The launch file sits in tests/data/robust; gpuvp runs from /.
+  std::string file = std::string(GPUVP_TEST_DATA) + "/robust/relative_launch.json";
+  auto r = run_cmd(fmt::format("cd / && {} exec --preset tx2 --launch-file {}", GPUVP_BINARY, file));
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("buffer 0 (1 x u32): 7"));
+}
+
+TEST_CASE("robust: two buffers dumping to one file and conflicting initialisers are refused") {
+  std::string out = temp_path("dump.bin");
+  auto r = run_gpuvp(fmt::format("exec --preset tx2 --ptx {}/exec/saxpy.ptx --kernel saxpy --arg u32:1 --arg f32:1 "
+                                 "--arg buf:f32:1:out={} --arg buf:f32:1:out={}",
+                                 GPUVP_TEST_DATA, out, out));
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains("buffers 0 and 1 both dump to '" + out + "'"));
+  std::remove(out.c_str());
+  for (const char* arg : {"buf:f32:1:zero:iota", "buf:f32:1:const=1:rand=2", "buf:f32:1:out=a:out=b"}) {
+    INFO(arg);
+    r = run_gpuvp(fmt::format("exec --preset tx2 --ptx {}/exec/saxpy.ptx --kernel saxpy --arg u32:1 --arg f32:1 "
+                              "--arg buf:f32:1 --arg {}",
+                              GPUVP_TEST_DATA, arg));
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Contains(std::string("--arg ") + arg) && Contains("two"));
+  }
+  TempFile f("conflict.json", fmt::format(R"({{"ptx": "{}/exec/saxpy.ptx", "kernel": "saxpy", "args": [{{"u32": 1}},
+    {{"f32": 1}}, {{"buffer": {{"type": "f32", "count": 1, "init": "iota", "value": 3}}}}, {{"buffer": {{"type": "f32", "count": 1}}}}]}})",
+                                          GPUVP_TEST_DATA));
+  r = run_gpuvp("exec --launch-file " + f.path);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains("args[2]: 'value' is for init 'const', the buffer's init is 'iota'"));
+}
