@@ -191,3 +191,26 @@ TEST_CASE("robust: two buffers dumping to one file and conflicting initialisers 
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Contains("args[2]: 'value' is for init 'const', the buffer's init is 'iota'"));
 }
+
+TEST_CASE("robust: warps that exit release the barrier the other warps of the block wait at") {
+  std::string expect = "buffer 0 (64 x u32):";
+  for (int t = 0; t < 64; ++t) expect += fmt::format(" {}", t < 32 ? t + 1 : 0);
+  for (const char* preset : {"flexgrip", "tk1", "tx2"})
+    for (const char* kernel : {"barexit", "barlate"}) {  // warp 1 exits before, or after, warp 0 waits
+      INFO(preset << " " << kernel);
+      auto r = run_gpuvp(fmt::format("exec --preset {} --ptx {}/robust/barrier.ptx --kernel {} --block 64 "
+                                     "--arg buf:u32:64 --print 64",
+                                     preset, GPUVP_TEST_DATA, kernel));
+      INFO(r.err);
+      CHECK(r.status == 0);
+      CHECK_THAT(r.out, Contains(expect));
+    }
+}
+
+TEST_CASE("robust: bar.sync with a register beyond the 16 barriers is a device error naming the number") {
+  auto r = run_gpuvp(fmt::format("exec --preset tx2 --ptx {}/robust/barrier.ptx --kernel barid --block 64 "
+                                 "--arg buf:u32:1 --arg u32:99",
+                                 GPUVP_TEST_DATA));
+  CHECK(r.status == 1);
+  CHECK_THAT(r.err, Contains("device error: kernel barid") && Contains("barrier 99 out of range: the SM has 16 barriers"));
+}
