@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "faultinj/sizing.h"
+#include "platform/config/json_text.h"
 #include "platform/int_text.h"
 
 namespace gpuvp::fi {
@@ -225,27 +226,6 @@ void parse_run_options(const Ctx& c, const json& j, CampaignSpec& s) {
   if (j.contains("early_stop")) s.early_stop = read_bool(c, j.at("early_stop"), "early_stop");
 }
 
-// Bracket depth outside strings and comments, so that the recursive parser never sees a deep document.
-void check_depth(const std::string& text, const std::string& origin) {
-  int depth = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char ch = text[i];
-    if (ch == '"') {
-      for (++i; i < text.size() && text[i] != '"'; ++i)
-        if (text[i] == '\\') ++i;
-    } else if (ch == '/' && i + 1 < text.size() && text[i + 1] == '/') {
-      i = std::min(text.find('\n', i), text.size());
-    } else if (ch == '/' && i + 1 < text.size() && text[i + 1] == '*') {
-      i = std::min(text.find("*/", i + 2), text.size()) + 1;
-    } else if (ch == '[' || ch == '{') {
-      if (++depth > kMaxCampaignDepth)
-        throw CampaignError(fmt::format("{}: nested deeper than {} levels", origin, kMaxCampaignDepth));
-    } else if (ch == ']' || ch == '}') {
-      --depth;
-    }
-  }
-}
-
 TriggerSpec parse_trigger(const Ctx& c, const json& v) {
   object(c, v, "trigger", {"event", "sm"});
   TriggerSpec t;
@@ -302,7 +282,7 @@ CampaignSpec parse_campaign(const json& j, const std::string& origin) {
 }
 
 CampaignSpec parse_campaign_text(const std::string& text, const std::string& origin) {
-  check_depth(text, origin);
+  if (std::string deep = json_depth_error(text, origin); !deep.empty()) throw CampaignError(deep);
   json j;
   try {
     j = json::parse(text, nullptr, true, /*ignore_comments=*/true);

@@ -12,6 +12,7 @@
 #include <limits>
 #include <sstream>
 
+#include "platform/config/json_text.h"
 #include "platform/exec_init.h"
 #include "platform/int_text.h"
 #include "platform/output_file.h"
@@ -220,8 +221,10 @@ json exec_description(const ExecOptions& o) {
     check_input(o.launch_file, "--launch-file");
     std::ifstream in(o.launch_file);
     if (!in) throw ConfigError(fmt::format("{}: cannot open launch file", o.launch_file));
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    if (std::string deep = json_depth_error(text, o.launch_file); !deep.empty()) throw ConfigError(deep);
     try {
-      d = json::parse(in);
+      d = json::parse(text);
     } catch (const json::exception& e) {
       throw ConfigError(fmt::format("{}: not valid JSON: {}", o.launch_file, e.what()));
     }

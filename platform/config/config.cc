@@ -1,6 +1,7 @@
 #include "platform/config/config.h"
 
 #include "models/common/log.h"
+#include "platform/config/json_text.h"
 
 #include <fmt/format.h>
 
@@ -246,9 +247,11 @@ void Config::merge_file(const std::string& path) {
     throw ConfigError(fmt::format("{}: not a configuration file (not a regular file)", path));
   std::ifstream in(path);
   if (!in) throw ConfigError(fmt::format("{}: cannot open configuration file", path));
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  if (std::string deep = json_depth_error(text, path); !deep.empty()) throw ConfigError(deep);
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(text);
   } catch (const json::exception& e) {
     throw ConfigError(fmt::format("{}: not valid JSON: {}", path, e.what()));
   }
@@ -305,6 +308,7 @@ void Config::set(const std::string& a) {
   if (d->type == Type::String) {
     v = text;
   } else {
+    if (std::string deep = json_depth_error(text, "--set " + key); !deep.empty()) throw ConfigError(deep);
     try {
       v = json::parse(text);
     } catch (const json::exception&) {

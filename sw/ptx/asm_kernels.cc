@@ -44,6 +44,9 @@ void fill_kernel_infos(const Program& p, Image& img) {
 
 void finish_kernel_infos(const Program& p, Image& img) {
   Liveness live(p.m);
+  // Functions in code order, callees before callers: each run() finds its callees' counts memoised
+  // and recurses no deeper than one call (a chain of thousands of .funcs would overflow the stack).
+  for (size_t f : p.order) live.run(f);
   for (auto& ki : img.kernels) {
     size_t f = 0;
     while (p.m.funcs[f].name != ki.name) ++f;

@@ -51,6 +51,7 @@ std::vector<uint8_t> Parser::initializer(DType t, uint32_t elems) {
 // One initialiser value, or a `{...}` list of them, appended to out as little-endian bytes.
 void Parser::initializer_item(DType t, std::vector<uint8_t>& out) {
   unsigned sz = bits_of(t) / 8;
+  Nest nest(*this, cur());
   if (accept("{")) {
     if (!at("}")) {
       initializer_item(t, out);

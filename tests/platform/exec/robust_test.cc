@@ -2,6 +2,7 @@
 // or now computes the right values.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <fstream>
 
 #include "common/subprocess.h"
@@ -213,4 +214,66 @@ TEST_CASE("robust: bar.sync with a register beyond the 16 barriers is a device e
                                  GPUVP_TEST_DATA));
   CHECK(r.status == 1);
   CHECK_THAT(r.err, Contains("device error: kernel barid") && Contains("barrier 99 out of range: the SM has 16 barriers"));
+}
+
+namespace {
+// Runs gpuvp on input nested 100,000 deep: exit 2 naming `where`, within a second (no stack overflow,
+// no quadratic walk).
+void refuses_deep(const std::string& args, const std::string& where) {
+  INFO(args.substr(0, 200));
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = run_gpuvp(args);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains(where) && Contains("nested deeper than"));
+  CHECK(s < 1.0);
+}
+const std::string kOpen(100000, '['), kClose(100000, ']');
+}  // namespace
+
+TEST_CASE("robust: a configuration file nested 100,000 deep is refused") {
+  std::string text;
+  for (int i = 0; i < 100000; ++i) text += "{\"a\":";
+  TempFile g("deep_objects.json", text + "1" + std::string(100000, '}'));
+  refuses_deep("config --config " + g.path, g.path + ":1:321:");
+}
+
+TEST_CASE("robust: a --set value nested 100,000 deep is refused") {
+  // Quoted: the shell would try the brackets as a glob. Within one argument's 128 KiB.
+  refuses_deep("config --set 'sm.count=" + kOpen + "'", "--set sm.count:1:65:");
+}
+
+TEST_CASE("robust: a launch file nested 100,000 deep is refused") {
+  TempFile f("deep_launch.json", R"({"ptx": "x.ptx", "kernel": "k", "args": )" + kOpen + kClose + "}");
+  refuses_deep("exec --launch-file " + f.path, f.path + ":1:");
+}
+
+TEST_CASE("robust: a campaign file nested 100,000 deep is refused") {
+  TempFile f("deep_campaign.json", R"({"name": "t", "exec": )" + kOpen + kClose + "}");
+  refuses_deep("campaign run " + f.path + " --db " + temp_path("deep.db"), f.path + ":1:86:");
+}
+
+TEST_CASE("robust: PTX nested 100,000 deep in vectors, initialisers or parentheses is refused") {
+  const std::string head = ".version 7.0\n.target sm_75\n.address_size 64\n";
+  const std::string body = ".visible .entry k()\n{\n .reg .b32 %r<3>;\n mov.b32 %r1, ";
+  TempFile vec("deep_vec.ptx", head + body + std::string(100000, '{') + "%r2" + std::string(100000, '}') + ";\n}\n");
+  TempFile par("deep_par.ptx", head + body + std::string(100000, '(') + "1" + std::string(100000, ')') + ";\n}\n");
+  TempFile init("deep_init.ptx", head + ".global .u32 g[4] = " + std::string(100000, '{') + "1" +
+                                     std::string(100000, '}') + ";\n.visible .entry k()\n{\n ret;\n}\n");
+  refuses_deep("disasm " + vec.path, vec.path + ":7:");
+  refuses_deep("disasm " + par.path, par.path + ":7:");
+  refuses_deep("disasm " + init.path, init.path + ":4:");
+}
+
+TEST_CASE("robust: a chain of 3,000 .funcs calling each other assembles (the call graph walk is iterative)") {
+  const int n = 3000;
+  std::string text = ".version 7.0\n.target sm_75\n.address_size 64\n";
+  for (int i = 0; i <= n; ++i) text += fmt::format(".func f{}();\n", i);
+  text += fmt::format(".func f{}()\n{{\n ret;\n}}\n", n);
+  for (int i = 0; i < n; ++i) text += fmt::format(".func f{}()\n{{\n call f{}, ();\n ret;\n}}\n", i, i + 1);
+  TempFile f("chain.ptx", text + ".visible .entry k()\n{\n call f0, ();\n ret;\n}\n");
+  // With a 1 MiB stack: the recursive walks crashed at 3,000 there (at about 20,000 with 8 MiB).
+  auto r = run_cmd(fmt::format("ulimit -s 1024 && {} disasm {}", GPUVP_BINARY, f.path));
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("// kernel k: 0 params"));
 }
