@@ -1,5 +1,7 @@
 // Assembler stage: data sections. .global and .const variables get absolute addresses (and the
 // image their contents); .shared variables get offsets in each kernel's shared memory.
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "sw/ptx/asm_internal.h"
@@ -7,6 +9,20 @@
 namespace gpuvp::ptx::detail {
 
 using isa::Space;
+
+namespace {
+
+// A variable that would end at `end` bytes of a section that may hold `capacity`: refused, naming it.
+void check_fits(const Module& m, const Var& V, uint64_t end, uint64_t capacity, const char* memory) {
+  if (end > capacity)
+    throw ParseError(m.source_name, V.line, 1,
+                     fmt::format("variable '{}' ({} bytes) does not fit: the module's {} variables need {} bytes, "
+                                 "{} memory has room for {}",
+                                 V.name, V.size, memory, end, memory, capacity),
+                     V.name);
+}
+
+}  // namespace
 
 // Module variables: .global and .const packed in declaration order.
 void lay_out_module_vars(Program& p, Image& img) {
@@ -17,11 +33,13 @@ void lay_out_module_vars(Program& p, Image& img) {
     const Var& V = m.vars[v];
     if (V.space == Space::Global) {
       g = align_up(g, V.align);
+      check_fits(m, V, g + V.size, p.layout.global_capacity, "global");
       p.mvar[v] = p.layout.global_base + g;
       img.globals.push_back({V.name, p.mvar[v], V.size, V.init});
       g += V.size;
     } else if (V.space == Space::Const) {
       cst = align_up(cst, V.align);
+      check_fits(m, V, cst + V.size, p.layout.const_capacity, "constant");
       p.mvar[v] = p.layout.const_base + cst;
       img.const_data.resize(size_t(cst), 0);
       std::vector<uint8_t> bytes = V.init;
@@ -30,7 +48,7 @@ void lay_out_module_vars(Program& p, Image& img) {
       cst += V.size;
     }
   }
-  img.global_bytes = uint32_t(g);
+  img.global_bytes = g;
 }
 
 namespace {

@@ -38,13 +38,13 @@ void Parser::var_decl(Space sp, bool is_extern, std::vector<Var>* into) {
   into->push_back(std::move(v));
 }
 
-// `= value` or `= {...}`: elems values of type t, zero-padded.
+// `= value` or `= {...}`: at most elems values of type t; the rest of the variable is zero, and is
+// not stored here (a 1 GiB array with one initialiser must not cost 1 GiB before its size is checked).
 std::vector<uint8_t> Parser::initializer(DType t, uint32_t elems) {
   std::vector<uint8_t> out;
   unsigned sz = bits_of(t) / 8;
   initializer_item(t, out);
   if (out.size() > size_t(elems) * sz) err(cur(), fmt::format("too many initialisers ({} elements declared)", elems));
-  out.resize(size_t(elems) * sz, 0);
   return out;
 }
 

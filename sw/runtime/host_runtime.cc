@@ -106,8 +106,14 @@ Module HostRuntime::load_module(const std::string& text, const std::string& sour
   synchronize();
   const DeviceProps& p = host_.props();
   // Sizes do not depend on where sections go: assemble once to learn them, once at their place.
-  ptx::Image probe = ptx::assemble_text(text, source_name, ptx::Layout{p.sysmem_base, p.cmem_base, p.gmem_base});
-  ptx::Layout layout;
+  // The probe already refuses variables beyond what the memories have left (a 1 GiB .const array must
+  // not cost 1 GiB of host memory and seconds before it is found not to fit).
+  const uint64_t const_used = round_up(const_next_, kAlign);
+  ptx::Layout room{p.sysmem_base, p.cmem_base, p.gmem_base};
+  room.const_capacity = p.cmem_size > const_used ? p.cmem_size - const_used : 0;
+  room.global_capacity = p.gmem_size;
+  ptx::Image probe = ptx::assemble_text(text, source_name, room);
+  ptx::Layout layout = room;
   layout.code_base = p.sysmem_base + round_up(sys_next_, kAlign);
   layout.const_base = p.cmem_base + round_up(const_next_, kAlign);
   if (layout.code_base + probe.code.size() > p.sysmem_base + p.sysmem_size)

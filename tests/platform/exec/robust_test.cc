@@ -277,3 +277,28 @@ TEST_CASE("robust: a chain of 3,000 .funcs calling each other assembles (the cal
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Contains("// kernel k: 0 params"));
 }
+
+TEST_CASE("robust: gigabytes of .local are refused, not wrapped to a small frame") {
+  // 4 x 1 GiB + 64: the third array passes 2 GiB, the assembler's bound, and is named.
+  auto r = run_gpuvp(fmt::format("exec --preset tx2 --ptx {}/robust/local_4g.ptx --kernel big_local --arg buf:u32:1",
+                                 GPUVP_TEST_DATA));
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains("local_4g.ptx:11:1: 'l2' takes the local memory of 'big_local' to 3221225472 bytes"));
+  // 1.5 GiB fits the assembler's 32 bits, not the SM: a resource error at launch.
+  r = run_gpuvp(fmt::format("exec --preset tx2 --ptx {}/robust/local_1g5.ptx --kernel half_local --arg buf:u32:1",
+                            GPUVP_TEST_DATA));
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains("launch half_local: 1610612736 bytes of local memory per thread exceed the limit"));
+}
+
+TEST_CASE("robust: a 1 GiB .const or .global array is refused when the module is loaded, at once") {
+  for (const char* stem : {"const_1g", "global_1g"}) {
+    INFO(stem);
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = run_gpuvp(fmt::format("exec --preset flexgrip --ptx {}/robust/{}.ptx --kernel k --arg buf:u32:1",
+                                   GPUVP_TEST_DATA, stem));
+    CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 1.0);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Contains(fmt::format("{}.ptx:5:1: variable 'big' (1073741824 bytes) does not fit", stem)));
+  }
+}
