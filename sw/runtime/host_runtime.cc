@@ -49,11 +49,13 @@ HostRuntime::HostRuntime(HostInterface& host) : host_(host) {}
 DevPtr HostRuntime::malloc(size_t bytes) {
   if (bytes == 0) throw RuntimeError("malloc: size 0");
   const DeviceProps& p = host_.props();
-  // First fit, 256-byte aligned, in address order.
+  // First fit, 256-byte aligned, in address order, never adjacent: at least one unmapped byte follows
+  // every allocation, so a read one element past a buffer whose size is a multiple of 256 (512 bytes)
+  // is an address error, not a read of the next buffer.
   uint64_t cand = p.gmem_base + kAlign;  // the first 256 bytes stay unallocated: a small pointer is an error
   for (auto& [start, size] : allocs_) {
-    if (cand + bytes <= start) break;
-    cand = std::max(cand, round_up(start + size, kAlign));
+    if (cand + bytes < start) break;
+    cand = std::max(cand, round_up(start + size + 1, kAlign));
   }
   if (cand + bytes > p.gmem_base + p.gmem_size)
     throw RuntimeError(fmt::format("malloc: {} bytes do not fit in global memory ({} bytes, {} allocations)", bytes,
