@@ -7,28 +7,6 @@
 
 namespace gpuvp::ptx::detail {
 
-namespace {
-
-// Local bytes per thread that the frames (each, and all .funcs' together) may take: KernelInfo and
-// the configuration block hold 32 bits, and no SM has more (the launch checks the SM's own limit).
-constexpr uint64_t kMaxFrame = uint64_t{1} << 31;
-
-// The offset of `v` in F's frame of `o` bytes so far (64-bit: 4 x 1 GiB must not wrap to a small
-// frame); refused, naming the variable, when the frame would pass kMaxFrame.
-uint32_t place(const Module& m, const Function& F, const Var& v, uint64_t& o) {
-  o = align_up(o, v.align);
-  const uint64_t at = o;
-  o += v.size;
-  if (o > kMaxFrame)
-    throw ParseError(m.source_name, v.line, 1,
-                     fmt::format("'{}' takes the local memory of '{}' to {} bytes per thread, beyond {}", v.name,
-                                 F.name, o, kMaxFrame),
-                     v.name);
-  return uint32_t(at);
-}
-
-}  // namespace
-
 // Per-function frames in local memory: parameters, return values, .local and .param variables.
 void lay_out_frames(Program& p) {
   size_t nf = p.nf;
@@ -39,11 +17,12 @@ void lay_out_frames(Program& p) {
   for (size_t f = 0; f < nf; ++f) {
     const Function& F = p.m.funcs[f];
     uint64_t o = 0;
+    const std::string region = fmt::format("the local memory of '{}' per thread", F.name);
     if (!F.entry) {
-      for (auto& v : F.params) p.param_off[f].push_back(place(p.m, F, v, o));
-      for (auto& v : F.rets) p.ret_off[f].push_back(place(p.m, F, v, o));
+      for (auto& v : F.params) p.param_off[f].push_back(place_var(p.m, v, o, region));
+      for (auto& v : F.rets) p.ret_off[f].push_back(place_var(p.m, v, o, region));
     }
-    for (auto& v : F.vars) p.var_off[f].push_back(place(p.m, F, v, o));
+    for (auto& v : F.vars) p.var_off[f].push_back(place_var(p.m, v, o, region));
     p.frame[f] = uint32_t(align_up(o, 8));
   }
 }
@@ -68,8 +47,8 @@ void allocate_slots(Program& p) {
   for (size_t f = 0; f < nf; ++f)
     if (!m.funcs[f].entry && m.funcs[f].has_body) {
       p.rbase[f] = r0, p.pbase[f] = p0, p.lbase[f] = l0;
-      if (uint64_t{l0} + p.frame[f] > kMaxFrame)  // the .funcs' frames sit one above the other
-        fail_fn(m, m.funcs[f], fmt::format("the functions' frames pass {} bytes of local memory per thread", kMaxFrame));
+      if (uint64_t{l0} + p.frame[f] > kMaxRegion)  // the .funcs' frames sit one above the other
+        fail_fn(m, m.funcs[f], fmt::format("the functions' frames pass {} bytes of local memory per thread", kMaxRegion));
       r0 += p.nregs[f];
       p0 += uint32_t(m.funcs[f].preds.size());
       l0 += p.frame[f];

@@ -91,9 +91,7 @@ void lay_out_kernel_shared(Program& p, size_t k) {
     if (!used.count(v)) continue;
     if (p.region0[v] >= 0) { ks[v] = p.region0[v]; continue; }
     if (m.vars[v].dynamic) { dyn_align = std::max(dyn_align, m.vars[v].align); continue; }
-    o = align_up(o, m.vars[v].align);
-    ks[v] = int64_t(o);
-    o += m.vars[v].size;
+    ks[v] = place_var(m, m.vars[v], o, fmt::format("the shared memory of '{}'", K.name));
   }
   bool has_dyn = false;
   for (size_t v : used) if (m.vars[v].dynamic) has_dyn = true;
@@ -106,6 +104,8 @@ void lay_out_kernel_shared(Program& p, size_t k) {
       fail_fn(m, K, "dynamic shared memory used in a .func called from kernels with different static shared sizes");
     p.func_dyn = int64_t(dyn);
   }
+  if (o > kMaxRegion)  // region 0 (.funcs' variables) alone can pass it
+    fail_fn(m, K, fmt::format("{} bytes of static shared memory, beyond {}", o, kMaxRegion));
   p.static_shared[k] = uint32_t(o);
 }
 

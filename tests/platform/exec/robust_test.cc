@@ -278,12 +278,17 @@ TEST_CASE("robust: a chain of 3,000 .funcs calling each other assembles (the cal
   CHECK_THAT(r.out, Contains("// kernel k: 0 params"));
 }
 
-TEST_CASE("robust: gigabytes of .local are refused, not wrapped to a small frame") {
+TEST_CASE("robust: gigabytes of .local or .shared are refused, not wrapped to a small size") {
   // 4 x 1 GiB + 64: the third array passes 2 GiB, the assembler's bound, and is named.
   auto r = run_gpuvp(fmt::format("exec --preset tx2 --ptx {}/robust/local_4g.ptx --kernel big_local --arg buf:u32:1",
                                  GPUVP_TEST_DATA));
   CHECK(r.status == 2);
-  CHECK_THAT(r.err, Contains("local_4g.ptx:11:1: 'l2' takes the local memory of 'big_local' to 3221225472 bytes"));
+  CHECK_THAT(r.err, Contains("local_4g.ptx:11:1: 'l2' takes the local memory of 'big_local' per thread to 3221225472 bytes"));
+  // The same in .shared.
+  r = run_gpuvp(fmt::format("exec --preset tx2 --ptx {}/robust/shared_4g.ptx --kernel big_shared --arg buf:u32:1",
+                            GPUVP_TEST_DATA));
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains("shared_4g.ptx:7:1: 's2' takes the shared memory of 'big_shared' to 3221225472 bytes"));
   // 1.5 GiB fits the assembler's 32 bits, not the SM: a resource error at launch.
   r = run_gpuvp(fmt::format("exec --preset tx2 --ptx {}/robust/local_1g5.ptx --kernel half_local --arg buf:u32:1",
                             GPUVP_TEST_DATA));
