@@ -2,6 +2,7 @@
 
 #include "models/common/log.h"
 #include "platform/config/json_text.h"
+#include "platform/int_text.h"
 
 #include <fmt/format.h>
 
@@ -305,8 +306,11 @@ void Config::set(const std::string& a) {
     return;
   }
   json v;
+  IntText n;
   if (d->type == Type::String) {
     v = text;
+  } else if (d->type == Type::Int && !parse_int_text(text, n) && n.mag <= uint64_t(INT64_MAX)) {
+    v = n.neg ? -int64_t(n.mag) : int64_t(n.mag);  // decimal or 0x as everywhere (JSON refuses 010 and 0x10)
   } else {
     if (std::string deep = json_depth_error(text, "--set " + key); !deep.empty()) throw ConfigError(deep);
     try {

@@ -37,6 +37,11 @@ TEST_CASE("robust: integers with a leading zero are decimal, not octal") {
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK_THAT(r.out, Contains("buffer 0 (1024 x u64): 777 ..."));
+  // --set reads integer keys the same way (JSON alone refused 012 and 0x10).
+  r = run_gpuvp("config --preset tx2 --set sm.count=012 --set sm.warp_size=0x10");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.out, Contains("\"count\": 12") && Contains("\"warp_size\": 16"));
 }
 
 TEST_CASE("robust: --seed, --print and --workers refuse negative and too large values naming the option") {
