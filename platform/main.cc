@@ -83,6 +83,17 @@ int fail(int status, const char* prefix, const std::exception& e) {
   return status;
 }
 
+// disasm has no preset: it refuses the .const and .global variables no configuration's memories could
+// hold (the schema's largest sizes), before allocating them.
+ptx::Layout disasm_layout() {
+  ptx::Layout lay{amap::kSystemBase, amap::kConstBase, amap::kGlobalBase};
+  for (const KeyDef& d : config_schema()) {
+    if (d.key == "cmem.size_kib") lay.const_capacity = static_cast<uint64_t>(d.max * 1024);
+    if (d.key == "gmem.size_mib") lay.global_capacity = static_cast<uint64_t>(d.max * 1024 * 1024);
+  }
+  return lay;
+}
+
 std::string read_file(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) throw ConfigError(fmt::format("{}: not a readable file", path));
@@ -284,7 +295,7 @@ int sc_main(int argc, char* argv[]) {
         } catch (const std::invalid_argument& e) {
           throw ConfigError(fmt::format("{}: no such file, and {}", ptx_file, e.what()));
         }
-      ptx::Image img = ptx::assemble_text(text, name, ptx::Layout{amap::kSystemBase, amap::kConstBase, amap::kGlobalBase});
+      ptx::Image img = ptx::assemble_text(text, name, disasm_layout());
       for (auto& k : img.kernels) {
         fmt::print("// kernel {}: {} params ({} bytes), {} register slots, {} predicates, ~{} regs/thread, "
                    "{} bytes shared, {} bytes local\n",

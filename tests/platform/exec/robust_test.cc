@@ -311,4 +311,10 @@ TEST_CASE("robust: a 1 GiB .const or .global array is refused when the module is
     CHECK(r.status == 2);
     CHECK_THAT(r.err, Contains(fmt::format("{}.ptx:5:1: variable 'big' (1073741824 bytes) does not fit", stem)));
   }
+  // disasm, without a preset, refuses what no configuration's constant memory holds (it took 4 s and 2 GB).
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = run_gpuvp(fmt::format("disasm {}/robust/const_1g.ptx", GPUVP_TEST_DATA));
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 1.0);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains("constant memory has room for 67108864"));
 }
