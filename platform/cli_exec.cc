@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <sstream>
 
@@ -179,6 +180,73 @@ bool same_file(const std::string& a, const std::string& b) {
   return ea || eb ? a == b : ca == cb;
 }
 
+// The contents a buffer starts with: its `init` (zero, const, iota, random, file) and the key that
+// init reads; a key for another init is refused (it would be silently ignored).
+std::vector<uint8_t> initial_bytes(const json& val, const ExecBuffer& b, const std::string& init, const std::string& where,
+                                   const std::function<std::string(const char*)>& str) {
+  const unsigned es = kTypes.at(b.type);
+  std::vector<uint8_t> bytes(b.count * es, 0);
+  if (init == "const") {
+    std::vector<uint8_t> one = encode(b.type, val.contains("value") ? val["value"] : json(0), where + ".value");
+    for (uint64_t k = 0; k < b.count; ++k) std::memcpy(bytes.data() + k * es, one.data(), es);
+  } else if (init == "iota") {
+    // 0, 1, 2, ...: integers wrap at the type's width.
+    for (uint64_t k = 0; k < b.count; ++k) {
+      if (b.type == "f32" || b.type == "f64") {
+        std::vector<uint8_t> one = encode(b.type, json(double(k)), where);
+        std::memcpy(bytes.data() + k * es, one.data(), es);
+      } else {
+        std::memcpy(bytes.data() + k * es, &k, es);
+      }
+    }
+  } else if (init == "random") {
+    uint64_t seed = int_in(val.contains("seed") ? val["seed"] : json(1), 0, ~uint64_t{0}, where + ".seed");
+    bytes = exec::random_bytes(b.type, b.count, seed);
+  } else if (init == "file") {
+    std::string path = str("file");
+    check_input(path, where + ".file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ConfigError(fmt::format("{}: cannot open '{}'", where, path));
+    std::vector<uint8_t> data((std::istreambuf_iterator<char>(in)), {});
+    if (data.size() != bytes.size())
+      throw ConfigError(fmt::format("{}: '{}' has {} bytes, the buffer {}", where, path, data.size(), bytes.size()));
+    bytes = data;
+  } else if (init != "zero") {
+    throw ConfigError(fmt::format("{}: init '{}' is not one of zero, const, iota, random, file", where, init));
+  }
+  const std::pair<const char*, const char*> init_keys[] = {{"value", "const"}, {"seed", "random"}, {"file", "file"}};
+  for (auto& [key, for_init] : init_keys)
+    if (val.contains(key) && init != for_init)
+      throw ConfigError(fmt::format("{}: '{}' is for init '{}', the buffer's init is '{}'", where, key, for_init, init));
+  return bytes;
+}
+
+// One {"buffer": {...}} argument; `earlier` are the buffers before it (no two dump to one file).
+ExecBuffer parse_buffer(const json& val, const std::string& where, const std::vector<ExecBuffer>& earlier) {
+  if (!val.is_object()) throw ConfigError(where + ": buffer must be an object");
+  for (auto& [k, unused] : val.items())
+    if (k != "type" && k != "count" && k != "init" && k != "value" && k != "seed" && k != "file" && k != "dump")
+      throw ConfigError(fmt::format("{}: unknown buffer key '{}' (type, count, init, value, seed, file, dump)", where, k));
+  auto str = [&](const char* k) {
+    if (!val.contains(k)) return std::string();
+    if (!val[k].is_string()) throw ConfigError(fmt::format("{}.{}: {} is not a string", where, k, val[k].dump()));
+    return val[k].get<std::string>();
+  };
+  ExecBuffer b;
+  b.type = str("type");
+  if (!kTypes.count(b.type))
+    throw ConfigError(fmt::format("{}: buffer type '{}' is not one of u8 i8 u16 i16 u32 i32 u64 i64 f32 f64", where, b.type));
+  b.count = int_in(val.contains("count") ? val["count"] : json(0), 1, 1u << 26, where + ".count");
+  const std::string init = val.contains("init") ? str("init") : "zero";
+  b.bytes = initial_bytes(val, b, init, where, str);
+  b.dump = str("dump");
+  if (!b.dump.empty()) check_output(b.dump, where + ".dump");
+  for (size_t j = 0; j < earlier.size(); ++j)
+    if (same_file(earlier[j].dump, b.dump))
+      throw ConfigError(fmt::format("{}: buffers {} and {} both dump to '{}'", where, j, earlier.size(), b.dump));
+  return b;
+}
+
 std::string show(const std::vector<uint8_t>& b, const std::string& type, size_t i) {
   auto get = [&](auto t) {
     std::memcpy(&t, b.data() + i * sizeof(t), sizeof(t));
@@ -305,63 +373,8 @@ ExecJob ExecJob::parse(const json& d, const std::string& origin) {
         throw ConfigError(where + ": expected {\"buffer\": {...}} or {\"TYPE\": value}");
       auto [key, val] = *a.items().begin();
       if (key == "buffer") {
-        if (!val.is_object()) throw ConfigError(where + ": buffer must be an object");
-        for (auto& [k, unused] : val.items())
-          if (k != "type" && k != "count" && k != "init" && k != "value" && k != "seed" && k != "file" && k != "dump")
-            throw ConfigError(fmt::format("{}: unknown buffer key '{}' (type, count, init, value, seed, file, dump)", where, k));
-        auto str = [&](const char* k, const char* def) {
-          if (!val.contains(k)) return std::string(def);
-          if (!val[k].is_string()) throw ConfigError(fmt::format("{}.{}: {} is not a string", where, k, val[k].dump()));
-          return val[k].get<std::string>();
-        };
-        ExecBuffer b;
-        b.type = str("type", "");
-        if (!kTypes.count(b.type))
-          throw ConfigError(fmt::format("{}: buffer type '{}' is not one of u8 i8 u16 i16 u32 i32 u64 i64 f32 f64", where, b.type));
-        b.count = int_in(val.contains("count") ? val["count"] : json(0), 1, 1u << 26, where + ".count");
-        unsigned es = kTypes.at(b.type);
-        b.bytes.assign(b.count * es, 0);
-        std::string init = str("init", "zero");
-        if (init == "const") {
-          std::vector<uint8_t> one = encode(b.type, val.contains("value") ? val["value"] : json(0), where + ".value");
-          for (uint64_t k = 0; k < b.count; ++k) std::memcpy(b.bytes.data() + k * es, one.data(), es);
-        } else if (init == "iota") {
-          // 0, 1, 2, ...: integers wrap at the type's width.
-          for (uint64_t k = 0; k < b.count; ++k) {
-            if (b.type == "f32" || b.type == "f64") {
-              std::vector<uint8_t> one = encode(b.type, json(double(k)), where);
-              std::memcpy(b.bytes.data() + k * es, one.data(), es);
-            } else {
-              std::memcpy(b.bytes.data() + k * es, &k, es);
-            }
-          }
-        } else if (init == "random") {
-          uint64_t seed = int_in(val.contains("seed") ? val["seed"] : json(1), 0, ~uint64_t{0}, where + ".seed");
-          b.bytes = exec::random_bytes(b.type, b.count, seed);
-        } else if (init == "file") {
-          std::string path = str("file", "");
-          check_input(path, where + ".file");
-          std::ifstream in(path, std::ios::binary);
-          if (!in) throw ConfigError(fmt::format("{}: cannot open '{}'", where, path));
-          std::vector<uint8_t> data((std::istreambuf_iterator<char>(in)), {});
-          if (data.size() != b.bytes.size())
-            throw ConfigError(fmt::format("{}: '{}' has {} bytes, the buffer {}", where, path, data.size(), b.bytes.size()));
-          b.bytes = data;
-        } else if (init != "zero") {
-          throw ConfigError(fmt::format("{}: init '{}' is not one of zero, const, iota, random, file", where, init));
-        }
-        // A key another init reads would be silently ignored: refuse the conflict.
-        const std::pair<const char*, const char*> init_keys[] = {{"value", "const"}, {"seed", "random"}, {"file", "file"}};
-        for (auto& [key_, for_init] : init_keys)
-          if (val.contains(key_) && init != for_init)
-            throw ConfigError(fmt::format("{}: '{}' is for init '{}', the buffer's init is '{}'", where, key_, for_init, init));
-        b.dump = str("dump", "");
-        if (!b.dump.empty()) check_output(b.dump, where + ".dump");
-        for (size_t j = 0; j < bufs.size(); ++j)
-          if (same_file(bufs[j].dump, b.dump))
-            throw ConfigError(fmt::format("{}: buffers {} and {} both dump to '{}'", where, j, bufs.size(), b.dump));
-        job_args.push_back({static_cast<int>(bufs.size()), {}, rt::ArgKind::Int});
-        bufs.push_back(std::move(b));
+        bufs.push_back(parse_buffer(val, where, bufs));
+        job_args.push_back({static_cast<int>(bufs.size() - 1), {}, rt::ArgKind::Int});
       } else if (kTypes.count(key)) {
         job_args.push_back({-1, encode(key, val, where), key[0] == 'f' ? rt::ArgKind::Float : rt::ArgKind::Int});
       } else {
