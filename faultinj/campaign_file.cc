@@ -13,6 +13,8 @@
 #include <sstream>
 
 #include "faultinj/sizing.h"
+#include "platform/config/json_text.h"
+#include "platform/int_text.h"
 
 namespace gpuvp::fi {
 
@@ -73,21 +75,14 @@ double read_number(const Ctx& c, const json& v, const std::string& path) {
   return v.get<double>();
 }
 
-// "0x" and 1..16 hex digits, or decimal digits without a leading zero; false if neither or too large.
+// "0x" and hex digits, or decimal digits without a leading zero (a campaign file refuses 012 rather than
+// guess between octal and decimal); false if neither or too large.
 bool parse_uint_text(const std::string& s, uint64_t& out) {
-  const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-  const std::string digits = hex ? s.substr(2) : s;
-  const unsigned base = hex ? 16 : 10;
-  if (digits.empty() || (!hex && digits.size() > 1 && digits[0] == '0')) return false;
-  out = 0;
-  for (char ch : digits) {
-    const int d = std::isdigit(static_cast<unsigned char>(ch)) ? ch - '0'
-                  : hex && std::isxdigit(static_cast<unsigned char>(ch))
-                      ? std::tolower(static_cast<unsigned char>(ch)) - 'a' + 10
-                      : -1;
-    if (d < 0 || out > (kU64Max - static_cast<uint64_t>(d)) / base) return false;
-    out = out * base + static_cast<uint64_t>(d);
-  }
+  IntText v;
+  if (s.empty() || s[0] == '-' || s[0] == '+' || (s.size() > 1 && s[0] == '0' && std::isdigit(static_cast<unsigned char>(s[1]))))
+    return false;
+  if (parse_int_text(s, v)) return false;
+  out = v.mag;
   return true;
 }
 
@@ -231,27 +226,6 @@ void parse_run_options(const Ctx& c, const json& j, CampaignSpec& s) {
   if (j.contains("early_stop")) s.early_stop = read_bool(c, j.at("early_stop"), "early_stop");
 }
 
-// Bracket depth outside strings and comments, so that the recursive parser never sees a deep document.
-void check_depth(const std::string& text, const std::string& origin) {
-  int depth = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char ch = text[i];
-    if (ch == '"') {
-      for (++i; i < text.size() && text[i] != '"'; ++i)
-        if (text[i] == '\\') ++i;
-    } else if (ch == '/' && i + 1 < text.size() && text[i + 1] == '/') {
-      i = std::min(text.find('\n', i), text.size());
-    } else if (ch == '/' && i + 1 < text.size() && text[i + 1] == '*') {
-      i = std::min(text.find("*/", i + 2), text.size()) + 1;
-    } else if (ch == '[' || ch == '{') {
-      if (++depth > kMaxCampaignDepth)
-        throw CampaignError(fmt::format("{}: nested deeper than {} levels", origin, kMaxCampaignDepth));
-    } else if (ch == ']' || ch == '}') {
-      --depth;
-    }
-  }
-}
-
 TriggerSpec parse_trigger(const Ctx& c, const json& v) {
   object(c, v, "trigger", {"event", "sm"});
   TriggerSpec t;
@@ -308,7 +282,7 @@ CampaignSpec parse_campaign(const json& j, const std::string& origin) {
 }
 
 CampaignSpec parse_campaign_text(const std::string& text, const std::string& origin) {
-  check_depth(text, origin);
+  if (std::string deep = json_depth_error(text, origin); !deep.empty()) throw CampaignError(deep);
   json j;
   try {
     j = json::parse(text, nullptr, true, /*ignore_comments=*/true);

@@ -72,11 +72,10 @@ struct CampaignSpec {
   bool early_stop = true;
 };
 
-constexpr int kMaxCampaignDepth = 64;
-
 // Checks a parsed document; `origin` names it in messages.
 CampaignSpec parse_campaign(const nlohmann::json& j, const std::string& origin);
-// Parses JSON text (comments allowed), refusing nesting deeper than kMaxCampaignDepth first.
+// Parses JSON text (comments allowed), refusing nesting deeper than kMaxJsonDepth first
+// (platform/config/json_text.h).
 CampaignSpec parse_campaign_text(const std::string& text, const std::string& origin);
 // Reads and parses a file; messages name the path.
 CampaignSpec load_campaign(const std::string& path);

@@ -4,16 +4,18 @@
 #include <fmt/format.h>
 
 #include <cctype>
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <sstream>
 
+#include "platform/config/json_text.h"
 #include "platform/exec_init.h"
+#include "platform/int_text.h"
 #include "platform/output_file.h"
 #include "platform/platform.h"
 
@@ -34,19 +36,18 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
+// "X[,Y[,Z]]": every field a positive integer; an empty field ("4,", ",4", "4,,2") is an error, not dropped.
 json dims(const std::string& s, const char* what) {
+  std::vector<std::string> parts = split(s, ',');
+  if (s.empty() || s.back() == ',') parts.push_back("");  // getline drops a trailing empty field
+  if (parts.size() > 3) throw ConfigError(fmt::format("--{} {}: expected 1 to 3 dimensions", what, s));
   json d = json::array();
-  for (auto& p : split(s, ',')) {
-    try {
-      size_t used = 0;
-      long v = std::stol(p, &used);
-      if (used != p.size() || v <= 0) throw std::invalid_argument(p);
-      d.push_back(v);
-    } catch (const std::exception&) {
-      throw ConfigError(fmt::format("--{} {}: expected X[,Y[,Z]] of positive integers", what, s));
-    }
+  for (auto& p : parts) {
+    IntText v;
+    if (parse_int_text(p, v) || v.neg || v.mag == 0 || v.mag > 0xFFFFFFFFu)
+      throw ConfigError(fmt::format("--{} {}: '{}' is not a positive integer; expected X[,Y[,Z]]", what, s, p));
+    d.push_back(v.mag);
   }
-  if (d.empty() || d.size() > 3) throw ConfigError(fmt::format("--{} {}: expected 1 to 3 dimensions", what, s));
   return d;
 }
 
@@ -63,10 +64,15 @@ json parse_arg(const std::string& a) {
     b["type"] = f[1];
     b["count"] = int_in(json(f[2]), 1, 1u << 26, fmt::format("--arg {}: count", a));
     b["init"] = "zero";
+    std::string init_given;  // one initialiser and one out= at most: a second would silently win
     for (size_t i = 3; i < f.size(); ++i) {
       const std::string& o = f[i];
       auto eq = o.find('=');
       std::string k = o.substr(0, eq), v = eq == std::string::npos ? "" : o.substr(eq + 1);
+      if (k != "out" && !init_given.empty())
+        throw bad(fmt::format("two initialisers '{}' and '{}'", init_given, o));
+      if (k == "out" && b.contains("dump")) throw bad("two out= files");
+      if (k != "out") init_given = o;
       if (k == "zero" || k == "iota")
         b["init"] = k;
       else if (k == "const")
@@ -106,17 +112,9 @@ Int parse_int(const json& v, const std::string& where) {
     return {d < 0, static_cast<uint64_t>(std::fabs(d))};
   }
   if (!v.is_string()) throw bad("is not an integer");
-  std::string t = v.get<std::string>();
-  Int r;
-  size_t i = 0;
-  if (!t.empty() && (t[0] == '-' || t[0] == '+')) r.neg = t[i++] == '-';
-  if (i == t.size() || !std::isdigit(static_cast<unsigned char>(t[i]))) throw bad("is not an integer");
-  errno = 0;
-  char* end = nullptr;
-  r.mag = std::strtoull(t.c_str() + i, &end, 0);
-  if (*end != '\0') throw bad("is not an integer");
-  if (errno == ERANGE) throw bad("is out of the range of 64-bit integers");
-  return r;
+  IntText t;
+  if (const char* why = parse_int_text(v.get<std::string>(), t)) throw bad(why);
+  return {t.neg, t.mag};
 }
 
 // An integer in [lo, hi] (counts, seeds, dimensions, sizes).
@@ -174,6 +172,81 @@ void check_input(const std::string& path, const std::string& what) {
                                   std::filesystem::exists(path, ec) ? "is not a regular file" : "does not exist"));
 }
 
+// Two dump paths naming one file (the second dump would overwrite the first).
+bool same_file(const std::string& a, const std::string& b) {
+  if (a.empty() || b.empty()) return false;
+  std::error_code ea, eb;
+  auto ca = std::filesystem::weakly_canonical(a, ea), cb = std::filesystem::weakly_canonical(b, eb);
+  return ea || eb ? a == b : ca == cb;
+}
+
+// The contents a buffer starts with: its `init` (zero, const, iota, random, file) and the key that
+// init reads; a key for another init is refused (it would be silently ignored).
+std::vector<uint8_t> initial_bytes(const json& val, const ExecBuffer& b, const std::string& init, const std::string& where,
+                                   const std::function<std::string(const char*)>& str) {
+  const unsigned es = kTypes.at(b.type);
+  std::vector<uint8_t> bytes(b.count * es, 0);
+  if (init == "const") {
+    std::vector<uint8_t> one = encode(b.type, val.contains("value") ? val["value"] : json(0), where + ".value");
+    for (uint64_t k = 0; k < b.count; ++k) std::memcpy(bytes.data() + k * es, one.data(), es);
+  } else if (init == "iota") {
+    // 0, 1, 2, ...: integers wrap at the type's width.
+    for (uint64_t k = 0; k < b.count; ++k) {
+      if (b.type == "f32" || b.type == "f64") {
+        std::vector<uint8_t> one = encode(b.type, json(double(k)), where);
+        std::memcpy(bytes.data() + k * es, one.data(), es);
+      } else {
+        std::memcpy(bytes.data() + k * es, &k, es);
+      }
+    }
+  } else if (init == "random") {
+    uint64_t seed = int_in(val.contains("seed") ? val["seed"] : json(1), 0, ~uint64_t{0}, where + ".seed");
+    bytes = exec::random_bytes(b.type, b.count, seed);
+  } else if (init == "file") {
+    std::string path = str("file");
+    check_input(path, where + ".file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ConfigError(fmt::format("{}: cannot open '{}'", where, path));
+    std::vector<uint8_t> data((std::istreambuf_iterator<char>(in)), {});
+    if (data.size() != bytes.size())
+      throw ConfigError(fmt::format("{}: '{}' has {} bytes, the buffer {}", where, path, data.size(), bytes.size()));
+    bytes = data;
+  } else if (init != "zero") {
+    throw ConfigError(fmt::format("{}: init '{}' is not one of zero, const, iota, random, file", where, init));
+  }
+  const std::pair<const char*, const char*> init_keys[] = {{"value", "const"}, {"seed", "random"}, {"file", "file"}};
+  for (auto& [key, for_init] : init_keys)
+    if (val.contains(key) && init != for_init)
+      throw ConfigError(fmt::format("{}: '{}' is for init '{}', the buffer's init is '{}'", where, key, for_init, init));
+  return bytes;
+}
+
+// One {"buffer": {...}} argument; `earlier` are the buffers before it (no two dump to one file).
+ExecBuffer parse_buffer(const json& val, const std::string& where, const std::vector<ExecBuffer>& earlier) {
+  if (!val.is_object()) throw ConfigError(where + ": buffer must be an object");
+  for (auto& [k, unused] : val.items())
+    if (k != "type" && k != "count" && k != "init" && k != "value" && k != "seed" && k != "file" && k != "dump")
+      throw ConfigError(fmt::format("{}: unknown buffer key '{}' (type, count, init, value, seed, file, dump)", where, k));
+  auto str = [&](const char* k) {
+    if (!val.contains(k)) return std::string();
+    if (!val[k].is_string()) throw ConfigError(fmt::format("{}.{}: {} is not a string", where, k, val[k].dump()));
+    return val[k].get<std::string>();
+  };
+  ExecBuffer b;
+  b.type = str("type");
+  if (!kTypes.count(b.type))
+    throw ConfigError(fmt::format("{}: buffer type '{}' is not one of u8 i8 u16 i16 u32 i32 u64 i64 f32 f64", where, b.type));
+  b.count = int_in(val.contains("count") ? val["count"] : json(0), 1, 1u << 26, where + ".count");
+  const std::string init = val.contains("init") ? str("init") : "zero";
+  b.bytes = initial_bytes(val, b, init, where, str);
+  b.dump = str("dump");
+  if (!b.dump.empty()) check_output(b.dump, where + ".dump");
+  for (size_t j = 0; j < earlier.size(); ++j)
+    if (same_file(earlier[j].dump, b.dump))
+      throw ConfigError(fmt::format("{}: buffers {} and {} both dump to '{}'", where, j, earlier.size(), b.dump));
+  return b;
+}
+
 std::string show(const std::vector<uint8_t>& b, const std::string& type, size_t i) {
   auto get = [&](auto t) {
     std::memcpy(&t, b.data() + i * sizeof(t), sizeof(t));
@@ -194,17 +267,20 @@ std::string show(const std::vector<uint8_t>& b, const std::string& type, size_t 
 }  // namespace
 
 void add_exec_options(CLI::App* app, ExecOptions& o) {
-  app->add_option("--ptx", o.ptx, "PTX file");
-  app->add_option("--kernel,-k", o.kernel, "Entry name");
-  app->add_option("--grid", o.grid, "Grid dimensions X[,Y[,Z]]");
-  app->add_option("--block", o.block, "Block dimensions X[,Y[,Z]]");
-  app->add_option("--arg,-a", o.args,
-                  "Kernel argument, in parameter order: buf:TYPE:COUNT[:zero|const=V|rand=SEED|iota|file=PATH][:out=FILE] "
-                  "or TYPE:VALUE (TYPE u8 i8 u16 i16 u32 i32 u64 i64 f32 f64)");
-  app->add_option("--dyn-shmem", o.dyn_shmem, "Dynamic shared memory per block (bytes)");
-  app->add_option("--blocks-per-core", o.blocks_per_core, "Blocks per core (0: most that fit)");
-  app->add_option("--launch-file", o.launch_file, "JSON launch description (same fields as the options)");
-  app->add_option("--print", o.print, "Elements of each buffer to print after the run");
+  // The launch file holds the whole launch: an option beside it would be ignored, so CLI11 refuses both.
+  std::vector<CLI::Option*> launch = {
+      app->add_option("--ptx", o.ptx, "PTX file"),
+      app->add_option("--kernel,-k", o.kernel, "Entry name"),
+      app->add_option("--grid", o.grid, "Grid dimensions X[,Y[,Z]]"),
+      app->add_option("--block", o.block, "Block dimensions X[,Y[,Z]]"),
+      app->add_option("--arg,-a", o.args,
+                      "Kernel argument, in parameter order: buf:TYPE:COUNT[:zero|const=V|rand=SEED|iota|file=PATH][:out=FILE] "
+                      "or TYPE:VALUE (TYPE u8 i8 u16 i16 u32 i32 u64 i64 f32 f64)"),
+      add_uint_option(app, "--dyn-shmem", o.dyn_shmem, "Dynamic shared memory per block (bytes)", 0, 0xFFFFFFFFu),
+      add_uint_option(app, "--blocks-per-core", o.blocks_per_core, "Blocks per core (0: most that fit)", 0, 64)};
+  auto* file = app->add_option("--launch-file", o.launch_file, "JSON launch description (same fields as the options; none of them beside it)");
+  for (auto* opt : launch) file->excludes(opt);
+  add_uint_option(app, "--print", o.print, "Elements of each buffer to print after the run", 0, ~uint64_t{0});
 }
 
 json exec_description(const ExecOptions& o) {
@@ -213,12 +289,19 @@ json exec_description(const ExecOptions& o) {
     check_input(o.launch_file, "--launch-file");
     std::ifstream in(o.launch_file);
     if (!in) throw ConfigError(fmt::format("{}: cannot open launch file", o.launch_file));
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    if (std::string deep = json_depth_error(text, o.launch_file); !deep.empty()) throw ConfigError(deep);
     try {
-      d = json::parse(in);
+      d = json::parse(text);
     } catch (const json::exception& e) {
       throw ConfigError(fmt::format("{}: not valid JSON: {}", o.launch_file, e.what()));
     }
     if (!d.is_object()) throw ConfigError(fmt::format("{}: a launch description is a JSON object", o.launch_file));
+    // A relative PTX path is the launch file's neighbour, wherever gpuvp runs from.
+    if (d.contains("ptx") && d["ptx"].is_string() && !d["ptx"].get<std::string>().empty()) {
+      std::filesystem::path ptx(d["ptx"].get<std::string>());
+      if (ptx.is_relative()) d["ptx"] = (std::filesystem::path(o.launch_file).parent_path() / ptx).string();
+    }
     for (auto& [k, v] : d.items())
       if (k != "ptx" && k != "kernel" && k != "grid" && k != "block" && k != "args" && k != "dyn_shmem" &&
           k != "blocks_per_core")
@@ -247,12 +330,16 @@ ExecJob ExecJob::parse(const json& d, const std::string& origin) {
   uint32_t& dyn_shmem = job.dyn_shmem;
   uint32_t& bpc = job.blocks_per_core;
   auto& bufs = job.bufs;
-  auto& scalars = job.scalars;
+  auto& job_args = job.args;
   try {
-    if (!d.contains("ptx") || !d["ptx"].is_string() || d["ptx"].get<std::string>().empty())
-      throw ConfigError(origin + ": a PTX file is required (--ptx)");
-    if (!d.contains("kernel") || !d["kernel"].is_string() || d["kernel"].get<std::string>().empty())
-      throw ConfigError(origin + ": a kernel name is required (--kernel)");
+    auto required = [&](const char* key, const char* what) {
+      if (d.contains(key) && !d[key].is_string())
+        throw ConfigError(fmt::format("{}: '{}' must be a string ({}), not {}", origin, key, what, d[key].dump()));
+      if (!d.contains(key) || d[key].get<std::string>().empty())
+        throw ConfigError(fmt::format("{}: {} is required (--{})", origin, what, key));
+    };
+    required("ptx", "a PTX file");
+    required("kernel", "a kernel name");
     ptx_path = d["ptx"];
     kernel = d["kernel"];
     check_input(ptx_path, "PTX file");
@@ -286,57 +373,10 @@ ExecJob ExecJob::parse(const json& d, const std::string& origin) {
         throw ConfigError(where + ": expected {\"buffer\": {...}} or {\"TYPE\": value}");
       auto [key, val] = *a.items().begin();
       if (key == "buffer") {
-        if (!val.is_object()) throw ConfigError(where + ": buffer must be an object");
-        for (auto& [k, unused] : val.items())
-          if (k != "type" && k != "count" && k != "init" && k != "value" && k != "seed" && k != "file" && k != "dump")
-            throw ConfigError(fmt::format("{}: unknown buffer key '{}' (type, count, init, value, seed, file, dump)", where, k));
-        auto str = [&](const char* k, const char* def) {
-          if (!val.contains(k)) return std::string(def);
-          if (!val[k].is_string()) throw ConfigError(fmt::format("{}.{}: {} is not a string", where, k, val[k].dump()));
-          return val[k].get<std::string>();
-        };
-        ExecBuffer b;
-        b.type = str("type", "");
-        if (!kTypes.count(b.type))
-          throw ConfigError(fmt::format("{}: buffer type '{}' is not one of u8 i8 u16 i16 u32 i32 u64 i64 f32 f64", where, b.type));
-        b.count = int_in(val.contains("count") ? val["count"] : json(0), 1, 1u << 26, where + ".count");
-        unsigned es = kTypes.at(b.type);
-        b.bytes.assign(b.count * es, 0);
-        std::string init = str("init", "zero");
-        if (init == "const") {
-          std::vector<uint8_t> one = encode(b.type, val.contains("value") ? val["value"] : json(0), where + ".value");
-          for (uint64_t k = 0; k < b.count; ++k) std::memcpy(b.bytes.data() + k * es, one.data(), es);
-        } else if (init == "iota") {
-          // 0, 1, 2, ...: integers wrap at the type's width.
-          for (uint64_t k = 0; k < b.count; ++k) {
-            if (b.type == "f32" || b.type == "f64") {
-              std::vector<uint8_t> one = encode(b.type, json(double(k)), where);
-              std::memcpy(b.bytes.data() + k * es, one.data(), es);
-            } else {
-              std::memcpy(b.bytes.data() + k * es, &k, es);
-            }
-          }
-        } else if (init == "random") {
-          uint64_t seed = int_in(val.contains("seed") ? val["seed"] : json(1), 0, ~uint64_t{0}, where + ".seed");
-          b.bytes = exec::random_bytes(b.type, b.count, seed);
-        } else if (init == "file") {
-          std::string path = str("file", "");
-          check_input(path, where + ".file");
-          std::ifstream in(path, std::ios::binary);
-          if (!in) throw ConfigError(fmt::format("{}: cannot open '{}'", where, path));
-          std::vector<uint8_t> data((std::istreambuf_iterator<char>(in)), {});
-          if (data.size() != b.bytes.size())
-            throw ConfigError(fmt::format("{}: '{}' has {} bytes, the buffer {}", where, path, data.size(), b.bytes.size()));
-          b.bytes = data;
-        } else if (init != "zero") {
-          throw ConfigError(fmt::format("{}: init '{}' is not one of zero, const, iota, random, file", where, init));
-        }
-        b.dump = str("dump", "");
-        if (!b.dump.empty()) check_output(b.dump, where + ".dump");
-        scalars.emplace_back(static_cast<int>(bufs.size()), std::vector<uint8_t>{});
-        bufs.push_back(std::move(b));
+        bufs.push_back(parse_buffer(val, where, bufs));
+        job_args.push_back({static_cast<int>(bufs.size() - 1), {}, rt::ArgKind::Int});
       } else if (kTypes.count(key)) {
-        scalars.emplace_back(-1, encode(key, val, where));
+        job_args.push_back({-1, encode(key, val, where), key[0] == 'f' ? rt::ArgKind::Float : rt::ArgKind::Int});
       } else {
         throw ConfigError(fmt::format("{}: '{}' is not buffer or a type", where, key));
       }
@@ -350,14 +390,14 @@ ExecJob ExecJob::parse(const json& d, const std::string& origin) {
 void ExecJob::run(rt::Runtime& rt) {
   rt::Module m = rt.load_module(text, ptx_path);
   rt::KernelArgs ka;
-  for (auto& [bi, bytes] : scalars) {
-    if (bi >= 0) {
-      ExecBuffer& b = bufs[bi];
+  for (auto& a : args) {
+    if (a.buf >= 0) {
+      ExecBuffer& b = bufs[a.buf];
       b.ptr = rt.malloc(b.bytes.size());
       rt.memcpy_h2d(b.ptr, b.bytes.data(), b.bytes.size());
       ka.ptr(b.ptr);
     } else {
-      ka.raw(bytes.data(), bytes.size());
+      ka.raw(a.bytes.data(), a.bytes.size(), a.kind);
     }
   }
   rt.launch(m, kernel, grid, block, ka, dyn_shmem, blocks_per_core);

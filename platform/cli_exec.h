@@ -39,7 +39,12 @@ struct ExecJob {
   rt::Dim3 grid, block;
   uint32_t dyn_shmem = 0, blocks_per_core = 0;
   std::vector<ExecBuffer> bufs;
-  std::vector<std::pair<int, std::vector<uint8_t>>> scalars;  // arguments in order: (buffer index or -1, bytes)
+  struct Arg {
+    int buf = -1;                // a buffer's index (passed as its pointer), or -1 for a scalar
+    std::vector<uint8_t> bytes;  // a scalar's value
+    rt::ArgKind kind = rt::ArgKind::Int;
+  };
+  std::vector<Arg> args;  // in parameter order
   rt::LaunchStats launch;                                     // after run()
 
   // Validates `desc`; throws ConfigError naming `origin` and the field.

@@ -51,8 +51,11 @@ void HostPort::transact(tlm::tlm_command cmd, uint64_t addr, void* data, size_t 
   p.set_streaming_width(static_cast<unsigned>(len));
   p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  activity_ = fmt::format("in a host copy (host bus {} of {} bytes at {:#x})",
+                          cmd == tlm::TLM_READ_COMMAND ? "read" : "write", len, addr);
   bus->b_transport(p, delay);
   if (delay != sc_core::SC_ZERO_TIME) wait(delay);
+  activity_ = "running the host program";
   if (p.get_response_status() != tlm::TLM_OK_RESPONSE)
     throw rt::RuntimeError(fmt::format("host bus {} of {} bytes at {:#x}: {}",
                                        cmd == tlm::TLM_READ_COMMAND ? "read" : "write", len, addr,
@@ -70,7 +73,9 @@ void HostPort::bus_write(uint64_t addr, const void* src, size_t n) {
 }
 
 void HostPort::wait_kernel_done(uint64_t& s, uint64_t& e) {
+  activity_ = "waiting for a kernel that never reached kernel_done";
   while (windows_.size() <= done_consumed_ && !errors_.first) wait(done_ev_ | errors_.event);
+  activity_ = "running the host program";
   if (errors_.first) throw DeviceError(*errors_.first);
   s = windows_[done_consumed_].first;
   e = windows_[done_consumed_].second;

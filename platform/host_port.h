@@ -2,6 +2,7 @@
 // The host's side of the platform: the runtime's HostInterface over the host bus, the host thread
 // that runs the host program, and the kernel execution windows it learns from the scheduler's pins
 // (a kernel runs from rdy falling to kernel_done).
+#include <string>
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -35,6 +36,8 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface {
   const std::vector<std::pair<uint64_t, uint64_t>>& windows() const { return windows_; }  // ps
   // A hash of every byte the host has read from the GPU so far (state comparisons).
   uint64_t read_hash() const { return read_hash_; }
+  // What the host thread is doing now, for a timeout's message ("in a host copy (...)").
+  const std::string& activity() const { return activity_; }
 
   // rt::HostInterface
   void bus_read(uint64_t addr, void* dst, size_t n) override;
@@ -56,6 +59,7 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface {
   std::function<void(rt::Runtime&)> program_;
   std::exception_ptr failure_;
   bool finished_ = false;
+  std::string activity_ = "running the host program";
   std::vector<rt::LaunchStats> launches_;
   std::vector<std::pair<uint64_t, uint64_t>> windows_;
   uint64_t done_consumed_ = 0, start_ps_ = 0;

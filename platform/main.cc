@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include "faultinj/store.h"
 #include "platform/cli_exec.h"
 #include "platform/config/config_doc.h"
+#include "platform/int_text.h"
 #include "platform/output_file.h"
 #include "platform/platform.h"
 #include "sw/isa/address_map.h"
@@ -55,6 +57,42 @@ struct ConfigOpts {
     return c;
   }
 };
+
+// Messages echo what the user gave (a key, an identifier, a value): a 5 MB identifier must not make
+// 10 MB of stderr. Every whitespace-separated word longer than 80 characters keeps its first 40 and
+// last 37 characters around "..." (the end of a long path keeps the file name and line).
+std::string clip_words(const std::string& msg) {
+  constexpr size_t kMax = 80, kHead = 40, kTail = 37;
+  std::string out;
+  size_t i = 0;
+  while (i < msg.size()) {
+    size_t j = i;
+    while (j < msg.size() && !std::isspace(static_cast<unsigned char>(msg[j]))) ++j;
+    if (j - i > kMax)
+      out += msg.substr(i, kHead) + "..." + msg.substr(j - kTail, kTail);
+    else
+      out.append(msg, i, j - i);
+    while (j < msg.size() && std::isspace(static_cast<unsigned char>(msg[j]))) out += msg[j++];
+    i = j;
+  }
+  return out;
+}
+
+int fail(int status, const char* prefix, const std::exception& e) {
+  fmt::print(stderr, "gpuvp: {}{}\n", prefix, clip_words(e.what()));
+  return status;
+}
+
+// disasm has no preset: it refuses the .const and .global variables no configuration's memories could
+// hold (the schema's largest sizes), before allocating them.
+ptx::Layout disasm_layout() {
+  ptx::Layout lay{amap::kSystemBase, amap::kConstBase, amap::kGlobalBase};
+  for (const KeyDef& d : config_schema()) {
+    if (d.key == "cmem.size_kib") lay.const_capacity = static_cast<uint64_t>(d.max * 1024);
+    if (d.key == "gmem.size_mib") lay.global_capacity = static_cast<uint64_t>(d.max * 1024 * 1024);
+  }
+  return lay;
+}
 
 std::string read_file(const std::string& path) {
   std::error_code ec;
@@ -143,7 +181,7 @@ int sc_main(int argc, char* argv[]) {
   run_co.add(run);
   run->add_option("--workload,-w", workload, "Workload (gpuvp workloads lists them)");
   run->add_option("--launch,-l", launch, "Launch configuration of the workload (default: its first)");
-  run->add_option("--seed", seed, "Seed of the input generator");
+  add_uint_option(run, "--seed", seed, "Seed of the input generator", 0, ~uint64_t{0});
   run->add_option("--stats", stats_file, "Write statistics as JSON");
   run->add_option("--vcd", vcd_file, "Write waveforms (FILE.vcd) of the scheduler, arbiters and SM handshakes");
   run->add_option("--timeline", timeline_file, "Write the block timeline (Chrome trace-event JSON, opens in Perfetto)");
@@ -187,7 +225,7 @@ int sc_main(int argc, char* argv[]) {
   auto* camp_resume = campaign->add_subcommand("resume", "Continue a campaign that was stopped (even by kill -9)");
   camp_resume->add_option("db", camp_db, "Result store")->required();
   for (auto* c : {camp_run, camp_resume}) {
-    c->add_option("--workers", camp.workers, "Faulty runs at once (default: the file's, else the CPU count)");
+    add_uint_option(c, "--workers", camp.workers, "Faulty runs at once (default: the file's, else the CPU count)", 0, 256);
     c->add_flag("--quiet,-q", camp.quiet, "No progress line and no summary");
   }
   auto* camp_export = campaign->add_subcommand("export", "Write every run (fault and outcome) as CSV or JSON");
@@ -224,7 +262,7 @@ int sc_main(int argc, char* argv[]) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    fmt::print(stderr, "{}\nRun with --help for more information.\n", clip_words(e.what()));
     return 2;
   }
 
@@ -260,7 +298,7 @@ int sc_main(int argc, char* argv[]) {
         } catch (const std::invalid_argument& e) {
           throw ConfigError(fmt::format("{}: no such file, and {}", ptx_file, e.what()));
         }
-      ptx::Image img = ptx::assemble_text(text, name, ptx::Layout{amap::kSystemBase, amap::kConstBase, amap::kGlobalBase});
+      ptx::Image img = ptx::assemble_text(text, name, disasm_layout());
       for (auto& k : img.kernels) {
         fmt::print("// kernel {}: {} params ({} bytes), {} register slots, {} predicates, ~{} regs/thread, "
                    "{} bytes shared, {} bytes local\n",
@@ -290,29 +328,21 @@ int sc_main(int argc, char* argv[]) {
     if (*report)
       return fi::campaign_report(report_dbs, raw_fit >= 0 ? std::optional<double>(raw_fit) : std::nullopt, html_file);
   } catch (const fi::CampaignError& e) {
-    fmt::print(stderr, "gpuvp: {}\n", e.what());
-    return 2;
+    return fail(2, "", e);
   } catch (const fi::StoreError& e) {
-    fmt::print(stderr, "gpuvp: {}\n", e.what());
-    return 2;
+    return fail(2, "", e);
   } catch (const ConfigError& e) {
-    fmt::print(stderr, "gpuvp: {}\n", e.what());
-    return 2;
+    return fail(2, "", e);
   } catch (const ptx::ParseError& e) {
-    fmt::print(stderr, "gpuvp: {}\n", e.what());
-    return 2;
+    return fail(2, "", e);
   } catch (const DeviceError& e) {
-    fmt::print(stderr, "gpuvp: device error: {}\n", e.what());
-    return 1;
+    return fail(1, "device error: ", e);
   } catch (const TimeoutError& e) {
-    fmt::print(stderr, "gpuvp: {}\n", e.what());
-    return 1;
+    return fail(1, "", e);
   } catch (const rt::RuntimeError& e) {
-    fmt::print(stderr, "gpuvp: runtime error: {}\n", e.what());
-    return 2;
+    return fail(2, "runtime error: ", e);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "gpuvp: error: {}\n", e.what());
-    return 3;
+    return fail(3, "error: ", e);
   }
   return 0;
 }

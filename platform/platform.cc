@@ -253,9 +253,9 @@ void Platform::finish(double limit_ms) {
     if (p.errors.first) throw DeviceError(*p.errors.first);
     if (limit_ms > 0 && sc_core::sc_time_stamp() >= sc_time(limit_ms, sc_core::SC_MS))
       throw TimeoutError(fmt::format(
-          "timeout: the host program had not finished after {} ms of simulated time (a kernel that never "
-          "reaches kernel_done?); sim.timeout_ms sets the limit",
-          limit_ms));
+          "timeout: the host program had not finished after {} ms of simulated time: it was {}; "
+          "sim.timeout_ms sets the limit",
+          limit_ms, p.host->activity()));
     throw std::runtime_error(fmt::format(
         "simulation stalled at {}: the host program waits but no model has anything left to do",
         sc_core::sc_time_stamp().to_string()));

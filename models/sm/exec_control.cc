@@ -16,9 +16,13 @@ void SimtCore::finish_warp(Warp& w) {
   --live_warps_;
   Block& b = blocks_[w.block];
   if (--b.live_warps == 0) block_times_[w.block].end = now_;
-  for (unsigned id = 0; id < 16; ++id)
-    if (b.bar_arrived[id])
-      fail("barrier", fmt::format("warp exited while barrier {} is pending", id), &w, -1, 0);
+  // Exited threads no longer take part (PTX: barriers waiting only on exited threads are released):
+  // a pending barrier completes when every warp still running has arrived.
+  for (unsigned id = 0; id < kBarriers; ++id)
+    if (b.bar_arrived[id]) {
+      b.bar_expected[id] = uint16_t(std::min<unsigned>(b.bar_expected[id], b.live_warps));
+      check_barrier(b, id);
+    }
   delete[] w.rstack;
   w.rstack = nullptr;
 }
@@ -88,7 +92,7 @@ bool SimtCore::do_ret(Warp& w, Group& g, uint32_t m) {
 }
 
 // The warp (converged, all live lanes active) waits at barrier `id` for `count` threads (all warps
-// of the block when not counted).
+// of the block when not counted), of which only those not exited can arrive.
 void SimtCore::arrive_barrier(Warp& w, unsigned id, bool counted, uint64_t count) {
   Block& b = blocks_[w.block];
   unsigned expected = b.nwarps;
@@ -96,6 +100,7 @@ void SimtCore::arrive_barrier(Warp& w, unsigned id, bool counted, uint64_t count
     expected = unsigned((count + cfg_.warp_size - 1) / cfg_.warp_size);
     if (expected == 0 || expected > b.nwarps) expected = b.nwarps;
   }
+  expected = std::min(expected, b.live_warps);
   w.state = Warp::Barrier;
   w.bar_id = uint8_t(id);
   b.bar_expected[id] = uint16_t(expected);
@@ -184,7 +189,15 @@ void bar(Exec& x) {
   }
   uint64_t tmp[32];
   unsigned l0 = unsigned(__builtin_ctz(x.m));
-  unsigned id = unsigned(x.src(0, tmp)[l0]) & 15;
+  const uint64_t id_value = x.src(0, tmp)[l0];
+  if (id_value >= kBarriers) {
+    x.fail("barrier", fmt::format("barrier {} out of range: the SM has {} barriers (0..{})", id_value, kBarriers,
+                                  kBarriers - 1),
+           int(l0), 0);
+    x.halt = true;
+    return;
+  }
+  const unsigned id = unsigned(id_value);
   bool counted = x.in.nops > 1 && x.in.ops[1].kind != isa::OpKind::None;
   uint64_t count = counted ? x.src(1, tmp)[l0] : 0;
   x.w.move(x.gi, x.g.mask, x.next);

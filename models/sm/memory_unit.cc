@@ -59,21 +59,24 @@ bool SimtCore::transact(CoreEnv::Port port, uint64_t addr, uint8_t* data, unsign
 }
 
 // A coalesced piece [lo, hi) failed: the report names the first lane (in lane order) whose own bytes
-// in it fail on their own, found by reading them one lane at a time (the kernel stops anyway).
+// in it fail on their own, found by reading them one lane at a time (the kernel stops anyway). The
+// probe reads through the segment's memory (a store's probe through the read port: it must not
+// write); a store keeps the message of its own port and operation, only the lane and address move.
 bool SimtCore::segment_fault(Warp& w, const Segment& s, uint64_t lo, uint64_t hi, const CoreEnv::Fault& whole,
-                             uint64_t at_cycle) {
+                             uint64_t at_cycle, bool write) {
   int lane = -1;
   uint64_t at = lo;
   CoreEnv::Fault fl = whole;
+  const CoreEnv::Port probe_port = s.port == CoreEnv::Port::Const ? s.port : CoreEnv::Port::GlobalRead;
   for (uint32_t rest = s.lanes; rest && lane < 0; rest &= rest - 1) {
     unsigned l = unsigned(__builtin_ctz(rest));
     if (addr_[l] + s.size <= lo || addr_[l] >= hi) continue;
     uint8_t probe[16];
     CoreEnv::Fault pf;
-    if (env_.access(CoreEnv::Port::GlobalRead, addr_[l], probe, s.size, false, nullptr, at_cycle, pf) == CoreEnv::kFail) {
+    if (env_.access(probe_port, addr_[l], probe, s.size, false, nullptr, at_cycle, pf) == CoreEnv::kFail) {
       lane = int(l);
       at = addr_[l];
-      fl = pf;
+      if (!write) fl = pf;
     }
   }
   if (lane < 0) lane = int(__builtin_ctz(s.lanes));
@@ -89,7 +92,7 @@ bool SimtCore::transfer_pieces(Warp& w, const Segment& s, unsigned i, unsigned e
     unsigned piece = i ? (i & (0u - i)) : s.bytes;
     while (piece > end - i) piece >>= 1;
     if (!transact(s.port, s.base + i, data + i, piece, write, is, f))
-      return segment_fault(w, s, s.base + i, s.base + i + piece, f, is.next);
+      return segment_fault(w, s, s.base + i, s.base + i + piece, f, is.next, write);
     i += piece;
   }
   return true;

@@ -70,6 +70,8 @@ struct LaunchParams {
 constexpr uint32_t kBlockHeaderBytes = 16;
 // Nested calls a thread may make before it is stopped with a "stack" error.
 constexpr size_t kMaxCallDepth = 64;
+// Named barriers per block (bar.sync 0..15), as on the hardware the model follows.
+constexpr unsigned kBarriers = 16;
 inline uint32_t user_region_offset(uint32_t param_bytes) {
   return (kBlockHeaderBytes + param_bytes + 15u) & ~15u;
 }
@@ -141,8 +143,8 @@ class SimtCore {
     uint64_t linear = 0;
     uint32_t smem_base = 0;          // offset of the block's region in smem_
     unsigned first_warp = 0, nwarps = 0, live_warps = 0;
-    uint16_t bar_arrived[16] = {};   // warps waiting at barrier id
-    uint16_t bar_expected[16] = {};
+    uint16_t bar_arrived[kBarriers] = {};   // warps waiting at barrier id
+    uint16_t bar_expected[kBarriers] = {};
     std::vector<uint8_t> local;      // threads * local_bytes
   };
 
@@ -210,7 +212,7 @@ class SimtCore {
   bool write_segment(Warp& w, const Segment& s, uint64_t lo, uint64_t hi, MemIssue& is);
   bool transfer_pieces(Warp& w, const Segment& s, unsigned i, unsigned end, bool write, MemIssue& is);
   bool segment_fault(Warp& w, const Segment& s, uint64_t lo, uint64_t hi, const CoreEnv::Fault& whole,
-                     uint64_t at_cycle);
+                     uint64_t at_cycle, bool write);
   bool global_atomic(Warp& w, const isa::Inst& in, unsigned lane, unsigned size, uint64_t operand,
                      uint64_t compare, MemIssue& is, uint64_t& old);
 

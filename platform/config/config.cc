@@ -1,6 +1,8 @@
 #include "platform/config/config.h"
 
 #include "models/common/log.h"
+#include "platform/config/json_text.h"
+#include "platform/int_text.h"
 
 #include <fmt/format.h>
 
@@ -249,9 +251,11 @@ void Config::merge_file(const std::string& path) {
     throw ConfigError(fmt::format("{}: not a configuration file (not a regular file)", path));
   std::ifstream in(path);
   if (!in) throw ConfigError(fmt::format("{}: cannot open configuration file", path));
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  if (std::string deep = json_depth_error(text, path); !deep.empty()) throw ConfigError(deep);
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(text);
   } catch (const json::exception& e) {
     throw ConfigError(fmt::format("{}: not valid JSON: {}", path, e.what()));
   }
@@ -275,8 +279,17 @@ void Config::set(const std::string& key, const json& value, const std::string& o
     std::string near;
     for (auto& k : config_schema())
       if (k.key.compare(0, group.size() + 1, group + ".") == 0) near += (near.empty() ? "" : ", ") + k.key;
-    throw ConfigError(fmt::format("{}: unknown configuration key '{}'{}", origin, key,
-                                  near.empty() ? "" : " (keys in '" + group + "': " + near + ")"));
+    const std::string keys = near.empty() ? "" : " (keys in '" + group + "': " + near + ")";
+    // {"sm": {}}: a group written as an empty object names no key; say so rather than "unknown".
+    auto is_group = [&] {
+      for (auto& k : config_schema())
+        if (k.key.compare(0, key.size() + 1, key + ".") == 0) return true;
+      return false;
+    };
+    if (value.is_object() && is_group())
+      throw ConfigError(fmt::format("{}: '{}' is an empty object: it needs keys, an object is not a value{}", origin,
+                                    key, keys));
+    throw ConfigError(fmt::format("{}: unknown configuration key '{}'{}", origin, key, keys));
   }
   KeyDef named = *d;  // an instance key is checked like its class key, and named as given
   named.key = key;
@@ -296,9 +309,13 @@ void Config::set(const std::string& a) {
     return;
   }
   json v;
+  IntText n;
   if (d->type == Type::String) {
     v = text;
+  } else if (d->type == Type::Int && !parse_int_text(text, n) && n.mag <= uint64_t(INT64_MAX)) {
+    v = n.neg ? -int64_t(n.mag) : int64_t(n.mag);  // decimal or 0x as everywhere (JSON refuses 010 and 0x10)
   } else {
+    if (std::string deep = json_depth_error(text, "--set " + key); !deep.empty()) throw ConfigError(deep);
     try {
       v = json::parse(text);
     } catch (const json::exception&) {

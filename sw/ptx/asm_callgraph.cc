@@ -2,13 +2,39 @@
 // code is ordered callees first.
 #include <fmt/format.h>
 
-#include <functional>
+#include <vector>
 
 #include "sw/ptx/asm_internal.h"
 
 namespace gpuvp::ptx::detail {
 
 using isa::Opcode;
+
+namespace {
+
+// Depth-first walk of the calls below `root` with an explicit stack (a chain of thousands of
+// functions must not overflow the host's): on_call(instr, callee) says whether to descend into the
+// callee; on_leave(f) runs once all of f's calls are walked.
+template <class OnCall, class OnLeave>
+void walk_calls(const Module& m, size_t root, OnCall on_call, OnLeave on_leave) {
+  struct Frame {
+    size_t f, next;
+  };
+  std::vector<Frame> stack{{root, 0}};
+  while (!stack.empty()) {
+    const size_t f = stack.back().f;
+    const auto& body = m.funcs[f].body;
+    if (stack.back().next == body.size()) {
+      stack.pop_back();
+      on_leave(f);
+      continue;
+    }
+    const Instr& in = body[stack.back().next++];
+    if (in.inst.op == Opcode::Call && on_call(in, size_t(in.callee))) stack.push_back({size_t(in.callee), 0});
+  }
+}
+
+}  // namespace
 
 void build_call_graph(Program& p) {
   const Module& m = p.m;
@@ -17,19 +43,20 @@ void build_call_graph(Program& p) {
   for (size_t f = 0; f < nf; ++f)
     for (auto& in : m.funcs[f].body)
       if (in.inst.op == Opcode::Call) p.callees[f].insert(size_t(in.callee));
-  std::vector<int> state(nf, 0);
-  std::function<void(size_t)> dfs = [&](size_t f) {
+  std::vector<int> state(nf, 0);  // 1: on the current call path, 2: done
+  for (size_t f = 0; f < nf; ++f) {
+    if (state[f] != 0 || !m.funcs[f].has_body) continue;
     state[f] = 1;
-    for (auto& in : m.funcs[f].body) {
-      if (in.inst.op != Opcode::Call) continue;
-      size_t c = size_t(in.callee);
-      if (state[c] == 1) fail(m, in, fmt::format("recursive call of '{}' is not supported", m.funcs[c].name));
-      if (state[c] == 0) dfs(c);
-    }
-    state[f] = 2;
-  };
-  for (size_t f = 0; f < nf; ++f)
-    if (state[f] == 0 && m.funcs[f].has_body) dfs(f);
+    walk_calls(
+        m, f,
+        [&](const Instr& in, size_t c) {
+          if (state[c] == 1) fail(m, in, fmt::format("recursive call of '{}' is not supported", m.funcs[c].name));
+          if (state[c] != 0) return false;
+          state[c] = 1;
+          return true;
+        },
+        [&](size_t g) { state[g] = 2; });
+  }
 }
 
 // Functions reachable through calls from k (k itself only if it calls itself back, never here).
@@ -52,15 +79,21 @@ std::set<size_t> reachable(const Program& p, size_t k) {
 void order_code(Program& p) {
   const Module& m = p.m;
   std::vector<char> placed(p.nf, 0);
-  std::function<void(size_t)> post = [&](size_t f) {
-    if (placed[f]) return;
-    placed[f] = 1;
-    for (auto& in : m.funcs[f].body)
-      if (in.inst.op == Opcode::Call) post(size_t(in.callee));
+  auto leave = [&](size_t f) {
     if (!m.funcs[f].entry) p.order.push_back(f);
   };
-  for (size_t f = 0; f < p.nf; ++f)
-    if (!m.funcs[f].entry) post(f);
+  for (size_t f = 0; f < p.nf; ++f) {
+    if (m.funcs[f].entry || placed[f]) continue;
+    placed[f] = 1;
+    walk_calls(
+        m, f,
+        [&](const Instr&, size_t c) {
+          if (placed[c]) return false;
+          placed[c] = 1;
+          return true;
+        },
+        leave);
+  }
   for (size_t f = 0; f < p.nf; ++f)
     if (m.funcs[f].entry) p.order.push_back(f);
 }

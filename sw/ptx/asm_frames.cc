@@ -1,4 +1,6 @@
 // Assembler stage: local-memory frames and register/predicate slots of every function.
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "sw/ptx/asm_internal.h"
@@ -15,11 +17,12 @@ void lay_out_frames(Program& p) {
   for (size_t f = 0; f < nf; ++f) {
     const Function& F = p.m.funcs[f];
     uint64_t o = 0;
+    const std::string region = fmt::format("the local memory of '{}' per thread", F.name);
     if (!F.entry) {
-      for (auto& v : F.params) o = align_up(o, v.align), p.param_off[f].push_back(uint32_t(o)), o += v.size;
-      for (auto& v : F.rets) o = align_up(o, v.align), p.ret_off[f].push_back(uint32_t(o)), o += v.size;
+      for (auto& v : F.params) p.param_off[f].push_back(place_var(p.m, v, o, region));
+      for (auto& v : F.rets) p.ret_off[f].push_back(place_var(p.m, v, o, region));
     }
-    for (auto& v : F.vars) o = align_up(o, v.align), p.var_off[f].push_back(uint32_t(o)), o += v.size;
+    for (auto& v : F.vars) p.var_off[f].push_back(place_var(p.m, v, o, region));
     p.frame[f] = uint32_t(align_up(o, 8));
   }
 }
@@ -44,6 +47,8 @@ void allocate_slots(Program& p) {
   for (size_t f = 0; f < nf; ++f)
     if (!m.funcs[f].entry && m.funcs[f].has_body) {
       p.rbase[f] = r0, p.pbase[f] = p0, p.lbase[f] = l0;
+      if (uint64_t{l0} + p.frame[f] > kMaxRegion)  // the .funcs' frames sit one above the other
+        fail_fn(m, m.funcs[f], fmt::format("the functions' frames pass {} bytes of local memory per thread", kMaxRegion));
       r0 += p.nregs[f];
       p0 += uint32_t(m.funcs[f].preds.size());
       l0 += p.frame[f];

@@ -25,6 +25,13 @@ inline uint64_t align_up(uint64_t v, uint64_t a) { return a ? (v + a - 1) / a * 
 [[noreturn]] void fail(const Module& m, const Instr& in, const std::string& msg);
 [[noreturn]] void fail_fn(const Module& m, const Function& f, const std::string& msg);
 
+// Bytes a per-thread frame or a kernel's static shared memory may take: KernelInfo and the
+// configuration block hold 32 bits, and no SM has more (launches check the SM's own limits).
+constexpr uint64_t kMaxRegion = uint64_t{1} << 31;
+// The offset of `v` in a region of `o` bytes so far, which grows by v's size, in 64 bits (4 x 1 GiB
+// must not wrap to a small region); refused, naming the variable and `region`, past kMaxRegion.
+uint32_t place_var(const Module& m, const Var& v, uint64_t& o, const std::string& region);
+
 // One encoded instruction: body instruction k of function f, or (synthetic) one of the copies a
 // call is lowered into.
 struct Site {

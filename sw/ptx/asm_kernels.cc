@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "sw/ptx/asm_internal.h"
+#include "sw/ptx/parser_internal.h"
 
 namespace gpuvp::ptx::detail {
 
@@ -17,7 +18,7 @@ KernelInfo kernel_info(const Program& p, size_t k) {
   uint64_t po = 0;
   for (auto& v : K.params) {
     po = align_up(po, v.align);
-    ki.params.push_back({v.name, uint32_t(po), v.size, v.align});
+    ki.params.push_back({v.name, uint32_t(po), v.size, v.align, type_name(v.type)});
     po += v.size;
   }
   ki.param_bytes = uint32_t(po);
@@ -43,6 +44,9 @@ void fill_kernel_infos(const Program& p, Image& img) {
 
 void finish_kernel_infos(const Program& p, Image& img) {
   Liveness live(p.m);
+  // Functions in code order, callees before callers: each run() finds its callees' counts memoised
+  // and recurses no deeper than one call (a chain of thousands of .funcs would overflow the stack).
+  for (size_t f : p.order) live.run(f);
   for (auto& ki : img.kernels) {
     size_t f = 0;
     while (p.m.funcs[f].name != ki.name) ++f;

@@ -1,5 +1,7 @@
 // Assembler stage: data sections. .global and .const variables get absolute addresses (and the
 // image their contents); .shared variables get offsets in each kernel's shared memory.
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "sw/ptx/asm_internal.h"
@@ -7,6 +9,20 @@
 namespace gpuvp::ptx::detail {
 
 using isa::Space;
+
+namespace {
+
+// A variable that would end at `end` bytes of a section that may hold `capacity`: refused, naming it.
+void check_fits(const Module& m, const Var& V, uint64_t end, uint64_t capacity, const char* memory) {
+  if (end > capacity)
+    throw ParseError(m.source_name, V.line, 1,
+                     fmt::format("variable '{}' ({} bytes) does not fit: the module's {} variables need {} bytes, "
+                                 "{} memory has room for {}",
+                                 V.name, V.size, memory, end, memory, capacity),
+                     V.name);
+}
+
+}  // namespace
 
 // Module variables: .global and .const packed in declaration order.
 void lay_out_module_vars(Program& p, Image& img) {
@@ -17,11 +33,13 @@ void lay_out_module_vars(Program& p, Image& img) {
     const Var& V = m.vars[v];
     if (V.space == Space::Global) {
       g = align_up(g, V.align);
+      check_fits(m, V, g + V.size, p.layout.global_capacity, "global");
       p.mvar[v] = p.layout.global_base + g;
       img.globals.push_back({V.name, p.mvar[v], V.size, V.init});
       g += V.size;
     } else if (V.space == Space::Const) {
       cst = align_up(cst, V.align);
+      check_fits(m, V, cst + V.size, p.layout.const_capacity, "constant");
       p.mvar[v] = p.layout.const_base + cst;
       img.const_data.resize(size_t(cst), 0);
       std::vector<uint8_t> bytes = V.init;
@@ -30,7 +48,7 @@ void lay_out_module_vars(Program& p, Image& img) {
       cst += V.size;
     }
   }
-  img.global_bytes = uint32_t(g);
+  img.global_bytes = g;
 }
 
 namespace {
@@ -73,9 +91,7 @@ void lay_out_kernel_shared(Program& p, size_t k) {
     if (!used.count(v)) continue;
     if (p.region0[v] >= 0) { ks[v] = p.region0[v]; continue; }
     if (m.vars[v].dynamic) { dyn_align = std::max(dyn_align, m.vars[v].align); continue; }
-    o = align_up(o, m.vars[v].align);
-    ks[v] = int64_t(o);
-    o += m.vars[v].size;
+    ks[v] = place_var(m, m.vars[v], o, fmt::format("the shared memory of '{}'", K.name));
   }
   bool has_dyn = false;
   for (size_t v : used) if (m.vars[v].dynamic) has_dyn = true;
@@ -88,6 +104,8 @@ void lay_out_kernel_shared(Program& p, size_t k) {
       fail_fn(m, K, "dynamic shared memory used in a .func called from kernels with different static shared sizes");
     p.func_dyn = int64_t(dyn);
   }
+  if (o > kMaxRegion)  // region 0 (.funcs' variables) alone can pass it
+    fail_fn(m, K, fmt::format("{} bytes of static shared memory, beyond {}", o, kMaxRegion));
   p.static_shared[k] = uint32_t(o);
 }
 

@@ -2,6 +2,8 @@
 // registers, memories and code of a parsed module and encodes it into an Image.
 #include "sw/ptx/assembler.h"
 
+#include <fmt/format.h>
+
 #include "sw/ptx/asm_internal.h"
 
 namespace gpuvp::ptx {
@@ -13,6 +15,16 @@ namespace detail {
 }
 [[noreturn]] void fail_fn(const Module& m, const Function& f, const std::string& msg) {
   throw ParseError(m.source_name, f.line, 1, msg, f.name);
+}
+
+uint32_t place_var(const Module& m, const Var& v, uint64_t& o, const std::string& region) {
+  o = align_up(o, v.align);
+  const uint64_t at = o;
+  o += v.size;
+  if (o > kMaxRegion)
+    throw ParseError(m.source_name, v.line, 1,
+                     fmt::format("'{}' takes {} to {} bytes, beyond {}", v.name, region, o, kMaxRegion), v.name);
+  return uint32_t(at);
 }
 
 }  // namespace detail

@@ -12,6 +12,10 @@ struct Layout {
   uint64_t code_base = 0;    // system memory byte address of the first instruction
   uint64_t const_base = 0;   // constant memory byte address of the module's .const data
   uint64_t global_base = 0;  // global memory byte address of the module's .global variables
+  // Bytes the module's .const and .global variables may take (what the memories have left): a
+  // variable beyond is an assembler error naming it, before any of its bytes are allocated.
+  uint64_t const_capacity = ~uint64_t{0};
+  uint64_t global_capacity = ~uint64_t{0};
 };
 
 struct ParamInfo {
@@ -19,6 +23,7 @@ struct ParamInfo {
   uint32_t offset = 0;  // byte offset in the kernel's parameter buffer
   uint32_t size = 0;    // bytes (.u64 pointers are 8)
   uint32_t align = 0;
+  std::string type;     // PTX element type without the dot: "u32", "f32", "b64" (b8 for byte arrays)
 };
 
 struct KernelInfo {
@@ -40,7 +45,7 @@ struct GlobalVar {
   std::string name;
   uint64_t address = 0;  // absolute global memory address
   uint32_t size = 0;
-  std::vector<uint8_t> init;  // empty = zero
+  std::vector<uint8_t> init;  // the initialised bytes (the rest, up to size, is zero)
 };
 
 struct Image {
@@ -48,7 +53,7 @@ struct Image {
   Layout layout;
   std::vector<uint8_t> code;       // encoded instructions, to be written at layout.code_base
   std::vector<uint8_t> const_data; // written at layout.const_base
-  uint32_t global_bytes = 0;       // bytes of .global variables at layout.global_base
+  uint64_t global_bytes = 0;       // bytes of .global variables at layout.global_base
   std::vector<GlobalVar> globals;
   std::vector<KernelInfo> kernels;
 

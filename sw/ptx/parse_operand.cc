@@ -10,6 +10,7 @@ namespace gpuvp::ptx::detail {
 Arg Parser::operand() {
   Arg a;
   a.tok = cur();
+  Nest nest(*this, a.tok);
   if (accept("{")) {
     a.k = Arg::Vec;
     a.el.push_back(operand());

@@ -13,6 +13,7 @@ void Parser::var_decl(Space sp, bool is_extern, std::vector<Var>* into) {
   v.line = cur().line;
   DType type = decl_type(v, false);
   if (type == DType::None) err(cur(), fmt::format("unsupported variable declaration at '{}'", cur().s));
+  v.type = type;
   Tok nt = cur();
   v.name = ident("variable name");
   uint32_t esz = bits_of(type) / 8;
@@ -37,19 +38,20 @@ void Parser::var_decl(Space sp, bool is_extern, std::vector<Var>* into) {
   into->push_back(std::move(v));
 }
 
-// `= value` or `= {...}`: elems values of type t, zero-padded.
+// `= value` or `= {...}`: at most elems values of type t; the rest of the variable is zero, and is
+// not stored here (a 1 GiB array with one initialiser must not cost 1 GiB before its size is checked).
 std::vector<uint8_t> Parser::initializer(DType t, uint32_t elems) {
   std::vector<uint8_t> out;
   unsigned sz = bits_of(t) / 8;
   initializer_item(t, out);
   if (out.size() > size_t(elems) * sz) err(cur(), fmt::format("too many initialisers ({} elements declared)", elems));
-  out.resize(size_t(elems) * sz, 0);
   return out;
 }
 
 // One initialiser value, or a `{...}` list of them, appended to out as little-endian bytes.
 void Parser::initializer_item(DType t, std::vector<uint8_t>& out) {
   unsigned sz = bits_of(t) / 8;
+  Nest nest(*this, cur());
   if (accept("{")) {
     if (!at("}")) {
       initializer_item(t, out);
@@ -93,6 +95,7 @@ Var Parser::param_decl(Space sp) {
   v.line = cur().line;
   DType type = decl_type(v, true);
   if (type == DType::None) err(cur(), fmt::format("expected a parameter type, got '{}'", cur().s));
+  v.type = type;
   v.name = ident("parameter name");
   uint32_t esz = bits_of(type) / 8;
   if (v.align < esz) v.align = esz;

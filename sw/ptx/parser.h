@@ -28,6 +28,7 @@ struct Var {
   isa::Space space = isa::Space::Global;
   uint32_t size = 0;
   uint32_t align = 1;
+  isa::DType type = isa::DType::None;  // element type (a launch checks arguments against a parameter's)
   std::vector<uint8_t> init;  // empty = zero-initialised
   bool dynamic = false;       // `.extern .shared ... name[]`: dynamic shared memory
   uint32_t line = 0;

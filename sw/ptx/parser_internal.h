@@ -125,6 +125,21 @@ class Parser : TokenStream {
   struct CallUse { size_t fn, instr; Tok tok; };
   std::vector<CallUse> call_uses_;
 
+  // {vectors}, (lists) and initialiser braces are read recursively, once per level: deeper than
+  // kMaxNesting is an error at the bracket, not a stack overflow.
+  static constexpr unsigned kMaxNesting = 32;
+  unsigned nesting_ = 0;
+  struct Nest {
+    Parser& p;
+    Nest(Parser& parser, const Tok& open) : p(parser) {
+      if (p.nesting_ >= kMaxNesting) p.err(open, fmt::format("nested deeper than {} levels", kMaxNesting));
+      ++p.nesting_;
+    }
+    ~Nest() { --p.nesting_; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+  };
+
   // --- names
   Name* lookup(const std::string& n);
   int module_var(const std::string& n) const;

@@ -10,6 +10,15 @@ namespace gpuvp::rt {
 namespace {
 constexpr uint64_t kAlign = 256;
 uint64_t round_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// A float argument for a .u/.s parameter, or an integer for a .f one (.b takes either).
+template <class Where>
+void check_kind(ArgKind kind, const ptx::ParamInfo& p, size_t i, const Where& where) {
+  const char t = p.type.empty() ? 'b' : p.type[0];
+  if ((kind == ArgKind::Float && (t == 'u' || t == 's')) || (kind == ArgKind::Int && t == 'f'))
+    throw RuntimeError(where(fmt::format("argument {} ({}) is {}, the parameter is .{}", i, p.name,
+                                         kind == ArgKind::Float ? "a float" : "an integer", p.type)));
+}
 }  // namespace
 
 uint64_t shared_per_block(uint32_t param_bytes, uint32_t static_shared, uint32_t dyn_shared) {
@@ -40,11 +49,13 @@ HostRuntime::HostRuntime(HostInterface& host) : host_(host) {}
 DevPtr HostRuntime::malloc(size_t bytes) {
   if (bytes == 0) throw RuntimeError("malloc: size 0");
   const DeviceProps& p = host_.props();
-  // First fit, 256-byte aligned, in address order.
+  // First fit, 256-byte aligned, in address order, never adjacent: at least one unmapped byte follows
+  // every allocation, so a read one element past a buffer whose size is a multiple of 256 (512 bytes)
+  // is an address error, not a read of the next buffer.
   uint64_t cand = p.gmem_base + kAlign;  // the first 256 bytes stay unallocated: a small pointer is an error
   for (auto& [start, size] : allocs_) {
-    if (cand + bytes <= start) break;
-    cand = std::max(cand, round_up(start + size, kAlign));
+    if (cand + bytes < start) break;
+    cand = std::max(cand, round_up(start + size + 1, kAlign));
   }
   if (cand + bytes > p.gmem_base + p.gmem_size)
     throw RuntimeError(fmt::format("malloc: {} bytes do not fit in global memory ({} bytes, {} allocations)", bytes,
@@ -97,8 +108,14 @@ Module HostRuntime::load_module(const std::string& text, const std::string& sour
   synchronize();
   const DeviceProps& p = host_.props();
   // Sizes do not depend on where sections go: assemble once to learn them, once at their place.
-  ptx::Image probe = ptx::assemble_text(text, source_name, ptx::Layout{p.sysmem_base, p.cmem_base, p.gmem_base});
-  ptx::Layout layout;
+  // The probe already refuses variables beyond what the memories have left (a 1 GiB .const array must
+  // not cost 1 GiB of host memory and seconds before it is found not to fit).
+  const uint64_t const_used = round_up(const_next_, kAlign);
+  ptx::Layout room{p.sysmem_base, p.cmem_base, p.gmem_base};
+  room.const_capacity = p.cmem_size > const_used ? p.cmem_size - const_used : 0;
+  room.global_capacity = p.gmem_size;
+  ptx::Image probe = ptx::assemble_text(text, source_name, room);
+  ptx::Layout layout = room;
   layout.code_base = p.sysmem_base + round_up(sys_next_, kAlign);
   layout.const_base = p.cmem_base + round_up(const_next_, kAlign);
   if (layout.code_base + probe.code.size() > p.sysmem_base + p.sysmem_size)
@@ -151,6 +168,7 @@ uint64_t HostRuntime::launch(const Module& m, const std::string& kernel, Dim3 gr
     if (a.size() != k->params[i].size)
       throw RuntimeError(where(fmt::format("argument {} ({}) is {} bytes, the parameter is {}", i, k->params[i].name,
                                            a.size(), k->params[i].size)));
+    check_kind(args.kinds()[i], k->params[i], i, where);
     std::memcpy(params.data() + k->params[i].offset, a.data(), a.size());
   }
   uint64_t shmem = shared_per_block(k->param_bytes, k->static_shared_bytes, dyn_shmem);

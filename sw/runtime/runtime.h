@@ -30,26 +30,33 @@ struct Dim3 {
   uint64_t count() const { return uint64_t(x) * y * z; }
 };
 
+// What an argument holds: a launch refuses a float for an integer (.u/.s) parameter and an integer
+// for a float (.f) one, which the sizes alone let pass (f32:4 into a .u32). Bits: unchecked bytes.
+enum class ArgKind : uint8_t { Bits, Int, Float };
+
 // Kernel arguments in PTX parameter order; each is placed at its parameter's offset and size.
 class KernelArgs {
  public:
-  KernelArgs& ptr(DevPtr p) { return raw(&p, 8); }
-  KernelArgs& u32(uint32_t v) { return raw(&v, 4); }
-  KernelArgs& i32(int32_t v) { return raw(&v, 4); }
-  KernelArgs& u64(uint64_t v) { return raw(&v, 8); }
-  KernelArgs& i64(int64_t v) { return raw(&v, 8); }
-  KernelArgs& f32(float v) { return raw(&v, 4); }
-  KernelArgs& f64(double v) { return raw(&v, 8); }
-  KernelArgs& raw(const void* p, size_t n) {
+  KernelArgs& ptr(DevPtr p) { return raw(&p, 8, ArgKind::Int); }
+  KernelArgs& u32(uint32_t v) { return raw(&v, 4, ArgKind::Int); }
+  KernelArgs& i32(int32_t v) { return raw(&v, 4, ArgKind::Int); }
+  KernelArgs& u64(uint64_t v) { return raw(&v, 8, ArgKind::Int); }
+  KernelArgs& i64(int64_t v) { return raw(&v, 8, ArgKind::Int); }
+  KernelArgs& f32(float v) { return raw(&v, 4, ArgKind::Float); }
+  KernelArgs& f64(double v) { return raw(&v, 8, ArgKind::Float); }
+  KernelArgs& raw(const void* p, size_t n, ArgKind kind = ArgKind::Bits) {
     std::vector<uint8_t> b(n);
     std::memcpy(b.data(), p, n);
     args_.push_back(std::move(b));
+    kinds_.push_back(kind);
     return *this;
   }
   const std::vector<std::vector<uint8_t>>& args() const { return args_; }
+  const std::vector<ArgKind>& kinds() const { return kinds_; }
 
  private:
   std::vector<std::vector<uint8_t>> args_;
+  std::vector<ArgKind> kinds_;
 };
 
 struct Module {

@@ -191,7 +191,7 @@ TEST_CASE("campaign file: size and window") {
 
 TEST_CASE("campaign file: deep nesting is refused before parsing") {
   std::string deep = R"({"name": "t", "exec": )" + std::string(100000, '[') + std::string(100000, ']') + "}";
-  CHECK_THROWS_WITH(parse_campaign_text(deep, "deep.json"), Contains("deep.json: nested deeper than 64"));
+  CHECK_THROWS_WITH(parse_campaign_text(deep, "deep.json"), Contains("deep.json:1:86: nested deeper than 64 levels"));
   // Brackets inside strings and comments do not count.
   json j = minimal();
   j["name"] = std::string(200, '[');

@@ -132,7 +132,8 @@ TEST_CASE("barrier after reconvergence, shared memory exchange", "[core][barrier
   for (unsigned t = 0; t < 96; ++t) CHECK(r.env.get<uint32_t>(kGlob + 4 * t) == ((t + 1) % 96) * 2);
 }
 
-TEST_CASE("barrier with an exited warp is a detected error", "[core][barrier][error]") {
+TEST_CASE("an exited warp releases the barrier the others wait at", "[core][barrier]") {
+  // Warp 1 exits; warp 0 passes bar.sync 0 (which counted the block's two warps) and stores tid.
   Prog p;
   prologue(p);
   p.add(setp(Cmp::Ge, DType::U32, 0, R(0), I(32)));
@@ -140,11 +141,25 @@ TEST_CASE("barrier with an exited warp is a detected error", "[core][barrier][er
   ex.guard = 0;
   p.add(ex);
   p.add(Opcode::Bar, DType::None, {I(0)});
+  p.add(gst(9, 0, 0));
+  p.add(Opcode::Exit, DType::None, {});
+  Run r;
+  REQUIRE(r.go(p, 64));
+  for (unsigned t = 1; t < 32; ++t) CHECK(r.env.get<uint32_t>(kGlob + 4 * t) == t);
+  CHECK(r.env.get<uint32_t>(kGlob + 4 * 40) == 0);
+}
+
+TEST_CASE("a barrier number beyond the 16 barriers is a barrier error naming it", "[core][barrier][error]") {
+  Prog p;
+  prologue(p);
+  p.add(Opcode::Mov, DType::U32, {R(3), I(99)});
+  p.add(Opcode::Bar, DType::None, {R(3)});
   p.add(Opcode::Exit, DType::None, {});
   Run r;
   CHECK_FALSE(r.go(p, 64));
   REQUIRE(r.core->error());
   CHECK(r.core->error()->kind == "barrier");
+  CHECK_THAT(r.core->error()->message, Catch::Matchers::Contains("barrier 99 out of range"));
 }
 
 TEST_CASE("memory errors: misaligned, shared out of range, global fault, decode, trap", "[core][error]") {

@@ -34,3 +34,16 @@ TEST_CASE("bounds: with gmem.check_bounds=false the same launch runs (and reads 
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Contains("buffer 2 (64 x f32): 0 2 4 6 8 10 12 14"));
 }
+
+TEST_CASE("bounds: one element past a buffer of a multiple of 256 bytes is caught, not read from the next one") {
+  // oob(in, out, 1): thread 128 reads in[128], just past the 512 bytes of in at +0x100; out follows
+  // in memory, but never adjacent to it.
+  for (const char* preset : {"flexgrip", "tk1", "tx2"}) {
+    INFO(preset);
+    auto r = run_gpuvp(fmt::format("exec --preset {} --ptx {}/exec/oob.ptx --kernel oob --grid 1 --block 129 "
+                                   "--arg buf:i32:128:iota --arg buf:i32:129 --arg i32:1",
+                                   preset, GPUVP_TEST_DATA));
+    CHECK(r.status == 1);
+    CHECK_THAT(r.err, Contains("device error: kernel oob") && Contains("address 0x10000300"));
+  }
+}

@@ -1,0 +1,67 @@
+#include "platform/int_text.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cctype>
+#include <functional>
+
+namespace gpuvp {
+
+namespace {
+
+// Digits of `base` from `s`, all of them, without overflow; false if there are none or one is not a digit.
+bool digits(const char* s, unsigned base, uint64_t& v, bool& overflow) {
+  if (*s == '\0') return false;
+  v = 0;
+  overflow = false;
+  for (; *s; ++s) {
+    const int c = std::tolower(static_cast<unsigned char>(*s));
+    unsigned d = std::isdigit(c) ? unsigned(c - '0') : (c >= 'a' && c <= 'f') ? unsigned(c - 'a' + 10) : 99;
+    if (d >= base) return false;
+    if (v > (~uint64_t{0} - d) / base) overflow = true;
+    v = v * base + d;
+  }
+  return true;
+}
+
+CLI::Option* add_checked(CLI::App* app, const std::string& name, const std::string& desc, uint64_t lo, uint64_t hi,
+                         std::function<void(uint64_t)> store) {
+  const std::string flag = name.substr(0, name.find(','));
+  auto* opt = app->add_option_function<std::string>(
+      name,
+      [=](const std::string& text) {
+        IntText v;
+        const char* why = parse_int_text(text, v);
+        if (!why && ((v.neg && v.mag != 0) || v.mag < lo || v.mag > hi)) why = "is out of range";
+        if (why) throw CLI::ValidationError(flag, fmt::format("'{}' {}; expected an integer in [{}, {}]", text, why, lo, hi));
+        store(v.mag);
+      },
+      desc);
+  return opt->type_name("UINT");
+}
+
+}  // namespace
+
+const char* parse_int_text(const std::string& text, IntText& out) {
+  size_t i = 0;
+  out = IntText{};
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) out.neg = text[i++] == '-';
+  const bool hex = text.size() > i + 1 && text[i] == '0' && (text[i + 1] == 'x' || text[i + 1] == 'X');
+  bool overflow = false;
+  if (!digits(text.c_str() + i + (hex ? 2 : 0), hex ? 16 : 10, out.mag, overflow)) return "is not an integer";
+  if (overflow) return "is out of the range of 64-bit integers";
+  return nullptr;
+}
+
+CLI::Option* add_uint_option(CLI::App* app, const std::string& name, uint64_t& target, const std::string& desc,
+                             uint64_t lo, uint64_t hi) {
+  return add_checked(app, name, desc, lo, hi, [&target](uint64_t v) { target = v; });
+}
+
+CLI::Option* add_uint_option(CLI::App* app, const std::string& name, unsigned& target, const std::string& desc,
+                             uint64_t lo, uint64_t hi) {
+  return add_checked(app, name, desc, lo, hi, [&target](uint64_t v) { target = static_cast<unsigned>(v); });
+}
+
+}  // namespace gpuvp

@@ -1,0 +1,33 @@
+#pragma once
+// Integers the user writes (exec arguments, launch files, CLI options) are decimal or 0x
+// hexadecimal, exactly, with every bit of 64. strtoull's base 0 and CLI11's own conversion read
+// a leading zero as octal (010 is 8) and wrap -1 to 2^64 - 1; everything the user types goes
+// through this one reader instead.
+#include <cstdint>
+#include <string>
+
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
+
+namespace gpuvp {
+
+struct IntText {
+  bool neg = false;
+  uint64_t mag = 0;
+};
+
+// Optional sign, then decimal digits or 0x and hexadecimal digits. Returns nullptr and sets `out`,
+// or the reason the text is not such an integer ("is not an integer", "is out of the range of 64-bit
+// integers").
+const char* parse_int_text(const std::string& text, IntText& out);
+
+// An unsigned CLI option in [lo, hi] read by parse_int_text; a bad value is a CLI11 validation error
+// naming the option (exit 2).
+CLI::Option* add_uint_option(CLI::App* app, const std::string& name, uint64_t& target, const std::string& desc,
+                             uint64_t lo, uint64_t hi);
+CLI::Option* add_uint_option(CLI::App* app, const std::string& name, unsigned& target, const std::string& desc,
+                             uint64_t lo, uint64_t hi);
+
+}  // namespace gpuvp
