@@ -59,7 +59,11 @@ JobFactory plain_job_factory(const CampaignSpec& spec, const std::string& base_d
   Config cfg = config_of(spec);
   if (spec.workload) {
     WorkloadSpec w = *spec.workload;
-    workload_job(cfg, w.name, w.launch, w.seed);  // unknown names fail here, before any fork
+    try {
+      workload_job(cfg, w.name, w.launch, w.seed);  // unknown names fail here, before any fork
+    } catch (const ConfigError& e) {
+      throw CampaignError(fmt::format("{}: workload: {}", spec.origin, e.what()));
+    }
     return [cfg, w] { return workload_job(cfg, w.name, w.launch, w.seed); };
   }
   nlohmann::json desc = *spec.exec;
@@ -89,6 +93,19 @@ std::vector<TargetInfo> target_infos(const GoldenRun& g) {
   return v;
 }
 
+// Faults to draw from a fault space of `space` points: the count asked for (at most the space), or
+// the statistical sample size. A fault list lives in memory (about 100 bytes a fault): a campaign
+// file asks for at most kMaxFaults; larger studies are several files.
+constexpr uint64_t kMaxFaults = 10'000'000;
+uint64_t sample_size(const CampaignSpec& spec, uint64_t space) {
+  const uint64_t n = spec.size.count ? std::min(*spec.size.count, space)
+                                     : leveugle_sample_size(double(space), spec.size.margin, spec.size.t, spec.size.p);
+  if (n > kMaxFaults)
+    throw CampaignError(fmt::format("{}: size: {} faults asked for, at most {} per campaign file ({})", spec.origin, n,
+                                    kMaxFaults, spec.size.count ? "lower size.count" : "widen size.margin"));
+  return n;
+}
+
 // The faults of a bus campaign: transaction k (uniform over the golden run's transactions on the
 // link) and a bit of the field; each forks just before its transaction's instant.
 std::vector<Fault> bus_faults(const CampaignSpec& spec, const GoldenRun& g, uint64_t& space) {
@@ -99,8 +116,7 @@ std::vector<Fault> bus_faults(const CampaignSpec& spec, const GoldenRun& g, uint
   const BusField field = parse_bus_field(spec.bus->field);
   std::vector<TargetInfo> t{{target_name(spec.bus->link, field), bus_field_bits(field), 1}};
   space = fault_space_size(t, 0, times.size(), 1);
-  const uint64_t n = spec.size.count ? std::min(*spec.size.count, space)
-                                     : leveugle_sample_size(double(space), spec.size.margin, spec.size.t, spec.size.p);
+  const uint64_t n = sample_size(spec, space);
   std::vector<Fault> faults = make_fault_list(t, spec.fault, 0, times.size(), 1, n, spec.seed);
   for (Fault& f : faults) {
     f.trigger = TriggerKind::Event;
@@ -127,8 +143,7 @@ std::vector<Fault> event_faults(const CampaignSpec& spec, const GoldenRun& g, co
                                 uint64_t& space) {
   const std::vector<uint64_t> ev = trigger_events(spec, g);
   space = fault_space_size(targets, 0, ev.size(), 1);
-  const uint64_t n = spec.size.count ? std::min(*spec.size.count, space)
-                                     : leveugle_sample_size(double(space), spec.size.margin, spec.size.t, spec.size.p);
+  const uint64_t n = sample_size(spec, space);
   std::vector<Fault> faults = make_fault_list(targets, spec.fault, 0, ev.size(), 1, n, spec.seed);
   const std::string name = spec.trigger.event == "block_dispatch"
                                ? "block_dispatch"
@@ -160,8 +175,7 @@ std::vector<Fault> state_faults(const CampaignSpec& spec, const GoldenRun& g, st
                                       spec.window->to_ns, g.sim_end_ps / 1000));
   }
   space = fault_space_size(targets, from, to, g.period_ps);
-  const uint64_t n = spec.size.count ? std::min(*spec.size.count, space)
-                                     : leveugle_sample_size(double(space), spec.size.margin, spec.size.t, spec.size.p);
+  const uint64_t n = sample_size(spec, space);
   return make_fault_list(targets, spec.fault, from, to, g.period_ps, n, spec.seed);
 }
 

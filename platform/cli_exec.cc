@@ -322,6 +322,7 @@ json exec_description(const ExecOptions& o) {
 
 ExecJob ExecJob::parse(const json& d, const std::string& origin) {
   ExecJob job;
+  job.origin = origin;
   std::string& ptx_path = job.ptx_path;
   std::string& text = job.text;
   std::string& kernel = job.kernel;
@@ -342,7 +343,7 @@ ExecJob ExecJob::parse(const json& d, const std::string& origin) {
     required("kernel", "a kernel name");
     ptx_path = d["ptx"];
     kernel = d["kernel"];
-    check_input(ptx_path, "PTX file");
+    check_input(ptx_path, origin + ": 'ptx': the PTX file");
     std::ifstream pin(ptx_path);
     if (!pin) throw ConfigError(fmt::format("{}: cannot open PTX file", ptx_path));
     text.assign((std::istreambuf_iterator<char>(pin)), {});
@@ -400,7 +401,11 @@ void ExecJob::run(rt::Runtime& rt) {
       ka.raw(a.bytes.data(), a.bytes.size(), a.kind);
     }
   }
-  rt.launch(m, kernel, grid, block, ka, dyn_shmem, blocks_per_core);
+  try {
+    rt.launch(m, kernel, grid, block, ka, dyn_shmem, blocks_per_core);
+  } catch (const rt::RuntimeError& e) {  // say which description the launch came from
+    throw rt::RuntimeError(fmt::format("{}: {}", origin, e.what()));
+  }
   rt.synchronize();
   launch = rt.launches().back();
   for (auto& b : bufs) rt.memcpy_d2h(b.bytes.data(), b.ptr, b.bytes.size());

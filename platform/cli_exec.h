@@ -45,6 +45,7 @@ struct ExecJob {
     rt::ArgKind kind = rt::ArgKind::Int;
   };
   std::vector<Arg> args;  // in parameter order
+  std::string origin;     // where the description came from (a launch file, "exec"), for messages
   rt::LaunchStats launch;                                     // after run()
 
   // Validates `desc`; throws ConfigError naming `origin` and the field.

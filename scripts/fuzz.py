@@ -115,9 +115,11 @@ def verdict(target, path, proc, elapsed, timeout):
     err = proc.stderr.decode("utf-8", "replace")
     if proc.returncode < 0:
         return f"crash: signal {-proc.returncode}"
-    for bad in ("AddressSanitizer", "runtime error:", "terminate called", "Assertion", "LeakSanitizer"):
+    for bad in ("AddressSanitizer", "terminate called", "Assertion", "LeakSanitizer"):
         if bad in err:
             return f"sanitizer or abort report ({bad})"
+    if re.search(r"\.\w+:\d+:\d+: runtime error:", err):  # UBSan's file:line:column: runtime error:
+        return "undefined behaviour (UBSan)"
     if proc.returncode == 3:
         return "internal error (exit 3): " + err.strip()[:300]
     if proc.returncode not in (0, 1, 2):

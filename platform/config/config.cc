@@ -233,10 +233,12 @@ std::vector<std::string> Config::preset_names() {
 }
 
 Config Config::preset(const std::string& name) {
+  // A preset is a name from the preset folder, never a path (nor a name too long for the file system).
+  const std::vector<std::string> names = preset_names();
   std::string path = preset_dir() + "/" + name + ".json";
-  if (!std::filesystem::exists(path)) {
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
     std::string known;
-    for (auto& n : preset_names()) known += (known.empty() ? "" : ", ") + n;
+    for (auto& n : names) known += (known.empty() ? "" : ", ") + n;
     throw ConfigError(fmt::format("unknown preset '{}' (known: {})", name, known));
   }
   Config c;
