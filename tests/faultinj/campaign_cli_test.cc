@@ -376,6 +376,21 @@ TEST_CASE("campaign cli: malformed campaign files and databases: exit 2, naming 
     expect_refused(fmt::format("campaign run {} --db {}", f, d("x.db")), {f, "targets", "gpu.schedd.*"});
     CHECK_FALSE(fs::exists(d("x.db")));
   }
+  // Found by scripts/fuzz.py: internal errors and refusals that did not name the file.
+  SECTION("a preset name no file system could hold") {
+    const std::string f = campaign("longpreset.json", "\"x\": 0}");
+    write_file(f, "{\"name\": \"bad\", \"platform\": {\"preset\": \"" + std::string(5000, 'f') + "\"}, " + good_run +
+                      R"(, "targets": ["gpu.sched.*"], "size": {"count": 5}})");
+    expect_refused(fmt::format("campaign check {}", f), {"unknown preset"});
+  }
+  SECTION("more faults than a fault list may hold") {
+    const std::string f = campaign("huge.json", good_run + R"(, "targets": ["gpu.sm0.smem"], "size": {"count": 2147483648})");
+    expect_refused(fmt::format("campaign check {}", f), {f, "size", "at most 10000000"});
+  }
+  SECTION("an unknown workload") {
+    const std::string f = campaign("nowl.json", R"("workload": {"name": "vectorA"}, "targets": ["gpu.sched.*"], "size": {"count": 5})");
+    expect_refused(fmt::format("campaign check {}", f), {f, "workload", "vectorA", "unknown workload"});
+  }
   SECTION("a missing campaign file") {
     expect_refused(fmt::format("campaign run {} --db {}", d("absent.json"), d("y.db")), {d("absent.json")});
     CHECK_FALSE(fs::exists(d("y.db")));

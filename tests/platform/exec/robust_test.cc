@@ -318,3 +318,20 @@ TEST_CASE("robust: a 1 GiB .const or .global array is refused when the module is
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Contains("constant memory has room for 67108864"));
 }
+
+// Found by scripts/fuzz.py: refusals that did not say where, or were internal errors.
+TEST_CASE("robust: a launch file with the wrong number of arguments is refused naming the file") {
+  TempFile f("argcount.json", fmt::format(R"({{"ptx": "{}/exec/saxpy.ptx", "kernel": "saxpy", "grid": [1],
+      "block": [32], "args": [{{"i32": 4}}, {{"f32": 1}}, {{"buffer": {{"type": "f32", "count": 4}}}}]}})",
+                                          GPUVP_TEST_DATA));
+  auto r = run_gpuvp("exec --preset tx2 --launch-file " + f.path);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains(f.path) && Contains("3 arguments given, the kernel takes 4"));
+}
+
+TEST_CASE("robust: a launch file whose PTX does not exist names the file and the key") {
+  TempFile f("noptx.json", R"({"ptx": "no/such.ptx", "kernel": "k", "grid": [1], "block": [1], "args": []})");
+  auto r = run_gpuvp("exec --preset tx2 --launch-file " + f.path);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains(f.path) && Contains("'ptx'") && Contains("does not exist"));
+}
