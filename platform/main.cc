@@ -17,6 +17,7 @@
 #include "faultinj/campaign_file.h"
 #include "faultinj/store.h"
 #include "platform/cli_exec.h"
+#include "platform/cli_rta.h"
 #include "platform/config/config_doc.h"
 #include "platform/int_text.h"
 #include "platform/output_file.h"
@@ -205,6 +206,13 @@ int sc_main(int argc, char* argv[]) {
 
   auto* workloads = app.add_subcommand("workloads", "List workloads and their launch configurations");
 
+  ConfigOpts rta_co;
+  std::string rta_file;
+  auto* rta = app.add_subcommand("rta", "Response-time analysis of a kernel set (tx2-scheduling.md): completion times "
+                                        "without simulating");
+  rta_co.add(rta);
+  rta->add_option("file", rta_file, "Kernel set (JSON: kernels with blocks, threads, time_ns, release_ns)")->required();
+
   ExecOptions exec_opts;
   ConfigOpts exec_co;
   auto* exec = app.add_subcommand("exec", "Run any PTX kernel with buffers and scalars given on the command line or in a JSON file");
@@ -320,6 +328,7 @@ int sc_main(int argc, char* argv[]) {
       return 0;
     }
     if (*exec) return cmd_exec(exec_co.build(), exec_opts);
+    if (*rta) return cmd_rta(rta_co.build(), rta_file);
     if (*camp_run) return fi::campaign_run(camp_file, camp);
     if (*camp_check) return fi::campaign_check(check_file);
     if (*camp_resume) return fi::campaign_resume(camp_db, camp);

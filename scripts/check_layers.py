@@ -13,7 +13,7 @@ import sys
 
 
 # Layers that must stay free of SystemC (the runtime API and everything below it on the software side).
-NO_SYSTEMC = {"gpuvp_isa", "gpuvp_ptx", "gpuvp_runtime", "gpuvp_kernels", "gpuvp_workloads"}
+NO_SYSTEMC = {"gpuvp_isa", "gpuvp_analysis", "gpuvp_ptx", "gpuvp_runtime", "gpuvp_kernels", "gpuvp_workloads"}
 
 
 def table(root):
