@@ -66,6 +66,9 @@ using OpTable = std::array<OpEntry, size_t(isa::Opcode::Count)>;
 // The table, built once from the families' registrations (exec.cc). Unregistered opcodes fail.
 const OpTable& op_table();
 void add_int_ops(OpTable& t);      // exec_int.cc: integer arithmetic, logic, bits
+void add_carry_ops(OpTable& t);    // exec_carry.cc: addc, subc, madc (and add/sub/mad with .cc)
+// add.cc / sub.cc / mad.{lo,hi}.cc: the integer add/sub/mad handlers pass them here (exec_carry.cc).
+void carry_arith(Exec& x);
 void add_float_ops(OpTable& t);    // exec_float.cc: float arithmetic and special functions
 void add_compare_ops(OpTable& t);  // exec_compare.cc: setp, set, selp, slct
 void add_convert_ops(OpTable& t);  // exec_convert.cc: mov, cvt, cvta
