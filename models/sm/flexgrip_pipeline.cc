@@ -63,7 +63,7 @@ int first_source(const Inst& in) {
     case Opcode::Ld: return in.vec + 1;  // the address is read by the gather (its fixed cycles)
     case Opcode::St: case Opcode::Red: return 1;
     case Opcode::Atom: return 2;
-    case Opcode::Setp: case Opcode::Shfl: return 2;
+    case Opcode::Setp: case Opcode::Shfl: case Opcode::Match: return 2;
     case Opcode::BarRed: return 1;
     case Opcode::Bra: case Opcode::Call: case Opcode::Ret: case Opcode::Exit: case Opcode::Trap: case Opcode::Bar:
     case Opcode::BarWarp: case Opcode::Nanosleep: case Opcode::Membar: case Opcode::Nop:
