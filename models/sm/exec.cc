@@ -23,6 +23,7 @@ OpTable build_table() {
   add_memory_ops(t);
   add_control_ops(t);
   add_warp_ops(t);
+  add_video_ops(t);
   return t;
 }
 }  // namespace

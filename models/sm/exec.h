@@ -77,6 +77,7 @@ void add_convert_ops(OpTable& t);  // exec_convert.cc: mov, cvt, cvta
 void add_memory_ops(OpTable& t);   // exec_memory.cc: ld, st, atom, red, membar
 void add_control_ops(OpTable& t);  // exec_control.cc: bra, call, ret, exit, bar, trap, nop, nanosleep
 void add_warp_ops(OpTable& t);     // exec_warp.cc: shfl, vote, match, activemask, bar.warp
+void add_video_ops(OpTable& t);    // exec_video.cc: vabsdiff4
 
 }  // namespace gpuvp::sm
 
