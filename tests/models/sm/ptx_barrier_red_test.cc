@@ -1,5 +1,5 @@
 // bar.red (popc, and, or) through PTX on the SIMT core, against block reductions computed in C++:
-// two resident blocks of three warps, lanes that exited before the barrier, a negated predicate, the
+// two resident blocks of three warps, lanes and warps that exited before it, a negated predicate, the
 // thread-count operand, and the barrier error of a diverged warp (as for bar.sync).
 #include <catch2/catch.hpp>
 
@@ -11,14 +11,15 @@ using namespace ptxtest;
 
 namespace {
 
-// out[tid] = popc * 4 + and * 2 + or(!p) for p = v[tid] != 0; lanes >= `live` of each warp exit first.
+// out[tid] = popc * 4 + and * 2 + or(!p) for p = v[tid] != 0; lanes >= `live` of each warp and the
+// whole warp `gone` exit first.
 const char* kRed = R"(.version 9.0
 .target sm_75
 .address_size 64
-.visible .entry red(.param .u64 pv, .param .u64 po, .param .u32 live)
+.visible .entry red(.param .u64 pv, .param .u64 po, .param .u32 live, .param .u32 gone)
 {
   .reg .pred %p<5>;
-  .reg .b32 %r<12>;
+  .reg .b32 %r<14>;
   .reg .b64 %rd<6>;
   mov.u32 %r1, %tid.x;
   mov.u32 %r9, %ctaid.x;
@@ -28,6 +29,10 @@ const char* kRed = R"(.version 9.0
   and.b32 %r2, %r11, 31;
   ld.param.u32 %r3, [live];
   setp.ge.u32 %p1, %r2, %r3;
+  @%p1 exit;
+  shr.u32 %r12, %r11, 5;
+  ld.param.u32 %r13, [gone];
+  setp.eq.u32 %p1, %r12, %r13;
   @%p1 exit;
   ld.param.u64 %rd1, [pv];
   mul.wide.u32 %rd2, %r1, 4;
@@ -51,7 +56,7 @@ const char* kRed = R"(.version 9.0
 
 }  // namespace
 
-TEST_CASE("PTX bar.red.popc/and/or: block-wide results to every live thread", "[ptx][inst][barrier]") {
+TEST_CASE("PTX bar.red.popc/and/or: block-wide results to every live thread, exited lanes and warps left out", "[ptx][inst][barrier]") {
   const unsigned kBlocks = 2, kThreads = 96;
   std::mt19937 rng(13);
   struct Pattern {
@@ -63,21 +68,23 @@ TEST_CASE("PTX bar.red.popc/and/or: block-wide results to every live thread", "[
   patterns[3].v.assign(kBlocks * kThreads, 1);
   patterns[3].v[kThreads + 40] = 0;  // block 1 only
   for (auto& p : patterns) {
-    for (uint32_t live : {32u, 7u}) {
+    for (auto exits : {std::pair{32u, 3u}, std::pair{7u, 3u}, std::pair{32u, 1u}, std::pair{5u, 0u}}) {
+      const uint32_t live = exits.first, gone = exits.second;  // lanes kept per warp, warp that exits
       Dev d(kRed);
       uint64_t pv = d.upload(p.v), po = d.alloc(kBlocks * kThreads * 4);
-      bool ok = d.launch("red", {kBlocks}, {kThreads}, pv, po, live);
-      INFO(p.name << ", live lanes per warp " << live << ": " << d.error);
+      bool ok = d.launch("red", {kBlocks}, {kThreads}, pv, po, live, gone);
+      INFO(p.name << ", live lanes per warp " << live << ", warp " << gone << " exited: " << d.error);
+      auto takes_part = [&](unsigned t) { return t % 32 < live && t / 32 != gone; };
       REQUIRE(ok);
       auto o = d.download<uint32_t>(po, kBlocks * kThreads);
       for (unsigned b = 0; b < kBlocks; ++b) {
         uint32_t count = 0, n = 0;
         for (unsigned t = 0; t < kThreads; ++t)
-          if (t % 32 < live) ++n, count += p.v[b * kThreads + t] != 0;
+          if (takes_part(t)) ++n, count += p.v[b * kThreads + t] != 0;
         uint32_t expect = count * 4 + (count == n ? 2 : 0) + (count < n ? 1 : 0);
         for (unsigned t = 0; t < kThreads; ++t) {
           INFO("block " << b << " thread " << t);
-          CHECK(o[b * kThreads + t] == (t % 32 < live ? expect : 0));
+          CHECK(o[b * kThreads + t] == (takes_part(t) ? expect : 0));
         }
       }
     }
