@@ -8,6 +8,7 @@
 
 #include <random>
 
+#include "models/common/registry.h"
 #include "ptx_test_util.h"
 
 using namespace ptxtest;
@@ -192,4 +193,30 @@ TEST_CASE("PTX carry flag: per thread, kept across other instructions, one slot 
 }
 )", "k.ptx", {});
   CHECK(img.kernels[0].num_preds == 4);
+}
+
+TEST_CASE("PTX carry flag: registered with the predicates (gpu.smN.preds), so faults can reach it", "[ptx][inst][carry]") {
+  // The kernel declares %p0..%p1; the carry is slot 2. Odd lanes carry out of their add.cc.
+  Dev d(R"(.version 9.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u32 unused)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  mov.u32 %r1, %laneid;
+  and.b32 %r1, %r1, 1;
+  add.cc.u32 %r2, %r1, 0xFFFFFFFF;
+  ret;
+}
+)");
+  REQUIRE(d.img.kernels[0].num_preds == 3);
+  uint64_t word = 0;
+  d.inspect = [&](SimtCore& core) {
+    Registry reg;
+    core.register_state(reg, "sm");
+    word = reg.read("sm.preds", 2);  // warp 0's predicate slot 2
+  };
+  REQUIRE(d.launch("k", {1}, {32}, uint32_t(0)));
+  CHECK(word == 0xAAAAAAAAu);
 }

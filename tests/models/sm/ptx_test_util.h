@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -38,6 +39,8 @@ struct Dev {
   std::string error;                 // device error message of the last failed launch
   unsigned blocks_per_batch = 2;     // resident blocks per core launch
   uint64_t thread_insts = 0;
+  // Called after each batch, before its core goes away (tests reading the core's registered state).
+  std::function<void(SimtCore&)> inspect;
 
   explicit Dev(const std::string& ptx_text, const std::string& name = "t.ptx") {
     cfg.warp_size = 32;
@@ -113,6 +116,7 @@ struct Dev {
         error = core.error() ? core.error()->message : "failed without an error";
         return false;
       }
+      if (inspect) inspect(core);
       t = core.now();
     }
     thread_insts += core.stats().thread_insts;
