@@ -28,7 +28,7 @@ void carry_arith(Exec& x) {
   const bool sub = in.op == Opcode::Sub || in.op == Opcode::Subc;
   const bool mad = in.op == Opcode::Mad || in.op == Opcode::Madc;
   const bool carry_in = in.op == Opcode::Addc || in.op == Opcode::Subc || in.op == Opcode::Madc;
-  const int cf = in.nops - 1;  // the carry operand
+  const int cf = mad ? 4 : 3;  // the carry operand (fixed: a decoded fault may have any nops)
   const unsigned B = isa::bits_of(in.type);
   const uint64_t M = wmask(B);
   if (mad) x.lat() = x.cfg().lat.mul;
