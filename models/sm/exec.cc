@@ -16,12 +16,14 @@ OpTable build_table() {
   OpTable t;
   for (auto& e : t) e.fn = not_executable;
   add_int_ops(t);
+  add_carry_ops(t);
   add_float_ops(t);
   add_compare_ops(t);
   add_convert_ops(t);
   add_memory_ops(t);
   add_control_ops(t);
   add_warp_ops(t);
+  add_video_ops(t);
   return t;
 }
 }  // namespace

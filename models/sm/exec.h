@@ -52,7 +52,9 @@ struct Exec {
   void call() { core.do_call(w, in, g, m); }
   bool ret() { return core.do_ret(w, g, m); }
   void exit_lanes(uint32_t lanes) { core.exit_lanes(w, g, lanes); }
-  void arrive_barrier(unsigned id, bool counted, uint64_t count) { core.arrive_barrier(w, id, counted, count); }
+  void arrive_barrier(unsigned id, bool counted, uint64_t count, uint32_t votes) {
+    core.arrive_barrier(w, id, counted, count, votes);
+  }
 };
 
 using Handler = void (*)(Exec&);
@@ -66,12 +68,16 @@ using OpTable = std::array<OpEntry, size_t(isa::Opcode::Count)>;
 // The table, built once from the families' registrations (exec.cc). Unregistered opcodes fail.
 const OpTable& op_table();
 void add_int_ops(OpTable& t);      // exec_int.cc: integer arithmetic, logic, bits
+void add_carry_ops(OpTable& t);    // exec_carry.cc: addc, subc, madc (and add/sub/mad with .cc)
+// add.cc / sub.cc / mad.{lo,hi}.cc: the integer add/sub/mad handlers pass them here (exec_carry.cc).
+void carry_arith(Exec& x);
 void add_float_ops(OpTable& t);    // exec_float.cc: float arithmetic and special functions
 void add_compare_ops(OpTable& t);  // exec_compare.cc: setp, set, selp, slct
 void add_convert_ops(OpTable& t);  // exec_convert.cc: mov, cvt, cvta
 void add_memory_ops(OpTable& t);   // exec_memory.cc: ld, st, atom, red, membar
 void add_control_ops(OpTable& t);  // exec_control.cc: bra, call, ret, exit, bar, trap, nop, nanosleep
-void add_warp_ops(OpTable& t);     // exec_warp.cc: shfl, vote, activemask, bar.warp
+void add_warp_ops(OpTable& t);     // exec_warp.cc: shfl, vote, match, activemask, bar.warp
+void add_video_ops(OpTable& t);    // exec_video.cc: vabsdiff4
 
 }  // namespace gpuvp::sm
 

@@ -1,4 +1,4 @@
-// Control flow: bra, call, ret, exit, bar, trap (control handlers: they run with or without active
+// Control flow: bra, call, ret, exit, bar, bar.red, trap (control handlers: they run with or without active
 // lanes and move the warp's groups themselves), nop and nanosleep; and the core's divergence,
 // call stack, warp exit and barrier bookkeeping (docs/sm.md, "Divergence: thread frontier").
 #include <fmt/format.h>
@@ -92,8 +92,9 @@ bool SimtCore::do_ret(Warp& w, Group& g, uint32_t m) {
 }
 
 // The warp (converged, all live lanes active) waits at barrier `id` for `count` threads (all warps
-// of the block when not counted), of which only those not exited can arrive.
-void SimtCore::arrive_barrier(Warp& w, unsigned id, bool counted, uint64_t count) {
+// of the block when not counted), of which only those not exited can arrive. `votes`: the lanes whose
+// bar.red predicate is true.
+void SimtCore::arrive_barrier(Warp& w, unsigned id, bool counted, uint64_t count, uint32_t votes) {
   Block& b = blocks_[w.block];
   unsigned expected = b.nwarps;
   if (counted) {
@@ -105,6 +106,9 @@ void SimtCore::arrive_barrier(Warp& w, unsigned id, bool counted, uint64_t count
   w.bar_id = uint8_t(id);
   b.bar_expected[id] = uint16_t(expected);
   ++b.bar_arrived[id];
+  // Exited lanes are not in `live`: they take no part in a reduction.
+  b.bar_threads[id] += unsigned(__builtin_popcount(w.live));
+  b.bar_votes[id] += unsigned(__builtin_popcount(votes & w.live));
   check_barrier(b, id);
 }
 
@@ -114,10 +118,28 @@ void SimtCore::check_barrier(Block& b, unsigned id) {
   for (unsigned k = 0; k < b.nwarps; ++k) {
     Warp& w = warps_[b.first_warp + k];
     if (w.state == Warp::Barrier && w.bar_id == id) {
+      deliver_reduction(w, b, id);
       w.state = Warp::Ready;
       w.ready = std::max(w.ready, now_ + cfg_.lat.barrier);
     }
   }
+  b.bar_threads[id] = b.bar_votes[id] = 0;
+}
+
+// bar.red: every thread of a released warp receives the block's result (popc: the number of true
+// predicates; and/or: whether all / any of them were true).
+void SimtCore::deliver_reduction(Warp& w, const Block& b, unsigned id) {
+  if (w.red == Warp::Red::None) return;
+  const uint32_t votes = b.bar_votes[id];
+  if (w.red == Warp::Red::Popc) {
+    uint64_t scratch[32];
+    uint64_t* d = dst(w.red_dst, w, scratch);
+    lanes(w.live, [&](unsigned l) { d[l] = votes; });
+  } else {
+    bool r = w.red == Warp::Red::And ? votes == b.bar_threads[id] : votes != 0;
+    write_pred(w.red_dst, w, w.live, r ? ~0u : 0u);
+  }
+  w.red = Warp::Red::None;
 }
 
 namespace sm {
@@ -175,7 +197,33 @@ void exit_op(Exec& x) {
   if (rest && x.w.state != Warp::Exited) advance_rest(x);
 }
 
-// bar.sync / barrier.sync a[, b]: the whole (converged) warp waits at barrier a.
+// The barrier number of operand i (lane l0); beyond the block's barriers it stops the warp.
+bool barrier_id(Exec& x, int i, unsigned l0, unsigned& id) {
+  uint64_t tmp[32];
+  const uint64_t id_value = x.src(i, tmp)[l0];
+  if (id_value >= kBarriers) {
+    x.fail("barrier", fmt::format("barrier {} out of range: the SM has {} barriers (0..{})", id_value, kBarriers,
+                                  kBarriers - 1),
+           int(l0), 0);
+    x.halt = true;
+    return false;
+  }
+  id = unsigned(id_value);
+  return true;
+}
+
+// bar.red: the reduction the warp takes part in, from its predicate operand (ops[3]).
+uint32_t join_reduction(Exec& x) {
+  const isa::Inst& in = x.in;
+  x.w.red = in.type == isa::DType::U32         ? Warp::Red::Popc
+            : in.mod.boolop == isa::BoolOp::And ? Warp::Red::And
+                                                : Warp::Red::Or;
+  x.w.red_dst = in.ops[0];
+  return x.pred_mask(3);
+}
+
+// bar.sync / barrier.sync a[, b] and bar.red d, a[, b], c: the whole (converged) warp waits at
+// barrier a.
 void bar(Exec& x) {
   x.lat() = x.cfg().lat.barrier;
   if (!x.m) {
@@ -187,21 +235,16 @@ void bar(Exec& x) {
     x.halt = true;
     return;
   }
+  const int first = x.in.op == isa::Opcode::BarRed ? 1 : 0;  // bar.red: ops[0] is the result
   uint64_t tmp[32];
   unsigned l0 = unsigned(__builtin_ctz(x.m));
-  const uint64_t id_value = x.src(0, tmp)[l0];
-  if (id_value >= kBarriers) {
-    x.fail("barrier", fmt::format("barrier {} out of range: the SM has {} barriers (0..{})", id_value, kBarriers,
-                                  kBarriers - 1),
-           int(l0), 0);
-    x.halt = true;
-    return;
-  }
-  const unsigned id = unsigned(id_value);
-  bool counted = x.in.nops > 1 && x.in.ops[1].kind != isa::OpKind::None;
-  uint64_t count = counted ? x.src(1, tmp)[l0] : 0;
+  unsigned id;
+  if (!barrier_id(x, first, l0, id)) return;
+  bool counted = x.in.nops > first + 1 && x.in.ops[first + 1].kind != isa::OpKind::None;
+  uint64_t count = counted ? x.src(first + 1, tmp)[l0] : 0;
+  uint32_t votes = first ? join_reduction(x) : 0;
   x.w.move(x.gi, x.g.mask, x.next);
-  x.arrive_barrier(id, counted, count);
+  x.arrive_barrier(id, counted, count, votes);
 }
 
 void trap(Exec& x) {
@@ -233,6 +276,7 @@ void add_control_ops(OpTable& t) {
   control(isa::Opcode::Ret, ret);
   control(isa::Opcode::Exit, exit_op);
   control(isa::Opcode::Bar, bar);
+  control(isa::Opcode::BarRed, bar);
   control(isa::Opcode::Trap, trap);
   t[size_t(isa::Opcode::Nop)].fn = nop;
   t[size_t(isa::Opcode::Nanosleep)].fn = nanosleep_op;

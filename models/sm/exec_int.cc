@@ -22,6 +22,7 @@ struct IntType {
 };
 
 void add_sub(Exec& x) {
+  if (x.in.mod.flags & isa::kCc) return carry_arith(x);
   uint64_t sa[32], sb[32], sd[32];
   const uint64_t *a = x.src(1, sa), *b = x.src(2, sb);
   uint64_t* d = x.dst(0, sd);
@@ -61,6 +62,7 @@ void mul_hi(Exec& x, const uint64_t* a, const uint64_t* b, const uint64_t* c, ui
 }
 
 void mul_mad(Exec& x) {
+  if (x.in.mod.flags & isa::kCc) return carry_arith(x);
   x.lat() = x.cfg().lat.mul;
   uint64_t sa[32], sb[32], sc[32], sd[32];
   const uint64_t *a = x.src(1, sa), *b = x.src(2, sb);

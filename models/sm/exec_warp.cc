@@ -1,4 +1,4 @@
-// Warp-level instructions: shfl, vote, activemask, bar.warp. They need 32-lane warps.
+// Warp-level instructions: shfl, vote, match, activemask, bar.warp. They need 32-lane warps.
 #include <fmt/format.h>
 
 #include <cstdint>
@@ -51,17 +51,18 @@ void shfl(Exec& x) {
   x.write_pred(1, x.m, pv);
 }
 
+// The membermask operand i (of the first active lane), all lanes when absent.
+uint32_t member_mask(Exec& x, int i) {
+  if (x.in.nops <= i || x.in.ops[i].kind == isa::OpKind::None) return ~0u;
+  uint64_t sc[32];
+  return uint32_t(x.src(i, sc)[__builtin_ctz(x.m)]);
+}
+
 void vote(Exec& x) {
   if (!full_warp(x)) return;
   const isa::Inst& in = x.in;
   const uint32_t m = x.m;
-  uint32_t mem = ~0u;
-  if (in.nops > 2 && in.ops[2].kind != isa::OpKind::None) {
-    uint64_t sc[32];
-    const uint64_t* mk = x.src(2, sc);
-    mem = uint32_t(mk[__builtin_ctz(m)]);
-  }
-  uint32_t act = m & mem;
+  uint32_t act = m & member_mask(x, 2);
   uint32_t p = x.pred_mask(1) & act;
   switch (in.mod.vote) {
     case isa::VoteMode::Ballot: {
@@ -74,6 +75,27 @@ void vote(Exec& x) {
     case isa::VoteMode::Any: x.write_pred(0, m, p ? ~0u : 0u); return;
     default: x.write_pred(0, m, (p == act || p == 0) ? ~0u : 0u); return;
   }
+}
+
+// match.any: each lane gets the lanes (active and in the membermask) whose value equals its own;
+// match.all: all those lanes when every value is the same (predicate true), else 0 (false).
+void match(Exec& x) {
+  if (!full_warp(x)) return;
+  const uint32_t act = x.m & member_mask(x, 3);
+  const uint64_t M = wmask(isa::bits_of(x.in.type));
+  uint64_t sa[32], sd[32], r[32];
+  const uint64_t* a = x.src(2, sa);
+  lanes(x.m, [&](unsigned l) {
+    uint32_t same = 0;
+    lanes(act, [&](unsigned j) { same |= uint32_t((a[j] & M) == (a[l] & M)) << j; });
+    r[l] = same;
+  });
+  bool all = x.in.mod.vote == isa::VoteMode::All;
+  uint32_t first = act ? uint32_t(r[__builtin_ctz(act)]) : 0;
+  bool uniform = first == act;
+  uint64_t* d = x.dst(0, sd);  // after the reads: d may be a
+  lanes(x.m, [&](unsigned l) { d[l] = all ? (uniform ? act : 0) : r[l]; });
+  if (all) x.write_pred(1, x.m, uniform ? ~0u : 0u);
 }
 
 void activemask(Exec& x) {
@@ -91,6 +113,7 @@ void bar_warp(Exec& x) { full_warp(x); }
 void add_warp_ops(OpTable& t) {
   t[size_t(Opcode::Shfl)].fn = shfl;
   t[size_t(Opcode::Vote)].fn = vote;
+  t[size_t(Opcode::Match)].fn = match;
   t[size_t(Opcode::Activemask)].fn = activemask;
   t[size_t(Opcode::BarWarp)].fn = bar_warp;
 }

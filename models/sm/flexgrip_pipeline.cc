@@ -40,7 +40,7 @@ unsigned execute_cycles(const Inst& in) {
   const bool f = is_float(in.type);
   switch (in.op) {
     case Opcode::Nop: case Opcode::Mov: case Opcode::Ld: case Opcode::St: case Opcode::Cvta:
-    case Opcode::Bar: case Opcode::BarWarp: case Opcode::Membar:
+    case Opcode::Bar: case Opcode::BarRed: case Opcode::BarWarp: case Opcode::Membar:
       return kMove;
     case Opcode::Cvt: return is_float(in.type) || is_float(in.type2) ? kFConv : kInt;
     case Opcode::Add: case Opcode::Sub: return f ? kFAdd : kInt;
@@ -63,7 +63,8 @@ int first_source(const Inst& in) {
     case Opcode::Ld: return in.vec + 1;  // the address is read by the gather (its fixed cycles)
     case Opcode::St: case Opcode::Red: return 1;
     case Opcode::Atom: return 2;
-    case Opcode::Setp: case Opcode::Shfl: return 2;
+    case Opcode::Setp: case Opcode::Shfl: case Opcode::Match: return 2;
+    case Opcode::BarRed: return 1;
     case Opcode::Bra: case Opcode::Call: case Opcode::Ret: case Opcode::Exit: case Opcode::Trap: case Opcode::Bar:
     case Opcode::BarWarp: case Opcode::Nanosleep: case Opcode::Membar: case Opcode::Nop:
       return 0;

@@ -145,6 +145,8 @@ class SimtCore {
     unsigned first_warp = 0, nwarps = 0, live_warps = 0;
     uint16_t bar_arrived[kBarriers] = {};   // warps waiting at barrier id
     uint16_t bar_expected[kBarriers] = {};
+    uint32_t bar_threads[kBarriers] = {};   // bar.red: threads that arrived, and those whose predicate was true
+    uint32_t bar_votes[kBarriers] = {};
     std::vector<uint8_t> local;      // threads * local_bytes
   };
 
@@ -173,7 +175,8 @@ class SimtCore {
   void finish_warp(Warp& w);
   void do_call(Warp& w, const isa::Inst& in, Group& g, uint32_t m);
   bool do_ret(Warp& w, Group& g, uint32_t m);
-  void arrive_barrier(Warp& w, unsigned id, bool counted, uint64_t count);
+  void arrive_barrier(Warp& w, unsigned id, bool counted, uint64_t count, uint32_t votes);
+  void deliver_reduction(Warp& w, const Block& b, unsigned id);
   void check_barrier(Block& b, unsigned id);
 
   // Operand access (inline in exec.h; sreg in exec.cc).

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "sw/isa/isa.h"
+
 namespace gpuvp {
 
 struct Group {
@@ -23,6 +25,10 @@ struct Warp {
   uint32_t live = 0;        // lanes that exist and have not exited
   State state = Ready;
   uint8_t bar_id = 0;       // barrier the warp waits at (state Barrier)
+  // bar.red: the reduction the warp waits for and where its result goes when the barrier completes.
+  enum class Red : uint8_t { None, Popc, And, Or };
+  Red red = Red::None;
+  isa::Operand red_dst;
   uint64_t ready = 0;       // first cycle the warp may issue again
   uint64_t* regs = nullptr; // num_regs * 32 slots
   uint32_t* preds = nullptr;

@@ -16,7 +16,8 @@ const char* kOpNames[] = {
     "abs", "neg", "min", "max", "sad", "sqrt", "rsqrt", "rcp", "sin", "cos", "ex2", "lg2", "tanh", "copysign",
     "testp", "and", "or", "xor", "not", "cnot", "lop3", "shl", "shr", "shf", "popc", "clz", "brev", "bfe", "bfi",
     "bfind", "prmt", "setp", "set", "selp", "slct", "atom", "red", "bar", "bar.warp", "membar", "shfl", "vote",
-    "activemask", "bra", "call", "ret", "exit", "trap", "nanosleep"};
+    "activemask", "bra", "call", "ret", "exit", "trap", "nanosleep", "addc", "subc", "madc", "bar.red", "match",
+    "vabsdiff4"};
 static_assert(sizeof(kOpNames) / sizeof(kOpNames[0]) == size_t(Opcode::Count), "opcode names");
 
 const char* kTypeNames[] = {"", "pred", "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64",
@@ -80,13 +81,14 @@ std::string disassemble(const isa::Inst& in) {
   if (in.op == Opcode::Membar) add(kLevelNames[size_t(m.level)]);
   if (m.flags & isa::kToSpace) add("to");
   add(kSpaceNames[size_t(m.space)]);
-  add(kAtomNames[size_t(m.atom)]);
+  if (in.op != Opcode::Vabsdiff4) add(kAtomNames[size_t(m.atom)]);
   add(kCmpNames[size_t(m.cmp)]);
   add(kBoolNames[size_t(m.boolop)]);
   add(kMulNames[size_t(m.mul)]);
   add(kRoundNames[size_t(m.round)]);
   add(kShflNames[size_t(m.shfl)]);
   add(kVoteNames[size_t(m.vote)]);
+  if (in.op == Opcode::Match) add("sync");  // match.any.sync, where vote prints vote.sync.any
   add(kTestpNames[size_t(m.testp)]);
   add(kPrmtNames[size_t(m.prmt)]);
   if (in.op == Opcode::Shf) {
@@ -101,9 +103,14 @@ std::string disassemble(const isa::Inst& in) {
   if (m.flags & isa::kNc) add("nc");
   if (m.flags & isa::kShiftAmt) add("shiftamt");
   if (m.flags & isa::kCc) add("cc");
+  if (in.op == Opcode::BarRed && in.type == isa::DType::U32) add("popc");
   if (in.vec > 1 && (in.op == Opcode::Ld || in.op == Opcode::St)) add(in.vec == 2 ? "v2" : "v4");
   add(kTypeNames[size_t(in.type)]);
   add(kTypeNames[size_t(in.type2)]);
+  if (in.op == Opcode::Vabsdiff4) {  // three types (btype = atype), then the secondary operation
+    add(kTypeNames[size_t(in.type2)]);
+    if (m.atom == isa::AtomOp::Add) add("add");
+  }
 
   // Operands, grouping vectors and p|q destination pairs.
   std::vector<std::string> ops;
@@ -125,7 +132,7 @@ std::string disassemble(const isa::Inst& in) {
   } else if (in.op == Opcode::Mov && (m.flags & isa::kUnpack)) {
     ops.push_back(range(0, n - 1));
     ops.push_back(operand(in, in.ops[n - 1]));
-  } else if ((in.op == Opcode::Setp || in.op == Opcode::Shfl) && n >= 2) {
+  } else if ((in.op == Opcode::Setp || in.op == Opcode::Shfl || in.op == Opcode::Match) && n >= 2) {
     std::string d = operand(in, in.ops[0]);
     if (in.ops[1].kind != OpKind::None) d += "|" + operand(in, in.ops[1]);
     ops.push_back(d);

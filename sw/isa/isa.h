@@ -43,6 +43,19 @@ enum class Opcode : uint8_t {
   Call,     // call[.uni] (ret), func, (args): ops[0] Target (callee entry); push return address, jump.
             // Argument/result copies are separate ld/st.local the assembler emits around it
   Ret, Exit, Trap, Nanosleep,  // nanosleep.u32 a
+  // Appended after the first encoding version, so the opcodes above keep their numbers.
+  // Carry chain (PTX CC.CF): the carry is a predicate slot the assembler reserves per function,
+  // always the last operand (docs/isa-encoding.md, "Carry flag"). add.cc/sub.cc/mad.cc are
+  // Add/Sub/Mad with kCc (carry out only); these read it (and write it with kCc).
+  Addc,     // addc[.cc].type d, a, b: ops[0] d, ops[1] a, ops[2] b, ops[3] carry
+  Subc,     // subc[.cc].type d, a, b (borrow): ops[0] d, ops[1] a, ops[2] b, ops[3] carry
+  Madc,     // madc.{lo,hi}[.cc].type d, a, b, c: ops[0] d, ops[1] a, ops[2] b, ops[3] c, ops[4] carry
+  BarRed,   // bar.red.popc.u32 d / bar.red.{and,or}.pred p, a[, b], {!}c: ops[0] d, ops[1] barrier id,
+            // ops[2] thread count (None = all), ops[3] c (pred, may be negated); and/or in mod.boolop
+  Match,    // match.{any,all}.sync.{b32,b64} d[|p], a, membermask: ops[0] d, ops[1] p (None), ops[2] a,
+            // ops[3] mask; mod.vote Any/All
+  Vabsdiff4,  // vabsdiff4.dtype.atype.btype[.sat|.add] d, a, b, c (type = dtype, type2 = atype = btype;
+              // .add: mod.atom = Add)
   Count
 };
 
@@ -94,7 +107,7 @@ enum Flag : uint16_t {
   kShfLeft = 1 << 10,   // shf.l (else shf.r)
   kShfWrap = 1 << 11,   // shf.*.wrap (else clamp)
   kShiftAmt = 1 << 12,  // bfind.shiftamt
-  kCc = 1 << 13,        // add.cc / addc / sub.cc / subc carry chain (reserved)
+  kCc = 1 << 13,        // .cc: the instruction writes the carry flag (add.cc, addc.cc, mad.lo.cc...)
   kRelaxed = 1 << 14,   // ld.relaxed / atom.relaxed etc.: no effect on a single-issue model
 };
 

@@ -137,6 +137,8 @@ std::vector<std::string> arith_mnemonics() {
 // add, sub, mul, mad, ..., selp: modifiers and operand types come from the kArith row.
 void Parser::arith(Ictx& c) {
   auto& I = c.in.inst;
+  for (const std::string& m : c.mods)
+    if (m == "cc" && (c.name == "add" || c.name == "sub" || c.name == "mad")) return carry(c);  // build_carry.cc
   const ArithSpec& s = kArith.at(c.name);
   I.op = s.op;
   if (s.mods & M_MUL) I.mod.mul = c.take_of(kMulModes, isa::MulMode::None);

@@ -39,7 +39,10 @@ const std::map<std::string, Parser::Builder>& Parser::builders() {
         {"vote", &Parser::vote},         {"activemask", &Parser::activemask},
         {"bra", &Parser::bra},           {"call", &Parser::call},
         {"ret", &Parser::ret_exit_trap}, {"exit", &Parser::ret_exit_trap},
-        {"trap", &Parser::ret_exit_trap}, {"nanosleep", &Parser::nanosleep}};
+        {"trap", &Parser::ret_exit_trap}, {"nanosleep", &Parser::nanosleep},
+        {"addc", &Parser::carry},        {"subc", &Parser::carry},
+        {"madc", &Parser::carry},        {"match", &Parser::match},
+        {"vabsdiff4", &Parser::vabsdiff4}};
     for (const std::string& name : arith_mnemonics()) t.emplace(name, &Parser::arith);
     return t;
   }();

@@ -8,7 +8,8 @@
 //   parse_operand.cc  operand syntax (Arg) and its conversion to isa::Operand (Ictx::dst/src/imm)
 //   modifiers.cc      modifier tables (text -> isa enums) and modifier consumption (Ictx::take...)
 //   parse_instr.cc    one instruction: guard, opcode + modifiers, operands, dispatch to a builder
-//   build_*.cc        per-family instruction builders (arith, compare, move, memory, control, warp)
+//   build_*.cc        per-family instruction builders (arith, carry, compare, move, memory, control,
+//                     warp, video)
 // Instruction builders "take" the modifiers they understand; any modifier left over is an error,
 // so an unsupported variant can never be accepted silently.
 #include <fmt/format.h>
@@ -184,6 +185,8 @@ class Parser : TokenStream {
   void shf(Ictx& c);
   void prmt(Ictx& c);
   void testp(Ictx& c);
+  void carry(Ictx& c);
+  uint16_t carry_slot();  // the function's hidden carry-flag predicate (build_carry.cc)
   void setp(Ictx& c);
   void slct(Ictx& c);
   void cvt(Ictx& c);
@@ -197,6 +200,8 @@ class Parser : TokenStream {
   void bar(Ictx& c);
   void shfl(Ictx& c);
   void vote(Ictx& c);
+  void match(Ictx& c);
+  void vabsdiff4(Ictx& c);  // build_video.cc
   void activemask(Ictx& c);
   void bra(Ictx& c);
   void call(Ictx& c);

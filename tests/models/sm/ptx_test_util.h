@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -38,6 +39,8 @@ struct Dev {
   std::string error;                 // device error message of the last failed launch
   unsigned blocks_per_batch = 2;     // resident blocks per core launch
   uint64_t thread_insts = 0;
+  // Called after each batch, before its core goes away (tests reading the core's registered state).
+  std::function<void(SimtCore&)> inspect;
 
   explicit Dev(const std::string& ptx_text, const std::string& name = "t.ptx") {
     cfg.warp_size = 32;
@@ -113,11 +116,72 @@ struct Dev {
         error = core.error() ? core.error()->message : "failed without an error";
         return false;
       }
+      if (inspect) inspect(core);
       t = core.now();
     }
     thread_insts += core.stats().thread_insts;
     return true;
   }
 };
+
+// Runs `body` on one warp. Lane l sees %ra/%rb/%rc = a[l], b[l], c[l] (b64), %a/%b/%c their low 32
+// bits, %fa/%fb/%fc those as f32, %da/%db/%dc the 64-bit values as f64, %lane its lane id; the body
+// writes %o (b64), which is returned per lane. Scratch: %p<8>, %h<8> (b16), %r<16>, %rd<16>, %f<16>, %fd<16>.
+inline std::vector<uint64_t> run_lanes(const std::string& body, const std::vector<uint64_t>& a, const std::vector<uint64_t>& b = {},
+                                const std::vector<uint64_t>& c = {}) {
+  std::string src = R"(.version 9.0
+.target sm_75
+.address_size 64
+.visible .entry t(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u64 po)
+{
+	.reg .pred %p<8>;
+	.reg .b16 %h<8>;
+	.reg .b32 %r<16>;
+	.reg .b64 %rd<16>;
+	.reg .f32 %f<16>;
+	.reg .f64 %fd<16>;
+	.reg .b64 %ra, %rb, %rc, %o, %x0, %x1;
+	.reg .b32 %a, %b, %c, %lane;
+	.reg .f32 %fa, %fb, %fc;
+	.reg .f64 %da, %db, %dc;
+	mov.u32 %lane, %laneid;
+	mul.wide.u32 %x0, %lane, 8;
+	ld.param.u64 %x1, [pa];
+	add.s64 %x1, %x1, %x0;
+	ld.global.u64 %ra, [%x1];
+	ld.param.u64 %x1, [pb];
+	add.s64 %x1, %x1, %x0;
+	ld.global.u64 %rb, [%x1];
+	ld.param.u64 %x1, [pc];
+	add.s64 %x1, %x1, %x0;
+	ld.global.u64 %rc, [%x1];
+	cvt.u32.u64 %a, %ra;
+	cvt.u32.u64 %b, %rb;
+	cvt.u32.u64 %c, %rc;
+	mov.b32 %fa, %a;
+	mov.b32 %fb, %b;
+	mov.b32 %fc, %c;
+	mov.b64 %da, %ra;
+	mov.b64 %db, %rb;
+	mov.b64 %dc, %rc;
+	mov.u64 %o, 0;
+)" + body + R"(
+	ld.param.u64 %x1, [po];
+	add.s64 %x1, %x1, %x0;
+	st.global.u64 [%x1], %o;
+	ret;
+}
+)";
+  Dev d(src);
+  auto pad = [](std::vector<uint64_t> v) {
+    v.resize(32, v.empty() ? 0 : v.back());
+    return v;
+  };
+  uint64_t pa = d.upload(pad(a)), pb = d.upload(pad(b)), pc = d.upload(pad(c)), po = d.alloc(32 * 8);
+  bool ok = d.launch("t", {1}, {32}, pa, pb, pc, po);
+  INFO(d.error);
+  REQUIRE(ok);
+  return d.download<uint64_t>(po, 32);
+}
 
 }  // namespace ptxtest

@@ -71,4 +71,15 @@ struct Outs {
   }
 };
 
+// Writes v to a temporary file of `outs` (an exec buffer's file=PATH input) and returns its path.
+template <typename T>
+std::string write_bin(Outs& outs, const std::string& stem, const std::vector<T>& v) {
+  std::string path = outs(stem);
+  FILE* f = std::fopen(path.c_str(), "wb");
+  REQUIRE(f);
+  REQUIRE(std::fwrite(v.data(), sizeof(T), v.size(), f) == v.size());
+  std::fclose(f);
+  return path;
+}
+
 }  // namespace exectest

@@ -327,8 +327,7 @@ TEST_CASE("malformed input is rejected with file:line:col", "[assembler][errors]
         "t.ptx:9:2: unknown modifier '.foo': add.foo.s32 %r1, %r2, %r3;");
   CHECK(error_of(kernel_with("\tld.global.u32 %r1, [nosuch];")) ==
         "t.ptx:9:21: unknown symbol 'nosuch': ld.global.u32 %r1, [nosuch];");
-  CHECK(error_of(kernel_with("\tadd.cc.u32 %r1, %r2, %r3;")) ==
-        "t.ptx:9:2: unknown modifier '.cc': add.cc.u32 %r1, %r2, %r3;");
+  CHECK(error_of(kernel_with("\tadd.u32.cc %r1, %r2;")) == "t.ptx:9:2: expected 3 operands, got 2: add.u32.cc %r1, %r2;");
   CHECK(error_of(kernel_with("\tmul.u32 %r1, %r2, %r3;")) ==
         "t.ptx:9:2: integer mul/mad needs .lo, .hi or .wide: mul.u32 %r1, %r2, %r3;");
   CHECK(error_of(kernel_with("\tadd.s64 %r1, %r2, %r3;")) ==

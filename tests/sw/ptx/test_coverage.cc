@@ -117,6 +117,18 @@ static const char* kAll = R"(.version 9.0
   vote.sync.uni.pred %p1, %p2, -1;
   activemask.b32 %r11;
   nanosleep.u32 100;
+  add.cc.u32 %r1, %r1, %r2;
+  addc.cc.u32 %r2, %r2, 0;
+  sub.cc.s64 %rd1, %rd1, %rd2;
+  subc.s64 %rd2, %rd2, %rd3;
+  mad.lo.cc.u32 %r1, %r1, %r2, %r3;
+  madc.hi.cc.u32 %r2, %r1, %r2, %r3;
+  bar.red.popc.u32 %r1, 0, %p1;
+  bar.red.and.pred %p2, 1, 64, !%p1;
+  match.any.sync.b64 %r1, %rd1, -1;
+  match.all.sync.b32 %r1|%p3, %r2, %r3;
+  vabsdiff4.u32.u32.u32 %r1, %r1, %r2, %r3;
+  vabsdiff4.s32.s32.s32.add %r1, %r1, %r2, %r3;
   @!%p1 bra.uni $L__done;
   trap;
 $L__done:
@@ -158,7 +170,12 @@ TEST_CASE("every opcode assembles, round-trips and disassembles", "[coverage]") 
     INFO("opcode " << op);
     CHECK(seen.count(isa::Opcode(op)));
   }
-  for (auto op : {isa::Opcode::Exit, isa::Opcode::Trap, isa::Opcode::Nanosleep}) CHECK(seen.count(op));
+  for (auto op : {isa::Opcode::Exit, isa::Opcode::Trap, isa::Opcode::Nanosleep})
+    CHECK(seen.count(op));
+  for (unsigned op = unsigned(isa::Opcode::Addc); op < unsigned(isa::Opcode::Count); ++op) {
+    INFO("opcode " << op);
+    CHECK(seen.count(isa::Opcode(op)));
+  }
   // Spot checks of resolved values.
   CHECK(code[1].vec == 2);
   CHECK(code[1].ops[2].imm == 16);                                   // [all_p1+8]
@@ -195,13 +212,25 @@ TEST_CASE("every opcode assembles, round-trips and disassembles", "[coverage]") 
   auto mov_pack = at("mov.b64 %r");
   (void)mov_pack;
   CHECK(at("bar.sync 1,").ops[1].imm == 64);
+  // The carry flag is one predicate slot after the declared %p0..%p3, the last operand of each.
+  CHECK(k.num_preds == 5);
+  CHECK(at("add.cc.u32").ops[3].kind == isa::OpKind::Pred);
+  CHECK(at("add.cc.u32").ops[3].reg == 4);
+  CHECK(at("madc.hi.cc.u32").ops[4].reg == 4);
+  CHECK(at("bar.red.and.pred").ops[2].imm == 64);
+  CHECK(at("bar.red.and.pred").ops[3].neg);
+  CHECK(at("match.all.sync.b32").ops[1].kind == isa::OpKind::Pred);
+  CHECK(at("vabsdiff4.s32.s32.s32.add").mod.atom == isa::AtomOp::Add);
   std::string text = isa::disassemble(img.code.data(), img.code.size(), lay.code_base);
   for (const char* s : {"mov.b64 %r", "{%r", "cvt.rn.ftz.f32.f64", "testp.notanumber.f32", "lop3.b32", "popc.b64",
                         "bfe.s32", "bfi.b32", "slct.f32.s32", "set.gt.u32.s32", "selp.f32", "atom.shared.cas.b32",
                         "atom.inc.u32", "red.global.add.f64", "red.shared.max.s32", "bar.warp.sync", "membar.gl",
                         "membar.cta", "shfl.sync.bfly.b32", "vote.sync.all.pred", "!%p", "activemask.b32",
                         "nanosleep.u32", "trap", "exit", "%globaltimer", "%lanemask_lt", "mad24.hi.u32", "sad.u32",
-                        "tanh.approx.f32", "copysign.f32", "cnot.b32", "rsqrt.approx.f64", "rcp.rn.f64"})
+                        "tanh.approx.f32", "copysign.f32", "cnot.b32", "rsqrt.approx.f64", "rcp.rn.f64",
+                        "add.cc.u32", "addc.cc.u32", "sub.cc.s64", "subc.s64", "mad.lo.cc.u32", "madc.hi.cc.u32",
+                        "bar.red.popc.u32", "bar.red.and.pred", "match.any.sync.b64", "match.all.sync.b32 %r",
+                        "vabsdiff4.u32.u32.u32", "vabsdiff4.s32.s32.s32.add"})
     CHECK(text.find(s) != std::string::npos);
 }
 
@@ -217,7 +246,16 @@ TEST_CASE("unsupported forms are rejected, not mis-executed", "[coverage][errors
     }
     return std::string("<accepted>");
   };
-  CHECK(err("\taddc.u32 %r1, %r2, %r3;") == "unknown instruction 'addc'");
+  CHECK(err("\tisspacep.global %p1, %rd1;") == "unknown instruction 'isspacep'");
+  CHECK(err("\tadd.cc.f32 %f1, %f1, %f1;") == "carry arithmetic needs .u32, .s32, .u64 or .s64");
+  CHECK(err("\tadd.cc.sat.s32 %r1, %r1, %r1;") == "unknown modifier '.sat'");
+  CHECK(err("\tmadc.wide.u32 %rd1, %r1, %r1, %rd1;") == "madc with a carry needs .lo or .hi");
+  CHECK(err("\tbar.red.popc.pred %p1, 0, %p0;") == "bar.red.popc needs .u32, bar.red.and/.or need .pred");
+  CHECK(err("\tbar.red.xor.pred %p1, 0, %p0;") == "bar.red needs .popc, .and or .or");
+  CHECK(err("\tmatch.any.sync.b32 %r1|%p1, %r2, -1;") == "match.any has no predicate destination");
+  CHECK(err("\tvabsdiff4.u32.u32.s32 %r1, %r1, %r2, %r3;") == "vabsdiff4 with different atype and btype is not supported");
+  CHECK(err("\tvabsdiff4.u32.u32.u32.add.sat %r1, %r1, %r2, %r3;") == "vabsdiff4: .sat cannot be used with .add");
+  CHECK(err("\tvabsdiff2.u32.u32.u32 %r1, %r1, %r2, %r3;") == "unknown instruction 'vabsdiff2'");
   CHECK(err("\tcvta.const.u64 %rd1, %rd2;") == "cvta supports .global, .shared and .local only");
   CHECK(err("\tmov.u64 %rd1, p;") == "taking the address of .param 'p' is not supported");
   CHECK(err("\tadd.f32 %f1, %f1, 0x10;") == "bad immediate '0x10' for .f32" );
@@ -229,7 +267,7 @@ TEST_CASE("unsupported forms are rejected, not mis-executed", "[coverage][errors
   CHECK(err("\tsqrt.f32 %f1, %f1;") == "sqrt needs .approx or a rounding modifier");
   CHECK(err("\tcvt.s32.f32 %r1, %f1;") == "float-to-integer cvt needs a rounding modifier");
   CHECK(err("\tsetp.lt.f32 %p1, %r1, %f1;") == "<accepted>");  // b32 register read as f32: PTX allows it
-  CHECK(err("\tbar.arrive 0;") == "only bar.sync is supported");
+  CHECK(err("\tbar.arrive 0;") == "only bar.sync and bar.red are supported");
   CHECK(err("\tand.b32 %r1, %r1, !%p1;") == "predicate used as a value operand");
   CHECK(err("\tld.global.v2.f32 %f1, [%rd1];") == "expected a {...} vector of 2 elements");
   CHECK(err("\tatom.global.add.s64 %rd1, [%rd1], %rd2;") == "atom.global does not support .s64");
