@@ -132,7 +132,7 @@ int usage() {
 }  // namespace
 
 // libsystemc refers to sc_main; this process never elaborates (each case is its own gpuvp process).
-int sc_main(int, char*[]) { return 0; }
+extern "C" int sc_main(int, char*[]) { return 0; }  // the C name libsystemc looks for
 
 int main(int argc, char* argv[]) {
   std::string gpuvp, idle_bin, json_file, mode = "all";

@@ -49,7 +49,7 @@ double run_once(const std::string& gpuvp, const std::string& args, uint64_t& cyc
 
 // libsystemc (linked through gpuvp_platform) refers to sc_main; without it a Debug or sanitizer build,
 // which keeps the reference, fails to link. This process never elaborates (each case is a gpuvp process).
-int sc_main(int, char*[]) { return 0; }
+extern "C" int sc_main(int, char*[]) { return 0; }  // the C name libsystemc looks for
 
 int main(int argc, char** argv) {
   std::string gpuvp = self_dir() + "/../gpuvp";
