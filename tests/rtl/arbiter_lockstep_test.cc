@@ -87,8 +87,7 @@ struct Pair : sc_core::sc_module {
         }
       }
     }
-    done = true;
-    if (++finished == live) sc_core::sc_stop();
+    done = true;  // the checker ends its loop, and the last one to end stops the simulation
   }
   bool done = false;
   static inline unsigned finished = 0, live = 0;
@@ -117,6 +116,9 @@ struct Pair : sc_core::sc_module {
       }
       wait(kClk.period());
     }
+    // Stopped only once every checker has left its loop: a thread still waiting at sc_stop never
+    // unwinds, and what it holds on its stack would leak.
+    if (++finished == live) sc_core::sc_stop();
   }
 };
 

@@ -177,8 +177,7 @@ struct Pair : sc_core::sc_module {
         }
       }
     }
-    finished = true;
-    if (++ended == live) sc_core::sc_stop();
+    finished = true;  // the checker ends its loop, and the last one to end stops the simulation
   }
 
   void checker() {
@@ -215,6 +214,9 @@ struct Pair : sc_core::sc_module {
       }
       wait(kClk.period());
     }
+    // Stopped only once every checker has left its loop: a thread still waiting at sc_stop never
+    // unwinds, and what it holds on its stack would leak.
+    if (++ended == live) sc_core::sc_stop();
   }
 };
 
