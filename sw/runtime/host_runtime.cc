@@ -104,6 +104,17 @@ void HostRuntime::memset(DevPtr dst, uint8_t v, size_t n) {
   host_.bus_write(dst, buf.data(), n);
 }
 
+// Memories take a write of a power-of-two size as one access, which must be naturally aligned; a
+// .global of .align 1 (nvcc's printf strings) need not be: its first byte then goes alone and the
+// rest, of another size, as a burst.
+void HostRuntime::write_variable(uint64_t addr, const uint8_t* data, size_t n) {
+  if (n > 1 && (n & (n - 1)) == 0 && addr % n != 0) {
+    host_.bus_write(addr, data, 1);
+    ++addr, ++data, --n;
+  }
+  host_.bus_write(addr, data, n);
+}
+
 Module HostRuntime::load_module(const std::string& text, const std::string& source_name) {
   synchronize();
   const DeviceProps& p = host_.props();
@@ -130,7 +141,7 @@ Module HostRuntime::load_module(const std::string& text, const std::string& sour
   for (auto& g : img->globals) {
     std::vector<uint8_t> init = g.init;
     init.resize(g.size, 0);
-    if (g.size) host_.bus_write(g.address, init.data(), init.size());
+    if (g.size) write_variable(g.address, init.data(), init.size());
   }
   sys_next_ = layout.code_base - p.sysmem_base + img->code.size();
   const_next_ = layout.const_base - p.cmem_base + img->const_data.size();

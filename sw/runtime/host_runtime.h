@@ -36,6 +36,7 @@ class HostRuntime : public Runtime {
  private:
   // The allocation containing [p, p+n), or throws RuntimeError naming the range.
   void check_range(DevPtr p, size_t n, const char* what) const;
+  void write_variable(uint64_t addr, const uint8_t* data, size_t n);
 
   HostInterface& host_;
   std::map<DevPtr, size_t> allocs_;  // start -> size

@@ -221,3 +221,27 @@ TEST_CASE("runtime: shared memory per block and blocks that fit") {
   CHECK(rt::blocks_that_fit(p, 32, 10, 20000, &why) == 0);
   CHECK_THAT(why, Contains("shared memory per SM"));
 }
+
+TEST_CASE("runtime: .global variables at odd addresses are written in accesses the memory takes") {
+  FakeHost h;
+  rt::HostRuntime r(h);
+  const char* ptx = R"(.version 9.0
+.target sm_75
+.address_size 64
+.global .align 1 .b8 a[1] = {7};
+.global .align 1 .b8 s[4] = {1, 2, 3, 4};
+.global .align 1 .b8 t[6] = {5, 6, 7, 8, 9, 10};
+.visible .entry k() { ret; }
+)";
+  h.writes.clear();
+  rt::Module m = r.load_module(ptx, "odd.ptx");
+  uint64_t base = m.image->globals.at(0).address;
+  // a: 1 byte; s (4 bytes at base + 1): its first byte alone, then a 3-byte burst; t: one burst.
+  std::vector<std::pair<uint64_t, size_t>> want{{base, 1}, {base + 1, 1}, {base + 2, 3}, {base + 5, 6}};
+  std::vector<std::pair<uint64_t, size_t>> globals;
+  for (auto& w : h.writes)
+    if (w.first >= h.p.gmem_base && w.first < h.p.gmem_base + h.p.gmem_size) globals.push_back(w);
+  CHECK(globals == want);
+  CHECK(h.mem[base + 1] == 1);
+  CHECK(h.mem[base + 4] == 4);
+}
