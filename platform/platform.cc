@@ -51,11 +51,11 @@ PlatformImpl::PlatformImpl(sc_core::sc_module_name name, const Config& c, const 
     sc.num_sms = n;
     sc.clock = clk;
     sc.interleaved_blocks = interleaved;
-    sms.push_back(std::make_unique<Sm>(nm.c_str(), sc, reg, errors, "gpu." + nm));
+    sms.push_back(std::make_unique<Sm>(nm.c_str(), sc, reg, errors, "gpu." + nm, &prints));
   }
   bus = std::make_unique<HostBus>("host_bus", HostBusConfig::from(cfg.params("host", "gpu.host_bus")));
   fill_props();
-  host = std::make_unique<HostPort>("host", dev, errors, *gmem);
+  host = std::make_unique<HostPort>("host", dev, errors, prints, *gmem);
   wire();
   SC_METHOD(watch_dispatch);  // observes only: block dispatches for statistics and fault triggers
   for (auto& e : smp_en) sensitive << e;

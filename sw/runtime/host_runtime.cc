@@ -233,13 +233,21 @@ uint64_t HostRuntime::launch(const Module& m, const std::string& kernel, Dim3 gr
   return st.launch_id;
 }
 
+// CUDA prints a kernel's printf buffer when the host synchronises with it.
+void HostRuntime::print_device_output() {
+  std::string text = host_.take_device_output();
+  if (out_ && !text.empty()) *out_ << text << std::flush;
+}
+
 void HostRuntime::synchronize() {
   if (!running_) return;
   LaunchStats st = *running_;
   running_.reset();
   try {
     host_.wait_kernel_done(st.start_ps, st.end_ps);
+    print_device_output();
   } catch (const DeviceError& e) {
+    print_device_output();  // what the threads printed before the error, as CUDA flushes it too
     // The SM knows PCs, blocks and lanes; only the runtime knows which kernel that was.
     DeviceErrorInfo info = e.info();
     info.kernel = st.kernel;

@@ -4,6 +4,8 @@
 
 #include <cstring>
 #include <map>
+#include <sstream>
+#include <utility>
 
 #include "sw/isa/address_map.h"
 #include "sw/isa/config_regs.h"
@@ -22,6 +24,7 @@ class FakeHost : public rt::HostInterface {
   rt::DeviceProps p;
   bool fail_kernel = false;
   int waits = 0;  // wait_kernel_done calls
+  std::string printed;  // what the kernel's threads printed, taken at the next synchronisation
 
   FakeHost() {
     p.name = "fake";
@@ -61,6 +64,7 @@ class FakeHost : public rt::HostInterface {
     e = 1000 + 10000 * 37;  // 37 cycles of 10 ns
   }
   const rt::DeviceProps& props() const override { return p; }
+  std::string take_device_output() override { return std::exchange(printed, ""); }
   void wait_ns(double ns) override { waited_ns += ns; }
   double waited_ns = 0;
   uint32_t reg(unsigned idx) {
@@ -244,4 +248,25 @@ TEST_CASE("runtime: .global variables at odd addresses are written in accesses t
   CHECK(globals == want);
   CHECK(h.mem[base + 1] == 1);
   CHECK(h.mem[base + 4] == 4);
+}
+
+TEST_CASE("runtime: what the threads printed is written to the device output at synchronize, also on an error") {
+  FakeHost h;
+  rt::HostRuntime r(h);
+  std::ostringstream os;
+  r.set_device_output(&os);
+  rt::Module m = r.load_module(kernels::ptx("vectorAdd"), "vectorAdd.ptx");
+  rt::DevPtr a = r.malloc(4096);
+  rt::KernelArgs args;
+  args.ptr(a).ptr(a).ptr(a).i32(1000);
+  r.launch(m, "vectorAdd", {4}, {256}, args);
+  h.printed = "line 1\nline 2\n";
+  CHECK(os.str().empty());
+  r.synchronize();
+  CHECK(os.str() == "line 1\nline 2\n");
+  r.launch(m, "vectorAdd", {4}, {256}, args);
+  h.printed = "before the error\n";
+  h.fail_kernel = true;
+  CHECK_THROWS_AS(r.synchronize(), DeviceError);
+  CHECK(os.str() == "line 1\nline 2\nbefore the error\n");
 }
