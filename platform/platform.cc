@@ -270,6 +270,7 @@ uint64_t Platform::state_hash() const {
   uint64_t h = p.reg.state_hash();
   for (auto& sm : p.sms) h = word_digest(h, sm->timing_hash()) ^ (h >> 7);
   h ^= word_digest(0x57a7e, p.host->windows().size() + 1) ^ p.host->read_hash();
+  h ^= word_digest(0x9a1f7, p.prints.hash());  // what the kernels printed is output the host sees
   return word_digest(h, sc_core::sc_time_stamp().value() + 1);
 }
 void Platform::record_issues(unsigned sm) { impl_->sms.at(sm)->record_issues(true); }

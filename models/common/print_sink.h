@@ -20,7 +20,15 @@ struct DevicePrint {
 
 class PrintSink {
  public:
-  void add(DevicePrint p) { lines_.push_back(std::move(p)); }
+  void add(DevicePrint p) {
+    mix(p.block);
+    mix(p.thread);
+    for (char c : p.text) mix(uint8_t(c));
+    lines_.push_back(std::move(p));
+  }
+  // A hash of everything added so far, in order (take() does not reset it): part of the platform's
+  // state hash, so a run that printed other text never counts as having reconverged.
+  uint64_t hash() const { return hash_; }
   // Everything printed since the last take, in block order, then thread order, each thread's
   // lines in the order it printed them (the sort is stable); empties the sink.
   std::string take() {
@@ -34,7 +42,10 @@ class PrintSink {
   }
 
  private:
+  void mix(uint64_t v) { hash_ = (hash_ ^ v) * 0x100000001b3ull; }  // FNV-1a step
+
   std::vector<DevicePrint> lines_;
+  uint64_t hash_ = 0xcbf29ce484222325ull;
 };
 
 }  // namespace gpuvp

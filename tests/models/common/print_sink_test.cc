@@ -19,3 +19,19 @@ TEST_CASE("print sink: block order, then thread order, each thread's texts in pr
   s.add({5, 1, "later kernel\n"});
   CHECK(s.take() == "later kernel\n");
 }
+
+TEST_CASE("print sink: the hash covers everything added, in order, and survives take", "[printf]") {
+  PrintSink a, b, c, d;
+  const uint64_t empty = a.hash();
+  a.add({0, 1, "x=1\n"});
+  b.add({0, 1, "x=1\n"});
+  c.add({0, 1, "x=2\n"});  // other text
+  d.add({0, 2, "x=1\n"});  // other thread
+  CHECK(a.hash() != empty);
+  CHECK(a.hash() == b.hash());
+  CHECK(a.hash() != c.hash());
+  CHECK(a.hash() != d.hash());
+  const uint64_t before = a.hash();
+  a.take();
+  CHECK(a.hash() == before);
+}
