@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <sstream>
+
 #include "faultinj/saboteur.h"
 #include "platform/cli_exec.h"
 #include "sw/workloads/workload.h"
@@ -27,11 +29,22 @@ class WorkloadJob : public Job {
 class ExecLaunchJob : public Job {
  public:
   ExecLaunchJob(const Config& c, ExecJob job) : Job(c, job.kernel), job_(std::move(job)) {}
-  void run(rt::Runtime& rt) override { job_.run(rt); }
-  std::vector<uint8_t> output() const override { return job_.output(); }
+  // What the kernel printed (device printf) is output like its buffers: a fault that changes it is
+  // an SDC. It goes after the buffers' bytes, and not to the campaign's stdout.
+  void run(rt::Runtime& rt) override {
+    rt.set_device_output(&printed_);
+    job_.run(rt);
+  }
+  std::vector<uint8_t> output() const override {
+    std::vector<uint8_t> out = job_.output();
+    const std::string text = printed_.str();
+    out.insert(out.end(), text.begin(), text.end());
+    return out;
+  }
 
  private:
   ExecJob job_;
+  std::ostringstream printed_;
 };
 
 class SaboteurJob : public Job {

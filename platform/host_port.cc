@@ -6,8 +6,9 @@
 
 namespace gpuvp {
 
-HostPort::HostPort(sc_core::sc_module_name name, const rt::DeviceProps& props, ErrorSink& errors, Memory& gmem)
-    : sc_module(name), props_(props), errors_(errors), gmem_(gmem) {
+HostPort::HostPort(sc_core::sc_module_name name, const rt::DeviceProps& props, ErrorSink& errors, PrintSink& prints,
+                   Memory& gmem)
+    : sc_module(name), props_(props), errors_(errors), prints_(prints), gmem_(gmem) {
   SC_THREAD(host_thread);
   SC_METHOD(watch_scheduler);
   sensitive << rdy << kernel_done;

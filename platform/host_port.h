@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "models/common/error_sink.h"
+#include "models/common/print_sink.h"
 #include "models/memory/memory.h"
 #include "sw/runtime/runtime.h"
 
@@ -25,7 +26,8 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface {
   sc_core::sc_in<bool> kernel_done{"kernel_done"};
 
   // `gmem` is the global memory whose bounds check the driver maps allocations into.
-  HostPort(sc_core::sc_module_name name, const rt::DeviceProps& props, ErrorSink& errors, Memory& gmem);
+  HostPort(sc_core::sc_module_name name, const rt::DeviceProps& props, ErrorSink& errors, PrintSink& prints,
+           Memory& gmem);
   SC_HAS_PROCESS(HostPort);
 
   // The host program to run in the host thread (before sc_start).
@@ -47,6 +49,7 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface {
   void wait_ns(double ns) override { wait(sc_core::sc_time(ns, sc_core::SC_NS)); }
   void map_global(uint64_t addr, uint64_t size) override { gmem_.map(addr, size); }
   void unmap_global(uint64_t addr) override { gmem_.unmap(addr); }
+  std::string take_device_output() override { return prints_.take(); }
 
  private:
   void host_thread();
@@ -55,6 +58,7 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface {
 
   rt::DeviceProps props_;
   ErrorSink& errors_;
+  PrintSink& prints_;
   Memory& gmem_;
   std::function<void(rt::Runtime&)> program_;
   std::exception_ptr failure_;

@@ -51,11 +51,11 @@ PlatformImpl::PlatformImpl(sc_core::sc_module_name name, const Config& c, const 
     sc.num_sms = n;
     sc.clock = clk;
     sc.interleaved_blocks = interleaved;
-    sms.push_back(std::make_unique<Sm>(nm.c_str(), sc, reg, errors, "gpu." + nm));
+    sms.push_back(std::make_unique<Sm>(nm.c_str(), sc, reg, errors, "gpu." + nm, &prints));
   }
   bus = std::make_unique<HostBus>("host_bus", HostBusConfig::from(cfg.params("host", "gpu.host_bus")));
   fill_props();
-  host = std::make_unique<HostPort>("host", dev, errors, *gmem);
+  host = std::make_unique<HostPort>("host", dev, errors, prints, *gmem);
   wire();
   SC_METHOD(watch_dispatch);  // observes only: block dispatches for statistics and fault triggers
   for (auto& e : smp_en) sensitive << e;
@@ -270,6 +270,7 @@ uint64_t Platform::state_hash() const {
   uint64_t h = p.reg.state_hash();
   for (auto& sm : p.sms) h = word_digest(h, sm->timing_hash()) ^ (h >> 7);
   h ^= word_digest(0x57a7e, p.host->windows().size() + 1) ^ p.host->read_hash();
+  h ^= word_digest(0x9a1f7, p.prints.hash());  // what the kernels printed is output the host sees
   return word_digest(h, sc_core::sc_time_stamp().value() + 1);
 }
 void Platform::record_issues(unsigned sm) { impl_->sms.at(sm)->record_issues(true); }

@@ -91,7 +91,7 @@ class Platform {
   // began, from the scheduler's state (the model's or the RTL's flip-flops).
   std::vector<std::pair<std::string, uint64_t>> scheduler_phases() const;
   // A hash of the platform's state at this instant: every registered value, the SMs' timing, the
-  // host's progress. Two runs with equal hashes at the same instant go on identically.
+  // host's progress, what the kernels printed. Two runs with equal hashes at the same instant go on identically.
   uint64_t state_hash() const;
   // Instants (ps) at which the scheduler dispatched a batch (an smp_en rose).
   std::vector<uint64_t> dispatch_times() const;

@@ -8,6 +8,7 @@
 
 #include "models/arbiter/arbitrated_port.h"
 #include "models/common/error_sink.h"
+#include "models/common/print_sink.h"
 #include "models/common/launch_signals.h"
 #include "models/config_block/config_block.h"
 #include "models/host_bus/host_bus.h"
@@ -30,6 +31,7 @@ class PlatformImpl : public sc_core::sc_module {
   Config cfg;
   Registry reg;
   ErrorSink errors;
+  PrintSink prints;  // device printf: the SMs add, the host port hands a kernel's lines to the runtime
   Clock clk;
   unsigned n;  // SMs
   rt::DeviceProps dev;

@@ -24,6 +24,7 @@ OpTable build_table() {
   add_control_ops(t);
   add_warp_ops(t);
   add_video_ops(t);
+  add_printf_ops(t);
   return t;
 }
 }  // namespace

@@ -43,6 +43,16 @@ struct Exec {
     core.fail(kind, what, &w, lane, addr);
   }
 
+  // Per-thread memory and the outside, for device printf (exec_printf.cc): a host pointer to `size`
+  // bytes of lane's local (or its block's shared) memory, nullptr after reporting the error; the
+  // platform's view (peek, print); the block's linear index and the lane's thread index in it.
+  uint8_t* onchip(unsigned lane, isa::Space sp, uint64_t addr, unsigned size) {
+    return core.local_ptr(w, lane, sp, addr, size);
+  }
+  CoreEnv& env() { return core.env_; }
+  uint64_t block_linear() const { return core.blocks_[w.block].linear; }
+  uint32_t thread_in_block(unsigned lane) const { return w.in_block * core.cfg_.warp_size + lane; }
+
   // Memory unit (memory_unit.cc).
   void ld() { core.do_ld(w, in, m); }
   void st() { core.do_st(w, in, m); }
@@ -78,6 +88,7 @@ void add_memory_ops(OpTable& t);   // exec_memory.cc: ld, st, atom, red, membar
 void add_control_ops(OpTable& t);  // exec_control.cc: bra, call, ret, exit, bar, trap, nop, nanosleep
 void add_warp_ops(OpTable& t);     // exec_warp.cc: shfl, vote, match, activemask, bar.warp
 void add_video_ops(OpTable& t);    // exec_video.cc: vabsdiff4
+void add_printf_ops(OpTable& t);   // exec_printf.cc: vprintf (device printf)
 
 }  // namespace gpuvp::sm
 

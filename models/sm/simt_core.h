@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sw/isa/device_error.h"
+#include "models/common/print_sink.h"
 #include "models/common/registry.h"
 #include "models/memory/atomic_extension.h"
 #include "models/sm/flexgrip_pipeline.h"
@@ -46,6 +47,8 @@ class CoreEnv {
   // later than that, so the next transaction of the same instruction can issue at the release.
   // kFail: unknown, the completion time is used.
   virtual uint64_t last_release() const { return kFail; }
+  // A line a thread printed (device printf). Default: dropped.
+  virtual void print(DevicePrint /*line*/) {}
 };
 
 // One batch of blocks as the SMP controller set it up from the scheduler ports and config block.

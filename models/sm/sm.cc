@@ -15,8 +15,8 @@ class SmCore : public CoreEnv {
  public:
   enum State : uint32_t { Idle = 0, Setup = 1, Running = 2, Done = 3, Error = 4 };
 
-  SmCore(Sm& sm, const SmConfig& cfg, Registry& reg, ErrorSink& errors, const std::string& path)
-      : sm_(sm), cfg_(cfg), errors_(errors), path_(path), core_(cfg, *this) {
+  SmCore(Sm& sm, const SmConfig& cfg, Registry& reg, ErrorSink& errors, const std::string& path, PrintSink* prints)
+      : sm_(sm), cfg_(cfg), errors_(errors), prints_(prints), path_(path), core_(cfg, *this) {
     pv_ = cfg.clock.period().value();
     reg.add_field(path + ".state", 3, &state_);
     reg.add_field(path + ".num_blocks", 32, &num_blocks_);
@@ -81,6 +81,10 @@ class SmCore : public CoreEnv {
   }
 
   uint64_t last_release() const override { return release_; }
+
+  void print(DevicePrint line) override {
+    if (prints_) prints_->add(std::move(line));
+  }
 
   void sync(uint64_t at) override {
     sc_core::sc_time t = sc_core::sc_time::from_value(at * pv_);
@@ -159,6 +163,7 @@ class SmCore : public CoreEnv {
   Sm& sm_;
   SmConfig cfg_;
   ErrorSink& errors_;
+  PrintSink* prints_;
   std::string path_;
   SimtCore core_;
   uint64_t pv_ = 1;  // clock period in sc_time ticks
@@ -258,8 +263,9 @@ void SmCore::batch() {
   }
 }
 
-Sm::Sm(sc_core::sc_module_name name, const SmConfig& cfg, Registry& reg, ErrorSink& errors, const std::string& path)
-    : sc_module(name), core_(std::make_unique<SmCore>(*this, cfg, reg, errors, path)) {
+Sm::Sm(sc_core::sc_module_name name, const SmConfig& cfg, Registry& reg, ErrorSink& errors, const std::string& path,
+       PrintSink* prints)
+    : sc_module(name), core_(std::make_unique<SmCore>(*this, cfg, reg, errors, path, prints)) {
   SC_HAS_PROCESS(Sm);
   SC_THREAD(controller_thread);
   SC_METHOD(reset_method);

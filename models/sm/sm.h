@@ -23,6 +23,7 @@
 
 #include "models/common/error_sink.h"
 #include "models/common/launch_signals.h"
+#include "models/common/print_sink.h"
 #include "models/common/registry.h"
 #include "models/sm/sm_config.h"
 
@@ -46,8 +47,9 @@ class Sm : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<Sm> gmem_wr{"gmem_wr"};
 
   // `path` is the registry prefix, e.g. "gpu.sm0"; the SM registers its controller state and
-  // shared memory (path + ".smem") there.
-  Sm(sc_core::sc_module_name name, const SmConfig& cfg, Registry& reg, ErrorSink& errors, const std::string& path);
+  // shared memory (path + ".smem") there. Lines the threads print go to `prints` (nullptr: dropped).
+  Sm(sc_core::sc_module_name name, const SmConfig& cfg, Registry& reg, ErrorSink& errors, const std::string& path,
+     PrintSink* prints = nullptr);
   ~Sm() override;
 
   const SmConfig& config() const;

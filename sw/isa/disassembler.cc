@@ -17,7 +17,7 @@ const char* kOpNames[] = {
     "testp", "and", "or", "xor", "not", "cnot", "lop3", "shl", "shr", "shf", "popc", "clz", "brev", "bfe", "bfi",
     "bfind", "prmt", "setp", "set", "selp", "slct", "atom", "red", "bar", "bar.warp", "membar", "shfl", "vote",
     "activemask", "bra", "call", "ret", "exit", "trap", "nanosleep", "addc", "subc", "madc", "bar.red", "match",
-    "vabsdiff4"};
+    "vabsdiff4", "vprintf"};
 static_assert(sizeof(kOpNames) / sizeof(kOpNames[0]) == size_t(Opcode::Count), "opcode names");
 
 const char* kTypeNames[] = {"", "pred", "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64",

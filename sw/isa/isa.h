@@ -56,6 +56,9 @@ enum class Opcode : uint8_t {
             // ops[3] mask; mod.vote Any/All
   Vabsdiff4,  // vabsdiff4.dtype.atype.btype[.sat|.add] d, a, b, c (type = dtype, type2 = atype = btype;
               // .add: mod.atom = Add)
+  Vprintf,  // a call of CUDA's extern vprintf (device printf): ops[0] Mem, the caller's 4-byte result
+            // variable (None: no result), ops[1] Mem the format pointer's, ops[2] Mem the argument
+            // buffer pointer's 8-byte variables; all per-thread local offsets (docs/isa-encoding.md)
   Count
 };
 

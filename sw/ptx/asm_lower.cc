@@ -118,6 +118,21 @@ void lower_call(Program& p, size_t f, size_t k, isa::Inst I) {
                F.vars[in.call_rets[j]].size, k);
 }
 
+// vprintf (docs/isa-encoding.md, "Device printf"): the SM reads the format and argument pointers
+// from the caller's call-block variables and writes the result to its result variable, so the
+// instruction names their local offsets and needs no copies.
+void lower_vprintf(Program& p, size_t f, size_t k, isa::Inst I) {
+  const Instr& in = p.m.funcs[f].body[k];
+  auto local = [&](uint32_t var) { return isa::Operand{OpKind::Mem, false, isa::kNoReg, int64_t(p.lbase[f] + p.var_off[f][var])}; };
+  I.nops = 3;
+  I.mod.space = Space::Local;
+  I.mod.flags = 0;
+  I.ops[0] = in.call_rets.empty() ? isa::Operand{} : local(in.call_rets[0]);
+  I.ops[1] = local(in.call_args[0]);
+  I.ops[2] = local(in.call_args[1]);
+  p.sites.push_back({f, k, I, false});
+}
+
 }  // namespace
 
 void lower_functions(Program& p, const Image& img) {
@@ -134,6 +149,7 @@ void lower_functions(Program& p, const Image& img) {
       isa::Inst I = rename_slots(p, f, in);
       resolve_refs(p, img, f, in, I);
       if (I.op == Opcode::Call) lower_call(p, f, k, I);
+      else if (I.op == Opcode::Vprintf) lower_vprintf(p, f, k, I);
       else p.sites.push_back({f, k, I, false});
     }
     p.site_of[f][F.body.size()] = p.fend[f] = p.sites.size();

@@ -53,6 +53,7 @@ void Parser::resolve_call(const CallUse& cu) {
   if (callee < 0) fail(fmt::format("unknown function '{}'", name));
   auto& f = mod_.funcs[size_t(callee)];
   if (f.entry) fail(fmt::format("call of kernel '{}'", name));
+  if (!f.has_body && name == "vprintf") return resolve_vprintf(cu, callee);
   if (!f.has_body) fail(fmt::format("function '{}' has no body in this module (no linking)", name));
   if (f.params.size() != in.call_args.size() || f.rets.size() != in.call_rets.size())
     fail(fmt::format("call of '{}' with {} arguments and {} results, it has {} and {}", name,
@@ -63,6 +64,28 @@ void Parser::resolve_call(const CallUse& cu) {
   for (size_t j = 0; j < f.rets.size(); ++j)
     if (caller.vars[in.call_rets[j]].size != f.rets[j].size) fail(fmt::format("result {} size mismatch", j));
   in.callee = callee;
+}
+
+// Device printf: CUDA's extern `vprintf(const char* format, void* args)` (a b32 result, two b64
+// parameters) is not linked but executed as one instruction, Vprintf, whose operands the assembler
+// fills with the call-block variables' local offsets (asm_lower.cc).
+void Parser::resolve_vprintf(const CallUse& cu, int callee) {
+  auto& in = mod_.funcs[cu.fn].body[cu.instr];
+  auto& f = mod_.funcs[size_t(callee)];
+  auto& caller = mod_.funcs[cu.fn];
+  auto fail = [&](const std::string& m) { throw ParseError(file_, cu.tok.line, cu.tok.col, m, in.text); };
+  auto sized = [](const Var& v, uint64_t n) { return v.size == n; };
+  if (f.params.size() != 2 || !sized(f.params[0], 8) || !sized(f.params[1], 8) || f.rets.size() > 1 ||
+      (f.rets.size() == 1 && !sized(f.rets[0], 4)))
+    fail("vprintf must be declared as CUDA does: (.param .b32 ret) vprintf (.param .b64 format, .param .b64 args)");
+  if (in.call_args.size() != 2 || in.call_rets.size() > 1)
+    fail(fmt::format("call of 'vprintf' with {} arguments and {} results, it has 2 and at most 1",
+                     in.call_args.size(), in.call_rets.size()));
+  for (size_t j = 0; j < 2; ++j)
+    if (caller.vars[in.call_args[j]].size != 8) fail(fmt::format("argument {} size mismatch", j));
+  if (!in.call_rets.empty() && caller.vars[in.call_rets[0]].size != 4) fail("result 0 size mismatch");
+  in.callee = callee;
+  in.inst.op = isa::Opcode::Vprintf;
 }
 
 }  // namespace detail

@@ -148,6 +148,7 @@ class Parser : TokenStream {
 
   // --- module level (parser.cc)
   void resolve_call(const CallUse& cu);
+  void resolve_vprintf(const CallUse& cu, int callee);
 
   // --- directives, functions, statements (parse_decl.cc)
   void module_directive();

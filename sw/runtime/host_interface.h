@@ -44,6 +44,9 @@ class HostInterface {
   // so a kernel that reads outside its buffers gets an address error. Default: no checking.
   virtual void map_global(uint64_t /*addr*/, uint64_t /*size*/) {}
   virtual void unmap_global(uint64_t /*addr*/) {}
+  // What the kernels' threads printed (device printf) since the last call, in the platform's
+  // order; the runtime takes it when it synchronises. Default: nothing.
+  virtual std::string take_device_output() { return {}; }
 };
 
 }  // namespace gpuvp::rt

@@ -104,6 +104,17 @@ void HostRuntime::memset(DevPtr dst, uint8_t v, size_t n) {
   host_.bus_write(dst, buf.data(), n);
 }
 
+// Memories take a write of a power-of-two size as one access, which must be naturally aligned; a
+// .global of .align 1 (nvcc's printf strings) need not be: its first byte then goes alone and the
+// rest, of another size, as a burst.
+void HostRuntime::write_variable(uint64_t addr, const uint8_t* data, size_t n) {
+  if (n > 1 && (n & (n - 1)) == 0 && addr % n != 0) {
+    host_.bus_write(addr, data, 1);
+    ++addr, ++data, --n;
+  }
+  host_.bus_write(addr, data, n);
+}
+
 Module HostRuntime::load_module(const std::string& text, const std::string& source_name) {
   synchronize();
   const DeviceProps& p = host_.props();
@@ -130,7 +141,7 @@ Module HostRuntime::load_module(const std::string& text, const std::string& sour
   for (auto& g : img->globals) {
     std::vector<uint8_t> init = g.init;
     init.resize(g.size, 0);
-    if (g.size) host_.bus_write(g.address, init.data(), init.size());
+    if (g.size) write_variable(g.address, init.data(), init.size());
   }
   sys_next_ = layout.code_base - p.sysmem_base + img->code.size();
   const_next_ = layout.const_base - p.cmem_base + img->const_data.size();
@@ -222,13 +233,21 @@ uint64_t HostRuntime::launch(const Module& m, const std::string& kernel, Dim3 gr
   return st.launch_id;
 }
 
+// CUDA prints a kernel's printf buffer when the host synchronises with it.
+void HostRuntime::print_device_output() {
+  std::string text = host_.take_device_output();
+  if (out_ && !text.empty()) *out_ << text << std::flush;
+}
+
 void HostRuntime::synchronize() {
   if (!running_) return;
   LaunchStats st = *running_;
   running_.reset();
   try {
     host_.wait_kernel_done(st.start_ps, st.end_ps);
+    print_device_output();
   } catch (const DeviceError& e) {
+    print_device_output();  // what the threads printed before the error, as CUDA flushes it too
     // The SM knows PCs, blocks and lanes; only the runtime knows which kernel that was.
     DeviceErrorInfo info = e.info();
     info.kernel = st.kernel;

@@ -1,5 +1,6 @@
 #pragma once
 // The runtime a host program uses, over the platform's HostInterface.
+#include <iostream>
 #include <map>
 #include <optional>
 #include <vector>
@@ -30,12 +31,15 @@ class HostRuntime : public Runtime {
   uint64_t launch(const Module& m, const std::string& kernel, Dim3 grid, Dim3 block, const KernelArgs& args,
                   uint32_t dyn_shmem = 0, uint32_t blocks_per_core = 0) override;
   void synchronize() override;
+  void set_device_output(std::ostream* out) override { out_ = out; }
   const std::vector<LaunchStats>& launches() const override { return launches_; }
   const DeviceProps& device() const override { return host_.props(); }
 
  private:
   // The allocation containing [p, p+n), or throws RuntimeError naming the range.
   void check_range(DevPtr p, size_t n, const char* what) const;
+  void print_device_output();
+  void write_variable(uint64_t addr, const uint8_t* data, size_t n);
 
   HostInterface& host_;
   std::map<DevPtr, size_t> allocs_;  // start -> size
@@ -44,6 +48,7 @@ class HostRuntime : public Runtime {
   std::vector<LaunchStats> launches_;
   std::optional<LaunchStats> running_;  // started, not yet waited for
   std::string running_source_;
+  std::ostream* out_ = &std::cout;
 };
 
 }  // namespace gpuvp::rt

@@ -7,6 +7,7 @@
 // messages say what and where.
 #include <cstdint>
 #include <cstring>
+#include <iosfwd>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -94,7 +95,10 @@ class Runtime {
   virtual uint64_t launch(const Module& m, const std::string& kernel, Dim3 grid, Dim3 block, const KernelArgs& args,
                           uint32_t dyn_shmem = 0, uint32_t blocks_per_core = 0) = 0;
   // Waits until every launched kernel has finished; throws DeviceError if the GPU stopped one.
+  // What the kernel's threads printed (device printf) is written to the device output then.
   virtual void synchronize() = 0;
+  // Where synchronize() writes device printf's text: std::cout unless set; nullptr drops it.
+  virtual void set_device_output(std::ostream* out) = 0;
 
   // Statistics of the finished launches, in launch order.
   virtual const std::vector<LaunchStats>& launches() const = 0;

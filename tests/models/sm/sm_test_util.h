@@ -28,6 +28,9 @@ struct ArrayEnv : CoreEnv {
   uint64_t latency = 10;
   std::map<Port, uint64_t> count;
   std::vector<std::pair<uint64_t, unsigned>> global_log;  // (addr, len) of global accesses
+  std::vector<DevicePrint> printed;  // device printf's texts, in the order the core printed them
+
+  void print(DevicePrint line) override { printed.push_back(std::move(line)); }
 
   uint8_t* at(Port p, uint64_t a, unsigned len) {
     std::vector<uint8_t>* v = p == Port::Fetch ? &code : p == Port::Const ? &cnst : &glob;

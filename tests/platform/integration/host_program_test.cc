@@ -2,6 +2,9 @@
 // SystemC elaborates once per process): what docs/user-guide.md shows a user.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <sstream>
+
 #include "sw/isa/device_error.h"
 #include "platform/platform.h"
 #include "sw/kernels/kernels.h"
@@ -91,4 +94,28 @@ TEST_CASE("host program: a kernel reading outside memory is a device error namin
     }
   });
   CHECK(thrown);
+}
+
+TEST_CASE("host program: device printf goes to the runtime's device output when it synchronises") {
+  std::ifstream f(GPUVP_TEST_DATA "/exec/printf_bad.ptx");
+  std::stringstream ptx;
+  ptx << f.rdbuf();
+  Platform p(Config::preset("tx2"));
+  std::ostringstream os;
+  std::vector<int32_t> ret;
+  p.run([&](rt::Runtime& rt) {
+    rt.set_device_output(&os);
+    auto m = rt.load_module(ptx.str(), "printf_bad.ptx");
+    const std::string format = "thread %u, format in a buffer\n";  // printf_bad.cu: printf(fmt, threadIdx.x)
+    auto dfmt = rt.malloc(format.size() + 1), dout = rt.malloc(2 * 4);
+    rt.memcpy_h2d(dfmt, format.c_str(), format.size() + 1);
+    rt::KernelArgs args;
+    args.ptr(dfmt).ptr(dout);
+    rt.launch(m, "print_fmt", {1}, {2}, args);
+    CHECK(os.str().empty());  // the kernel runs: nothing is printed before the host synchronises
+    rt.synchronize();
+    CHECK(os.str() == "thread 0, format in a buffer\nthread 1, format in a buffer\n");
+    ret = rt.download<int32_t>(dout, 2);
+  });
+  CHECK(ret == std::vector<int32_t>{1, 1});
 }

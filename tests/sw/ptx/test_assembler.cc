@@ -355,6 +355,35 @@ TEST_CASE("call forms and unsupported call uses are rejected", "[assembler][erro
   CHECK(error_of(rec) == "t.ptx:6:2: recursive call of 'f' is not supported: call.uni f, ();");
 }
 
+TEST_CASE("vprintf: CUDA's extern declaration becomes one Vprintf instruction, others are refused", "[assembler][printf]") {
+  const std::string head = ".version 9.0\n.target sm_75\n.address_size 64\n";
+  const std::string decl =
+      ".extern .func (.param .b32 func_retval0) vprintf (.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);\n";
+  const std::string call = ".visible .entry k()\n{\n\t.param .b64 p0;\n\t.param .b64 p1;\n\t.param .b32 r0;\n"
+                           "\tcall.uni (r0), vprintf, (p0, p1);\n\tret;\n}\n";
+  auto img = ptx::assemble_text(head + decl + call, "t.ptx", kLayout);
+  auto code = decode_kernel(img, img.kernels.at(0));
+  REQUIRE(code.size() == 2);  // no argument copies: the SM reads the call-block variables
+  const isa::Inst& v = code[0];
+  CHECK(v.op == Opcode::Vprintf);
+  CHECK(v.mod.space == isa::Space::Local);
+  REQUIRE(v.nops == 3);
+  // the kernel's frame: p0 at 0, p1 at 8, r0 at 16 (declaration order)
+  CHECK((v.ops[0].kind == isa::OpKind::Mem && v.ops[0].imm == 16));
+  CHECK((v.ops[1].kind == isa::OpKind::Mem && v.ops[1].imm == 0));
+  CHECK((v.ops[2].kind == isa::OpKind::Mem && v.ops[2].imm == 8));
+  CHECK(img.kernels.at(0).local_bytes >= 20);
+  const std::string other = ".extern .func (.param .b32 func_retval0) vprintf (.param .b64 a);\n";
+  CHECK(error_of(head + other + call) ==
+        "t.ptx:10:17: vprintf must be declared as CUDA does: (.param .b32 ret) vprintf (.param .b64 format, "
+        ".param .b64 args): call.uni (r0), vprintf, (p0, p1);");
+  const std::string ext = ".extern .func (.param .b32 func_retval0) puts (.param .b64 a, .param .b64 b);\n";
+  std::string puts_call = call;
+  puts_call.replace(puts_call.find("vprintf"), 7, "puts");
+  CHECK(error_of(head + ext + puts_call) ==
+        "t.ptx:10:17: function 'puts' has no body in this module (no linking): call.uni (r0), puts, (p0, p1);");
+}
+
 TEST_CASE("disassembly names every opcode and modifier of the sample kernels", "[disassembler]") {
   auto img = ptx::assemble_text(slurp(GPUVP_TEST_DATA "/ptx/basic.ptx"), "basic.ptx", kLayout);
   std::string text = isa::disassemble(img.code.data(), img.code.size(), kLayout.code_base);

@@ -15,6 +15,7 @@ static const char* kAll = R"(.version 9.0
 .global .align 8 .b8 gbuf[64];
 .shared .align 8 .b8 sbuf[128];
 .const .align 4 .f32 ctab[2] = {1.0, 0f40000000};
+.extern .func (.param .b32 func_retval0) vprintf (.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);
 .visible .entry all(.param .u64 all_p0, .param .align 8 .b8 all_p1[16])
 .maxntid 128, 1, 1
 {
@@ -129,6 +130,15 @@ static const char* kAll = R"(.version 9.0
   match.all.sync.b32 %r1|%p3, %r2, %r3;
   vabsdiff4.u32.u32.u32 %r1, %r1, %r2, %r3;
   vabsdiff4.s32.s32.s32.add %r1, %r1, %r2, %r3;
+  {
+  .param .b64 param0;
+  st.param.b64 [param0], %rd1;
+  .param .b64 param1;
+  st.param.b64 [param1], 0;
+  .param .b32 retval0;
+  call.uni (retval0), vprintf, (param0, param1);
+  ld.param.b32 %r1, [retval0];
+  }
   @!%p1 bra.uni $L__done;
   trap;
 $L__done:
@@ -149,7 +159,7 @@ TEST_CASE("every opcode assembles, round-trips and disassembles", "[coverage]") 
   CHECK(k.params[1].align == 8);
   CHECK(k.param_bytes == 24);
   CHECK(k.static_shared_bytes == 128);
-  CHECK(k.local_bytes == 16);
+  CHECK(k.local_bytes == 40);  // the depot, then vprintf's call block: two b64 arguments and the b32 result
   CHECK(img.const_data == std::vector<uint8_t>{0, 0, 0x80, 0x3F, 0, 0, 0, 0x40});
   std::set<isa::Opcode> seen;
   uint64_t pc = k.entry;
@@ -230,7 +240,7 @@ TEST_CASE("every opcode assembles, round-trips and disassembles", "[coverage]") 
                         "tanh.approx.f32", "copysign.f32", "cnot.b32", "rsqrt.approx.f64", "rcp.rn.f64",
                         "add.cc.u32", "addc.cc.u32", "sub.cc.s64", "subc.s64", "mad.lo.cc.u32", "madc.hi.cc.u32",
                         "bar.red.popc.u32", "bar.red.and.pred", "match.any.sync.b64", "match.all.sync.b32 %r",
-                        "vabsdiff4.u32.u32.u32", "vabsdiff4.s32.s32.s32.add"})
+                        "vabsdiff4.u32.u32.u32", "vabsdiff4.s32.s32.s32.add", "vprintf.local [0x20], [0x10], [0x18]"})
     CHECK(text.find(s) != std::string::npos);
 }
 

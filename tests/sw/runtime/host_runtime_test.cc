@@ -4,6 +4,8 @@
 
 #include <cstring>
 #include <map>
+#include <sstream>
+#include <utility>
 
 #include "sw/isa/address_map.h"
 #include "sw/isa/config_regs.h"
@@ -22,6 +24,7 @@ class FakeHost : public rt::HostInterface {
   rt::DeviceProps p;
   bool fail_kernel = false;
   int waits = 0;  // wait_kernel_done calls
+  std::string printed;  // what the kernel's threads printed, taken at the next synchronisation
 
   FakeHost() {
     p.name = "fake";
@@ -61,6 +64,7 @@ class FakeHost : public rt::HostInterface {
     e = 1000 + 10000 * 37;  // 37 cycles of 10 ns
   }
   const rt::DeviceProps& props() const override { return p; }
+  std::string take_device_output() override { return std::exchange(printed, ""); }
   void wait_ns(double ns) override { waited_ns += ns; }
   double waited_ns = 0;
   uint32_t reg(unsigned idx) {
@@ -220,4 +224,49 @@ TEST_CASE("runtime: shared memory per block and blocks that fit") {
   CHECK(rt::blocks_that_fit(p, 32, 10, 8192, &why) == 2);   // shared memory
   CHECK(rt::blocks_that_fit(p, 32, 10, 20000, &why) == 0);
   CHECK_THAT(why, Contains("shared memory per SM"));
+}
+
+TEST_CASE("runtime: .global variables at odd addresses are written in accesses the memory takes") {
+  FakeHost h;
+  rt::HostRuntime r(h);
+  const char* ptx = R"(.version 9.0
+.target sm_75
+.address_size 64
+.global .align 1 .b8 a[1] = {7};
+.global .align 1 .b8 s[4] = {1, 2, 3, 4};
+.global .align 1 .b8 t[6] = {5, 6, 7, 8, 9, 10};
+.visible .entry k() { ret; }
+)";
+  h.writes.clear();
+  rt::Module m = r.load_module(ptx, "odd.ptx");
+  uint64_t base = m.image->globals.at(0).address;
+  // a: 1 byte; s (4 bytes at base + 1): its first byte alone, then a 3-byte burst; t: one burst.
+  std::vector<std::pair<uint64_t, size_t>> want{{base, 1}, {base + 1, 1}, {base + 2, 3}, {base + 5, 6}};
+  std::vector<std::pair<uint64_t, size_t>> globals;
+  for (auto& w : h.writes)
+    if (w.first >= h.p.gmem_base && w.first < h.p.gmem_base + h.p.gmem_size) globals.push_back(w);
+  CHECK(globals == want);
+  CHECK(h.mem[base + 1] == 1);
+  CHECK(h.mem[base + 4] == 4);
+}
+
+TEST_CASE("runtime: what the threads printed is written to the device output at synchronize, also on an error") {
+  FakeHost h;
+  rt::HostRuntime r(h);
+  std::ostringstream os;
+  r.set_device_output(&os);
+  rt::Module m = r.load_module(kernels::ptx("vectorAdd"), "vectorAdd.ptx");
+  rt::DevPtr a = r.malloc(4096);
+  rt::KernelArgs args;
+  args.ptr(a).ptr(a).ptr(a).i32(1000);
+  r.launch(m, "vectorAdd", {4}, {256}, args);
+  h.printed = "line 1\nline 2\n";
+  CHECK(os.str().empty());
+  r.synchronize();
+  CHECK(os.str() == "line 1\nline 2\n");
+  r.launch(m, "vectorAdd", {4}, {256}, args);
+  h.printed = "before the error\n";
+  h.fail_kernel = true;
+  CHECK_THROWS_AS(r.synchronize(), DeviceError);
+  CHECK(os.str() == "line 1\nline 2\nbefore the error\n");
 }

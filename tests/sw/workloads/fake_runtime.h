@@ -57,6 +57,7 @@ class FakeRuntime : public rt::Runtime {
     return stats_.back().launch_id;
   }
   void synchronize() override {}
+  void set_device_output(std::ostream*) override {}  // its kernels print nothing
   const std::vector<rt::LaunchStats>& launches() const override { return stats_; }
   size_t live_allocations() const { return mem_.size(); }
 
