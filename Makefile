@@ -6,7 +6,7 @@ WORKLOAD ?= vectorAdd
 # CI sets WERROR=ON: project code must compile without warnings.
 WERROR ?= OFF
 
-.PHONY: run simulate test build setup clean
+.PHONY: run simulate test test-sanitize build setup clean
 
 setup:
 	scripts/setup
@@ -28,6 +28,16 @@ simulate: setup build
 # Builds and runs the whole test suite through CTest (installing what is missing first).
 test: setup build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The whole suite again, built with AddressSanitizer and UndefinedBehaviorSanitizer (RelWithDebInfo, in
+# $(SAN_BUILD)): any report fails the test that caused it (docs/validation.md, "Sanitizers").
+SAN_BUILD ?= build-sanitize
+test-sanitize: setup
+	cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUVP_WERROR=$(WERROR) \
+	  -DGPUVP_SANITIZE=address,undefined > /dev/null
+	cmake --build $(SAN_BUILD) -j $(JOBS)
+	cd $(SAN_BUILD) && ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS)
 
 clean:
 	rm -rf $(BUILD)
