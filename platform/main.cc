@@ -144,7 +144,9 @@ int cmd_run(const ConfigOpts& co, const std::string& workload, const std::string
   if (!stats_file.empty()) check_output(stats_file, "--stats");
   if (!timeline_file.empty()) check_output(timeline_file, "--timeline");
   if (!vcd_file.empty()) check_output(vcd_file + ".vcd", "--vcd");
-  Platform p(c);
+  PlatformHooks hooks;
+  hooks.arbiter_pins = !vcd_file.empty();  // waveforms show the arbiters' pins
+  Platform p(c, hooks);
   if (!vcd_file.empty()) p.trace_vcd(vcd_file);
   wl::Result result;
   p.run([&](rt::Runtime& rt) { result = w->run(rt, lc, seed); });

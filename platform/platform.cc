@@ -85,6 +85,10 @@ void PlatformImpl::build_arbiters() {
     ac.path = std::string("gpu.") + nm;
     ac.sequential_search = cfg.s("arbiter.search") == "sequential";
     ArbitratedTarget::CoreFactory core;
+    if (!rtl && hooks.arbiter_pins)
+      core = [this, ac](const char* core_name, unsigned k) -> std::unique_ptr<StallArbiterCore> {
+        return std::make_unique<StallArbiter>(core_name, k, clk, reg, ac.path, ac.sequential_search);
+      };
     if (rtl)
       core = [this, ac](const char* core_name, unsigned k) -> std::unique_ptr<StallArbiterCore> {
         auto c = std::make_unique<RtlStallArbiter>(core_name, k, clk, reg, ac.path, ac.sequential_search);

@@ -55,6 +55,9 @@ struct PlatformHooks {
   // Asked once per link (names: Platform::link_names()) while the platform is wired; an empty
   // Interposer leaves the link as it is. The module must live as long as the platform.
   std::function<Interposer(const std::string& link)> interpose;
+  // Arbiter models behind req/ack/grant/stall signals, as an RTL core is, so that trace_vcd can show
+  // them; cycle-equal to, and slower than, the default transaction-level arbiters.
+  bool arbiter_pins = false;
 };
 
 class Platform {
@@ -66,7 +69,8 @@ class Platform {
   const rt::DeviceProps& props() const;
   const Config& config() const;
 
-  // Waveforms of the scheduler, arbiters and SM handshakes; call before run().
+  // Waveforms of the scheduler, arbiters and SM handshakes; call before run(). The arbiters' pins
+  // are traced when they have pins (arbiter.impl = rtl, or PlatformHooks::arbiter_pins).
   void trace_vcd(const std::string& path_without_extension);
 
   // Runs `host` in the host thread (it drives the GPU through the runtime) and returns when it

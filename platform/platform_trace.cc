@@ -11,9 +11,11 @@ void Platform::trace_vcd(const std::string& path) {
   p.vcd = sc_core::sc_create_vcd_trace_file(path.c_str());
   p.vcd->set_time_unit(1, sc_core::SC_PS);  // tk1/tx2 clock periods are not whole nanoseconds
   auto t = [&](const auto& sig, const std::string& nm) { sc_core::sc_trace(p.vcd, sig, nm); };
-  // The arbiters' pins, traced on the core's ports (the same for the model and an RTL core).
+  // The arbiters' pins, traced on the core's ports (the same for the model and an RTL core); the
+  // transaction-level arbiters have none.
   for (auto* a : p.arbiters()) {
-    StallArbiterCore& c = a->core();
+    if (!a->pin_core()) continue;
+    StallArbiterCore& c = *a->pin_core();
     for (unsigned i = 0; i < c.size(); ++i) {
       std::string base = fmt::format("{}.", a->basename());
       t(c.req[i], base + fmt::format("req_{}", i));

@@ -9,17 +9,21 @@
 //   2. one transaction per requester at a time (a second caller on the same in[i] queues);
 //   3. raise req[i], wait for grant[i];
 //   4. forward through `out` with a zero delay and a HoldExtension; the resource adds its time to
-//      the delay and the wrapper waits the part the resource is busy (all of it, unless a pipelined
-//      target says otherwise in the extension), so the grant is held during that time;
-//   5. drop req[i] and raise ack[i] (high for one clock period; a helper process drops it) and
-//      return, annotating the resource's remaining (pipelined) latency as the delay.
+//      the delay, and the part the resource is busy (all of it, unless a pipelined target says
+//      otherwise in the extension) is the time the grant is held;
+//   5. return with the resource's whole latency as the delay; at the end of the hold a helper
+//      process drops req[i] and raises ack[i] (high for one clock period).
 // With the arbiter timing of stall_arbiter.h: a caller arriving at t (first edge strictly after t
 // is edge k) is granted at edge k+1 when nobody else is waiting, the resource latency L (a
 // multiple of T) elapses, ack is written at (k+1)T+L and sampled one edge later; the next
 // requester is granted two edges after the ack was written.
 //
-// The wrapper talks to the core only through signals (req, ack, grant, stall), so the core can be
-// the SystemC model or a Verilated RTL core with the same pins: pass a CoreFactory.
+// The wrapper talks to a core given by a CoreFactory only through signals (req, ack, grant, stall),
+// so the core can be the SystemC model or a Verilated RTL core with the same pins. Without a factory
+// it uses the SystemC model without pins (transaction_arbiter.h), cycle-equal and much cheaper: a
+// caller is not synchronised first (its req rises at now + delay), and the call returns at the grant
+// with the resource's whole latency annotated; the grant is held (and ack pulsed) as above. An
+// initiator that needs the instant the port frees attaches a ReleaseExtension (hold_extension.h).
 // Statistics (grants, stalled cycles) are measured on the pins, so they are the same for any core.
 // transport_dbg is forwarded without arbitration; DMI is refused (it would bypass the arbiter).
 #include <systemc>
@@ -33,6 +37,7 @@
 #include <vector>
 
 #include "models/arbiter/stall_arbiter.h"
+#include "models/arbiter/transaction_arbiter.h"
 #include "models/common/clock.h"
 #include "models/common/hold_extension.h"
 #include "models/common/registry.h"
@@ -60,28 +65,38 @@ class ArbitratedTarget : public sc_core::sc_module {
   SC_HAS_PROCESS(ArbitratedTarget);
 
   unsigned size() const { return cfg_.requesters; }
-  StallArbiterCore& core() { return *core_; }
+  // The pin-level core (a factory was given), else nullptr.
+  StallArbiterCore* pin_core() { return core_.get(); }
+  // The transaction-level core (no factory), else nullptr.
+  TransactionArbiter* transaction_core() { return direct_.get(); }
   // Measured on the pins; a stall in progress counts up to the current cycle.
   ArbiterPortStats stats(unsigned i) const;
   uint64_t transactions(unsigned i) const { return transactions_.at(i); }
 
  private:
   void b_transport(int id, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  void transport_direct(unsigned i, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  void wait_turn(unsigned i);
+  void leave(unsigned i);
+  sc_core::sc_time forward(unsigned i, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   unsigned transport_dbg(int id, tlm::tlm_generic_payload& trans);
   bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi);
-  void drop_acks();
+  void ack_pins();
   void monitor();
 
   using Sig = sc_core::sc_signal<bool, sc_core::SC_MANY_WRITERS>;
   ArbitratedTargetConfig cfg_;
   std::unique_ptr<StallArbiterCore> core_;
+  std::unique_ptr<TransactionArbiter> direct_;
   sc_core::sc_vector<Sig> req_, ack_;
   sc_core::sc_vector<sc_core::sc_signal<bool>> grant_, stall_;
   std::vector<bool> busy_;
   std::vector<std::unique_ptr<sc_core::sc_event>> free_ev_;
-  std::vector<sc_core::sc_time> ack_until_;
-  std::vector<bool> ack_on_;
-  sc_core::sc_event ack_drop_ev_;
+  // ack[i]: Posted to rise (and req[i] to fall) at ack_at_[i], then High until ack_at_[i].
+  enum AckPin : uint8_t { AckLow, AckPosted, AckHigh };
+  std::vector<AckPin> ack_pin_;
+  std::vector<sc_core::sc_time> ack_at_;
+  sc_core::sc_event ack_ev_;
   std::vector<ArbiterPortStats> stats_;
   std::vector<bool> stall_seen_, grant_seen_;
   std::vector<uint64_t> stall_since_;

@@ -19,26 +19,29 @@ unsigned lowest_bit(uint64_t v) {
 }
 }  // namespace
 
-StallArbiter::StallArbiter(sc_core::sc_module_name name, unsigned n, const Clock& clock, Registry& reg,
-                           const std::string& path, bool sequential)
-    : StallArbiterCore(name, n),
-      n_(n),
-      clock_(clock),
+StallArbiterLogic::StallArbiterLogic(unsigned n, Registry& reg, const std::string& path, bool sequential,
+                                     std::function<void()> wake)
+    : n_(n),
       path_(path),
       sequential_(sequential),
       last_width_(std::max(1u, clog2(n))),
-      all_(n >= 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1)),
+      all_(n >= 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1)) {
+  if (n == 0 || n > 64) throw std::invalid_argument(fmt::format("{}: arbiter needs 1..64 requesters, got {}", path, n));
+  r_.last = n - 1;  // the first pick scans from requester 0
+  reg.add_field(path + ".state", 2, &r_.state, wake);
+  reg.add_field(path + ".last", last_width_, &r_.last, wake);
+  reg.add_field(path + ".grant", n, &r_.grant, wake);
+  reg.add_field(path + ".stall", n, &r_.stall, wake);
+}
+
+StallArbiter::StallArbiter(sc_core::sc_module_name name, unsigned n, const Clock& clock, Registry& reg,
+                           const std::string& path, bool sequential)
+    : StallArbiterCore(name, n),
+      StallArbiterLogic(n, reg, path, sequential, [this] { wake(); }),
+      clock_(clock),
       edge_(clock),
       stats_(n),
       stall_since_(n, 0) {
-  if (n == 0 || n > 64) throw std::invalid_argument(fmt::format("{}: arbiter needs 1..64 requesters, got {}", path, n));
-  r_.last = n - 1;  // the first pick scans from requester 0
-  auto w = [this] { wake(); };
-  reg.add_field(path + ".state", 2, &r_.state, w);
-  reg.add_field(path + ".last", last_width_, &r_.last, w);
-  reg.add_field(path + ".grant", n, &r_.grant, w);
-  reg.add_field(path + ".stall", n, &r_.stall, w);
-
   SC_METHOD(process);  // runs once at time 0: drives the reset outputs
   // A falling ack changes nothing by itself (the edge that saw it high already acted): only its rise wakes.
   for (unsigned i = 0; i < n; ++i) sensitive << req[i] << ack[i].pos();
@@ -54,7 +57,7 @@ void StallArbiter::sample(uint64_t& rq, uint64_t& ak) const {
   }
 }
 
-StallArbiter::Regs StallArbiter::next(const Regs& r, uint64_t rq, uint64_t ak) const {
+StallArbiterLogic::Regs StallArbiterLogic::next(const Regs& r, uint64_t rq, uint64_t ak) const {
   Regs x = r;
   rq &= all_;
   ak &= all_;

@@ -47,6 +47,7 @@
 #include <systemc>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -73,7 +74,9 @@ class StallArbiterCore : public sc_core::sc_module {
   unsigned size() const { return static_cast<unsigned>(req.size()); }
 };
 
-class StallArbiter : public StallArbiterCore {
+// The arbiter's registers and next-state function (the equations above), registered under a path:
+// shared by the pin-level model below and the transaction-level one (transaction_arbiter.h).
+class StallArbiterLogic {
  public:
   enum State : uint8_t { IDLE = 0, REQUESTED = 1, WAITING_ACK = 2 };
 
@@ -88,6 +91,27 @@ class StallArbiter : public StallArbiterCore {
     bool operator!=(const Regs& o) const { return !(*this == o); }
   };
 
+  // n = number of requesters (1..64); the registers are registered under `path` and a registry
+  // write calls `wake`. sequential: the round-robin search looks at one requester per cycle.
+  StallArbiterLogic(unsigned n, Registry& reg, const std::string& path, bool sequential, std::function<void()> wake);
+
+  const Regs& regs() const { return r_; }
+  // The pure next-state function (documented above); public so that tests and the RTL
+  // equivalence checker can use it.
+  Regs next(const Regs& r, uint64_t req, uint64_t ack) const;
+  unsigned last_width() const { return last_width_; }
+
+ protected:
+  unsigned n_;
+  std::string path_;
+  bool sequential_;
+  unsigned last_width_;
+  uint64_t all_;
+  Regs r_;
+};
+
+class StallArbiter : public StallArbiterCore, public StallArbiterLogic {
+ public:
   // n = number of requesters (1..64). path = registry prefix, e.g. "gpu.arb_gmem_rd".
   // sequential: the round-robin search looks at one requester per cycle (arbiter.search).
   StallArbiter(sc_core::sc_module_name name, unsigned n, const Clock& clock, Registry& reg, const std::string& path,
@@ -97,13 +121,8 @@ class StallArbiter : public StallArbiterCore {
   // Contention statistics of requester i, including a stall still in progress (up to the
   // current cycle).
   ArbiterPortStats stats(unsigned i) const;
-  const Regs& regs() const { return r_; }
   // Number of edges the model evaluated (clock-gating efficiency; tests check idle costs 0).
   uint64_t evaluations() const { return evaluations_; }
-  // The pure next-state function (documented above); public so that tests and the RTL
-  // equivalence checker can use it.
-  Regs next(const Regs& r, uint64_t req, uint64_t ack) const;
-  unsigned last_width() const { return last_width_; }
 
  private:
   void process();
@@ -111,13 +130,7 @@ class StallArbiter : public StallArbiterCore {
   void drive();
   void wake() { wake_ev_.notify(sc_core::SC_ZERO_TIME); }
 
-  unsigned n_;
   Clock clock_;
-  std::string path_;
-  bool sequential_;
-  unsigned last_width_;
-  uint64_t all_;
-  Regs r_;
   sc_core::sc_event wake_ev_;
   EdgeTimer edge_;
   uint64_t evaluations_ = 0;

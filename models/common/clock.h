@@ -49,14 +49,19 @@ class EdgeTimer {
   // Asks for an evaluation at the first edge strictly after now.
   void request() {
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    sc_core::sc_time e = clock_.next_edge(now);
+    request_at(clock_.next_edge(now));
+  }
+  // Asks for an evaluation at edge `e` (a rising edge after now).
+  void request_at(const sc_core::sc_time& e) {
     if (!pending_ || e < at_) {
       pending_ = true;
       at_ = e;
       ev_.cancel();
-      ev_.notify(e - now);
+      ev_.notify(e - sc_core::sc_time_stamp());
     }
   }
+  // An evaluation is already asked for at or before `e`.
+  bool pending_by(const sc_core::sc_time& e) const { return pending_ && at_ <= e; }
   // True, once, when the requested edge has come.
   bool take() {
     if (!pending_ || sc_core::sc_time_stamp() < at_) return false;

@@ -18,3 +18,18 @@ struct HoldExtension : tlm::tlm_extension<HoldExtension> {
 };
 
 }  // namespace gpuvp
+
+namespace gpuvp {
+
+// When the arbitrated port a transaction went through is free again, set by the arbiter if the
+// initiator attached this: a transaction-level arbiter returns at the grant with the whole latency
+// annotated, so the instant the call returns no longer says when the port frees.
+struct ReleaseExtension : tlm::tlm_extension<ReleaseExtension> {
+  bool valid = false;
+  sc_core::sc_time at;
+
+  tlm_extension_base* clone() const override { return new ReleaseExtension(*this); }
+  void copy_from(const tlm_extension_base& e) override { *this = static_cast<const ReleaseExtension&>(e); }
+};
+
+}  // namespace gpuvp

@@ -1,5 +1,6 @@
 #include "models/common/log.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -12,6 +13,7 @@ struct State {
   Level def = Level::Warn;
   std::map<std::string, Level> prefixes;
   bool handler_installed = false;
+  Level max = Level::Warn;  // max of def and every prefix's level
   std::set<std::string> error_types;  // message types whose SC_ERROR reports must not throw
 };
 State& state() {
@@ -56,8 +58,24 @@ Level level_for(const std::string& module) {
   return l;
 }
 
-void set_level(const std::string& prefix, Level level) { state().prefixes[prefix] = level; }
-void set_default_level(Level level) { state().def = level; }
+Level max_level() { return state().max; }
+
+namespace {
+void update_max() {
+  State& s = state();
+  s.max = s.def;
+  for (auto& [p, lv] : s.prefixes) s.max = std::max(s.max, lv);
+}
+}  // namespace
+
+void set_level(const std::string& prefix, Level level) {
+  state().prefixes[prefix] = level;
+  update_max();
+}
+void set_default_level(Level level) {
+  state().def = level;
+  update_max();
+}
 
 Level parse_level(const std::string& n) {
   if (n == "error") return Level::Error;

@@ -14,6 +14,8 @@ namespace gpuvp::log {
 enum class Level { Error = 0, Warn = 1, Info = 2, Debug = 3, Trace = 4 };
 
 Level level_for(const std::string& module);
+// The most verbose level any module has: a message above it is dropped without looking its module up.
+Level max_level();
 void set_level(const std::string& module_prefix, Level level);
 void set_default_level(Level level);
 Level parse_level(const std::string& name);  // throws std::invalid_argument naming the value
@@ -23,7 +25,7 @@ void install_report_handler();
 
 template <typename... Args>
 void write(Level level, const std::string& module, fmt::format_string<Args...> f, Args&&... args) {
-  if (level > level_for(module)) return;
+  if (level > max_level() || level > level_for(module)) return;
   emit(level, module, fmt::format(f, std::forward<Args>(args)...));
 }
 template <typename... Args>

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "sw/isa/address_map.h"
+#include "models/common/hold_extension.h"
 #include "models/common/log.h"
 #include "sw/isa/config_regs.h"
 #include "models/sm/simt_core.h"
@@ -122,7 +123,10 @@ class SmCore : public CoreEnv {
     trans_.set_dmi_allowed(false);
     trans_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     if (atomic) trans_.set_extension(atomic);
+    release_ext_.valid = false;
+    trans_.set_extension(&release_ext_);
     s->b_transport(trans_, delay);
+    trans_.clear_extension(&release_ext_);
     if (atomic) trans_.clear_extension(atomic);
     if (!trans_.is_response_ok()) {
       fault.kind = trans_.get_response_status() == tlm::TLM_ADDRESS_ERROR_RESPONSE ? "address" : "tlm";
@@ -131,7 +135,8 @@ class SmCore : public CoreEnv {
       return kFail;
     }
     // The call returns when the port is released; the annotated delay is the pipelined rest.
-    release_ = (sc_time_stamp().value() + pv_ - 1) / pv_;
+    const sc_time freed = release_ext_.valid ? release_ext_.at : sc_time_stamp();
+    release_ = (freed.value() + pv_ - 1) / pv_;
     uint64_t done = (sc_time_stamp() + delay).value();
     return (done + pv_ - 1) / pv_;
   }
@@ -167,12 +172,17 @@ class SmCore : public CoreEnv {
   std::string path_;
   SimtCore core_;
   uint64_t pv_ = 1;  // clock period in sc_time ticks
-  // The payload borrows the core's AtomicExtension around an atomic transaction. If the simulation
-  // stops while a transaction is in flight (timeout, another SM's error) it is still attached:
-  // detach it so that the payload does not free what it does not own.
+  // The payload borrows the core's AtomicExtension around an atomic transaction, and our
+  // ReleaseExtension around every one. If the simulation stops while a transaction is in flight
+  // (timeout, another SM's error) they are still attached: detach them so that the payload does not
+  // free what it does not own.
   struct Payload : tlm::tlm_generic_payload {
-    ~Payload() { clear_extension<AtomicExtension>(); }
+    ~Payload() {
+      clear_extension<AtomicExtension>();
+      clear_extension<ReleaseExtension>();
+    }
   } trans_;
+  ReleaseExtension release_ext_;  // when the port frees (arbitrated_port.h)
   tlm::tlm_generic_payload dbg_;  // debug reads (peek): no extensions, reused
   std::vector<BlockRecord> records_;
   std::vector<uint64_t> issues_;  // issue cycles when recording (fault-injection triggers)

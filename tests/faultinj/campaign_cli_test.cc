@@ -484,8 +484,12 @@ TEST_CASE("campaign cli: kill -9 during a long golden run leaves nothing running
 )",
                                GPUVP_TEST_DATA));
   const pid_t pid = spawn_gpuvp({"campaign", "run", file, "--db", d("long.db"), "-q"});
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Wait (up to 10 s: a loaded machine, a sanitizer build) for the golden-run child to exist.
   int status = 0;
+  for (int k = 0; k < 1000 && live_in_group(pid).size() < 2; ++k) {
+    REQUIRE(::waitpid(pid, &status, WNOHANG) == 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   REQUIRE(::waitpid(pid, &status, WNOHANG) == 0);  // still in its golden run
   REQUIRE(live_in_group(pid).size() >= 2);         // the campaign and its golden-run child
   ::kill(pid, SIGKILL);
