@@ -66,7 +66,7 @@ void TransactionArbiter::sample(uint64_t edge, uint64_t& rq, uint64_t& ak) const
 
 void TransactionArbiter::process() {
   const uint64_t now = ticks();
-  if (edge_.take()) {
+  if (edge_.take(now)) {
     ++evaluations_;
     uint64_t rq, ak;
     sample(now, rq, ak);
@@ -80,9 +80,15 @@ void TransactionArbiter::process() {
 }
 
 // What the pins would do with the registers as they are now: the wrapper's handshake and counters.
+// Only a requester whose grant or stall changes has anything to do.
 void TransactionArbiter::drive(uint64_t now) {
+  uint64_t changed = (r_.grant ^ grant_pins_) | (r_.stall ^ stall_pins_);
+  if (!changed) return;
+  grant_pins_ = r_.grant;
+  stall_pins_ = r_.stall;
   const uint64_t cyc = now / period_;
-  for (unsigned i = 0; i < n_; ++i) {
+  for (; changed; changed &= changed - 1) {
+    const unsigned i = unsigned(__builtin_ctzll(changed));
     Port& p = ports_[i];
     const bool g = r_.grant >> i & 1u, s = r_.stall >> i & 1u;
     if (g && !p.grant_pin) ++p.stats.grants;
@@ -97,7 +103,6 @@ void TransactionArbiter::drive(uint64_t now) {
     }
     p.grant_pin = g;
     p.stall_pin = s;
-    if (p.ack && p.ack_at + period_ < now) p.ack = false;
     // (While `want`, req and the grant are still the previous transaction's.)
     if (p.waiting && g && !p.want && p.req && p.rise <= now && p.fall > now) {
       p.waiting = false;
@@ -109,7 +114,7 @@ void TransactionArbiter::drive(uint64_t now) {
 // An input changes at `t`: it is first seen at the edge after t, so an evaluation already asked for
 // by then will look again (schedule) in time.
 void TransactionArbiter::settle(uint64_t t) {
-  if (!edge_.pending_by(sc_core::sc_time::from_value(next_edge(t)))) schedule(ticks());
+  if (!edge_.pending_by(next_edge(t))) schedule(ticks());
 }
 
 // Sleep to the first edge at which a register can change: the next one if the inputs as they will
@@ -119,7 +124,7 @@ void TransactionArbiter::schedule(uint64_t now) {
   uint64_t rq, ak;
   sample(e1, rq, ak);
   if (next(r_, rq, ak) != r_) {
-    edge_.request_at(sc_core::sc_time::from_value(e1));
+    edge_.request_at(e1, now);
     return;
   }
   uint64_t change = kNever;
@@ -134,7 +139,7 @@ void TransactionArbiter::schedule(uint64_t now) {
     if (p.ack) consider(p.ack_at);
     consider(p.held_until);
   }
-  if (change != kNever) edge_.request_at(sc_core::sc_time::from_value(next_edge(change)));
+  if (change != kNever) edge_.request_at(next_edge(change), now);
 }
 
 ArbiterPortStats TransactionArbiter::stats(unsigned i) const {

@@ -72,6 +72,7 @@ class TransactionArbiter : public sc_core::sc_module, public StallArbiterLogic {
   Clock clock_;
   uint64_t period_;  // ticks
   std::vector<Port> ports_;
+  uint64_t grant_pins_ = 0, stall_pins_ = 0;  // the registers as last driven
   sc_core::sc_event wake_ev_;
   EdgeTimer edge_;
   uint64_t evaluations_ = 0;

@@ -48,23 +48,26 @@ class EdgeTimer {
   const sc_core::sc_event& event() const { return ev_; }
   // Asks for an evaluation at the first edge strictly after now.
   void request() {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    request_at(clock_.next_edge(now));
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    request_at(clock_.next_edge(sc_core::sc_time::from_value(now)).value(), now);
   }
   // Asks for an evaluation at edge `e` (a rising edge after now).
-  void request_at(const sc_core::sc_time& e) {
+  void request_at(const sc_core::sc_time& e) { request_at(e.value(), sc_core::sc_time_stamp().value()); }
+  // The same in sc_time ticks, with now given (what a per-transaction caller has at hand).
+  void request_at(uint64_t e, uint64_t now) {
     if (!pending_ || e < at_) {
       pending_ = true;
       at_ = e;
       ev_.cancel();
-      ev_.notify(e - sc_core::sc_time_stamp());
+      ev_.notify(sc_core::sc_time::from_value(e - now));
     }
   }
-  // An evaluation is already asked for at or before `e`.
-  bool pending_by(const sc_core::sc_time& e) const { return pending_ && at_ <= e; }
+  // An evaluation is already asked for at or before `e` (ticks).
+  bool pending_by(uint64_t e) const { return pending_ && at_ <= e; }
   // True, once, when the requested edge has come.
-  bool take() {
-    if (!pending_ || sc_core::sc_time_stamp() < at_) return false;
+  bool take() { return take(sc_core::sc_time_stamp().value()); }
+  bool take(uint64_t now) {
+    if (!pending_ || now < at_) return false;
     pending_ = false;
     return true;
   }
@@ -73,7 +76,7 @@ class EdgeTimer {
   Clock clock_;
   sc_core::sc_event ev_;
   bool pending_ = false;
-  sc_core::sc_time at_;
+  uint64_t at_ = 0;  // ticks
 };
 
 }  // namespace gpuvp

@@ -137,6 +137,7 @@ namespace gpuvp::sm {
 
 const isa::Inst* InstructionBuffer::decode_into(DecEntry& e, uint64_t pc, const uint8_t* bytes, size_t len, Error& err) {
   if (e.pc == pc && e.inst.size == len && std::memcmp(e.bytes, bytes, len) == 0) return &e.inst;
+  ++decodes_;
   e.pc = ~uint64_t{0};
   std::string why;
   if (!isa::decode(bytes, len, e.inst, &why)) return undecodable(e, err, why);

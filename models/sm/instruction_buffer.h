@@ -33,6 +33,8 @@ class InstructionBuffer {
   const isa::Inst* decode_at(uint64_t pc, Error& err, bool& validated);
   const isa::Inst* fetch_words(uint64_t pc, unsigned bytes, uint64_t& now, uint64_t& fetches, Error& err,
                                bool& changed, bool& validated);
+  // Instructions decoded so far: a decoded isa::Inst (at its address) stays as it is until this changes.
+  uint64_t decodes() const { return decodes_; }
   // Records that the instruction fetch just returned for pc passed the launch's checks.
   void mark_validated(uint64_t pc) { checked_[index(pc)] = launch_gen_; }
 
@@ -62,6 +64,7 @@ class InstructionBuffer {
   std::vector<Line> lines_;
   unsigned mru_ = 0;
   uint64_t clock_ = 0;
+  uint64_t decodes_ = 0;
   uint64_t gen_ = 1;                // bumped on every fill: decoded entries re-check their bytes
   std::vector<DecEntry> dcache_;
   uint64_t launch_gen_ = 0;         // register bounds are checked once per launch per entry

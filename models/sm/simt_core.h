@@ -249,6 +249,14 @@ class SimtCore {
     bool write = false;
   } fg_;
   uint64_t fg_last_ = 0;  // cycle the last packet left the warp checker
+  // flexgrip_costs per decoded instruction, valid while the instruction buffer decodes nothing new.
+  struct FgCostsEntry {
+    const isa::Inst* in = nullptr;
+    sm::FgCosts costs;
+  };
+  std::vector<FgCostsEntry> fg_costs_cache_ = std::vector<FgCostsEntry>(256);
+  uint64_t fg_costs_decodes_ = ~uint64_t{0};
+  const sm::FgCosts& fg_costs_of(const isa::Inst& in);
   bool in_step_ = false;  // an instruction is executing (its memory accesses may be in flight)
 
   LaunchParams lp_;

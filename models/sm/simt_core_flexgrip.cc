@@ -28,7 +28,7 @@ bool SimtCore::fg_fetch(Warp& w, uint64_t pc, const Inst*& in) {
   bool validated = false;
   in = ibuf_->decode_at(pc, err, validated);
   if (!in) return fetched(w, pc, in, err, validated) != nullptr;
-  fg_.costs = sm::flexgrip_costs(*in, packets_, cfg_.fold_operands);
+  fg_.costs = fg_costs_of(*in);
   if (!fg_.costs.folded) {
     fg_.first = sm::FlexgripPipeline::Cursor{now_, 0};
     pipe_->run(fg_.first, fg_.costs.first, sm::kFetch);
@@ -45,6 +45,20 @@ bool SimtCore::fg_fetch(Warp& w, uint64_t pc, const Inst*& in) {
   }
   in = fetched(w, pc, in, err, validated);
   return in != nullptr;
+}
+
+const sm::FgCosts& SimtCore::fg_costs_of(const isa::Inst& in) {
+  if (fg_costs_decodes_ != ibuf_->decodes()) {
+    fg_costs_decodes_ = ibuf_->decodes();
+    for (FgCostsEntry& e : fg_costs_cache_) e.in = nullptr;
+  }
+  const uint64_t h = (reinterpret_cast<uintptr_t>(&in) >> 3) * 0x9E3779B97F4A7C15ull;
+  FgCostsEntry& e = fg_costs_cache_[h >> 56];
+  if (e.in != &in) {
+    e.in = &in;
+    e.costs = sm::flexgrip_costs(in, packets_, cfg_.fold_operands);
+  }
+  return e.costs;
 }
 
 // Every lane group of the instruction in flight through the stages; the warp may issue again when
