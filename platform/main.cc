@@ -309,12 +309,19 @@ int sc_main(int argc, char* argv[]) {
           throw ConfigError(fmt::format("{}: no such file, and {}", ptx_file, e.what()));
         }
       ptx::Image img = ptx::assemble_text(text, name, disasm_layout());
+      auto code = [&](uint64_t entry, uint64_t end) {
+        return isa::disassemble(img.code.data() + (entry - img.layout.code_base), end - entry, entry);
+      };
+      for (auto& f : img.functions)
+        fmt::print("// func {}{}\n{}\n", f.name,
+                   f.recursive ? fmt::format(": recursive, {} bytes per call on the call stack", f.stack_frame) : "",
+                   code(f.entry, f.end));
       for (auto& k : img.kernels) {
         fmt::print("// kernel {}: {} params ({} bytes), {} register slots, {} predicates, ~{} regs/thread, "
-                   "{} bytes shared, {} bytes local\n",
+                   "{} bytes shared, {} bytes local{}\n",
                    k.name, k.params.size(), k.param_bytes, k.num_regs, k.num_preds, k.regs_per_thread,
-                   k.static_shared_bytes, k.local_bytes);
-        fmt::print("{}\n", isa::disassemble(img.code.data() + (k.entry - img.layout.code_base), k.end - k.entry, k.entry));
+                   k.static_shared_bytes, k.local_bytes, k.call_stack ? " + the call stack" : "");
+        fmt::print("{}\n", code(k.entry, k.end));
       }
       return 0;
     }

@@ -129,6 +129,7 @@ void PlatformImpl::fill_props() {
   dev.shared_bytes = s0.shared_bytes;
   dev.shared_per_block = s0.shared_per_block;
   dev.local_bytes = s0.max_local_bytes;
+  dev.stack_bytes = s0.stack_bytes;  // the same on every SM
   for (auto& sm : sms) {
     const SmConfig& s = sm->config();
     dev.max_threads = std::min(dev.max_threads, s.max_threads);

@@ -60,7 +60,7 @@ struct Exec {
 
   // Divergence, calls and barriers (exec_control.cc).
   void call() { core.do_call(w, in, g, m); }
-  bool ret() { return core.do_ret(w, g, m); }
+  bool ret() { return core.do_ret(w, in, g, m); }
   void exit_lanes(uint32_t lanes) { core.exit_lanes(w, g, lanes); }
   void arrive_barrier(unsigned id, bool counted, uint64_t count, uint32_t votes) {
     core.arrive_barrier(w, id, counted, count, votes);

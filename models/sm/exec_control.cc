@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "models/sm/exec.h"
 
@@ -38,9 +39,10 @@ void SimtCore::exit_lanes(Warp& w, Group& g, uint32_t lanes_out) {
 
 void SimtCore::do_call(Warp& w, const isa::Inst& in, Group& g, uint32_t m) {
   // Arguments and return values were lowered by the assembler into local-memory copies around the
-  // call: a call only pushes the return address (docs/isa-encoding.md).
-  if (!w.rstack) w.rstack = new std::vector<uint64_t>[32];
+  // call: a call only saves the return address (docs/isa-encoding.md).
   uint64_t ret = g.pc + in.size;
+  if (in.nops > 1 && in.ops[1].kind == isa::OpKind::Mem) return push_frame(w, in.ops[1], ret, m);
+  if (!w.rstack) w.rstack = new std::vector<uint64_t>[32];
   lanes(m, [&](unsigned l) {
     if (w.rstack[l].size() >= kMaxCallDepth) {
       fail("stack", fmt::format("call depth exceeds {}", kMaxCallDepth), &w, int(l), 0);
@@ -50,22 +52,59 @@ void SimtCore::do_call(Warp& w, const isa::Inst& in, Group& g, uint32_t m) {
   });
 }
 
-// Returns false when the lanes exited (ret from the kernel).
-bool SimtCore::do_ret(Warp& w, Group& g, uint32_t m) {
-  uint32_t exiting = 0;
-  unsigned gi = unsigned(&g - w.groups);
-  // Pop per lane; move lanes to their return address (one move per distinct address).
-  uint64_t target[32];
-  uint32_t moving = 0;
+// A call of a recursive function: `end` is the end of the callee's frame on the lane's call stack
+// (docs/isa-encoding.md, "Call stack"), which must lie in the thread's local memory; the frame's
+// last 8 bytes take the return address.
+void SimtCore::push_frame(Warp& w, const isa::Operand& end, uint64_t ret, uint32_t m) {
+  uint64_t tmp[32];
+  const uint64_t* e = src(end, w, m, tmp);
+  lanes(m, [&](unsigned l) {
+    if (has_error_) return;
+    if (e[l] < 8 || e[l] > lp_.local_bytes) {
+      fail("stack",
+           fmt::format("stack overflow: the callee's frame would end at local offset {:#x}, beyond the thread's {} "
+                       "bytes of local memory (its frames and the {}-byte call stack, sm.stack_bytes)",
+                       e[l], lp_.local_bytes, cfg_.stack_bytes),
+           &w, int(l), e[l]);
+      return;
+    }
+    std::memcpy(local_ptr(w, l, isa::Space::Local, e[l] - 8, 8), &ret, 8);
+  });
+}
+
+// Return addresses of the lanes in m: from the return stack, or (ret of a recursive function) from
+// local memory at ops[0]. Lanes with an empty return stack (a kernel's ret) are in *exiting.
+bool SimtCore::pop_returns(Warp& w, const isa::Inst& in, uint32_t m, uint64_t* target, uint32_t* exiting) {
+  if (in.nops > 0 && in.ops[0].kind == isa::OpKind::Mem) {
+    uint64_t tmp[32];
+    const uint64_t* a = src(in.ops[0], w, m, tmp);
+    bool ok = true;
+    lanes(m, [&](unsigned l) {
+      const uint8_t* p = ok ? local_ptr(w, l, isa::Space::Local, a[l], 8) : nullptr;
+      if (p) std::memcpy(&target[l], p, 8);
+      ok = p != nullptr;
+    });
+    return ok;
+  }
   lanes(m, [&](unsigned l) {
     if (!w.rstack || w.rstack[l].empty()) {
-      exiting |= 1u << l;
+      *exiting |= 1u << l;
       return;
     }
     target[l] = w.rstack[l].back();
     w.rstack[l].pop_back();
-    moving |= 1u << l;
   });
+  return true;
+}
+
+// Returns false when the lanes exited (ret from the kernel) or a return address could not be read.
+bool SimtCore::do_ret(Warp& w, const isa::Inst& in, Group& g, uint32_t m) {
+  uint32_t exiting = 0;
+  unsigned gi = unsigned(&g - w.groups);
+  // Move lanes to their return address (one move per distinct address).
+  uint64_t target[32];
+  if (!pop_returns(w, in, m, target, &exiting)) return false;
+  uint32_t moving = m & ~exiting;
   while (moving) {
     unsigned l0 = unsigned(__builtin_ctz(moving));
     uint32_t same = 0;
@@ -177,6 +216,10 @@ void call(Exec& x) {
   uint32_t rest = x.g.mask & ~x.m;
   if (x.m) {
     x.call();
+    if (x.core.error()) {  // too deep: no lane moves
+      x.halt = true;
+      return;
+    }
     x.w.move(x.gi, x.m, uint64_t(x.in.ops[0].imm));
   }
   if (rest) move_at(x.w, x.pc, rest, x.next);
@@ -187,6 +230,10 @@ void ret(Exec& x) {
   x.lat() = x.cfg().lat.branch;
   uint32_t rest = x.g.mask & ~x.m;
   if (x.m) x.ret();
+  if (x.core.error()) {  // a return address outside local memory
+    x.halt = true;
+    return;
+  }
   if (rest && x.w.state != Warp::Exited) advance_rest(x);
 }
 

@@ -79,11 +79,16 @@ bool local_u64(Exec& x, unsigned lane, uint64_t off, uint64_t& v) {
   return p != nullptr;
 }
 
+// The local offsets of the call-block variables of vprintf's operands (a recursive function's
+// are on its call stack: relative to the stack pointer register).
+struct PrintfVars {
+  uint64_t ret[32], format[32], args[32];
+};
+
 // One lane's printf; false after a device error.
-bool print_lane(Exec& x, unsigned lane) {
+bool print_lane(Exec& x, const PrintfVars& v, unsigned lane) {
   uint64_t fmt_ptr = 0, args = 0;
-  if (!local_u64(x, lane, uint64_t(x.in.ops[1].imm), fmt_ptr) || !local_u64(x, lane, uint64_t(x.in.ops[2].imm), args))
-    return false;
+  if (!local_u64(x, lane, v.format[lane], fmt_ptr) || !local_u64(x, lane, v.args[lane], args)) return false;
   int32_t result = -1;  // CUDA: a null format prints nothing and returns -1
   if (fmt_ptr) {
     LaneSource src(x, lane, args);
@@ -94,15 +99,17 @@ bool print_lane(Exec& x, unsigned lane) {
     result = nargs;
   }
   if (x.in.ops[0].kind != isa::OpKind::Mem) return true;
-  uint8_t* r = x.onchip(lane, Space::Local, uint64_t(x.in.ops[0].imm), 4);
+  uint8_t* r = x.onchip(lane, Space::Local, v.ret[lane], 4);
   if (r) std::memcpy(r, &result, 4);
   return r != nullptr;
 }
 
 void vprintf_op(Exec& x) {
   x.lat() = x.cfg().lat.branch;
+  PrintfVars v;  // Mem operands: their addresses land in the scratch arrays
+  x.src(0, v.ret), x.src(1, v.format), x.src(2, v.args);
   for (unsigned l = 0; l < 32; ++l)
-    if ((x.m >> l & 1) && !print_lane(x, l)) return;
+    if ((x.m >> l & 1) && !print_lane(x, v, l)) return;
 }
 
 }  // namespace

@@ -177,7 +177,9 @@ class SimtCore {
   void exit_lanes(Warp& w, Group& g, uint32_t lanes);
   void finish_warp(Warp& w);
   void do_call(Warp& w, const isa::Inst& in, Group& g, uint32_t m);
-  bool do_ret(Warp& w, Group& g, uint32_t m);
+  void push_frame(Warp& w, const isa::Operand& end, uint64_t ret, uint32_t m);
+  bool do_ret(Warp& w, const isa::Inst& in, Group& g, uint32_t m);
+  bool pop_returns(Warp& w, const isa::Inst& in, uint32_t m, uint64_t* target, uint32_t* exiting);
   void arrive_barrier(Warp& w, unsigned id, bool counted, uint64_t count, uint32_t votes);
   void deliver_reduction(Warp& w, const Block& b, unsigned id);
   void check_barrier(Block& b, unsigned id);

@@ -60,6 +60,9 @@ struct SmConfig {
   SmTiming timing = SmTiming::Issue;
   bool fold_operands = false;           // flexgrip: PTX that G80 code has as operands takes no packet
   uint32_t max_local_bytes = 16384;     // per-thread local memory limit
+  // Per-thread call stack of kernels that reach recursive functions: the runtime adds it to their
+  // local memory (docs/sm.md, "Call stack"); the SM names it when a call overflows.
+  uint32_t stack_bytes = 1024;
 
   // The SM's parameters of instance `p` (sm.* or gpu.smN.*).
   static SmConfig from(const Params& p);

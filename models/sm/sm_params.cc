@@ -35,6 +35,10 @@ const bool declared = declare_params({
         P::Bool("sm.coalesce", false, "Coalesce global accesses into segments (false: lane by lane)"),
         P::Int("sm.coalesce_bytes", 32, 4, 256, "Coalescing segment (bytes)", true),
         P::Int("sm.local_bytes", 16384, 0, 524288, "Local memory per thread limit (bytes)"),
+        P::Int("sm.stack_bytes", 1024, 0, 524288,
+               "Call stack per thread (bytes) of kernels with recursive functions, taken from sm.local_bytes; a "
+               "deeper recursion stops with a stack overflow error")
+            .one_for_all(),
         P::Int("sm.latency.alu", 4, 1, 1000, "Cycles: integer/fp32 ALU"),
         P::Int("sm.latency.mul", 4, 1, 1000, "Cycles: multiply, mad, fma"),
         P::Int("sm.latency.fp64", 8, 1, 1000, "Cycles: fp64"),
@@ -69,6 +73,7 @@ SmConfig SmConfig::from(const Params& p) {
   s.coalesce_bytes = u(p, "coalesce_bytes");
   s.warp_policy = parse_warp_policy(p.s("warp_policy"));
   s.max_local_bytes = u(p, "local_bytes");
+  s.stack_bytes = u(p, "stack_bytes");
   s.timing = p.s("timing") == "flexgrip" ? SmTiming::Flexgrip : SmTiming::Issue;
   s.fold_operands = p.b("fold_operands");
   const Params lat = p.sub("latency");

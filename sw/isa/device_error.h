@@ -13,6 +13,7 @@ struct DeviceErrorInfo {
   std::string kind;     // "address", "misaligned", "decode", "barrier", "trap", "tlm", "resource", ...
   std::string message;  // complete human-readable message
   std::string kernel;
+  std::string function;  // the .func of pc, when it is in one
   uint64_t pc = 0;
   int sm = -1;
   int64_t block = -1;   // linear block index

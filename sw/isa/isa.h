@@ -41,8 +41,11 @@ enum class Opcode : uint8_t {
   // control
   Bra,      // bra[.uni] target: ops[0] Target (absolute code address)
   Call,     // call[.uni] (ret), func, (args): ops[0] Target (callee entry); push return address, jump.
-            // Argument/result copies are separate ld/st.local the assembler emits around it
-  Ret, Exit, Trap, Nanosleep,  // nanosleep.u32 a
+            // Argument/result copies are separate ld/st.local the assembler emits around it. Call of
+            // a recursive function: ops[1] Mem, the end of its frame on the call stack (checked, the
+            // return address stored in its last 8 bytes)
+  Ret,      // no operands: pop the return address; ops[0] Mem: read it from local memory there
+  Exit, Trap, Nanosleep,  // nanosleep.u32 a
   // Appended after the first encoding version, so the opcodes above keep their numbers.
   // Carry chain (PTX CC.CF): the carry is a predicate slot the assembler reserves per function,
   // always the last operand (docs/isa-encoding.md, "Carry flag"). add.cc/sub.cc/mad.cc are

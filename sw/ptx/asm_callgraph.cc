@@ -1,7 +1,6 @@
-// Assembler stage: the call graph. Recursion is refused (frames and register slots are static);
-// code is ordered callees first.
-#include <fmt/format.h>
-
+// Assembler stage: the call graph. Functions on a call cycle are recursive: their activations get
+// frames on the thread's call stack (asm_frames.cc); code is ordered callees first.
+#include <algorithm>
 #include <vector>
 
 #include "sw/ptx/asm_internal.h"
@@ -34,6 +33,66 @@ void walk_calls(const Module& m, size_t root, OnCall on_call, OnLeave on_leave) 
   }
 }
 
+// Tarjan's strongly connected components with an explicit stack (a chain of thousands of functions
+// must not overflow the host's). Components are numbered callees first.
+class Components {
+ public:
+  explicit Components(Program& p) : p_(p), index_(p.nf, kNone), low_(p.nf, 0), on_(p.nf, 0) {
+    p.scc.assign(p.nf, kNone);
+  }
+  void run() {
+    for (size_t r = 0; r < p_.nf; ++r)
+      if (index_[r] == kNone) walk(r);
+  }
+
+ private:
+  static constexpr size_t kNone = ~size_t{0};
+  struct Frame {
+    size_t f;
+    std::set<size_t>::const_iterator next;
+  };
+
+  void enter(size_t f) {
+    index_[f] = low_[f] = count_++;
+    open_.push_back(f);
+    on_[f] = 1;
+    path_.push_back({f, p_.callees[f].begin()});
+  }
+  void walk(size_t root) {
+    enter(root);
+    while (!path_.empty()) {
+      const size_t f = path_.back().f;
+      if (path_.back().next != p_.callees[f].end()) {
+        const size_t c = *path_.back().next++;
+        if (index_[c] == kNone) enter(c);
+        else if (on_[c]) low_[f] = std::min(low_[f], index_[c]);
+        continue;
+      }
+      path_.pop_back();
+      if (!path_.empty()) low_[path_.back().f] = std::min(low_[path_.back().f], low_[f]);
+      if (low_[f] == index_[f]) close(f);
+    }
+  }
+  // f is the root of a component: everything above it on the open stack belongs to it.
+  void close(size_t f) {
+    size_t g;
+    do {
+      g = open_.back();
+      open_.pop_back();
+      on_[g] = 0;
+      p_.scc[g] = ncomp_;
+    } while (g != f);
+    ++ncomp_;
+  }
+
+  Program& p_;
+  std::vector<size_t> index_, low_;
+  std::vector<char> on_;
+  std::vector<size_t> open_;  // functions whose component is not closed yet
+  std::vector<Frame> path_;   // the depth-first path
+  size_t count_ = 0, ncomp_ = 0;
+};
+
 }  // namespace
 
 void build_call_graph(Program& p) {
@@ -43,23 +102,14 @@ void build_call_graph(Program& p) {
   for (size_t f = 0; f < nf; ++f)
     for (auto& in : m.funcs[f].body)
       if (in.inst.op == Opcode::Call) p.callees[f].insert(size_t(in.callee));
-  std::vector<int> state(nf, 0);  // 1: on the current call path, 2: done
-  for (size_t f = 0; f < nf; ++f) {
-    if (state[f] != 0 || !m.funcs[f].has_body) continue;
-    state[f] = 1;
-    walk_calls(
-        m, f,
-        [&](const Instr& in, size_t c) {
-          if (state[c] == 1) fail(m, in, fmt::format("recursive call of '{}' is not supported", m.funcs[c].name));
-          if (state[c] != 0) return false;
-          state[c] = 1;
-          return true;
-        },
-        [&](size_t g) { state[g] = 2; });
-  }
+  Components(p).run();
+  std::vector<size_t> members(nf, 0);
+  for (size_t f = 0; f < nf; ++f) ++members[p.scc[f]];
+  p.recursive.assign(nf, 0);
+  for (size_t f = 0; f < nf; ++f) p.recursive[f] = members[p.scc[f]] > 1 || p.callees[f].count(f);
 }
 
-// Functions reachable through calls from k (k itself only if it calls itself back, never here).
+// Functions reachable through calls from k (k itself when it is recursive).
 std::set<size_t> reachable(const Program& p, size_t k) {
   std::set<size_t> r;
   std::vector<size_t> work{k};
@@ -74,8 +124,9 @@ std::set<size_t> reachable(const Program& p, size_t k) {
 
 // Code order: every .func with a body before the kernels, callees before their callers
 // (post-order of the call graph), then the kernels in module order. A callee then always sits
-// at lower addresses than its call sites, so the SM's thread-frontier rule (lowest PC first) runs
-// lanes inside a call before lanes that skipped it, and they reconverge after the call.
+// at lower addresses than its call sites (but on a call cycle), so the SM's thread-frontier rule
+// (lowest PC first) runs lanes inside a call before lanes that skipped it, and they reconverge
+// after the call.
 void order_code(Program& p) {
   const Module& m = p.m;
   std::vector<char> placed(p.nf, 0);

@@ -1,15 +1,18 @@
 #pragma once
 // Internal to sw/ptx: the assembler's stages and the state they pass along. ptx::assemble
 // (assembler.cc) runs them in this order, each filling its part of Program:
-//   asm_callgraph.cc  call graph, recursion check, reachability, code order
-//   asm_frames.cc     per-function local-memory frames; register/predicate slot allocation
+//   asm_callgraph.cc  call graph, recursive functions (cycles), reachability, code order
+//   asm_saves.cc      registers a recursive function saves in its frame around recursive calls
+//   asm_frames.cc     per-function local-memory frames, call stack frames; register/predicate slots
 //   asm_sections.cc   .global/.const layout, .shared layout (module-wide region 0 and per kernel)
 //   asm_kernels.cc    KernelInfo: parameters, memory sizes, slots; entry/end and register estimate
 //   asm_lower.cc      instruction sites: slot renaming, symbol resolution, call lowering
+//   asm_lower_stack.cc  call stack code: prologue/epilogue of recursive functions, saves, restores
 //   asm_code.cc       code layout (sizes, addresses, label/call targets) and encoding
 //   asm_liveness.cc   register-count estimate (liveness)
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -32,6 +35,12 @@ constexpr uint64_t kMaxRegion = uint64_t{1} << 31;
 // must not wrap to a small region); refused, naming the variable and `region`, past kMaxRegion.
 uint32_t place_var(const Module& m, const Var& v, uint64_t& o, const std::string& region);
 
+// Registers (function-local indices) and predicates a recursive call site saves in the caller's
+// frame before the call and restores after it: those live across it, which the callee may clobber.
+struct Saves {
+  std::vector<uint32_t> regs, preds;
+};
+
 // One encoded instruction: body instruction k of function f, or (synthetic) one of the copies a
 // call is lowered into.
 struct Site {
@@ -48,13 +57,22 @@ struct Program {
 
   // call graph (asm_callgraph.cc)
   std::vector<std::set<size_t>> callees;  // per function: functions it calls
+  std::vector<size_t> scc;                // per function: its strongly connected component
+  std::vector<char> recursive;            // per function: on a call cycle (frames on the call stack)
   std::vector<size_t> order;              // code order of the functions
+
+  // register saves around recursive calls (asm_saves.cc), per function
+  std::vector<std::map<size_t, Saves>> saves;   // body index of a recursive call -> what it saves
+  std::vector<std::vector<int64_t>> reg_save, pred_save;  // frame offset of each saved slot, -1 none
 
   // frames and slots (asm_frames.cc)
   std::vector<std::vector<uint32_t>> var_off, param_off, ret_off;  // offsets in the function's frame
-  std::vector<uint32_t> frame;                  // frame bytes
+  std::vector<uint32_t> frame;                  // frame bytes (recursive: params and rets only)
+  std::vector<uint32_t> stack_frame;            // recursive: frame bytes on the call stack
   std::vector<uint32_t> nregs;                  // register slots (+1 scratch when it calls)
   std::vector<uint32_t> rbase, pbase, lbase;    // register/predicate slot and frame bases
+  uint16_t sp = isa::kNoReg;                    // stack pointer slot (a module with recursion)
+  uint32_t stack_base = 0;                      // local offset of the call stack
 
   // sections (asm_sections.cc)
   std::vector<uint64_t> mvar;                   // .global/.const variable addresses
@@ -78,6 +96,9 @@ void build_call_graph(Program& p);
 std::set<size_t> reachable(const Program& p, size_t f);
 void order_code(Program& p);
 
+// asm_saves.cc
+void plan_saves(Program& p);
+
 // asm_frames.cc
 void lay_out_frames(Program& p);
 void allocate_slots(Program& p);
@@ -93,20 +114,48 @@ void finish_kernel_infos(const Program& p, Image& img);
 
 // asm_lower.cc
 void lower_functions(Program& p, const Image& img);
+// A per-thread local memory location: reg (a register slot, or kNoReg) + off.
+struct Loc {
+  uint16_t reg;
+  int64_t off;
+};
+// Byte `off` of function f's frame: on the call stack (stack pointer relative) when f is recursive.
+Loc frame_loc(const Program& p, size_t f, uint32_t off);
+// ld.local reg, [at] (load) or st.local [at], reg.
+isa::Inst local_access(bool load, isa::DType t, uint16_t reg, Loc at);
+// ld.local/st.local pairs copying `size` bytes through f's scratch slot; guarded like `call`.
+void local_copy(Program& p, size_t f, const Instr& call, Loc from, Loc to, uint32_t size, size_t k);
+// A synthetic site of f for body index k: `I` with `at`'s line and, when `guarded`, its guard.
+void push_synthetic(Program& p, size_t f, size_t k, isa::Inst I, const Instr& at, bool guarded);
+
+// asm_lower_stack.cc
+void lower_prologue(Program& p, size_t f);
+void lower_stack_ret(Program& p, size_t f, size_t k, isa::Inst I);
+void lower_saves(Program& p, size_t f, size_t k, bool restore);
+isa::Operand frame_end(const Program& p, size_t c);
 
 // asm_code.cc
 void lay_out_code(Program& p);
 void encode_sites(const Program& p, Image& img);
 
-// asm_liveness.cc: max simultaneously-live 32-bit registers of function f and its callees.
+// asm_liveness.cc: max simultaneously-live 32-bit registers of function f and its callees. With
+// `scc` (Program::scc), a call within f's component adds nothing on top of what is live across it
+// (saved in the frame); a call of another component adds that component's largest count.
 class Liveness {
  public:
-  explicit Liveness(const Module& mod) : m(mod), memo(mod.funcs.size(), -1) {}
+  explicit Liveness(const Module& mod, const std::vector<size_t>* scc = nullptr)
+      : m(mod), scc_(scc), memo(mod.funcs.size(), -1) {}
   unsigned run(size_t fi);
 
  private:
+  unsigned callee_need(size_t fi, size_t c);
   const Module& m;
+  const std::vector<size_t>* scc_;
   std::vector<int> memo;  // -1 unknown
 };
+
+// Registers and predicates of function f live after its call at body index k (k + 1 past the end:
+// nothing), for every k in `calls`.
+std::map<size_t, Saves> live_after_calls(const Function& f, const std::vector<size_t>& calls);
 
 }  // namespace gpuvp::ptx::detail

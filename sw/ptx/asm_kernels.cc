@@ -1,6 +1,7 @@
 // Assembler stage: KernelInfo of every kernel with a body, in module order. The static part
 // (parameters, memory sizes, slots) before lowering, which resolves kernel parameters through it;
-// entry/end addresses and the register estimate once the code is laid out.
+// entry/end addresses and the register estimate once the code is laid out, and the FuncInfo of
+// every .func.
 #include <algorithm>
 
 #include "sw/ptx/asm_internal.h"
@@ -30,7 +31,9 @@ KernelInfo kernel_info(const Program& p, size_t k) {
     ki.local_bytes = std::max(ki.local_bytes, p.lbase[f] + p.frame[f]);
     ki.num_regs = std::max(ki.num_regs, p.rbase[f] + p.nregs[f]);
     ki.num_preds = std::max(ki.num_preds, p.pbase[f] + uint32_t(p.m.funcs[f].preds.size()));
+    ki.call_stack |= p.recursive[f] != 0;
   }
+  if (ki.call_stack) ki.local_bytes = std::max(ki.local_bytes, p.stack_base);
   for (int d = 0; d < 3; ++d) ki.max_ntid[d] = K.maxntid[d], ki.reqntid[d] = K.reqntid[d];
   return ki;
 }
@@ -43,7 +46,7 @@ void fill_kernel_infos(const Program& p, Image& img) {
 }
 
 void finish_kernel_infos(const Program& p, Image& img) {
-  Liveness live(p.m);
+  Liveness live(p.m, &p.scc);
   // Functions in code order, callees before callers: each run() finds its callees' counts memoised
   // and recurses no deeper than one call (a chain of thousands of .funcs would overflow the stack).
   for (size_t f : p.order) live.run(f);
@@ -52,8 +55,12 @@ void finish_kernel_infos(const Program& p, Image& img) {
     while (p.m.funcs[f].name != ki.name) ++f;
     ki.entry = p.addr[p.first[f]];
     ki.end = p.addr[p.fend[f]];
-    ki.regs_per_thread = live.run(f);
+    ki.regs_per_thread = live.run(f) + (ki.call_stack ? 2 : 0);  // + the 64-bit stack pointer
   }
+  for (size_t f = 0; f < p.nf; ++f)
+    if (!p.m.funcs[f].entry && p.m.funcs[f].has_body)
+      img.functions.push_back({p.m.funcs[f].name, p.addr[p.first[f]], p.addr[p.fend[f]], p.recursive[f] != 0,
+                               p.stack_frame[f]});
 }
 
 }  // namespace gpuvp::ptx::detail

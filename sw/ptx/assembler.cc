@@ -34,8 +34,9 @@ Image assemble(const Module& m, const Layout& layout) {
   img.source_name = m.source_name;
   img.layout = layout;
   detail::Program p(m, layout);
-  detail::build_call_graph(p);        // refuses recursion
-  detail::lay_out_frames(p);          // local-memory frames
+  detail::build_call_graph(p);        // components, recursive functions
+  detail::plan_saves(p);              // registers saved around recursive calls
+  detail::lay_out_frames(p);          // local-memory and call stack frames
   detail::allocate_slots(p);          // register/predicate slot bases
   detail::lay_out_module_vars(p, img);  // .global, .const
   detail::lay_out_shared(p);          // .shared
@@ -44,7 +45,7 @@ Image assemble(const Module& m, const Layout& layout) {
   detail::lower_functions(p, img);    // sites: slots, symbols, call lowering
   detail::lay_out_code(p);            // sizes, addresses, label/call targets
   detail::encode_sites(p, img);
-  detail::finish_kernel_infos(p, img);  // entry/end, register estimate
+  detail::finish_kernel_infos(p, img);  // entry/end, register estimate, functions
   return img;
 }
 

@@ -9,7 +9,7 @@
 namespace gpuvp::ptx {
 
 // Throws ParseError (file:line:column of the offending instruction) for what cannot be laid out:
-// recursion, too many register/predicate slots, inconsistent dynamic shared memory use.
+// too many register/predicate slots, frames beyond 2 GiB, inconsistent dynamic shared memory use.
 Image assemble(const Module& parsed, const Layout& layout);
 
 // parse() + assemble().

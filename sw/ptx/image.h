@@ -34,11 +34,22 @@ struct KernelInfo {
   uint32_t param_bytes = 0;
   uint32_t static_shared_bytes = 0; // .shared declarations the kernel uses
   uint32_t local_bytes = 0;         // per-thread local memory (depot + parameter frames)
+  // Reaches recursive functions: their frames are on a per-thread call stack, which the runtime
+  // adds after local_bytes (the SM's stack_bytes; docs/isa-encoding.md, "Call stack").
+  bool call_stack = false;
   uint32_t num_regs = 0;            // 64-bit register slots
   uint32_t num_preds = 0;           // predicate slots
   uint32_t regs_per_thread = 0;     // 32-bit registers a thread needs (liveness estimate, for occupancy)
   uint32_t max_ntid[3] = {0, 0, 0}; // .maxntid when given
   uint32_t reqntid[3] = {0, 0, 0};  // .reqntid when given
+};
+
+// A .func with a body (device errors name the function of their PC).
+struct FuncInfo {
+  std::string name;
+  uint64_t entry = 0, end = 0;  // absolute code addresses: first instruction, one past the last
+  bool recursive = false;       // on a call cycle
+  uint32_t stack_frame = 0;     // recursive: bytes each activation takes on the call stack
 };
 
 struct GlobalVar {
@@ -56,10 +67,17 @@ struct Image {
   uint64_t global_bytes = 0;       // bytes of .global variables at layout.global_base
   std::vector<GlobalVar> globals;
   std::vector<KernelInfo> kernels;
+  std::vector<FuncInfo> functions;  // in module order
 
   const KernelInfo* find_kernel(const std::string& name) const {
     for (auto& k : kernels)
       if (k.name == name) return &k;
+    return nullptr;
+  }
+  // The .func whose code holds `pc`, or nullptr.
+  const FuncInfo* function_at(uint64_t pc) const {
+    for (auto& f : functions)
+      if (pc >= f.entry && pc < f.end) return &f;
     return nullptr;
   }
 };

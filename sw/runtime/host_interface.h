@@ -19,6 +19,7 @@ struct DeviceProps {
   uint32_t shared_bytes = 16384;
   uint32_t shared_per_block = 16384;
   uint32_t local_bytes = 16384;
+  uint32_t stack_bytes = 1024;  // call stack per thread of kernels with recursive functions
   unsigned blocks_per_core = 0;  // configured default, 0 = most that fit
   double clock_mhz = 100;
   double launch_latency_ns = 0;

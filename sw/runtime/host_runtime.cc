@@ -186,8 +186,11 @@ uint64_t HostRuntime::launch(const Module& m, const std::string& kernel, Dim3 gr
   if (shmem > p.shared_per_block)
     throw RuntimeError(where(fmt::format("{} bytes of shared memory per block exceed the limit of {}", shmem,
                                          p.shared_per_block)));
-  if (k->local_bytes > p.local_bytes)
-    throw RuntimeError(where(fmt::format("{} bytes of local memory per thread exceed the limit of {}", k->local_bytes,
+  // A kernel reaching recursive functions also needs the call stack (CUDA's cudaLimitStackSize).
+  const uint64_t local = uint64_t{k->local_bytes} + (k->call_stack ? p.stack_bytes : 0);
+  if (local > p.local_bytes)
+    throw RuntimeError(where(fmt::format("{} bytes of local memory per thread{} exceed the limit of {}", local,
+                                         k->call_stack ? fmt::format(" ({}-byte call stack included)", p.stack_bytes) : "",
                                          p.local_bytes)));
   std::string why;
   uint32_t fit = blocks_that_fit(p, block.count(), k->regs_per_thread, shmem, &why);
@@ -212,7 +215,7 @@ uint64_t HostRuntime::launch(const Module& m, const std::string& kernel, Dim3 gr
   regs[cfgreg::kGridZ] = grid.z;
   regs[cfgreg::kEntryLo] = static_cast<uint32_t>(k->entry);
   regs[cfgreg::kEntryHi] = static_cast<uint32_t>(k->entry >> 32);
-  regs[cfgreg::kLocalBytes] = k->local_bytes;
+  regs[cfgreg::kLocalBytes] = static_cast<uint32_t>(local);
   regs[cfgreg::kNumRegSlots] = k->num_regs;
   regs[cfgreg::kNumPreds] = k->num_preds;
   regs[cfgreg::kLaunchId] = static_cast<uint32_t>(launches_.size() + 1);
@@ -229,7 +232,7 @@ uint64_t HostRuntime::launch(const Module& m, const std::string& kernel, Dim3 gr
   st.launch_id = launches_.size() + 1;
   st.blocks_per_core = bpc;
   running_ = st;
-  running_source_ = img.source_name;
+  running_image_ = m.image;
   return st.launch_id;
 }
 
@@ -251,7 +254,10 @@ void HostRuntime::synchronize() {
     // The SM knows PCs, blocks and lanes; only the runtime knows which kernel that was.
     DeviceErrorInfo info = e.info();
     info.kernel = st.kernel;
-    info.message = fmt::format("kernel {} ({}): {}", st.kernel, running_source_, info.message);
+    const ptx::FuncInfo* f = running_image_->function_at(info.pc);
+    info.function = f ? f->name : "";
+    info.message = fmt::format("kernel {} ({}{}): {}", st.kernel, running_image_->source_name,
+                               f ? ", in function " + f->name : "", info.message);
     throw DeviceError(info);
   }
   double period_ps = 1e6 / host_.props().clock_mhz;

@@ -47,7 +47,7 @@ class HostRuntime : public Runtime {
   std::vector<std::shared_ptr<const ptx::Image>> modules_;
   std::vector<LaunchStats> launches_;
   std::optional<LaunchStats> running_;  // started, not yet waited for
-  std::string running_source_;
+  std::shared_ptr<const ptx::Image> running_image_;  // of the running kernel
   std::ostream* out_ = &std::cout;
 };
 

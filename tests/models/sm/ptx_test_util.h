@@ -102,7 +102,7 @@ struct Dev {
     lp.params = params;
     lp.static_shared = k.static_shared_bytes;
     lp.dyn_shared = dyn_shared;
-    lp.local_bytes = k.local_bytes;
+    lp.local_bytes = k.local_bytes + (k.call_stack ? cfg.stack_bytes : 0);  // as the runtime does
     lp.num_regs = k.num_regs;
     lp.num_preds = k.num_preds;
     lp.regs_per_thread = k.regs_per_thread;

@@ -283,6 +283,18 @@ TEST_CASE("robust: a chain of 3,000 .funcs calling each other assembles (the cal
   CHECK_THAT(r.out, Contains("// kernel k: 0 params"));
 }
 
+TEST_CASE("robust: a cycle of 3,000 .funcs calling each other assembles (components are found iteratively)") {
+  const int n = 3000;
+  std::string text = ".version 7.0\n.target sm_75\n.address_size 64\n";
+  for (int i = 0; i < n; ++i) text += fmt::format(".func f{}();\n", i);
+  for (int i = 0; i < n; ++i) text += fmt::format(".func f{}()\n{{\n call f{}, ();\n ret;\n}}\n", i, (i + 1) % n);
+  TempFile f("cycle.ptx", text + ".visible .entry k()\n{\n call f0, ();\n ret;\n}\n");
+  auto r = run_cmd(fmt::format("ulimit -s 1024 && {} disasm {}", GPUVP_BINARY, f.path));
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("// func f2999: recursive, 8 bytes per call on the call stack"));
+  CHECK_THAT(r.out, Contains("// kernel k: 0 params"));
+}
+
 TEST_CASE("robust: gigabytes of .local or .shared are refused, not wrapped to a small size") {
   // 4 x 1 GiB + 64: the third array passes 2 GiB, the assembler's bound, and is named.
   auto r = run_gpuvp(fmt::format("exec --preset tx2 --ptx {}/robust/local_4g.ptx --kernel big_local --arg buf:u32:1",

@@ -350,9 +350,6 @@ TEST_CASE("call forms and unsupported call uses are rejected", "[assembler][erro
         "t.ptx:14:11: call of 'f' with 1 arguments and 0 results, it has 1 and 1: call.uni f, (p0);");
   CHECK(error_of(f + ".visible .entry k()\n{\n\t.param .b32 p0;\n\t.param .b32 r0;\n\tcall.uni (r0), g, (p0);\n\tret;\n}\n") ==
         "t.ptx:15:17: unknown function 'g': call.uni (r0), g, (p0);");
-  std::string rec = ".version 9.0\n.target sm_75\n.address_size 64\n.func f()\n{\n\tcall.uni f, ();\n\tret;\n}\n"
-                    ".visible .entry k()\n{\n\tcall.uni f, ();\n\tret;\n}\n";
-  CHECK(error_of(rec) == "t.ptx:6:2: recursive call of 'f' is not supported: call.uni f, ();");
 }
 
 TEST_CASE("vprintf: CUDA's extern declaration becomes one Vprintf instruction, others are refused", "[assembler][printf]") {

@@ -21,6 +21,7 @@ struct Staged {
   // The stages up to and including the KernelInfo fill, as ptx::assemble runs them.
   void through_kernels() {
     ptx::detail::build_call_graph(p);
+    ptx::detail::plan_saves(p);
     ptx::detail::lay_out_frames(p);
     ptx::detail::allocate_slots(p);
     ptx::detail::lay_out_module_vars(p, img);
@@ -150,6 +151,110 @@ TEST_CASE("assembler stages: call lowering copies through the scratch slot", "[s
   CHECK(s.p.addr[0] == s.layout.code_base);
   for (size_t i = 0; i < s.p.sites.size(); ++i) CHECK(s.p.addr[i + 1] == s.p.addr[i] + s.p.sites[i].inst.size);
   CHECK(s.p.sites[3].inst.ops[0].imm == int64_t(s.layout.code_base));
+}
+
+namespace {
+// a and b call each other, c calls itself, d calls nothing; the kernel calls c and d.
+const char* kCycles = R"(.func (.param .b32 r) b(.param .b32 x);
+.func (.param .b32 r) a(.param .b32 x)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %q<4>;
+  ld.param.b32 %q1, [x];
+  setp.eq.s32 %p1, %q1, 0;
+  {
+  .param .b32 y;
+  .param .b32 z;
+  st.param.b32 [y], %q1;
+  call (z), b, (y);
+  ld.param.b32 %q2, [z];
+  }
+  @%p1 add.s32 %q2, %q2, %q1;
+  st.param.b32 [r], %q2;
+  ret;
+}
+.func (.param .b32 r) b(.param .b32 x)
+{
+  .reg .b32 %q<2>;
+  ld.param.b32 %q1, [x];
+  {
+  .param .b32 y;
+  .param .b32 z;
+  st.param.b32 [y], %q1;
+  call (z), a, (y);
+  ld.param.b32 %q1, [z];
+  }
+  st.param.b32 [r], %q1;
+  ret;
+}
+.func c()
+{
+  call c, ();
+  ret;
+}
+.func d()
+{
+  ret;
+}
+.visible .entry k()
+{
+  call c, ();
+  call d, ();
+  ret;
+}
+)";
+}  // namespace
+
+TEST_CASE("assembler stages: call cycles, saves around recursive calls, call stack frames", "[stages]") {
+  Staged s(kCycles);
+  s.through_kernels();
+  size_t a = s.fn("a"), b = s.fn("b"), c = s.fn("c"), d = s.fn("d"), k = s.fn("k");
+  CHECK(s.p.scc[a] == s.p.scc[b]);
+  CHECK(s.p.scc[a] != s.p.scc[c]);
+  CHECK(s.p.recursive == std::vector<char>{1, 1, 1, 0, 0});  // module order: b, a, c, d, k
+  // a's call of b (body index 3): %q1 and %p1 are read after it; b's call of a saves nothing.
+  REQUIRE(s.p.saves[a].count(3));
+  CHECK(s.p.saves[a].at(3).regs == std::vector<uint32_t>{1});
+  CHECK(s.p.saves[a].at(3).preds == std::vector<uint32_t>{1});
+  CHECK(s.p.saves[b].at(2).regs.empty());
+  // a: x 0, r 4 (static frame 8), y 8, z 12, %q1 saved at 16, %p1 at 24, return address 32..40.
+  CHECK(s.p.frame[a] == 8);
+  CHECK(s.p.reg_save[a][1] == 16);
+  CHECK(s.p.pred_save[a][1] == 24);
+  CHECK(s.p.stack_frame[a] == 40);
+  CHECK(s.p.stack_frame[b] == 24);  // x, r, y, z, return address
+  CHECK(s.p.stack_frame[c] == 8);   // the return address alone
+  CHECK(s.p.stack_frame[d] == 0);
+  // The stack pointer above k's scratch slot; the stack above the static frames (b 0..8, a 8..16).
+  CHECK(s.p.sp == 1);
+  CHECK(s.p.rbase[b] == 2);
+  CHECK(s.p.stack_base == 16);
+  REQUIRE(s.img.kernels.size() == 1);
+  CHECK(s.img.kernels[0].call_stack);
+  CHECK(s.img.kernels[0].local_bytes == 16);
+  (void)d, (void)k;
+}
+
+TEST_CASE("assembler stages: a recursive function's prologue, stack call and ret", "[stages]") {
+  Staged s(kCycles);
+  s.through_kernels();
+  ptx::detail::order_code(s.p);
+  ptx::detail::lower_functions(s.p, s.img);
+  size_t c = s.fn("c");
+  // c: add sp, sp, 8; call.local c, [sp + 16 + 8]; add sp, sp, -8; ret.local [sp + 16].
+  REQUIRE(s.p.fend[c] - s.p.first[c] == 4);
+  const auto* site = &s.p.sites[s.p.first[c]];
+  CHECK(site[0].inst.op == isa::Opcode::Add);
+  CHECK((site[0].inst.ops[0].reg == 1 && site[0].inst.ops[2].imm == 8));
+  CHECK(site[0].synthetic);
+  CHECK(site[1].inst.op == isa::Opcode::Call);
+  CHECK(site[1].inst.nops == 2);
+  CHECK(site[1].inst.ops[1].kind == isa::OpKind::Mem);
+  CHECK((site[1].inst.ops[1].reg == 1 && site[1].inst.ops[1].imm == 24));
+  CHECK(site[2].inst.ops[2].imm == -8);
+  CHECK(site[3].inst.op == isa::Opcode::Ret);
+  CHECK((site[3].inst.ops[0].reg == 1 && site[3].inst.ops[0].imm == 16));
+  CHECK(s.p.site_of[c][0] == s.p.first[c] + 1);  // a label on the first instruction follows the prologue
 }
 
 TEST_CASE("assembler stages: shared memory layout, region 0 for .func variables", "[stages]") {

@@ -1,6 +1,7 @@
 // Host runtime logic against a fake platform: allocation, copies, module loading, the launch's
 // register writes and its checks. No SystemC time passes here: the fake answers at once.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <cstring>
 #include <map>
@@ -23,6 +24,7 @@ class FakeHost : public rt::HostInterface {
   std::vector<std::pair<uint64_t, size_t>> writes;
   rt::DeviceProps p;
   bool fail_kernel = false;
+  uint64_t error_pc = 0;  // of the error fail_kernel reports
   int waits = 0;  // wait_kernel_done calls
   std::string printed;  // what the kernel's threads printed, taken at the next synchronisation
 
@@ -58,6 +60,7 @@ class FakeHost : public rt::HostInterface {
       DeviceErrorInfo info;
       info.kind = "address";
       info.message = "address error at 0x10";
+      info.pc = error_pc;
       throw DeviceError(info);
     }
     s = 1000;
@@ -203,6 +206,79 @@ TEST_CASE("runtime: a device error names the kernel") {
   } catch (const DeviceError& e) {
     CHECK(e.info().kernel == "vectorAdd");
     CHECK_THAT(std::string(e.what()), Contains("kernel vectorAdd (vectorAdd.ptx): address error at 0x10"));
+  }
+}
+
+namespace {
+const char* kRecursive = R"(.version 9.0
+.target sm_75
+.address_size 64
+.func f(.param .b32 n)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<3>;
+  ld.param.b32 %r1, [n];
+  setp.eq.s32 %p1, %r1, 0;
+  @%p1 ret;
+  add.s32 %r2, %r1, -1;
+  {
+  .param .b32 a;
+  st.param.b32 [a], %r2;
+  call f, (a);
+  }
+  ret;
+}
+.visible .entry k(.param .u32 n)
+{
+  .reg .b32 %r<2>;
+  ld.param.u32 %r1, [n];
+  {
+  .param .b32 a;
+  st.param.b32 [a], %r1;
+  call f, (a);
+  }
+  ret;
+}
+)";
+}  // namespace
+
+TEST_CASE("runtime: a kernel with recursive functions gets the call stack in its local memory") {
+  FakeHost h;
+  h.p.stack_bytes = 512;
+  rt::HostRuntime r(h);
+  rt::Module m = r.load_module(kRecursive, "rec.ptx");
+  const ptx::KernelInfo* k = m.image->find_kernel("k");
+  REQUIRE(k);
+  CHECK(k->call_stack);
+  rt::KernelArgs args;
+  args.u32(5);
+  r.launch(m, "k", {1}, {32}, args);
+  CHECK(h.reg(cfgreg::kLocalBytes) == k->local_bytes + 512);
+  r.synchronize();
+  h.p.stack_bytes = 1024;  // with the static frames, beyond the 1024 bytes of local memory
+  CHECK_THROWS_WITH(r.launch(m, "k", {1}, {32}, args),
+                    Contains(fmt::format("{} bytes of local memory per thread (1024-byte call stack included) exceed the "
+                                         "limit of 1024",
+                                         k->local_bytes + 1024)));
+}
+
+TEST_CASE("runtime: a device error in a .func names the function") {
+  FakeHost h;
+  h.fail_kernel = true;
+  h.p.stack_bytes = 256;
+  rt::HostRuntime r(h);
+  rt::Module m = r.load_module(kRecursive, "rec.ptx");
+  REQUIRE(m.image->functions.size() == 1);
+  h.error_pc = m.image->functions[0].entry + 8;
+  rt::KernelArgs args;
+  args.u32(5);
+  try {
+    r.launch(m, "k", {1}, {32}, args);
+    r.synchronize();
+    FAIL("no exception");
+  } catch (const DeviceError& e) {
+    CHECK(e.info().function == "f");
+    CHECK_THAT(std::string(e.what()), Contains("kernel k (rec.ptx, in function f): address error at 0x10"));
   }
 }
 
