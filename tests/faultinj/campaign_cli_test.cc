@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -162,14 +163,18 @@ TEST_CASE("campaign cli: kill -9 at random instants, resume each time: one run p
   const std::string file = d("kill.json");
   write_file(file, campaign_text("kill", R"("sm.count": 2)", R"("name": "scalarProd", "launch": "fi16")",
                                  R"("gpu.sched.*")", "", 300, 3, 2));
+  const auto t0 = std::chrono::steady_clock::now();
   {
     test::RunResult r = test::run_gpuvp(fmt::format("campaign run {} --db {} -q", file, d("ref.db")));
     INFO(r.err);
     REQUIRE(r.status == 0);
   }
+  // Kill instants spread over the uninterrupted campaign's own duration (5 % to 110 % of it), so that
+  // kills land before, in and after the golden run on a fast machine as on a sanitizer build.
+  const int whole_ms = int(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
   const std::string db = d("killed.db");
   std::mt19937 rng(20261123);
-  std::uniform_int_distribution<int> delay_ms(40, 700);
+  std::uniform_int_distribution<int> delay_ms(std::max(20, whole_ms / 20), std::max(200, whole_ms * 11 / 10));
   int kills = 0, kills_mid_campaign = 0;
   bool done = false;
   for (int attempt = 0; attempt < 100 && !done; ++attempt) {
