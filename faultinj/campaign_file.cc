@@ -29,12 +29,7 @@ struct Ctx {
   const std::string& origin;
 
   [[noreturn]] void fail(const std::string& path, const json& v, const std::string& what) const {
-    throw CampaignError(fmt::format("{}: {} = {}: {}", origin, path, shown(v), what));
-  }
-  // The value as JSON, cut short when long; invalid UTF-8 (possible in a document built in code) replaced.
-  static std::string shown(const json& v) {
-    std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
-    return s.size() <= 80 ? s : s.substr(0, 77) + "...";
+    throw CampaignError(fmt::format("{}: {} = {}: {}", origin, path, json_shown(v), what));
   }
   [[noreturn]] void error(const std::string& what) const { throw CampaignError(fmt::format("{}: {}", origin, what)); }
 };

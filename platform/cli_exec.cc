@@ -92,34 +92,16 @@ json parse_arg(const std::string& a) {
   throw bad("not a buffer or a scalar");
 }
 
-// An integer as sign and magnitude, exactly: a JSON integer, an integral JSON number up to 2^53, or
-// a decimal or 0x-hexadecimal string. Throws ConfigError naming `where`.
-struct Int {
-  bool neg = false;
-  uint64_t mag = 0;
-};
-Int parse_int(const json& v, const std::string& where) {
-  auto bad = [&](const char* why) { return ConfigError(fmt::format("{}: {} {}", where, v.dump(), why)); };
-  if (v.is_number_unsigned()) return {false, v.get<uint64_t>()};
-  if (v.is_number_integer()) {
-    int64_t x = v.get<int64_t>();
-    return {x < 0, x < 0 ? uint64_t(0) - uint64_t(x) : uint64_t(x)};
-  }
-  if (v.is_number_float()) {
-    double d = v.get<double>();
-    if (!std::isfinite(d) || std::floor(d) != d) throw bad("is not an integer");
-    if (std::fabs(d) > 9007199254740992.0) throw bad("is beyond exact integers in a JSON number (write it as a string)");
-    return {d < 0, static_cast<uint64_t>(std::fabs(d))};
-  }
-  if (!v.is_string()) throw bad("is not an integer");
-  IntText t;
-  if (const char* why = parse_int_text(v.get<std::string>(), t)) throw bad(why);
-  return {t.neg, t.mag};
+// An integer as sign and magnitude, exactly (parse_json_int). Throws ConfigError naming `where`.
+IntText parse_int(const json& v, const std::string& where) {
+  IntText x;
+  if (const char* why = parse_json_int(v, x)) throw ConfigError(fmt::format("{}: {} {}", where, v.dump(), why));
+  return x;
 }
 
 // An integer in [lo, hi] (counts, seeds, dimensions, sizes).
 uint64_t int_in(const json& v, uint64_t lo, uint64_t hi, const std::string& where) {
-  Int x = parse_int(v, where);
+  IntText x = parse_int(v, where);
   if ((x.neg && x.mag != 0) || x.mag < lo || x.mag > hi)
     throw ConfigError(fmt::format("{}: {} must be an integer in [{}, {}]", where, v.dump(), lo, hi));
   return x.mag;
@@ -152,7 +134,7 @@ std::vector<uint8_t> encode(const std::string& type, const json& v, const std::s
     }
     return out;
   }
-  Int x = parse_int(v, where);
+  IntText x = parse_int(v, where);
   const bool is_signed = type[0] == 'i';
   const unsigned bits = es * 8;
   const uint64_t umax = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;

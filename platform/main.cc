@@ -17,6 +17,7 @@
 #include "faultinj/campaign_file.h"
 #include "faultinj/store.h"
 #include "platform/cli_exec.h"
+#include "platform/cli_experiment.h"
 #include "platform/cli_rta.h"
 #include "platform/config/config_doc.h"
 #include "platform/int_text.h"
@@ -221,6 +222,16 @@ int sc_main(int argc, char* argv[]) {
   exec_co.add(exec);
   add_exec_options(exec, exec_opts);
 
+  ConfigOpts exp_co;
+  std::string exp_file;
+  auto* experiment = app.add_subcommand("experiment", "Experiment files (cuda_scheduling_examiner format: concurrent "
+                                                      "benchmarks with release times and stream priorities)");
+  experiment->require_subcommand(1);
+  auto* exp_check = experiment->add_subcommand("check", "Check an experiment file against the configured GPU and "
+                                                        "print its benchmarks; nothing runs");
+  exp_co.add(exp_check);
+  exp_check->add_option("file", exp_file, "Experiment file (JSON)")->required();
+
   auto* campaign = app.add_subcommand("campaign", "Fault-injection campaigns (docs/campaigns.md)");
   campaign->require_subcommand(1);
   fi::CampaignOptions camp;
@@ -338,6 +349,7 @@ int sc_main(int argc, char* argv[]) {
     }
     if (*exec) return cmd_exec(exec_co.build(), exec_opts);
     if (*rta) return cmd_rta(rta_co.build(), rta_file);
+    if (*exp_check) return cmd_experiment_check(exp_co.build(), exp_file);
     if (*camp_run) return fi::campaign_run(camp_file, camp);
     if (*camp_check) return fi::campaign_check(check_file);
     if (*camp_resume) return fi::campaign_resume(camp_db, camp);

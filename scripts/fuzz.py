@@ -9,7 +9,7 @@ for inputs that run); anything else is a failure: a signal (crash), a hang (the 
 (an internal error: an exception nobody expected), a sanitizer report, or a message without a place.
 Failing inputs are kept (--keep) with the command that failed.
 
-  scripts/fuzz.py [--gpuvp build/gpuvp] [--targets ptx,config,launch,campaign] [--runs N | --seconds S]
+  scripts/fuzz.py [--gpuvp build/gpuvp] [--targets ptx,config,launch,campaign,experiment] [--runs N | --seconds S]
                   [--seed K] [--keep DIR] [--timeout S]
 
 Standard library only (the CI's python3). Deterministic for a given --seed and --runs.
@@ -43,6 +43,13 @@ DICTIONARY = {
              b"\"size\"", b"\"window\"", b"\"trigger\"", b"\"fault\"", b"\"seed\"", b"\"platform\"",
              b"\"set\"", b"\"preset\"", b"\"workload\"", b"\"ptx\"", b"\"kernel\"", b"\\u0000", b"\\ud800"],
 }
+# Experiment files (gpuvp experiment check): their keys, benchmark names and multikernel's kernel lists.
+DICTIONARY["experiment"] = DICTIONARY["json"][:7] + [
+    b"\"name\"", b"\"max_iterations\"", b"\"max_time\"", b"\"base_result_directory\"", b"\"benchmarks\"",
+    b"\"filename\"", b"\"log_name\"", b"\"label\"", b"\"thread_count\"", b"\"block_count\"", b"\"data_size\"",
+    b"\"additional_info\"", b"\"release_time\"", b"\"stream_priority\"", b"\"cpu_core\"",
+    b"\"./bin/timer_spin.so\"", b"\"./bin/multikernel.so\"", b"\"K1,1000,2,128\"", b",K2,0x10,1,1024", b",,",
+    b"[32, 32, 2]", b"[65535, 65535, 65535]", b"-1", b"0.5", b"1e-9", b"\"1e6\"", b"\\u0000", b"\\ud800"]
 
 # A place in a message: a file name with a line (file:12, line 12), a column, a key or option in quotes.
 PLACE = re.compile(r"(:\d+|line \d+|column \d+|'[^']+'|\"[^\"]+\"|\bkey\b|--[a-z-]+|\w+\.\w+)")
@@ -105,6 +112,7 @@ def targets(gpuvp):
         "launch": Target("launch", ".json", DICTIONARY["json"],
                          lambda f: [gpuvp, "exec", "--preset", "tx2"] + quick + ["--launch-file", f], True),
         "campaign": Target("campaign", ".json", DICTIONARY["json"], lambda f: [gpuvp, "campaign", "check", f], True),
+        "experiment": Target("experiment", ".json", DICTIONARY["experiment"], lambda f: [gpuvp, "experiment", "check", f]),
     }
 
 
@@ -140,7 +148,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--gpuvp", default=os.path.join(ROOT, "build", "gpuvp"))
     ap.add_argument("--corpus", default=os.path.join(ROOT, "tests", "fuzz", "corpus"))
-    ap.add_argument("--targets", default="ptx,config,launch,campaign")
+    ap.add_argument("--targets", default="ptx,config,launch,campaign,experiment")
     ap.add_argument("--runs", type=int, default=100, help="mutants per target (ignored with --seconds)")
     ap.add_argument("--seconds", type=float, default=0, help="run each target for this long instead")
     ap.add_argument("--seed", type=int, default=1)

@@ -1,0 +1,247 @@
+// Experiment files (cuda_scheduling_examiner format): what the reader makes of a valid file, and
+// `gpuvp experiment check`'s answers to bad ones: exit 2 naming the file and the field's JSON path.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <fstream>
+
+#include "common/subprocess.h"
+#include "platform/experiment_file.h"
+
+using namespace gpuvp;
+using Catch::Matchers::Contains;
+using gpuvp::test::run_gpuvp;
+using gpuvp::test::temp_path;
+using nlohmann::json;
+
+namespace {
+
+const std::string kData = std::string(GPUVP_TEST_DATA) + "/experiment/";
+
+std::string write_temp(const std::string& stem, const std::string& text) {
+  const std::string path = temp_path(stem);
+  std::ofstream(path) << text;
+  return path;
+}
+
+// A valid experiment: benchmarks[0] a timer_spin, benchmarks[1] a multikernel.
+json good() {
+  return json::parse(R"({"name": "t", "benchmarks": [
+      {"filename": "./bin/timer_spin.so", "thread_count": 256, "block_count": 4, "additional_info": "1000"},
+      {"filename": "./bin/multikernel.so", "additional_info": "K1,100,1,64"}]})");
+}
+
+void check_dims(const rt::Dim3& d, uint32_t x, uint32_t y, uint32_t z) {
+  CHECK(d.x == x);
+  CHECK(d.y == y);
+  CHECK(d.z == z);
+}
+
+}  // namespace
+
+TEST_CASE("experiment file: both benchmark kinds are read into their values") {
+  const Experiment e = load_experiment(kData + "both_kinds.json", Config::preset("tx2"));
+  CHECK(e.name == "Both kinds");
+  CHECK(e.max_iterations == 3);
+  CHECK(e.max_time == 0.5);
+  CHECK(e.base_result_directory == "./out");
+  REQUIRE(e.benchmarks.size() == 3);
+
+  const Benchmark& s = e.benchmarks[0];
+  CHECK(s.kind == BenchmarkKind::TimerSpin);
+  CHECK(s.filename == "./bin/timer_spin.so");
+  CHECK(s.log_name == "spin.json");
+  CHECK(s.label == "Spinner");
+  check_dims(s.block, 32, 4, 1);
+  check_dims(s.grid, 8, 2, 1);
+  CHECK(s.data_size == 4096);
+  CHECK(s.spin_ns == 250000);
+  CHECK(s.kernels.empty());
+  CHECK(s.release_time == 0.001);
+  CHECK(s.stream_priority == -1);
+  CHECK(s.max_iterations == 3);  // the experiment's
+  CHECK(s.max_time == 0.5);
+
+  const Benchmark& m = e.benchmarks[1];
+  CHECK(m.kind == BenchmarkKind::Multikernel);
+  CHECK(m.filename == "multikernel");
+  CHECK(m.log_name == "multikernel_1.json");  // derived from the base name and the index
+  CHECK(m.label.empty());
+  check_dims(m.block, 64, 1, 1);
+  check_dims(m.grid, 1, 1, 1);
+  CHECK(m.data_size == 0);
+  REQUIRE(m.kernels.size() == 2);
+  CHECK(m.kernels[0].name == "K1");
+  CHECK(m.kernels[0].spin_ns == 1000);
+  CHECK(m.kernels[0].blocks == 2);
+  CHECK(m.kernels[0].threads == 128);
+  CHECK(m.kernels[1].name == "K2");  // spaces around items are not part of them
+  CHECK(m.kernels[1].spin_ns == 16);  // 0x10
+  CHECK(m.kernels[1].blocks == 1);
+  CHECK(m.kernels[1].threads == 1024);
+  CHECK(m.release_time == 0);
+  CHECK(m.stream_priority == 0);
+  CHECK(m.max_iterations == 7);  // its own
+  CHECK(m.max_time == 2);
+
+  const Benchmark& t = e.benchmarks[2];
+  CHECK(t.kind == BenchmarkKind::TimerSpin);
+  CHECK(t.log_name == "timer_spin_2.json");
+  check_dims(t.block, 1024, 1, 1);
+  check_dims(t.grid, 16, 1, 1);
+  CHECK(t.spin_ns == 5000000);  // 5e6: an integral JSON number
+}
+
+TEST_CASE("experiment file: defaults of what a file leaves out") {
+  json j = good();
+  j["benchmarks"][0].erase("additional_info");
+  const Experiment e = parse_experiment(j, Config::preset("tx2"), "defaults.json");
+  CHECK(e.max_iterations == 0);
+  CHECK(e.max_time == 0);
+  CHECK(e.base_result_directory == "./results");
+  CHECK(e.benchmarks[0].spin_ns == 10000000);  // the examiner's timer_spin: 10 ms
+  CHECK(e.benchmarks[0].log_name == "timer_spin_0.json");
+  CHECK(e.benchmarks[0].release_time == 0);
+  CHECK(e.benchmarks[0].stream_priority == 0);
+  check_dims(e.benchmarks[1].block, 1, 1, 1);
+}
+
+TEST_CASE("experiment cli: check prints one line per benchmark and exits 0") {
+  auto r = run_gpuvp("experiment check " + kData + "both_kinds.json");
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.out, Contains("experiment \"Both kinds\" on tx2: 3 benchmarks, max_iterations 3, max_time 0.5 s"));
+  CHECK_THAT(r.out, Contains("[0] timer_spin \"Spinner\": release 0.001 s, priority -1 (high), grid 8x2 x block 32x4, "
+                             "spin 250000 ns\n"));
+  CHECK_THAT(r.out, Contains("[1] multikernel \"\": release 0 s, priority 0 (low), kernels \"K1\" (grid 2 x block 128, "
+                             "1000 ns), \"K2\" (grid 1 x block 1024, 16 ns), max_iterations 7, max_time 2 s\n"));
+  // The examples in experiments/ stay valid on the preset they are written for.
+  const std::string examples = std::string(GPUVP_TEST_DATA) + "/../../experiments/";
+  r = run_gpuvp("experiment check " + examples + "tx2_priorities.json");
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("[3] timer_spin \"high B\": release 0.0006 s, priority -1 (high), grid 4 x block 256"));
+  r = run_gpuvp("experiment check --preset tk1 " + examples + "tk1_multikernel.json");
+  INFO(r.err);
+  CHECK(r.status == 0);
+}
+
+TEST_CASE("experiment cli: every bad field exits 2 naming the file and the field") {
+  struct Case {
+    int bench;  // -1: the top level
+    const char* patch;
+    const char* expect;
+  } cases[] = {
+      {-1, R"({"name": null})", "name: missing (required"},
+      {-1, R"({"name": 5})", "name: 5 is not a string"},
+      {-1, R"({"max_iterations": -1})", "max_iterations: -1 is out of range"},
+      {-1, R"({"max_iterations": 1.5})", "max_iterations: 1.5 is not an integer"},
+      {-1, R"({"max_iterations": 18446744073709551615})", "max_iterations: 18446744073709551615 is out of range"},
+      {-1, R"({"max_time": -0.5})", "max_time: -0.5 is out of range"},
+      {-1, R"({"max_time": "1"})", "max_time: \"1\" is not a number of seconds"},
+      {-1, R"({"base_result_directory": 3})", "base_result_directory: 3 is not a string"},
+      {-1, R"({"benchmarks": []})", "benchmarks: [] is empty"},
+      {-1, R"({"benchmarks": 5})", "benchmarks: 5 is not an array"},
+      {-1, R"({"cuda_device": 0})", "top level: unknown key 'cuda_device'"},
+      {0, R"({"filename": null})", "benchmarks[0].filename: missing"},
+      {0, R"({"filename": "./bin/mandelbrot.so"})",
+       "benchmarks[0].filename: \"./bin/mandelbrot.so\" is an unknown benchmark 'mandelbrot'"},
+      {0, R"({"log_name": ""})", "benchmarks[0].log_name: \"\" is empty"},
+      {0, R"({"label": 7})", "benchmarks[0].label: 7 is not a string"},
+      {0, R"({"thread_count": null})", "benchmarks[0].thread_count: missing"},
+      {0, R"({"thread_count": 1.5})", "benchmarks[0].thread_count: 1.5 is not an integer"},
+      {0, R"({"thread_count": 0})", "benchmarks[0].thread_count: 0 is out of range"},
+      {0, R"({"thread_count": [32, 2, 2, 2]})", "benchmarks[0].thread_count: [32,2,2,2] is not 1 to 3 dimensions"},
+      {0, R"({"thread_count": [32, -2]})", "benchmarks[0].thread_count[1]: -2 is out of range"},
+      {0, R"({"thread_count": 2048})", "benchmarks[0].thread_count: 2048 is a block of 2048 threads: it does not fit an SM of tx2"},
+      {0, R"({"thread_count": [64, 32]})", "benchmarks[0].thread_count: [64,32] is a block of 64x32 threads"},
+      {0, R"({"block_count": null})", "benchmarks[0].block_count: missing"},
+      {0, R"({"block_count": 65536})", "benchmarks[0].block_count: 65536 is out of range; expected an integer in [1, 65535]"},
+      {0, R"({"block_count": [4, 0]})", "benchmarks[0].block_count[1]: 0 is out of range"},
+      {0, R"({"data_size": -1})", "benchmarks[0].data_size: -1 is out of range"},
+      {0, R"({"data_size": 1e30})", "benchmarks[0].data_size: 1e+30 is out of range"},
+      {0, R"({"additional_info": "-5"})", "benchmarks[0].additional_info: \"-5\" is out of range"},
+      {0, R"({"additional_info": "fast"})", "benchmarks[0].additional_info: \"fast\" is not an integer"},
+      {0, R"({"additional_info": 2.5})", "benchmarks[0].additional_info: 2.5 is not an integer"},
+      {0, R"({"release_time": -1})", "benchmarks[0].release_time: -1 is out of range"},
+      {0, R"({"release_time": "0.5"})", "benchmarks[0].release_time: \"0.5\" is not a number of seconds"},
+      {0, R"({"stream_priority": 1})", "benchmarks[0].stream_priority: 1 is out of range; expected -1 (high) or 0 (low)"},
+      {0, R"({"stream_priority": -2})", "benchmarks[0].stream_priority: -2 is out of range"},
+      {0, R"({"max_iterations": -3})", "benchmarks[0].max_iterations: -3 is out of range"},
+      {0, R"({"max_time": -1})", "benchmarks[0].max_time: -1 is out of range"},
+      {0, R"({"cpu_core": 1.5})", "benchmarks[0].cpu_core: 1.5 is not an integer"},
+      {0, R"({"thred_count": 3})", "benchmarks[0]: unknown key 'thred_count'"},
+      {1, R"({"additional_info": null})", "benchmarks[1].additional_info: missing"},
+      {1, R"({"additional_info": 5})", "benchmarks[1].additional_info: 5 is not a string"},
+      {1, R"({"additional_info": "K1,100,1"})", "benchmarks[1].additional_info: \"K1,100,1\" has 3 items"},
+      {1, R"({"additional_info": "K1,100,1,64,,5,1,64"})", "benchmarks[1].additional_info item 5 (name of kernel 2): \"\" is empty"},
+      {1, R"({"additional_info": "K1,-100,1,64"})", "benchmarks[1].additional_info item 2 (ns of kernel 1): \"-100\" is out of range"},
+      {1, R"({"additional_info": "K1,100,0,64"})", "benchmarks[1].additional_info item 3 (blocks of kernel 1): \"0\" is out of range"},
+      {1, R"({"additional_info": "K1,100,1,64,K2,100,1,1.5"})",
+       "benchmarks[1].additional_info item 8 (threads of kernel 2): \"1.5\" is not an integer"},
+      {1, R"({"additional_info": "K1,100,1,64,K2,100,1,2048"})",
+       "benchmarks[1].additional_info item 8 (threads of kernel 2): \"2048\" is a block of 2048 threads: it does not fit"},
+      {1, R"({"thread_count": 0})", "benchmarks[1].thread_count: 0 is out of range"},
+  };
+  for (auto& c : cases) {
+    json j = good();
+    (c.bench < 0 ? j : j["benchmarks"][size_t(c.bench)]).merge_patch(json::parse(c.patch));
+    const std::string f = write_temp("experiment_bad.json", j.dump(1));
+    auto r = run_gpuvp("experiment check " + f);
+    INFO(c.patch << "\n" << r.err);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Contains(f + ": " + c.expect));
+    CHECK(r.err.find('\n') == r.err.size() - 1);  // one line
+    std::remove(f.c_str());
+  }
+  json j = good();
+  j["benchmarks"].push_back("x");
+  const std::string f = write_temp("experiment_notobj.json", j.dump());
+  CHECK_THAT(run_gpuvp("experiment check " + f).err, Contains(f + ": benchmarks[2]: \"x\" is not an object"));
+  std::remove(f.c_str());
+}
+
+TEST_CASE("experiment cli: a block must fit an SM of the chosen preset and settings") {
+  const std::string f = write_temp("experiment_fit.json", good().dump());
+  CHECK(run_gpuvp("experiment check --preset flexgrip " + f).status == 0);  // 256 threads
+  auto r = run_gpuvp("experiment check --preset flexgrip --set sm.max_threads_per_block=128 " + f);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains(f + ": benchmarks[0].thread_count: 256 is a block of 256 threads: it does not fit an SM of "
+                             "flexgrip (sm.max_threads_per_block 128, sm.max_threads 1024)"));
+  // One SM with fewer threads is enough: a block must fit every SM.
+  r = run_gpuvp("experiment check --preset tx2 --set gpu.sm1.max_threads_per_block=128 " + f);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains("benchmarks[0].thread_count: 256 is a block of 256 threads"));
+  r = run_gpuvp("experiment check --preset flexgrip " + kData + "both_kinds.json");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains("benchmarks[1].additional_info item 8 (threads of kernel 2): \"1024\" is a block of 1024 "
+                             "threads: it does not fit an SM of flexgrip"));
+  std::remove(f.c_str());
+}
+
+TEST_CASE("experiment cli: malformed JSON is refused with the line and column") {
+  const std::string f = write_temp("experiment_syntax.json", "{\"name\": \"t\",\n \"benchmarks\": [\n  {\"filename\": }]}");
+  auto r = run_gpuvp("experiment check " + f);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains(f + ":3:16: not valid JSON: syntax error while parsing value"));
+  // A number beyond a double has no position of its own in nlohmann's message: its first occurrence.
+  const std::string big = write_temp("experiment_big.json", "{\"name\": \"t\",\n  \"max_time\": 1e400}");
+  r = run_gpuvp("experiment check " + big);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains(big + ":2:15: not valid JSON: number overflow parsing '1e400'"));
+  CHECK_THAT(run_gpuvp("experiment check " + temp_path("absent.json")).err, Contains("absent.json: no such file"));
+  std::remove(f.c_str());
+  std::remove(big.c_str());
+}
+
+TEST_CASE("experiment cli: a file nested 100,000 deep is refused within a second") {
+  const std::string f = write_temp("experiment_deep.json", R"({"name": "t", "benchmarks": )" + std::string(100000, '[') +
+                                                               std::string(100000, ']') + "}");
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = run_gpuvp("experiment check " + f);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains(f + ":1:92: nested deeper than 64 levels"));
+  CHECK(s < 1.0);
+  std::remove(f.c_str());
+}
