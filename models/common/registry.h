@@ -46,6 +46,19 @@ class Registry {
     t.on_write = std::move(on_write);
     add(std::move(t));
   }
+  // Registers `count` integers at `data` as one memory target (a table a model keeps, such as queue slots).
+  template <typename T>
+  void add_array(const std::string& name, unsigned width, T* data, uint64_t count, std::function<void()> on_write = {}) {
+    Target t;
+    t.name = name;
+    t.kind = TargetKind::Memory;
+    t.width = width;
+    t.count = count;
+    t.get = [data](uint64_t i) { return static_cast<uint64_t>(data[i]); };
+    t.set = [data](uint64_t i, uint64_t v) { data[i] = static_cast<T>(v); };
+    t.on_write = std::move(on_write);
+    add(std::move(t));
+  }
   void add(Target t);
   void remove_prefix(const std::string& prefix);
 

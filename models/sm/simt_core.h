@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sw/isa/device_error.h"
+#include "models/common/kernel_desc.h"
 #include "models/common/print_sink.h"
 #include "models/common/registry.h"
 #include "models/memory/atomic_extension.h"
@@ -51,21 +52,10 @@ class CoreEnv {
   virtual void print(DevicePrint /*line*/) {}
 };
 
-// One batch of blocks as the SMP controller set it up from the scheduler ports and config block.
-struct LaunchParams {
-  uint64_t entry = 0;                  // absolute code address
-  uint32_t block[3] = {1, 1, 1};
-  uint32_t grid[3] = {1, 1, 1};
-  std::vector<uint8_t> params;         // kernel parameter bytes (param words * 4)
-  uint32_t static_shared = 0;
-  uint32_t dyn_shared = 0;
-  uint32_t local_bytes = 0;            // per thread
-  uint32_t num_regs = 0;               // 64-bit register slots per thread
-  uint32_t num_preds = 0;              // predicate slots per thread
-  uint32_t regs_per_thread = 0;        // 32-bit registers (occupancy check)
-  uint32_t smem_per_block = 0;         // stride the scheduler computed (0: compute here)
-  uint64_t launch_id = 0;
-  std::vector<uint64_t> blocks;        // linear indices of the resident blocks
+// One batch of blocks as the SMP controller set it up from the scheduler ports and config block: the
+// kernel (kernel_desc.h) and the linear indices of the resident blocks.
+struct LaunchParams : KernelDesc {
+  std::vector<uint64_t> blocks;
 };
 
 // Shared memory layout of a block (docs/sm.md): 16-byte header, parameters, then the user region

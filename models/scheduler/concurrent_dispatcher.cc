@@ -1,0 +1,180 @@
+#include "models/scheduler/concurrent_dispatcher.h"
+
+#include <fmt/format.h>
+
+#include "models/common/log.h"
+
+namespace gpuvp {
+
+namespace {
+const bool declared = declare_params({
+    "scheduler", "gpu.sched", "",
+    {
+        ParamDef::String("scheduler.kind", "batch", {"batch", "concurrent"},
+                         "batch: the FlexGripPlus batch scheduler, one kernel at a time; concurrent: the TX2 "
+                         "queue rules, several kernels and streams at once (docs/concurrent-kernels.md)"),
+        ParamDef::Int("scheduler.dispatch_cycles", 1, 0, 1000000,
+                      "Concurrent dispatcher: cycles between two block assignments (0: all that fit at once)"),
+        ParamDef::Int("scheduler.work_slots", 64, 1, 4096,
+                      "Concurrent dispatcher: kernels, copies and event operations in flight (a full table "
+                      "makes the host wait)"),
+        ParamDef::Int("scheduler.events", 64, 1, 65536, "Concurrent dispatcher: events the host can record"),
+    },
+});
+}  // namespace
+
+ConcurrentDispatcherConfig ConcurrentDispatcherConfig::from(const Params& p, unsigned num_sms, const Clock& clk,
+                                                            const SmLimits& lim) {
+  (void)declared;
+  ConcurrentDispatcherConfig c;
+  c.num_sms = num_sms;
+  c.clock = clk;
+  c.limits = lim;
+  c.slots = unsigned(p.i("work_slots"));
+  c.events = unsigned(p.i("events"));
+  c.dispatch_cycles = unsigned(p.i("dispatch_cycles"));
+  c.path = p.instance();
+  return c;
+}
+
+ConcurrentDispatcher::ConcurrentDispatcher(sc_core::sc_module_name name, const ConcurrentDispatcherConfig& cfg,
+                                           Registry& reg)
+    : sc_module(name),
+      cfg_(cfg),
+      queues_(reg, cfg.path, cfg.slots, cfg.events),
+      room_(reg, cfg.path, cfg.num_sms, cfg.limits),
+      sms_(cfg.num_sms, nullptr),
+      work_(cfg.slots),
+      timer_(cfg.clock) {
+  SC_METHOD(edge);
+  sensitive << timer_.event();
+  dont_initialize();
+  // A fault written into the tables is seen at the next edge, as a flip-flop's would be.
+  for (const char* t : {".work.state", ".work.assigned", ".work.completed", ".work.blocks", ".used_threads",
+                        ".used_smem", ".used_regs", ".used_blocks"})
+    reg.at_mut(cfg.path + t).on_write = [this] { wake(); };
+}
+
+void ConcurrentDispatcher::wake() { timer_.request(); }
+
+BlockNeeds ConcurrentDispatcher::needs(const KernelDesc& k) const {
+  BlockNeeds b;
+  b.threads = k.threads();
+  b.smem = k.smem_per_block;
+  b.regs = k.regs_per_thread * b.threads;
+  return b;
+}
+
+std::string ConcurrentDispatcher::never_fits(const KernelDesc& k) const {
+  const BlockNeeds b = needs(k);
+  if (room_.capacity(b) > 0) return "";
+  const SmLimits& l = cfg_.limits;
+  return fmt::format("a block of {} threads, {} bytes of shared memory and {} registers does not fit an SM "
+                     "({} threads, {} bytes, {} registers)",
+                     b.threads, b.smem, b.regs, l.threads, l.smem, l.regs);
+}
+
+bool ConcurrentDispatcher::submit(const Submission& s) {
+  if (queues_.free_slots() <= staged_submissions_) return false;
+  ++staged_submissions_;
+  inputs_.push_back(Input{sc_core::sc_time_stamp().value(), Input::Submit, 0, {}, 0, s});
+  wake();
+  return true;
+}
+
+void ConcurrentDispatcher::block_done(unsigned sm, const BlockWork& w) {
+  inputs_.push_back(Input{sc_core::sc_time_stamp().value(), Input::Block, sm, w, 0, {}});
+  wake();
+}
+
+void ConcurrentDispatcher::copy_done(uint32_t slot) {
+  inputs_.push_back(Input{sc_core::sc_time_stamp().value(), Input::Copy, 0, {}, slot, {}});
+  wake();
+}
+
+void ConcurrentDispatcher::take(const Input& in) {
+  switch (in.what) {
+    case Input::Submit: {
+      --staged_submissions_;
+      const int slot = queues_.submit(in.sub.item);  // G1 (a slot was kept for it)
+      if (slot >= 0) work_[size_t(slot)] = in.sub;
+      break;
+    }
+    case Input::Block: {
+      const auto& k = work_[in.block.slot].kernel ? work_[in.block.slot].kernel : in.block.kernel;
+      room_.give(in.sm, needs(*k));
+      if (queues_.block_completed(int(in.block.slot))) done(int(in.block.slot));
+      break;
+    }
+    case Input::Copy:
+      queues_.copy_completed(int(in.slot));
+      done(int(in.slot));
+      break;
+  }
+}
+
+// A work item left the table: tell the host, free the slot.
+void ConcurrentDispatcher::done(int slot) {
+  if (on_done) on_done(queues_.item(slot), sc_core::sc_time_stamp().value());
+  work_[slot] = Submission{};
+  freed_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void ConcurrentDispatcher::settle_and_report() {
+  for (uint64_t tag : queues_.settle()) {
+    WorkItem w;
+    w.kind = WorkItem::Record;
+    w.tag = tag;
+    if (on_done) on_done(w, sc_core::sc_time_stamp().value());
+    freed_.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+bool ConcurrentDispatcher::assign_one() {
+  const int k = queues_.head_kernel();
+  if (k < 0 || !work_[k].kernel) return false;  // (no descriptor: a fault revived a free slot)
+  const KernelDesc& kd = *work_[k].kernel;
+  const int sm = room_.place(needs(kd));
+  if (sm < 0) return false;
+  BlockWork b;
+  b.kernel = work_[k].kernel;
+  b.linear = queues_.next_block(k);
+  b.slot = uint32_t(k);
+  room_.take(unsigned(sm), needs(kd));
+  queues_.block_assigned(k);
+  ++dispatched_;
+  log::debug(name(), "block {} of launch {} to sm {}", b.linear, kd.launch_id, sm);
+  if (b.linear < kd.grid_blocks() && sms_[size_t(sm)]) sms_[size_t(sm)]->assign(b);
+  else block_done(unsigned(sm), b);  // a block index a fault pushed past the grid: nothing to run
+  return true;
+}
+
+void ConcurrentDispatcher::edge() {
+  if (!timer_.take()) return;
+  const uint64_t now_ps = sc_core::sc_time_stamp().value();
+  std::vector<Input> later;
+  for (auto& in : inputs_) {
+    if (in.at < now_ps) take(in);
+    else later.push_back(std::move(in));  // came in this instant: the next edge samples it
+  }
+  inputs_.swap(later);
+  if (!inputs_.empty()) wake();
+  settle_and_report();
+  const uint64_t now = cfg_.clock.cycle(sc_core::sc_time_stamp());
+  if (now >= next_assign_) {
+    while (assign_one()) {
+      if (cfg_.dispatch_cycles == 0) continue;
+      next_assign_ = now + cfg_.dispatch_cycles;
+      break;
+    }
+  }
+  // Another block may be waiting for the next assignment slot.
+  if (now < next_assign_ && queues_.head_kernel() >= 0)
+    timer_.request_at(cfg_.clock.at_cycle(next_assign_));
+  if (const int c = queues_.head_copy(); c >= 0 && ce_ && work_[c].copy) {
+    queues_.copy_started(c);
+    ce_->start_copy(uint32_t(c), work_[c].copy);
+  }
+}
+
+}  // namespace gpuvp

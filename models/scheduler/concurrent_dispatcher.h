@@ -1,0 +1,101 @@
+#pragma once
+// Concurrent-kernel dispatcher of the tk1 and tx2 presets (../shared/spec/tx2-scheduling.md;
+// docs/concurrent-kernels.md): the work queues (work_queues.h: G1-G4, X1, C1-C4, N1-N2, A1-A2), the
+// SMs' free resources (sm_room.h: R1-R3) and most-room placement. It hands blocks to SMs one at a time
+// (BlockTarget) and learns of each block's completion (BlockDoneSink); copies go to the copy engine.
+//
+// Timing: the dispatcher evaluates at clock edges. At an edge it takes what happened strictly before
+// it (submissions, block and copy completions: inputs sampled at an edge, as a flip-flop samples
+// them, so the order of processes within an instant never matters), then assigns blocks of the head
+// kernel while an SM has room, one block per scheduler.dispatch_cycles cycles (0: every block that
+// fits at once), then starts the head copy if the copy engine is free.
+#include <systemc>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/common/clock.h"
+#include "models/common/gpu_work.h"
+#include "models/common/params.h"
+#include "models/common/registry.h"
+#include "models/scheduler/sm_room.h"
+#include "models/scheduler/work_queues.h"
+
+namespace gpuvp {
+
+struct ConcurrentDispatcherConfig {
+  unsigned num_sms = 1;
+  Clock clock;
+  SmLimits limits;              // every SM's resources (the platform reads them from the SMs)
+  unsigned slots = 64;          // work table entries (kernels, copies, events in flight)
+  unsigned events = 64;
+  unsigned dispatch_cycles = 1; // cycles per block assignment
+  std::string path = "gpu.sched";
+
+  static ConcurrentDispatcherConfig from(const Params& p, unsigned num_sms, const Clock& clk, const SmLimits& lim);
+};
+
+// What the host submits: a work item and, for a kernel, its description; for a copy, its job.
+struct Submission {
+  WorkItem item;
+  std::shared_ptr<const KernelDesc> kernel;
+  std::shared_ptr<CopyJob> copy;
+};
+
+class ConcurrentDispatcher : public sc_core::sc_module, public BlockDoneSink, public CopyDoneSink {
+ public:
+  ConcurrentDispatcher(sc_core::sc_module_name name, const ConcurrentDispatcherConfig& cfg, Registry& reg);
+  SC_HAS_PROCESS(ConcurrentDispatcher);
+
+  void connect_sm(unsigned i, BlockTarget& sm) { sms_.at(i) = &sm; }
+  void connect_copy_engine(CopyTarget& ce) { ce_ = &ce; }
+  // Called when a kernel's last block, a copy or an event record completed (simulated instant, ps).
+  std::function<void(const WorkItem& w, uint64_t ps)> on_done;
+
+  // G1 from the host side (a thread): false when the work table is full (wait for slot_freed()).
+  bool submit(const Submission& s);
+  const sc_core::sc_event& slot_freed() const { return freed_; }
+  // Why `k` can never run on this GPU ("" if it can): the block needs more than an empty SM has.
+  std::string never_fits(const KernelDesc& k) const;
+
+  void block_done(unsigned sm, const BlockWork& w) override;
+  void copy_done(uint32_t slot) override;
+
+  const WorkQueues& queues() const { return queues_; }
+  uint64_t blocks_dispatched() const { return dispatched_; }
+
+ private:
+  void edge();                  // SC_METHOD at the clock edges where something may change
+  void wake();                  // evaluate at the next edge strictly after now
+  bool assign_one();            // one block of the head kernel, if an SM has room
+  void settle_and_report();
+  void done(int slot);
+  BlockNeeds needs(const KernelDesc& k) const;
+
+  ConcurrentDispatcherConfig cfg_;
+  WorkQueues queues_;
+  SmRoom room_;
+  std::vector<BlockTarget*> sms_;
+  CopyTarget* ce_ = nullptr;
+  std::vector<Submission> work_;                  // per slot
+  // Inputs since the last edge, with the instant (ps) they came.
+  struct Input {
+    uint64_t at;
+    enum { Submit, Block, Copy } what;
+    unsigned sm;
+    BlockWork block;
+    uint32_t slot;
+    Submission sub;
+  };
+  std::vector<Input> inputs_;
+  unsigned staged_submissions_ = 0;
+  void take(const Input& in);
+  EdgeTimer timer_;
+  sc_core::sc_event freed_;
+  uint64_t dispatched_ = 0;
+  uint64_t next_assign_ = 0;    // first cycle the next block may be assigned
+};
+
+}  // namespace gpuvp

@@ -1,0 +1,168 @@
+#include "models/scheduler/work_queues.h"
+
+#include <algorithm>
+
+namespace gpuvp {
+
+WorkQueues::WorkQueues(Registry& reg, const std::string& path, unsigned slots, unsigned events)
+    : tag_(slots), state_(slots), kind_(slots), stream_(slots), level_(slots), blocks_(slots), assigned_(slots),
+      completed_(slots), event_(slots), target_(slots), seq_(slots), qseq_(slots), recorded_(events),
+      submitted_(events) {
+  const std::string w = path + ".work.";
+  reg.add_array(w + "state", 3, state_.data(), slots);
+  reg.add_array(w + "kind", 2, kind_.data(), slots);
+  reg.add_array(w + "stream", 16, stream_.data(), slots);
+  reg.add_array(w + "priority", 1, level_.data(), slots);
+  reg.add_array(w + "seq", 32, seq_.data(), slots);
+  reg.add_array(w + "qseq", 32, qseq_.data(), slots);
+  reg.add_array(w + "blocks", 32, blocks_.data(), slots);
+  reg.add_array(w + "assigned", 32, assigned_.data(), slots);
+  reg.add_array(w + "completed", 32, completed_.data(), slots);
+  reg.add_array(w + "event", 16, event_.data(), slots);
+  reg.add_array(w + "target", 32, target_.data(), slots);
+  reg.add_array(path + ".event.recorded", 32, recorded_.data(), events);
+}
+
+int WorkQueues::submit(const WorkItem& w) {
+  auto it = std::find(state_.begin(), state_.end(), uint32_t(Free));
+  // A slot whose state a fault pushed out of range counts as free too.
+  if (it == state_.end()) it = std::find_if(state_.begin(), state_.end(), [](uint32_t s) { return s > Copying; });
+  if (it == state_.end()) return -1;
+  const int i = int(it - state_.begin());
+  state_[i] = InStream;
+  kind_[i] = w.kind;
+  stream_[i] = w.stream & 0xFFFF;
+  level_[i] = w.priority ? 1 : 0;
+  blocks_[i] = w.blocks;
+  assigned_[i] = completed_[i] = 0;
+  event_[i] = w.event % uint32_t(recorded_.size());
+  if (w.kind == WorkItem::Record) ++submitted_[event_[i]];
+  target_[i] = submitted_[event_[i]];  // a wait waits for the last record submitted before it
+  seq_[i] = next_seq_++;
+  qseq_[i] = 0;
+  tag_[i] = w.tag;
+  return i;
+}
+
+WorkItem WorkQueues::item(int i) const {
+  WorkItem w;
+  w.kind = WorkItem::Kind(kind_[i] & 3);
+  w.stream = stream_[i];
+  w.priority = level_[i];
+  w.blocks = blocks_[i];
+  w.event = event_[i];
+  w.tag = tag_[i];
+  return w;
+}
+
+bool WorkQueues::idle() const {
+  return std::all_of(state_.begin(), state_.end(), [](uint32_t s) { return s == Free || s > Copying; });
+}
+
+unsigned WorkQueues::free_slots() const {
+  return unsigned(std::count_if(state_.begin(), state_.end(), [](uint32_t s) { return s == Free || s > Copying; }));
+}
+
+// The stream queue of s holds its live slots in seq order; the head is the lowest seq.
+int WorkQueues::stream_head(uint32_t stream) const {
+  int best = -1;
+  for (int i = 0; i < int(state_.size()); ++i)
+    if (state_[i] != Free && state_[i] <= Copying && stream_[i] == stream && (best < 0 || seq_[i] < seq_[best]))
+      best = i;
+  return best;
+}
+
+bool WorkQueues::is_head(int i) const { return stream_head(stream_[i]) == i; }
+
+// N1: the NULL stream's head goes on only when every other stream is empty or has at its head
+// something launched after it. N2: another stream's head waits while the NULL stream's head was
+// launched before it. (Both apply to every kind of work: the NULL stream orders copies and events too.)
+bool WorkQueues::may_leave_stream_head(int i) const {
+  if (stream_[i] != 0) {
+    const int n = stream_head(0);
+    return n < 0 || seq_[n] > seq_[i];
+  }
+  for (int j = 0; j < int(state_.size()); ++j)
+    if (state_[j] != Free && state_[j] <= Copying && stream_[j] != 0 && is_head(j) && seq_[j] < seq_[i]) return false;
+  return true;
+}
+
+// G2/A1 (kernel to the EE queue of its level), C1 (copy to the CE queue); a record completes, a wait
+// completes once its event's record has. True when something moved.
+bool WorkQueues::promote(int i) {
+  if (state_[i] != InStream || !is_head(i) || !may_leave_stream_head(i)) return false;
+  switch (kind_[i] & 3) {
+    case WorkItem::Kernel:
+      state_[i] = InEE;
+      qseq_[i] = next_qseq_++;
+      return true;
+    case WorkItem::Copy:
+      state_[i] = InCE;
+      qseq_[i] = next_qseq_++;
+      return true;
+    case WorkItem::Record:
+      ++recorded_[event_[i] % recorded_.size()];
+      return true;  // the caller releases it after reporting
+    default:        // Wait
+      if (recorded_[event_[i] % recorded_.size()] < target_[i]) return false;
+      release(i);
+      return true;
+  }
+}
+
+std::vector<uint64_t> WorkQueues::settle() {
+  std::vector<uint64_t> records;
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (int i = 0; i < int(state_.size()); ++i) {
+      const bool record = state_[i] == InStream && (kind_[i] & 3) == WorkItem::Record;
+      if (!promote(i)) continue;
+      moved = true;
+      if (record) {
+        records.push_back(tag_[i]);
+        release(i);
+      }
+    }
+  }
+  return records;
+}
+
+// The head of the engine queue in state s: lowest qseq, of priority `level` when by_level.
+int WorkQueues::engine_head(State s, uint32_t level, bool by_level) const {
+  int best = -1;
+  for (int i = 0; i < int(state_.size()); ++i)
+    if (state_[i] == s && (!by_level || level_[i] == level) && (best < 0 || qseq_[i] < qseq_[best])) best = i;
+  return best;
+}
+
+int WorkQueues::head_kernel() const {
+  for (uint32_t level = 0; level < kLevels; ++level)  // A2: a lower level only when the higher are empty
+    if (int k = engine_head(InEE, level, true); k >= 0) return k;
+  return -1;
+}
+
+void WorkQueues::block_assigned(int i) {
+  if (++assigned_[i] >= blocks_[i] && state_[i] == InEE) state_[i] = Assigned;  // G3
+}
+
+bool WorkQueues::block_completed(int i) {
+  if (state_[i] == Free) return false;  // a fault already released it
+  if (++completed_[i] < blocks_[i]) return false;
+  release(i);  // G4
+  return true;
+}
+
+int WorkQueues::head_copy() const {
+  if (engine_head(Copying, 0, false) >= 0) return -1;  // one copy at a time
+  return engine_head(InCE, 0, false);
+}
+
+void WorkQueues::copy_started(int i) { state_[i] = Copying; }   // C3
+void WorkQueues::copy_completed(int i) { release(i); }           // C4
+
+void WorkQueues::release(int i) {
+  state_[i] = Free;
+  seq_[i] = qseq_[i] = 0;
+}
+
+}  // namespace gpuvp

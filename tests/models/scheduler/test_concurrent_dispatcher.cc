@@ -1,0 +1,206 @@
+// The concurrent dispatcher with fake SMs whose blocks take a fixed time per kernel: block-to-SM
+// placement and start/end instants worked by hand from tx2-scheduling.md and the dispatcher's
+// sampling rule (inputs count at the first edge strictly after they came). T = 10 ns.
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "models/scheduler/concurrent_dispatcher.h"
+
+using namespace gpuvp;
+using sc_core::sc_time;
+using sc_core::SC_NS;
+
+namespace {
+
+struct Run {
+  uint64_t launch, block;
+  unsigned sm;
+  uint64_t start_ns, end_ns;
+};
+
+// An SM whose blocks of launch L each take ns_of[L] nanoseconds, however many are resident.
+class FakeSm : public sc_core::sc_module, public BlockTarget {
+ public:
+  SC_HAS_PROCESS(FakeSm);
+  FakeSm(sc_core::sc_module_name n, unsigned id, BlockDoneSink& sink, std::map<uint64_t, uint64_t>& ns_of,
+         std::vector<Run>& runs)
+      : sc_module(n), id_(id), sink_(sink), ns_of_(ns_of), runs_(runs) {
+    SC_METHOD(finish);
+    sensitive << q_;
+    dont_initialize();
+  }
+  void assign(const BlockWork& w) override {
+    const uint64_t now = uint64_t(sc_core::sc_time_stamp().to_seconds() * 1e9 + 0.5);
+    const uint64_t d = ns_of_.at(w.kernel->launch_id);
+    pending_.emplace(now + d, w);
+    runs_.push_back(Run{w.kernel->launch_id, w.linear, id_, now, now + d});
+    q_.notify(sc_time(double(d), SC_NS));
+  }
+
+ private:
+  void finish() {
+    const uint64_t now = uint64_t(sc_core::sc_time_stamp().to_seconds() * 1e9 + 0.5);
+    auto it = pending_.find(now);
+    if (it == pending_.end()) return;
+    sink_.block_done(id_, it->second);
+    pending_.erase(it);
+  }
+  unsigned id_;
+  BlockDoneSink& sink_;
+  std::map<uint64_t, uint64_t>& ns_of_;
+  std::vector<Run>& runs_;
+  std::multimap<uint64_t, BlockWork> pending_;
+  sc_core::sc_event_queue q_;
+};
+
+struct Done {
+  WorkItem::Kind kind;
+  uint64_t tag, ns;
+};
+
+// A host that submits kernels (launch id, stream, blocks, threads, level) at given instants.
+struct Launch {
+  uint64_t at_ns, launch;
+  uint32_t stream, blocks, threads, level;
+  uint32_t smem = 256;
+};
+
+class Host : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(Host);
+  Host(sc_core::sc_module_name n, ConcurrentDispatcher& d, std::vector<Launch> l) : sc_module(n), d_(d), l_(l) {
+    SC_THREAD(run);
+  }
+  void run() {
+    for (auto& l : l_) {
+      const sc_time at(double(l.at_ns), SC_NS);
+      if (at > sc_core::sc_time_stamp()) wait(at - sc_core::sc_time_stamp());
+      auto k = std::make_shared<KernelDesc>();
+      k->launch_id = l.launch;
+      k->block[0] = l.threads;
+      k->grid[0] = l.blocks;
+      k->smem_per_block = l.smem;
+      k->regs_per_thread = 16;
+      Submission s;
+      s.kernel = k;
+      s.item.kind = WorkItem::Kernel;
+      s.item.stream = l.stream;
+      s.item.blocks = l.blocks;
+      s.item.priority = l.level;
+      s.item.tag = l.launch;
+      while (!d_.submit(s)) wait(d_.slot_freed());
+    }
+  }
+  ConcurrentDispatcher& d_;
+  std::vector<Launch> l_;
+};
+
+struct Bench {
+  std::map<uint64_t, uint64_t> ns_of;
+  std::vector<Run> runs;
+  std::vector<Done> done;
+  Registry reg;
+  std::unique_ptr<ConcurrentDispatcher> d;
+  std::vector<std::unique_ptr<FakeSm>> sms;
+  std::unique_ptr<Host> host;
+
+  Bench(unsigned n, std::vector<Launch> launches, unsigned dispatch_cycles = 1) {
+    ConcurrentDispatcherConfig c;
+    c.num_sms = n;
+    c.clock = Clock(sc_time(10, SC_NS));
+    c.dispatch_cycles = dispatch_cycles;
+    d = std::make_unique<ConcurrentDispatcher>("sched", c, reg);
+    for (unsigned i = 0; i < n; ++i) {
+      sms.push_back(std::make_unique<FakeSm>(fmt::format("sm{}", i).c_str(), i, *d, ns_of, runs));
+      d->connect_sm(i, *sms.back());
+    }
+    d->on_done = [this](const WorkItem& w, uint64_t ps) { done.push_back(Done{w.kind, w.tag, ps / 1000}); };
+    host = std::make_unique<Host>("host", *d, std::move(launches));
+  }
+};
+
+bool same(const Run& r, uint64_t launch, uint64_t block, unsigned sm, uint64_t start, uint64_t end) {
+  return r.launch == launch && r.block == block && r.sm == sm && r.start_ns == start && r.end_ns == end;
+}
+
+}  // namespace
+
+// K1 (stream 1, 4 blocks of 1024 threads, 1000 ns each) and K2 (stream 2, 2 such blocks, 500 ns)
+// submitted at 0 on 2 SMs of 2048 threads. Edge 10: K1 joins the EE queue, block 0 to SM 0 (tie, lowest
+// id); one block per cycle: 1 to SM 1 at 20, 2 to SM 0 at 30, 3 to SM 1 at 40. K2 waits (X1), then finds
+// both SMs full. Block 0 ends at 1010, sampled at 1020: K2 block 0 to SM 0; block 1 ends 1020, sampled
+// 1030: K2 block 1 to SM 1. K1's last block ends 1040, sampled 1050: K1 done at 1050. K2's blocks end
+// 1520 and 1530: done at 1540.
+TEST_CASE("concurrent dispatcher: X1 and R1 with a hand-worked timeline") {
+  Bench b(2, {{0, 1, 1, 4, 1024, 1}, {0, 2, 2, 2, 1024, 1}});
+  b.ns_of = {{1, 1000}, {2, 500}};
+  sc_core::sc_start(sc_time(5, sc_core::SC_US));
+  REQUIRE(b.runs.size() == 6);
+  CHECK(same(b.runs[0], 1, 0, 0, 10, 1010));
+  CHECK(same(b.runs[1], 1, 1, 1, 20, 1020));
+  CHECK(same(b.runs[2], 1, 2, 0, 30, 1030));
+  CHECK(same(b.runs[3], 1, 3, 1, 40, 1040));
+  CHECK(same(b.runs[4], 2, 0, 0, 1020, 1520));
+  CHECK(same(b.runs[5], 2, 1, 1, 1030, 1530));
+  REQUIRE(b.done.size() == 2);
+  CHECK((b.done[0].tag == 1 && b.done[0].ns == 1050));
+  CHECK((b.done[1].tag == 2 && b.done[1].ns == 1540));
+  CHECK(b.d->queues().idle());
+  CHECK(b.reg.read("gpu.sched.used_threads", 0) == 0);
+}
+
+// R2 and X1: one SM of 64 KiB. K1's two blocks take 40 KiB each, so its second block waits for its
+// first (10..1010, then 1020..2020); K2 (40 KiB) waits behind it, and K3 (256 bytes, would fit) waits
+// behind K2: the head kernel holds back the kernels behind it. K1 completes 2020 (sampled 2030), K2
+// starts 2030, K3 at the next assignment slot 2040.
+TEST_CASE("concurrent dispatcher: a kernel blocked by shared memory holds back the kernels behind it") {
+  Launch k1{0, 1, 1, 2, 32, 1, 40960}, k2{0, 2, 2, 1, 32, 1, 40960}, k3{0, 3, 3, 1, 32, 1, 256};
+  Bench b(1, {k1, k2, k3});
+  b.ns_of = {{1, 1000}, {2, 100}, {3, 100}};
+  sc_core::sc_start(sc_time(5, sc_core::SC_US));
+  REQUIRE(b.runs.size() == 4);
+  CHECK(same(b.runs[0], 1, 0, 0, 10, 1010));
+  CHECK(same(b.runs[1], 1, 1, 0, 1020, 2020));
+  CHECK(same(b.runs[2], 2, 0, 0, 2030, 2130));
+  CHECK(same(b.runs[3], 3, 0, 0, 2040, 2140));
+  REQUIRE(b.done.size() == 3);
+  CHECK((b.done[0].tag == 1 && b.done[0].ns == 2030));
+  CHECK((b.done[1].tag == 2 && b.done[1].ns == 2140));
+  CHECK((b.done[2].tag == 3 && b.done[2].ns == 2150));
+}
+
+// A1/A2 without preemption: a low-priority kernel fills the SM (two 1024-thread blocks); a
+// high-priority kernel submitted at 500 takes the SM's slots as the low blocks finish (1020 and 1030)
+// and the low kernel resumes only when the high one is fully assigned.
+TEST_CASE("concurrent dispatcher: a high-priority kernel takes slots as low-priority blocks finish") {
+  Launch low{0, 1, 1, 4, 1024, 1}, high{500, 2, 2, 2, 1024, 0};
+  Bench b(1, {low, high});
+  b.ns_of = {{1, 1000}, {2, 300}};
+  sc_core::sc_start(sc_time(5, sc_core::SC_US));
+  REQUIRE(b.runs.size() == 6);
+  CHECK(same(b.runs[0], 1, 0, 0, 10, 1010));
+  CHECK(same(b.runs[1], 1, 1, 0, 20, 1020));
+  CHECK(same(b.runs[2], 2, 0, 0, 1020, 1320));
+  CHECK(same(b.runs[3], 2, 1, 0, 1030, 1330));
+  CHECK(same(b.runs[4], 1, 2, 0, 1330, 2330));
+  CHECK(same(b.runs[5], 1, 3, 0, 1340, 2340));
+  REQUIRE(b.done.size() == 2);
+  CHECK((b.done[0].tag == 2 && b.done[0].ns == 1340));
+  CHECK((b.done[1].tag == 1 && b.done[1].ns == 2350));
+}
+
+// With dispatch_cycles = 0 every block that fits goes at the same edge, placed one at a time by most
+// room: 6 blocks of 512 threads on 2 SMs alternate 0, 1, 0, 1, 0, 1.
+TEST_CASE("concurrent dispatcher: all that fit at one edge, placed by most room") {
+  Bench b(2, {{0, 1, 1, 6, 512, 1}}, 0);
+  b.ns_of = {{1, 100}};
+  sc_core::sc_start(sc_time(1, sc_core::SC_US));
+  REQUIRE(b.runs.size() == 6);
+  for (unsigned i = 0; i < 6; ++i) CHECK(same(b.runs[i], 1, i, i % 2, 10, 110));
+  REQUIRE(b.done.size() == 1);
+  CHECK(b.done[0].ns == 120);
+}
