@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+
 #include "sw/runtime/host_runtime.h"
 
 namespace gpuvp {
@@ -20,6 +22,7 @@ void HostPort::host_thread() {
     rt::HostRuntime runtime(*this);
     try {
       program_(runtime);
+      join();  // the host program ends when its threads have
       runtime.synchronize();  // a kernel still running when the host program returns is waited for
     } catch (...) {
       launches_ = runtime.launches();
@@ -81,6 +84,113 @@ void HostPort::wait_kernel_done(uint64_t& s, uint64_t& e) {
   s = windows_[done_consumed_].first;
   e = windows_[done_consumed_].second;
   ++done_consumed_;
+}
+
+// --- concurrent mode -----------------------------------------------------------------------------
+
+void HostPort::submit(rt::WorkRequest w) {
+  Submission s;
+  s.item.stream = w.stream;
+  s.item.priority = w.high_priority ? 0 : 1;
+  s.item.event = w.event;
+  s.item.tag = w.tag;
+  switch (w.kind) {
+    case rt::WorkRequest::Kernel:
+      if (w.kernel->grid_blocks() > UINT32_MAX)
+        throw rt::RuntimeError(fmt::format("launch: {} blocks exceed the dispatcher's 32-bit block counter",
+                                           w.kernel->grid_blocks()));
+      s.item.kind = WorkItem::Kernel;
+      s.item.blocks = uint32_t(w.kernel->grid_blocks());
+      s.kernel = w.kernel;
+      kernel_start_[w.tag] = now_ps();
+      break;
+    case rt::WorkRequest::CopyToDevice:
+    case rt::WorkRequest::CopyToHost: {
+      s.item.kind = WorkItem::Copy;
+      auto job = std::make_shared<CopyJob>();
+      job->to_device = w.kind == rt::WorkRequest::CopyToDevice;
+      job->device_addr = w.device_addr;
+      job->bytes = w.bytes;
+      job->data = std::move(w.data);
+      if (!job->to_device) to_host_[w.tag] = ToHost{job, w.host_dst};
+      s.copy = job;
+      break;
+    }
+    case rt::WorkRequest::Record: s.item.kind = WorkItem::Record; break;
+    case rt::WorkRequest::Wait: s.item.kind = WorkItem::Wait; break;
+  }
+  if (s.item.event >= disp_->queues().events())
+    throw rt::RuntimeError(fmt::format("event {}: the GPU has {} events (scheduler.events)", s.item.event,
+                                       disp_->queues().events()));
+  activity_ = "waiting for a free slot in the GPU's work queues";
+  while (!disp_->submit(s)) wait(disp_->slot_freed());
+  activity_ = "running the host program";
+}
+
+void HostPort::work_done(const WorkItem& w, uint64_t ps) {
+  if (auto it = to_host_.find(w.tag); it != to_host_.end()) {
+    std::memcpy(it->second.dst, it->second.job->data.data(), it->second.job->data.size());
+    const auto* b = it->second.job->data.data();
+    for (size_t i = 0; i < it->second.job->data.size(); ++i) read_hash_ = (read_hash_ ^ b[i]) * 0x100000001b3ull;
+    to_host_.erase(it);
+  }
+  if (auto it = kernel_start_.find(w.tag); it != kernel_start_.end()) {
+    windows_.emplace_back(it->second, ps);
+    kernel_start_.erase(it);
+  }
+  done_[w.tag] = ps;
+  work_ev_.notify(sc_core::SC_ZERO_TIME);
+}
+
+uint64_t HostPort::wait_done(uint64_t tag) {
+  activity_ = "waiting for work on the GPU that never completed";
+  while (!done_.count(tag) && !errors_.first) wait(work_ev_ | errors_.event);
+  activity_ = "running the host program";
+  if (errors_.first) throw DeviceError(*errors_.first);
+  const uint64_t ps = done_[tag];
+  done_.erase(tag);
+  return ps;
+}
+
+uint64_t HostPort::done_at(uint64_t tag) const {
+  auto it = done_.find(tag);
+  return it == done_.end() ? ~uint64_t{0} : it->second;
+}
+
+void HostPort::spawn(std::function<void()> fn) {
+  threads_.push_back(sc_core::sc_spawn([this, fn] {
+    try {
+      fn();
+    } catch (...) {  // the first failure of any host thread ends the host program
+      if (!failure_) failure_ = std::current_exception();
+      finished_ = true;
+      sc_core::sc_stop();
+    }
+  }));
+}
+
+void HostPort::join() {
+  for (size_t i = 0; i < threads_.size(); ++i)  // (a thread may spawn more meanwhile)
+    if (!threads_[i].terminated()) wait(threads_[i].terminated_event());
+}
+
+// A lock the same host thread may take again (a launch that copies takes it twice).
+void HostPort::lock() {
+  const sc_core::sc_process_handle me = sc_core::sc_get_current_process_handle();
+  if (depth_ && owner_ == me) {
+    ++depth_;
+    return;
+  }
+  while (depth_) wait(unlocked_);
+  owner_ = me;
+  depth_ = 1;
+}
+
+void HostPort::unlock() {
+  if (depth_ && --depth_ == 0) {
+    owner_ = sc_core::sc_process_handle();
+    unlocked_.notify(sc_core::SC_ZERO_TIME);
+  }
 }
 
 }  // namespace gpuvp

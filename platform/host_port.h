@@ -9,12 +9,15 @@
 
 #include <exception>
 #include <functional>
+#include <map>
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "models/common/error_sink.h"
 #include "models/common/print_sink.h"
 #include "models/memory/memory.h"
+#include "models/scheduler/concurrent_dispatcher.h"
 #include "sw/runtime/runtime.h"
 
 namespace gpuvp {
@@ -30,12 +33,18 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface {
            Memory& gmem);
   SC_HAS_PROCESS(HostPort);
 
+  // The concurrent-kernel mode: work goes to this dispatcher's queues (the platform sets its on_done
+  // to work_done).
+  void use_dispatcher(ConcurrentDispatcher& d) { disp_ = &d; }
+  void work_done(const WorkItem& w, uint64_t ps);
   // The host program to run in the host thread (before sc_start).
   void set_program(std::function<void(rt::Runtime&)> fn) { program_ = std::move(fn); }
   bool finished() const { return finished_; }
   std::exception_ptr failure() const { return failure_; }
   const std::vector<rt::LaunchStats>& launches() const { return launches_; }
-  const std::vector<std::pair<uint64_t, uint64_t>>& windows() const { return windows_; }  // ps
+  // Kernel execution windows (ps): batch mode, from rdy falling to kernel_done; concurrent mode,
+  // from the launch reaching the queues to its last block's completion.
+  const std::vector<std::pair<uint64_t, uint64_t>>& windows() const { return windows_; }
   // A hash of every byte the host has read from the GPU so far (state comparisons).
   uint64_t read_hash() const { return read_hash_; }
   // What the host thread is doing now, for a timeout's message ("in a host copy (...)").
@@ -50,6 +59,15 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface {
   void map_global(uint64_t addr, uint64_t size) override { gmem_.map(addr, size); }
   void unmap_global(uint64_t addr) override { gmem_.unmap(addr); }
   std::string take_device_output() override { return prints_.take(); }
+  bool concurrent() const override { return disp_ != nullptr; }
+  void submit(rt::WorkRequest w) override;
+  uint64_t wait_done(uint64_t tag) override;
+  uint64_t done_at(uint64_t tag) const override;
+  uint64_t now_ps() const override { return sc_core::sc_time_stamp().value(); }
+  void spawn(std::function<void()> fn) override;
+  void join() override;
+  void lock() override;
+  void unlock() override;
 
  private:
   void host_thread();
@@ -69,6 +87,20 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface {
   uint64_t done_consumed_ = 0, start_ps_ = 0;
   uint64_t read_hash_ = 0xcbf29ce484222325ull;
   sc_core::sc_event done_ev_;
+  // Concurrent mode.
+  ConcurrentDispatcher* disp_ = nullptr;
+  struct ToHost {
+    std::shared_ptr<CopyJob> job;
+    void* dst;
+  };
+  std::map<uint64_t, ToHost> to_host_;   // copies to host memory in flight, by tag
+  std::map<uint64_t, uint64_t> done_;    // completed work (tag -> ps) not yet waited for
+  std::map<uint64_t, uint64_t> kernel_start_;  // kernels in the queues: tag -> submission (ps)
+  sc_core::sc_event work_ev_;
+  std::vector<sc_core::sc_process_handle> threads_;  // spawned host threads
+  sc_core::sc_process_handle owner_;                 // lock(): the thread holding it, and its depth
+  unsigned depth_ = 0;
+  sc_core::sc_event unlocked_;
 };
 
 }  // namespace gpuvp

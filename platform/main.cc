@@ -18,6 +18,7 @@
 #include "faultinj/store.h"
 #include "platform/cli_exec.h"
 #include "platform/cli_experiment.h"
+#include "platform/experiment_run.h"
 #include "platform/cli_rta.h"
 #include "platform/config/config_doc.h"
 #include "platform/int_text.h"
@@ -222,11 +223,15 @@ int sc_main(int argc, char* argv[]) {
   exec_co.add(exec);
   add_exec_options(exec, exec_opts);
 
-  ConfigOpts exp_co;
-  std::string exp_file;
-  auto* experiment = app.add_subcommand("experiment", "Experiment files (cuda_scheduling_examiner format: concurrent "
-                                                      "benchmarks with release times and stream priorities)");
-  experiment->require_subcommand(1);
+  ConfigOpts exp_co, exp_run_co;
+  std::string exp_file, exp_run_file, exp_out;
+  auto* experiment = app.add_subcommand("experiment", "Run an experiment file (cuda_scheduling_examiner format: "
+                                                      "concurrent benchmarks with release times and stream priorities) "
+                                                      "and write its logs; `experiment check FILE` only checks it");
+  experiment->require_subcommand(0, 1);
+  exp_run_co.add(experiment);
+  experiment->add_option("file", exp_run_file, "Experiment file (JSON)");
+  experiment->add_option("--out", exp_out, "Directory for the logs (default: the file's base_result_directory)");
   auto* exp_check = experiment->add_subcommand("check", "Check an experiment file against the configured GPU and "
                                                         "print its benchmarks; nothing runs");
   exp_co.add(exp_check);
@@ -350,6 +355,10 @@ int sc_main(int argc, char* argv[]) {
     if (*exec) return cmd_exec(exec_co.build(), exec_opts);
     if (*rta) return cmd_rta(rta_co.build(), rta_file);
     if (*exp_check) return cmd_experiment_check(exp_co.build(), exp_file);
+    if (*experiment) {
+      if (exp_run_file.empty()) throw CLI::RequiredError("experiment: FILE (or experiment check FILE)");
+      return cmd_experiment_run(exp_run_co.build(), exp_run_file, exp_out);
+    }
     if (*camp_run) return fi::campaign_run(camp_file, camp);
     if (*camp_check) return fi::campaign_check(check_file);
     if (*camp_resume) return fi::campaign_resume(camp_db, camp);

@@ -24,6 +24,7 @@ PlatformImpl::PlatformImpl(sc_core::sc_module_name name, const Config& c, const 
       cfg(c),
       clk(c.f("gpu.clock_mhz")),
       n(static_cast<unsigned>(c.i("sm.count"))),
+      concurrent(c.s("scheduler.kind") == "concurrent"),
       num_blocks("num_blocks", n),
       block_idx("block_idx", n),
       smp_en("smp_en", n),
@@ -51,8 +52,10 @@ PlatformImpl::PlatformImpl(sc_core::sc_module_name name, const Config& c, const 
     sc.num_sms = n;
     sc.clock = clk;
     sc.interleaved_blocks = interleaved;
+    sc.concurrent = concurrent;
     sms.push_back(std::make_unique<Sm>(nm.c_str(), sc, reg, errors, "gpu." + nm, &prints));
   }
+  if (concurrent) build_concurrent();
   bus = std::make_unique<HostBus>("host_bus", HostBusConfig::from(cfg.params("host", "gpu.host_bus")));
   fill_props();
   host = std::make_unique<HostPort>("host", dev, errors, prints, *gmem);
@@ -106,6 +109,7 @@ void PlatformImpl::build_arbiters() {
 
 void PlatformImpl::build_scheduler() {
   sched_cfg = BlockSchedulerConfig::from(cfg.params("scheduler", "gpu.sched"), n, clk);
+  if (concurrent) return;  // build_concurrent, once the SMs say what they hold
   const BlockSchedulerConfig& sc = sched_cfg;
   if (cfg.s("scheduler.impl") == "rtl") {
     auto r = std::make_unique<RtlBlockScheduler>("sched", sc, reg);
@@ -113,6 +117,26 @@ void PlatformImpl::build_scheduler() {
     sched = std::move(r);
   } else {
     sched = std::make_unique<BlockScheduler>("sched", sc, reg);
+  }
+}
+
+// The concurrent mode: the dispatcher places blocks within the resources every SM has.
+void PlatformImpl::build_concurrent() {
+  SmLimits lim{~0u, ~0u, ~0u, ~0u};
+  for (auto& sm : sms) {
+    const SmConfig& s = sm->config();
+    lim.threads = std::min(lim.threads, s.max_threads);
+    lim.smem = std::min(lim.smem, s.shared_bytes);
+    lim.regs = std::min(lim.regs, s.registers);
+    lim.blocks = std::min(lim.blocks, s.max_blocks);
+  }
+  disp = std::make_unique<ConcurrentDispatcher>(
+      "sched", ConcurrentDispatcherConfig::from(cfg.params("scheduler", "gpu.sched"), n, clk, lim), reg);
+  ce = std::make_unique<CopyEngine>("ce", CopyEngineConfig::from(cfg.params("copy", "gpu.ce")), reg, *disp);
+  disp->connect_copy_engine(*ce);
+  for (unsigned i = 0; i < n; ++i) {
+    disp->connect_sm(i, *sms[i]);
+    sms[i]->connect_dispatcher(*disp);
   }
 }
 
@@ -177,19 +201,28 @@ void PlatformImpl::wire() {
   cfgblk->en(en);
   cfgblk->launch.bind(launch_cfg);
 
-  BlockDispatcher& s = *sched;
-  s.rst(rst);
-  s.en(en);
-  s.launch.bind(launch_cfg);
-  s.rdy(rdy);
-  s.kernel_done(kernel_done);
-  s.dims.bind(launch_dims);
+  if (sched) {
+    BlockDispatcher& s = *sched;
+    s.rst(rst);
+    s.en(en);
+    s.launch.bind(launch_cfg);
+    s.rdy(rdy);
+    s.kernel_done(kernel_done);
+    s.dims.bind(launch_dims);
+    for (unsigned i = 0; i < n; ++i) {
+      s.smp_done[i](smp_done[i]);
+      s.num_blocks[i](num_blocks[i]);
+      s.block_idx[i](block_idx[i]);
+      s.smp_en[i](smp_en[i]);
+      s.smp_reset[i](smp_reset[i]);
+    }
+  }
+  if (disp) {
+    host->use_dispatcher(*disp);
+    disp->on_done = [this](const WorkItem& w, uint64_t ps) { host->work_done(w, ps); };
+    link("gpu.ce.out", ce->out, gmem->in);
+  }
   for (unsigned i = 0; i < n; ++i) {
-    s.smp_done[i](smp_done[i]);
-    s.num_blocks[i](num_blocks[i]);
-    s.block_idx[i](block_idx[i]);
-    s.smp_en[i](smp_en[i]);
-    s.smp_reset[i](smp_reset[i]);
     Sm& sm = *sms[i];
     sm.smp_en(smp_en[i]);
     sm.smp_reset(smp_reset[i]);

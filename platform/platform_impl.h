@@ -11,9 +11,11 @@
 #include "models/common/print_sink.h"
 #include "models/common/launch_signals.h"
 #include "models/config_block/config_block.h"
+#include "models/copy_engine/copy_engine.h"
 #include "models/host_bus/host_bus.h"
 #include "models/memory/memory.h"
 #include "models/scheduler/block_scheduler.h"
+#include "models/scheduler/concurrent_dispatcher.h"
 #include "models/sm/sm.h"
 #include "platform/config/config.h"
 #include "platform/host_port.h"
@@ -39,8 +41,11 @@ class PlatformImpl : public sc_core::sc_module {
   std::unique_ptr<Memory> gmem, sysmem, cmem;
   std::unique_ptr<ConfigBlock> cfgblk;
   std::unique_ptr<ArbitratedTarget> arb_gmem_rd, arb_gmem_wr, arb_cmem, arb_sysmem, arb_cfg;
-  std::unique_ptr<BlockDispatcher> sched;
+  std::unique_ptr<BlockDispatcher> sched;  // the batch scheduler (null in the concurrent mode)
   BlockSchedulerConfig sched_cfg;
+  bool concurrent = false;                 // scheduler.kind = concurrent
+  std::unique_ptr<ConcurrentDispatcher> disp;
+  std::unique_ptr<CopyEngine> ce;
   std::vector<std::unique_ptr<Sm>> sms;
   std::unique_ptr<HostBus> bus;
   std::unique_ptr<HostPort> host;
@@ -70,6 +75,7 @@ class PlatformImpl : public sc_core::sc_module {
   void build_memories();
   void build_arbiters();
   void build_scheduler();
+  void build_concurrent();  // the dispatcher and the copy engine, after the SMs
   void fill_props();
   void wire();
   void watch_dispatch();

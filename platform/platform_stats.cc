@@ -27,8 +27,15 @@ PlatformStats Platform::stats() const {
   st.sim_seconds = sc_core::sc_time_stamp().to_seconds();
   st.host_seconds = p.host_seconds;
   st.launches = p.host->launches();
-  uint64_t window_ps = 0;
-  for (auto& [s, e] : p.host->windows()) window_ps += e - s;
+  // Time with at least one kernel in flight: the union of the windows (concurrent kernels overlap).
+  auto windows = p.host->windows();
+  std::sort(windows.begin(), windows.end());
+  uint64_t window_ps = 0, covered = 0;
+  for (auto& [s, e] : windows) {
+    const uint64_t from = std::max(s, covered);
+    if (e > from) window_ps += e - from;
+    covered = std::max(covered, e);
+  }
   st.kernel_cycles = p.clk.cycle(sc_time::from_value(window_ps));
   for (auto& sm : p.sms) {
     st.sms.push_back(sm->stats());

@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "models/common/kernel_desc.h"
+#include "sw/isa/kernel_desc.h"
 
 namespace gpuvp {
 

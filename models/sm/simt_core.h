@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "sw/isa/device_error.h"
-#include "models/common/kernel_desc.h"
+#include "sw/isa/kernel_desc.h"
 #include "models/common/print_sink.h"
 #include "models/common/registry.h"
 #include "models/memory/atomic_extension.h"

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include "sw/isa/address_map.h"
 #include "models/common/hold_extension.h"
 #include "models/common/log.h"
@@ -94,6 +96,20 @@ class SmCore : public CoreEnv {
 
   void controller();
   void batch();  // one smp_en: set up, run, done pulse (or a reported error)
+  // Concurrent mode: blocks from the dispatcher, one at a time, among those running.
+  void blocks_loop();
+  void assign(const BlockWork& w) {
+    arrived_.push_back(w);
+    arrival_.notify(sc_core::SC_ZERO_TIME);
+  }
+  void connect(BlockDoneSink& d) { done_sink_ = &d; }
+  // Every warp waits until `until`: wait for then, or for a block arriving before.
+  uint64_t idle(uint64_t until) override {
+    if (!cfg_.concurrent) return CoreEnv::idle(until);
+    const sc_core::sc_time t = sc_core::sc_time::from_value(until * pv_);
+    if (arrived_.empty() && t > sc_core::sc_time_stamp()) sc_core::wait(t - sc_core::sc_time_stamp(), arrival_);
+    return std::min(until, (sc_core::sc_time_stamp().value() + pv_ - 1) / pv_);
+  }
   void reset() {
     if (state_ == Setup || state_ == Running) return;  // a batch in flight is not interrupted
     core_.clear();
@@ -185,7 +201,17 @@ class SmCore : public CoreEnv {
   ReleaseExtension release_ext_;  // when the port frees (arbitrated_port.h)
   tlm::tlm_generic_payload dbg_;  // debug reads (peek): no extensions, reused
   std::vector<BlockRecord> records_;
-  std::vector<uint64_t> issues_;  // issue cycles when recording (fault-injection triggers)
+  std::vector<uint64_t> issues_;
+  // Concurrent mode.
+  BlockDoneSink* done_sink_ = nullptr;
+  std::vector<BlockWork> arrived_;  // assigned, not yet added to the core
+  sc_core::sc_event arrival_;
+  std::map<std::pair<uint64_t, uint64_t>, BlockWork> running_;  // (launch id, block) -> its work
+  std::map<uint64_t, std::shared_ptr<const LaunchParams>> kernels_;  // launch id -> the core's view
+  bool take_arrivals();
+  void report_completions();
+  static constexpr uint64_t kNotBusy = ~uint64_t{0};
+  uint64_t busy_since_ = kNotBusy;  // issue cycles when recording (fault-injection triggers)
   // Registered controller state.
   uint32_t state_ = Idle;
   uint32_t num_blocks_ = 0;
@@ -196,6 +222,7 @@ class SmCore : public CoreEnv {
 
 void SmCore::controller() {
   using namespace sc_core;
+  if (cfg_.concurrent) return blocks_loop();
   for (;;) {
     // Gated: sleep on the enable signal, never poll the clock.
     while (!sm_.smp_en.read()) wait(sm_.smp_en.value_changed_event());
@@ -273,6 +300,71 @@ void SmCore::batch() {
   }
 }
 
+// The concurrent mode's controller: adds the blocks that arrived, runs the core until a block
+// completes (or a block arrives while every warp waits), reports completions at their instants.
+void SmCore::blocks_loop() {
+  for (;;) {
+    if (!take_arrivals()) return;  // reported
+    if (core_.resident_blocks() == 0) {
+      state_ = Idle;
+      if (arrived_.empty()) sc_core::wait(arrival_);
+      continue;
+    }
+    state_ = Running;
+    if (!core_.run_blocks()) {
+      DeviceErrorInfo e = *core_.error();
+      report(e);
+      sync(core_.now());
+      return;
+    }
+    report_completions();
+  }
+}
+
+// A block starts at the later of now and the core's local time (the core may have run ahead of the
+// instant the block arrived by up to its quantum while it was busy; when it was waiting, not at all).
+bool SmCore::take_arrivals() {
+  for (const BlockWork& w : arrived_) {
+    auto& k = kernels_[w.kernel->launch_id];
+    if (!k) k = std::make_shared<const LaunchParams>(LaunchParams{*w.kernel, {}});
+    const uint64_t now = (sc_core::sc_time_stamp().value() + pv_ - 1) / pv_;
+    if (!core_.add_block(k, w.linear, std::max(now, core_.now()))) {
+      DeviceErrorInfo e;
+      if (const DeviceErrorInfo* ce = core_.error()) e = *ce;
+      e.kind = "resource";
+      e.sm = int(cfg_.id);
+      e.block = int64_t(w.linear);
+      e.launch_id = w.kernel->launch_id;
+      if (!core_.error())
+        e.message = fmt::format("resource error: the dispatcher assigned block {} of launch {} to sm {}, which has "
+                                "no room for it", w.linear, w.kernel->launch_id, cfg_.id);
+      report(e);
+      return false;
+    }
+    if (busy_since_ == kNotBusy) busy_since_ = std::max(now, core_.now());  // the SM was empty
+    running_[{w.kernel->launch_id, w.linear}] = w;
+    stats().blocks++;
+  }
+  arrived_.clear();
+  return true;
+}
+
+void SmCore::report_completions() {
+  for (const SimtCore::Completed& c : core_.take_completed()) {
+    sync(c.end);
+    records_.push_back(BlockRecord{c.launch_id, c.block, cfg_.id, c.start * pv_, c.end * pv_});
+    auto it = running_.find({c.launch_id, c.block});
+    if (it == running_.end()) continue;
+    const BlockWork w = it->second;
+    running_.erase(it);
+    if (done_sink_) done_sink_->block_done(cfg_.id, w);
+  }
+  if (core_.resident_blocks() == 0 && busy_since_ != kNotBusy) {  // busy: at least one block resident
+    stats().busy_ps += (core_.now() - busy_since_) * pv_;
+    busy_since_ = kNotBusy;
+  }
+}
+
 Sm::Sm(sc_core::sc_module_name name, const SmConfig& cfg, Registry& reg, ErrorSink& errors, const std::string& path,
        PrintSink* prints)
     : sc_module(name), core_(std::make_unique<SmCore>(*this, cfg, reg, errors, path, prints)) {
@@ -289,6 +381,8 @@ void Sm::controller_thread() { core_->controller(); }
 void Sm::reset_method() { core_->reset(); }
 
 const SmConfig& Sm::config() const { return core_->config(); }
+void Sm::connect_dispatcher(BlockDoneSink& d) { core_->connect(d); }
+void Sm::assign(const BlockWork& w) { core_->assign(w); }
 void Sm::set_horizon(uint64_t ps) { core_->set_horizon(ps); }
 void Sm::record_issues(bool on) { core_->record_issues(on); }
 uint64_t Sm::timing_hash() const { return core_->timing_hash(); }

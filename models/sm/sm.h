@@ -13,6 +13,8 @@
 //   gmem_rd -> global memory read-port arbiter
 //   gmem_wr -> global memory write-port arbiter (stores; atomics use gmem_rd then gmem_wr... see sm.cc)
 // All TLM transactions use absolute addresses (sw/isa/address_map.h).
+// In the concurrent-kernel mode (SmConfig::concurrent) the SM takes blocks one at a time from the
+// dispatcher (assign) and reports each block's completion to it; smp_en stays low.
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "models/common/error_sink.h"
+#include "models/common/gpu_work.h"
 #include "models/common/launch_signals.h"
 #include "models/common/print_sink.h"
 #include "models/common/registry.h"
@@ -31,7 +34,7 @@ namespace gpuvp {
 
 class SmCore;  // SMP controller state + CoreEnv over the sockets around a SimtCore (sm.cc, simt_core.h)
 
-class Sm : public sc_core::sc_module {
+class Sm : public sc_core::sc_module, public BlockTarget {
  public:
   sc_core::sc_in<bool> smp_en{"smp_en"};
   sc_core::sc_in<bool> smp_reset{"smp_reset"};
@@ -53,6 +56,9 @@ class Sm : public sc_core::sc_module {
   ~Sm() override;
 
   const SmConfig& config() const;
+  // Concurrent mode: where completions go, and a block to start now (from the dispatcher).
+  void connect_dispatcher(BlockDoneSink& d);
+  void assign(const BlockWork& w) override;
   // Simulated instant (ps) the SM must not run ahead of (temporal decoupling): at that instant its
   // registered state is its state then. ~0: no horizon.
   void set_horizon(uint64_t ps);

@@ -56,6 +56,9 @@ struct SmConfig {
   // Block identity of a batch (block-scheduler.md): interleaved b+id+j*num_sms (round robin), or a
   // contiguous range b+j from this SM's own block_idx (the fill policies).
   bool interleaved_blocks = true;
+  // The concurrent-kernel mode: blocks come one at a time from the dispatcher (models/common/gpu_work.h),
+  // not in batches over smp_en.
+  bool concurrent = false;
   WarpPolicy warp_policy = WarpPolicy::RoundRobin;
   SmTiming timing = SmTiming::Issue;
   bool fold_operands = false;           // flexgrip: PTX that G80 code has as operands takes no packet

@@ -368,7 +368,13 @@ void Config::validate() const {
     at_most(v("shared_per_block"), v("shared_bytes"));
     at_most(v("warp_size"), v("max_threads_per_block"));
     at_most({bpc_key, bpc}, v("max_blocks"));
+    if (s("scheduler.kind") == "concurrent" && s(key_of(inst, "sm", "timing")) == "flexgrip")
+      throw ConfigError(fmt::format("scheduler.kind = concurrent needs the issue timing of tk1/tx2: {} = flexgrip "
+                                    "runs FlexGripPlus batches only",
+                                    key_of(inst, "sm", "timing")));
   }
+  if (s("scheduler.kind") == "concurrent" && s("scheduler.impl") == "rtl")
+    throw ConfigError("scheduler.kind = concurrent: the RTL (scheduler.impl = rtl) is the FlexGripPlus batch scheduler");
 }
 
 json Config::to_json() const {

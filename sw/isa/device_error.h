@@ -20,6 +20,7 @@ struct DeviceErrorInfo {
   int warp = -1;
   int lane = -1;
   uint64_t address = 0;
+  uint64_t launch_id = 0;  // the kernel launch the failing block belonged to (0: unknown)
 };
 
 class DeviceError : public std::runtime_error {

@@ -1,8 +1,8 @@
 #pragma once
 // A kernel as the hardware needs it to run its blocks: code entry, dimensions, parameters and the
-// resources of one block. The batch path's SMP controller builds it from the configuration block;
-// the concurrent-kernel dispatcher keeps one per kernel in its queues and hands it to the SMs with
-// each block (block_work.h).
+// resources of one block. The batch path's SMP controller builds it from the configuration block; in
+// the concurrent mode the runtime builds it, the dispatcher keeps one per kernel in its queues and
+// hands it to the SMs with each block (models/common/gpu_work.h). Here, below both, so both use it.
 #include <cstdint>
 #include <vector>
 

@@ -1,5 +1,6 @@
 // Each block spins until %globaltimer has advanced by spin_ns[blockIdx.x] nanoseconds, sleeping
-// sleep_ns inside the loop; thread 0 records the block's start and end times and its SM id.
+// up to sleep_ns inside the loop (never past the end of the spin, so that the block ends when its time
+// is up, not up to a sleep later); thread 0 records the block's start and end times and its SM id.
 __device__ __forceinline__ unsigned long long globaltimer() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
@@ -18,7 +19,8 @@ extern "C" __global__ void timerSpin(unsigned long long* start, unsigned long lo
   unsigned long long wait = spin_ns[blockIdx.x];
   unsigned long long t = t0;
   while (t - t0 < wait) {
-    __nanosleep(sleep_ns);
+    const unsigned long long left = wait - (t - t0);
+    __nanosleep(left < sleep_ns ? (unsigned int)left : sleep_ns);
     t = globaltimer();
   }
   if (threadIdx.x == 0) {

@@ -3,8 +3,14 @@
 // a kernel, and the device's properties. platform/ implements it; the runtime knows nothing else
 // of the platform's insides.
 #include <cstddef>
+#include <stdexcept>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
+#include <vector>
+
+#include "sw/isa/kernel_desc.h"
 
 namespace gpuvp::rt {
 
@@ -29,6 +35,21 @@ struct DeviceProps {
   uint64_t cfg_base = 0;
 };
 
+// Work for the GPU's queues in the concurrent-kernel mode (docs/concurrent-kernels.md).
+struct WorkRequest {
+  enum Kind { Kernel, CopyToDevice, CopyToHost, Record, Wait };
+  Kind kind = Kernel;
+  uint32_t stream = 0;   // 0: the NULL stream
+  bool high_priority = false;
+  std::shared_ptr<const KernelDesc> kernel;  // Kernel
+  uint64_t device_addr = 0;                  // copies
+  std::vector<uint8_t> data;                 // CopyToDevice: the bytes (staged at the call)
+  void* host_dst = nullptr;                  // CopyToHost: written when the copy completes
+  uint64_t bytes = 0;
+  uint32_t event = 0;                        // Record, Wait
+  uint64_t tag = 0;                          // the runtime's id of this work (unique)
+};
+
 class HostInterface {
  public:
   virtual ~HostInterface() = default;
@@ -48,6 +69,26 @@ class HostInterface {
   // What the kernels' threads printed (device printf) since the last call, in the platform's
   // order; the runtime takes it when it synchronises. Default: nothing.
   virtual std::string take_device_output() { return {}; }
+
+  // The concurrent-kernel mode: whether the GPU has the queues of tx2-scheduling.md (else the batch
+  // scheduler runs one kernel at a time through the configuration block).
+  virtual bool concurrent() const { return false; }
+  // Puts work into the GPU's queues (G1); waits while they are full.
+  virtual void submit(WorkRequest /*w*/) { throw std::logic_error("submit: not a concurrent-mode GPU"); }
+  // Waits until the work `tag` completed and returns the instant (ps); throws DeviceError if the GPU
+  // reported an error first.
+  virtual uint64_t wait_done(uint64_t /*tag*/) { throw std::logic_error("wait_done: not a concurrent-mode GPU"); }
+  // The completion instant of `tag` if it completed (ps), else ~0 (does not wait).
+  virtual uint64_t done_at(uint64_t /*tag*/) const { return ~uint64_t{0}; }
+  // Simulated time now (ps).
+  virtual uint64_t now_ps() const { return 0; }
+  // Starts another host thread running `fn` at the current instant (a SystemC process).
+  virtual void spawn(std::function<void()> /*fn*/) { throw std::logic_error("spawn: no host threads here"); }
+  virtual void join() {}  // waits for every spawned thread
+  // Mutual exclusion between host threads for a sequence of calls that must not interleave
+  // (batch mode: one launch writes the configuration block at a time).
+  virtual void lock() {}
+  virtual void unlock() {}
 };
 
 }  // namespace gpuvp::rt

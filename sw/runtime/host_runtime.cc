@@ -83,6 +83,11 @@ void HostRuntime::check_range(DevPtr ptr, size_t n, const char* what) const {
 }
 
 void HostRuntime::memcpy_h2d(DevPtr dst, const void* src, size_t n) {
+  if (host_.concurrent()) {  // cudaMemcpy: the NULL stream's copy, waited for
+    memcpy_h2d_async(dst, src, n, 0);
+    return stream_synchronize(0);
+  }
+  Guard g(host_);
   synchronize();
   if (n == 0) return;
   check_range(dst, n, "memcpy_h2d");
@@ -90,6 +95,11 @@ void HostRuntime::memcpy_h2d(DevPtr dst, const void* src, size_t n) {
 }
 
 void HostRuntime::memcpy_d2h(void* dst, DevPtr src, size_t n) {
+  if (host_.concurrent()) {
+    memcpy_d2h_async(dst, src, n, 0);
+    return stream_synchronize(0);
+  }
+  Guard g(host_);
   synchronize();
   if (n == 0) return;
   check_range(src, n, "memcpy_d2h");
@@ -97,6 +107,7 @@ void HostRuntime::memcpy_d2h(void* dst, DevPtr src, size_t n) {
 }
 
 void HostRuntime::memset(DevPtr dst, uint8_t v, size_t n) {
+  Guard g(host_);
   synchronize();
   if (n == 0) return;
   check_range(dst, n, "memset");
@@ -149,10 +160,11 @@ Module HostRuntime::load_module(const std::string& text, const std::string& sour
   return Module{static_cast<int>(modules_.size() - 1), img};
 }
 
-uint64_t HostRuntime::launch(const Module& m, const std::string& kernel, Dim3 grid, Dim3 block, const KernelArgs& args,
-                             uint32_t dyn_shmem, uint32_t bpc) {
+// Checks a launch against the kernel and the device and builds what the GPU needs to run it.
+// `bpc` (blocks per core, batch mode) is checked and completed here; 0 lets the runtime choose.
+KernelDesc HostRuntime::prepare(const Module& m, const std::string& kernel, Dim3 grid, Dim3 block,
+                                const KernelArgs& args, uint32_t dyn_shmem, uint32_t& bpc) const {
   if (!m.image) throw RuntimeError("launch: module not loaded");
-  synchronize();  // one kernel at a time on this platform
   const ptx::Image& img = *m.image;
   const ptx::KernelInfo* k = img.find_kernel(kernel);
   if (!k) {
@@ -173,14 +185,15 @@ uint64_t HostRuntime::launch(const Module& m, const std::string& kernel, Dim3 gr
   if (k->param_bytes > cfgreg::kParamWords * 4)
     throw RuntimeError(where(fmt::format("{} bytes of parameters exceed the {} of the configuration block",
                                          k->param_bytes, cfgreg::kParamWords * 4)));
-  std::vector<uint8_t> params(round_up(k->param_bytes, 4), 0);
+  KernelDesc d;
+  d.params.assign(round_up(k->param_bytes, 4), 0);
   for (size_t i = 0; i < k->params.size(); ++i) {
     const auto& a = args.args()[i];
     if (a.size() != k->params[i].size)
       throw RuntimeError(where(fmt::format("argument {} ({}) is {} bytes, the parameter is {}", i, k->params[i].name,
                                            a.size(), k->params[i].size)));
     check_kind(args.kinds()[i], k->params[i], i, where);
-    std::memcpy(params.data() + k->params[i].offset, a.data(), a.size());
+    std::memcpy(d.params.data() + k->params[i].offset, a.data(), a.size());
   }
   uint64_t shmem = shared_per_block(k->param_bytes, k->static_shared_bytes, dyn_shmem);
   if (shmem > p.shared_per_block)
@@ -200,36 +213,55 @@ uint64_t HostRuntime::launch(const Module& m, const std::string& kernel, Dim3 gr
     throw RuntimeError(where(fmt::format("{} blocks per core requested, only {} fit ({})", bpc, fit,
                                          fit < p.max_blocks ? "limited by threads, registers or shared memory"
                                                             : "resident block limit")));
+  d.entry = k->entry;
+  d.block[0] = block.x, d.block[1] = block.y, d.block[2] = block.z;
+  d.grid[0] = grid.x, d.grid[1] = grid.y, d.grid[2] = grid.z;
+  d.static_shared = k->static_shared_bytes;
+  d.dyn_shared = dyn_shmem;
+  d.local_bytes = static_cast<uint32_t>(local);
+  d.num_regs = k->num_regs;
+  d.num_preds = k->num_preds;
+  d.regs_per_thread = k->regs_per_thread;
+  d.smem_per_block = static_cast<uint32_t>(shmem);
+  return d;
+}
 
+uint64_t HostRuntime::launch(const Module& m, const std::string& kernel, Dim3 grid, Dim3 block, const KernelArgs& args,
+                             uint32_t dyn_shmem, uint32_t bpc) {
+  if (host_.concurrent()) return launch_async(0, m, kernel, grid, block, args, dyn_shmem);
+  Guard g(host_);
+  synchronize();  // one kernel at a time on this platform
+  KernelDesc d = prepare(m, kernel, grid, block, args, dyn_shmem, bpc);
+  const DeviceProps& p = host_.props();
   std::vector<uint32_t> regs(cfgreg::kParamBase + cfgreg::kParamWords, 0);
   regs[cfgreg::kBlocksPerCore] = bpc;
-  regs[cfgreg::kNumGprs] = k->regs_per_thread;
-  regs[cfgreg::kShmemSize] = k->static_shared_bytes;
-  regs[cfgreg::kParamSize] = static_cast<uint32_t>(params.size() / 4);
-  regs[cfgreg::kDynShmemSize] = dyn_shmem;
-  regs[cfgreg::kBlockX] = block.x;
-  regs[cfgreg::kBlockY] = block.y;
-  regs[cfgreg::kBlockZ] = block.z;
-  regs[cfgreg::kGridX] = grid.x;
-  regs[cfgreg::kGridY] = grid.y;
-  regs[cfgreg::kGridZ] = grid.z;
-  regs[cfgreg::kEntryLo] = static_cast<uint32_t>(k->entry);
-  regs[cfgreg::kEntryHi] = static_cast<uint32_t>(k->entry >> 32);
-  regs[cfgreg::kLocalBytes] = static_cast<uint32_t>(local);
-  regs[cfgreg::kNumRegSlots] = k->num_regs;
-  regs[cfgreg::kNumPreds] = k->num_preds;
-  regs[cfgreg::kLaunchId] = static_cast<uint32_t>(launches_.size() + 1);
-  std::memcpy(regs.data() + cfgreg::kParamBase, params.data(), params.size());
+  regs[cfgreg::kNumGprs] = d.regs_per_thread;
+  regs[cfgreg::kShmemSize] = d.static_shared;
+  regs[cfgreg::kParamSize] = static_cast<uint32_t>(d.params.size() / 4);
+  regs[cfgreg::kDynShmemSize] = d.dyn_shared;
+  regs[cfgreg::kBlockX] = d.block[0];
+  regs[cfgreg::kBlockY] = d.block[1];
+  regs[cfgreg::kBlockZ] = d.block[2];
+  regs[cfgreg::kGridX] = d.grid[0];
+  regs[cfgreg::kGridY] = d.grid[1];
+  regs[cfgreg::kGridZ] = d.grid[2];
+  regs[cfgreg::kEntryLo] = static_cast<uint32_t>(d.entry);
+  regs[cfgreg::kEntryHi] = static_cast<uint32_t>(d.entry >> 32);
+  regs[cfgreg::kLocalBytes] = d.local_bytes;
+  regs[cfgreg::kNumRegSlots] = d.num_regs;
+  regs[cfgreg::kNumPreds] = d.num_preds;
+  const uint64_t id = next_launch_++;  // == launches_.size() + 1: one kernel at a time
+  regs[cfgreg::kLaunchId] = static_cast<uint32_t>(id);
   // Registers 0..kLaunchId, then the parameter words; the control register is written last.
   host_.bus_write(p.cfg_base, regs.data(), (cfgreg::kLaunchId + 1) * 4);
-  if (!params.empty()) host_.bus_write(p.cfg_base + cfgreg::kParamBase * 4, params.data(), params.size());
+  if (!d.params.empty()) host_.bus_write(p.cfg_base + cfgreg::kParamBase * 4, d.params.data(), d.params.size());
   if (p.launch_latency_ns > 0) host_.wait_ns(p.launch_latency_ns);
   uint32_t start = 1;
   host_.bus_write(p.cfg_base + cfgreg::kControl * 4, &start, 4);
 
   LaunchStats st;
   st.kernel = kernel;
-  st.launch_id = launches_.size() + 1;
+  st.launch_id = id;
   st.blocks_per_core = bpc;
   running_ = st;
   running_image_ = m.image;
@@ -243,6 +275,7 @@ void HostRuntime::print_device_output() {
 }
 
 void HostRuntime::synchronize() {
+  if (host_.concurrent()) return wait_pending([](const Pending&) { return true; });
   if (!running_) return;
   LaunchStats st = *running_;
   running_.reset();
@@ -251,18 +284,165 @@ void HostRuntime::synchronize() {
     print_device_output();
   } catch (const DeviceError& e) {
     print_device_output();  // what the threads printed before the error, as CUDA flushes it too
-    // The SM knows PCs, blocks and lanes; only the runtime knows which kernel that was.
-    DeviceErrorInfo info = e.info();
-    info.kernel = st.kernel;
-    const ptx::FuncInfo* f = running_image_->function_at(info.pc);
-    info.function = f ? f->name : "";
-    info.message = fmt::format("kernel {} ({}{}): {}", st.kernel, running_image_->source_name,
-                               f ? ", in function " + f->name : "", info.message);
-    throw DeviceError(info);
+    throw with_kernel(e, st.kernel, *running_image_);
   }
   double period_ps = 1e6 / host_.props().clock_mhz;
   st.cycles = static_cast<uint64_t>((st.end_ps - st.start_ps) / period_ps + 0.5);
   launches_.push_back(st);
+}
+
+// The SM knows PCs, blocks and lanes; only the runtime knows which kernel that was.
+DeviceError HostRuntime::with_kernel(const DeviceError& e, const std::string& kernel, const ptx::Image& img) const {
+  DeviceErrorInfo info = e.info();
+  info.kernel = kernel;
+  const ptx::FuncInfo* f = img.function_at(info.pc);
+  info.function = f ? f->name : "";
+  info.message = fmt::format("kernel {} ({}{}): {}", kernel, img.source_name, f ? ", in function " + f->name : "",
+                             info.message);
+  return DeviceError(info);
+}
+
+// --- streams, events, asynchronous copies ----------------------------------------------------
+
+uint64_t HostRuntime::submit(WorkRequest w, Pending p) {
+  w.tag = next_tag_++;
+  w.high_priority = high_priority(w.stream);
+  pending_[w.tag] = std::move(p);
+  host_.submit(std::move(w));
+  return w.tag;
+}
+
+uint64_t HostRuntime::launch_async(Stream s, const Module& m, const std::string& kernel, Dim3 grid, Dim3 block,
+                                   const KernelArgs& args, uint32_t dyn_shmem) {
+  if (!host_.concurrent()) return Runtime::launch_async(s, m, kernel, grid, block, args, dyn_shmem);
+  check_stream(s, "launch");
+  uint32_t bpc = 0;
+  auto d = std::make_shared<KernelDesc>(prepare(m, kernel, grid, block, args, dyn_shmem, bpc));
+  d->launch_id = next_launch_++;
+  const DeviceProps& p = host_.props();
+  if (p.launch_latency_ns > 0) host_.wait_ns(p.launch_latency_ns);  // the driver's share of the call
+  Pending pend{WorkRequest::Kernel, s, {}, m.image};
+  pend.launch.kernel = kernel;
+  pend.launch.launch_id = d->launch_id;
+  pend.launch.start_ps = host_.now_ps();  // the launch reaches the GPU's queues (G1)
+  WorkRequest w;
+  w.kind = WorkRequest::Kernel;
+  w.stream = s;
+  w.kernel = d;
+  submit(std::move(w), std::move(pend));
+  return d->launch_id;
+}
+
+void HostRuntime::copy_async(WorkRequest w, Stream s, const char* what) {
+  check_stream(s, what);
+  check_range(w.device_addr, w.bytes, what);
+  w.stream = s;
+  submit(std::move(w), Pending{w.kind, s, {}, nullptr});
+}
+
+void HostRuntime::memcpy_h2d_async(DevPtr dst, const void* src, size_t n, Stream s) {
+  if (!host_.concurrent()) return Runtime::memcpy_h2d_async(dst, src, n, s);
+  if (n == 0) return;
+  WorkRequest w;
+  w.kind = WorkRequest::CopyToDevice;
+  w.device_addr = dst;
+  w.bytes = n;
+  w.data.assign(static_cast<const uint8_t*>(src), static_cast<const uint8_t*>(src) + n);
+  copy_async(std::move(w), s, "memcpy_h2d_async");
+}
+
+void HostRuntime::memcpy_d2h_async(void* dst, DevPtr src, size_t n, Stream s) {
+  if (!host_.concurrent()) return Runtime::memcpy_d2h_async(dst, src, n, s);
+  if (n == 0) return;
+  WorkRequest w;
+  w.kind = WorkRequest::CopyToHost;
+  w.device_addr = src;
+  w.bytes = n;
+  w.host_dst = dst;
+  copy_async(std::move(w), s, "memcpy_d2h_async");
+}
+
+void HostRuntime::record_event(Event e, Stream s) {
+  if (!host_.concurrent()) return Runtime::record_event(e, s);
+  check_event(e, "record_event");
+  check_stream(s, "record_event");
+  WorkRequest w;
+  w.kind = WorkRequest::Record;
+  w.stream = s;
+  w.event = e.id;
+  events_[e.id - 1] = EventState{submit(std::move(w), Pending{WorkRequest::Record, s, {}, nullptr}), false, 0};
+}
+
+void HostRuntime::stream_wait_event(Stream s, Event e) {
+  if (!host_.concurrent()) return Runtime::stream_wait_event(s, e);
+  check_event(e, "stream_wait_event");
+  check_stream(s, "stream_wait_event");
+  WorkRequest w;
+  w.kind = WorkRequest::Wait;
+  w.stream = s;
+  w.event = e.id;
+  submit(std::move(w), Pending{WorkRequest::Wait, s, {}, nullptr});
+}
+
+void HostRuntime::event_synchronize(Event e) {
+  check_event(e, "event_synchronize");
+  const uint64_t tag = events_[e.id - 1].tag;
+  if (pending_.count(tag)) retire(tag);
+}
+
+double HostRuntime::event_elapsed_ms(Event a, Event b) {
+  for (Event e : {a, b}) {  // a record the GPU completed counts even if nobody waited for it yet
+    check_event(e, "event_elapsed_ms");
+    const uint64_t tag = events_[e.id - 1].tag;
+    if (pending_.count(tag) && host_.done_at(tag) != ~uint64_t{0}) retire(tag);
+  }
+  return Runtime::event_elapsed_ms(a, b);
+}
+
+void HostRuntime::stream_synchronize(Stream s) {
+  if (!host_.concurrent()) return Runtime::stream_synchronize(s);
+  check_stream(s, "stream_synchronize");
+  wait_pending([s](const Pending& p) { return p.stream == s; });
+}
+
+// Retires pending work in tag (submission) order; what a kernel printed is written as it retires.
+void HostRuntime::wait_pending(const std::function<bool(const Pending&)>& which) {
+  std::vector<uint64_t> tags;
+  for (auto& [tag, p] : pending_)
+    if (which(p)) tags.push_back(tag);
+  for (uint64_t t : tags)
+    if (pending_.count(t)) retire(t);  // another host thread may have retired it meanwhile
+}
+
+void HostRuntime::retire(uint64_t tag) {
+  uint64_t at = 0;
+  try {
+    at = host_.wait_done(tag);
+  } catch (const DeviceError& e) {
+    print_device_output();
+    // Name the kernel the failing block belonged to (or the one waited for, if the SM did not say).
+    const Pending* k = nullptr;
+    for (auto& [t, p] : pending_)
+      if (p.kind == WorkRequest::Kernel && (p.launch.launch_id == e.info().launch_id || (!k && t == tag))) k = &p;
+    if (k && k->image) throw with_kernel(e, k->launch.kernel, *k->image);
+    throw;
+  }
+  auto it = pending_.find(tag);
+  if (it == pending_.end()) return;  // retired by another host thread while this one waited
+  Pending p = std::move(it->second);
+  pending_.erase(it);
+  if (p.kind == WorkRequest::Kernel) {
+    p.launch.end_ps = at;
+    p.launch.cycles = static_cast<uint64_t>((at - p.launch.start_ps) * host_.props().clock_mhz / 1e6 + 0.5);
+    launches_.push_back(p.launch);
+    print_device_output();
+  }
+  for (auto& ev : events_)
+    if (ev.tag == tag) ev.done = true, ev.at_ns = double(at) / 1000.0;
+}
+
+void HostRuntime::spawn(std::function<void(Runtime&)> fn) {
+  host_.spawn([this, fn] { fn(*this); });
 }
 
 }  // namespace gpuvp::rt

@@ -31,11 +31,48 @@ class HostRuntime : public Runtime {
   uint64_t launch(const Module& m, const std::string& kernel, Dim3 grid, Dim3 block, const KernelArgs& args,
                   uint32_t dyn_shmem = 0, uint32_t blocks_per_core = 0) override;
   void synchronize() override;
+  uint64_t launch_async(Stream s, const Module& m, const std::string& kernel, Dim3 grid, Dim3 block,
+                        const KernelArgs& args, uint32_t dyn_shmem = 0) override;
+  void memcpy_h2d_async(DevPtr dst, const void* src, size_t bytes, Stream s) override;
+  void memcpy_d2h_async(void* dst, DevPtr src, size_t bytes, Stream s) override;
+  void record_event(Event e, Stream s) override;
+  void stream_wait_event(Stream s, Event e) override;
+  void event_synchronize(Event e) override;
+  double event_elapsed_ms(Event start, Event end) override;
+  void stream_synchronize(Stream s) override;
+  double now_ns() const override { return double(host_.now_ps()) / 1000.0; }
+  void sleep_ns(double ns) override {
+    if (ns > 0) host_.wait_ns(ns);
+  }
+  using Runtime::launch_async;
+  void spawn(std::function<void(Runtime&)> fn) override;
+  void join() override { host_.join(); }
   void set_device_output(std::ostream* out) override { out_ = out; }
   const std::vector<LaunchStats>& launches() const override { return launches_; }
   const DeviceProps& device() const override { return host_.props(); }
 
  private:
+  // Host threads take turns for call sequences that must not interleave (batch mode).
+  struct Guard {
+    explicit Guard(HostInterface& h) : h_(h) { h_.lock(); }
+    ~Guard() { h_.unlock(); }
+    HostInterface& h_;
+  };
+  // Concurrent mode: work submitted and not yet waited for, by tag.
+  struct Pending {
+    WorkRequest::Kind kind;
+    Stream stream = 0;
+    LaunchStats launch;                         // Kernel
+    std::shared_ptr<const ptx::Image> image;    // Kernel: for error messages
+  };
+  KernelDesc prepare(const Module& m, const std::string& kernel, Dim3 grid, Dim3 block, const KernelArgs& args,
+                     uint32_t dyn_shmem, uint32_t& bpc) const;
+  uint64_t submit(WorkRequest w, Pending p);   // returns the tag
+  void copy_async(WorkRequest w, Stream s, const char* what);
+  // Waits for the pending work `tag` and retires it.
+  void retire(uint64_t tag);
+  void wait_pending(const std::function<bool(const Pending&)>& which);
+  DeviceError with_kernel(const DeviceError& e, const std::string& kernel, const ptx::Image& img) const;
   // The allocation containing [p, p+n), or throws RuntimeError naming the range.
   void check_range(DevPtr p, size_t n, const char* what) const;
   void print_device_output();
@@ -49,6 +86,8 @@ class HostRuntime : public Runtime {
   std::optional<LaunchStats> running_;  // started, not yet waited for
   std::shared_ptr<const ptx::Image> running_image_;  // of the running kernel
   std::ostream* out_ = &std::cout;
+  std::map<uint64_t, Pending> pending_;  // tag -> work not yet retired
+  uint64_t next_tag_ = 1, next_launch_ = 1;
 };
 
 }  // namespace gpuvp::rt

@@ -7,6 +7,7 @@
 // messages say what and where.
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <stdexcept>
@@ -60,6 +61,11 @@ class KernelArgs {
   std::vector<ArgKind> kinds_;
 };
 
+using Stream = uint32_t;  // 0: the NULL stream
+struct Event {
+  uint32_t id = 0;
+};
+
 struct Module {
   int id = -1;
   std::shared_ptr<const ptx::Image> image;
@@ -100,6 +106,39 @@ class Runtime {
   // Where synchronize() writes device printf's text: std::cout unless set; nullptr drops it.
   virtual void set_device_output(std::ostream* out) = 0;
 
+  // --- Streams, events, asynchronous copies, host threads (docs/concurrent-kernels.md) ---------
+  // In the concurrent-kernel mode (tk1/tx2 with scheduler.kind = concurrent) work in different
+  // streams runs concurrently under the queue rules of tx2-scheduling.md; the NULL stream (0) is
+  // CUDA's legacy default stream: launch() and the synchronous copies use it. In the batch mode
+  // every call completes in call order, one kernel at a time, and the results are the same.
+  //
+  // The defaults here are the batch mode's: each call completes in call order (a launch waits for
+  // the previous kernel, copies are synchronous, an event's time is the host's time at the record).
+  //
+  // A new stream; priority as CUDA gives it: -1 high, 0 low (values beyond are clamped).
+  Stream create_stream(int priority = 0);
+  Event create_event();
+  virtual uint64_t launch_async(Stream s, const Module& m, const std::string& kernel, Dim3 grid, Dim3 block,
+                                const KernelArgs& args, uint32_t dyn_shmem = 0);
+  // Copies through the copy engine in stream order; `src` is staged at the call, `dst` must stay
+  // valid until the copy completed (a synchronize of its stream, an event after it).
+  virtual void memcpy_h2d_async(DevPtr dst, const void* src, size_t bytes, Stream s);
+  virtual void memcpy_d2h_async(void* dst, DevPtr src, size_t bytes, Stream s);
+  virtual void record_event(Event e, Stream s);
+  virtual void stream_wait_event(Stream s, Event e);  // later work in s waits for e's last record
+  virtual void event_synchronize(Event e);
+  virtual double event_elapsed_ms(Event start, Event end);  // both recorded and complete
+  virtual void stream_synchronize(Stream s);
+  // Simulated time as the host sees it (ns), e.g. for timestamps around calls.
+  virtual double now_ns() const { return 0; }
+  // The calling host thread does nothing for `ns` of simulated time (a sleep until a release time).
+  virtual void sleep_ns(double /*ns*/) {}
+  // Starts another host thread running fn(*this) at the current instant; the host program ends when
+  // every thread has returned.
+  virtual void spawn(std::function<void(Runtime&)> fn);
+  // Waits until every spawned host thread has returned.
+  virtual void join() {}
+
   // Statistics of the finished launches, in launch order.
   virtual const std::vector<LaunchStats>& launches() const = 0;
   // The device's properties (SM count, limits, clock), as cudaGetDeviceProperties gives them.
@@ -118,6 +157,20 @@ class Runtime {
     memcpy_d2h(v.data(), p, n * sizeof(T));
     return v;
   }
+
+ protected:
+  void check_stream(Stream s, const char* what) const;
+  void check_event(Event e, const char* what) const;
+  bool high_priority(Stream s) const { return streams_[s] < 0; }
+  struct EventState {
+    uint64_t tag = 0;    // of its last record (0: never recorded)
+    bool done = false;   // that record completed, at at_ns
+    double at_ns = 0;
+  };
+  std::vector<EventState> events_;
+
+ private:
+  std::vector<int> streams_{0};  // priority of each stream (0: the NULL stream, low)
 };
 
 }  // namespace gpuvp::rt

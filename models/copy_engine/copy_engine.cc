@@ -1,0 +1,73 @@
+#include "models/copy_engine/copy_engine.h"
+
+#include <cmath>
+
+#include "models/common/log.h"
+
+namespace gpuvp {
+
+namespace {
+const bool declared = declare_params({
+    "copy", "gpu.ce", "",
+    {
+        ParamDef::Float("copy.bytes_per_ns", 8.0, 0.001, 1000,
+                        "Copy engine bandwidth (bytes per ns = GB/s), asynchronous copies of the concurrent mode"),
+        ParamDef::Float("copy.latency_ns", 10000, 0, 1e9, "Copy engine set-up time per copy (ns)"),
+    },
+});
+}  // namespace
+
+CopyEngineConfig CopyEngineConfig::from(const Params& p) {
+  (void)declared;
+  CopyEngineConfig c;
+  c.bytes_per_ns = p.f("bytes_per_ns");
+  c.latency_ns = p.f("latency_ns");
+  c.path = p.instance();
+  return c;
+}
+
+CopyEngine::CopyEngine(sc_core::sc_module_name name, const CopyEngineConfig& cfg, Registry& reg, CopyDoneSink& sink)
+    : sc_module(name), cfg_(cfg), sink_(sink) {
+  reg.add_field(cfg.path + ".busy", 1, &busy_);
+  SC_THREAD(run);
+}
+
+sc_core::sc_time CopyEngine::duration(uint64_t bytes) const {
+  return sc_core::sc_time(std::ceil(cfg_.latency_ns + double(bytes) / cfg_.bytes_per_ns), sc_core::SC_NS);
+}
+
+void CopyEngine::start_copy(uint32_t slot, std::shared_ptr<CopyJob> job) {
+  slot_ = slot;
+  job_ = std::move(job);
+  busy_ = 1;
+  start_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void CopyEngine::run() {
+  for (;;) {
+    wait(start_);
+    if (!job_) continue;
+    wait(duration(job_->bytes));
+    if (!transfer(*job_))
+      log::error(name(), "copy of {} bytes at {:#x} failed: no global memory there", job_->bytes, job_->device_addr);
+    ++copies_;
+    bytes_ += job_->bytes;
+    job_.reset();
+    busy_ = 0;
+    sink_.copy_done(slot_);
+  }
+}
+
+// The data moves when the copy ends (a debug transport: the timing is the engine's own).
+bool CopyEngine::transfer(CopyJob& job) {
+  if (!job.to_device) job.data.assign(job.bytes, 0);
+  tlm::tlm_generic_payload p;
+  p.set_command(job.to_device ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  p.set_address(job.device_addr);
+  p.set_data_ptr(job.data.data());
+  p.set_data_length(unsigned(job.bytes));
+  p.set_streaming_width(unsigned(job.bytes));
+  return out->transport_dbg(p) == job.bytes;
+}
+
+}  // namespace gpuvp

@@ -1,0 +1,54 @@
+#pragma once
+// The copy engine of the concurrent-kernel mode (tx2-scheduling.md C1-C4): one copy at a time, in
+// either direction, between host memory and global memory. The dispatcher starts a copy when it
+// reaches the head of the CE queue and the engine is free; the copy takes copy.latency_ns plus its
+// bytes at copy.bytes_per_ns, and its data lands in (or is read from) global memory when it ends.
+// The engine's DRAM traffic does not contend with the SMs' in this model (docs/concurrent-kernels.md).
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include <memory>
+#include <string>
+
+#include "models/common/gpu_work.h"
+#include "models/common/params.h"
+#include "models/common/registry.h"
+
+namespace gpuvp {
+
+struct CopyEngineConfig {
+  double bytes_per_ns = 8.0;
+  double latency_ns = 10000;
+  std::string path = "gpu.ce";
+
+  static CopyEngineConfig from(const Params& p);
+};
+
+class CopyEngine : public sc_core::sc_module, public CopyTarget {
+ public:
+  tlm_utils::simple_initiator_socket<CopyEngine> out{"out"};  // to global memory
+
+  CopyEngine(sc_core::sc_module_name name, const CopyEngineConfig& cfg, Registry& reg, CopyDoneSink& sink);
+  SC_HAS_PROCESS(CopyEngine);
+
+  void start_copy(uint32_t slot, std::shared_ptr<CopyJob> job) override;
+  // Simulated time a copy of `bytes` takes on this engine.
+  sc_core::sc_time duration(uint64_t bytes) const;
+  uint64_t copies() const { return copies_; }
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  void run();          // SC_THREAD: one copy at a time
+  bool transfer(CopyJob& job);
+
+  CopyEngineConfig cfg_;
+  CopyDoneSink& sink_;
+  sc_core::sc_event start_;
+  std::shared_ptr<CopyJob> job_;
+  uint32_t slot_ = 0;
+  uint32_t busy_ = 0;  // registered: a flip makes the engine look idle or busy to the dispatcher's view
+  uint64_t copies_ = 0, bytes_ = 0;
+};
+
+}  // namespace gpuvp

@@ -1,0 +1,227 @@
+#include "platform/experiment_run.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "platform/platform.h"
+#include "sw/kernels/kernels.h"
+
+namespace gpuvp {
+
+using nlohmann::json;
+
+namespace {
+
+// A kernel one iteration of a benchmark launches: timerSpin with a spin time per block.
+struct SpinLaunch {
+  std::string name;
+  rt::Dim3 grid, block;
+  uint64_t spin_ns = 0;
+  rt::DevPtr start = 0, end = 0, sm = 0, spin = 0;  // device buffers, one entry per block
+};
+
+// Sleep granularity of the spinning blocks: long sleeps keep the host cost of seconds of spinning low,
+// and the kernel never sleeps past the end of its spin (sw/kernels/timerSpin.cu).
+constexpr uint32_t kSleepNs = 1000000;
+
+std::vector<SpinLaunch> launches_of(const Benchmark& b) {
+  std::vector<SpinLaunch> out;
+  if (b.kind == BenchmarkKind::TimerSpin) out.push_back({"timer_spin", b.grid, b.block, b.spin_ns});
+  for (const SpinKernel& k : b.kernels) out.push_back({k.name, {k.blocks}, {k.threads}, k.spin_ns});
+  return out;
+}
+
+json dims_json(const rt::Dim3& d) {
+  if (d.y == 1 && d.z == 1) return d.x;
+  return json::array({d.x, d.y, d.z});
+}
+
+// One benchmark's host thread, as the examiner's per-benchmark process: its own stream, released at its
+// release time, iterating until its limits; `log` receives the examiner-shaped record.
+class BenchmarkThread {
+ public:
+  BenchmarkThread(const Benchmark& b, const rt::Module& m, json& log) : b_(b), m_(m), log_(log) {}
+
+  // Before the scenario starts (the examiner's initialisation): its stream, buffers and spin times.
+  void setup(rt::Runtime& rt) {
+    s_ = rt.create_stream(b_.stream_priority);
+    kernels_ = launches_of(b_);
+    for (SpinLaunch& k : kernels_) {
+      const size_t n = size_t(k.grid.count());
+      k.start = rt.malloc(n * 8);
+      k.end = rt.malloc(n * 8);
+      k.sm = rt.malloc(n * 4);
+      spin_host_.emplace_back(n, k.spin_ns);
+      k.spin = rt.malloc(n * 8);
+      rt.memcpy_h2d(k.spin, spin_host_.back().data(), n * 8);
+    }
+    if (b_.data_size) {
+      host_data_.assign(b_.data_size, 0x5a);
+      dev_data_ = rt.malloc(b_.data_size);
+    }
+  }
+
+  // In its own host thread from the scenario start t0 (ns): released, then iterating to its limits.
+  void run(rt::Runtime& rt, double t0_ns) {
+    t0_ = t0_ns;
+    rt.sleep_ns(t0_ + b_.release_time * 1e9 - rt.now_ns());
+    const double released = rt.now_ns();
+    for (uint64_t i = 0; more(i, rt.now_ns() - released); ++i) iteration(rt, s_);
+  }
+
+ private:
+  bool more(uint64_t done, double elapsed_ns) const {
+    if (b_.max_iterations && done >= b_.max_iterations) return false;
+    return !(b_.max_time > 0 && elapsed_ns >= b_.max_time * 1e9);
+  }
+
+  double rel(double ns) const { return (ns - t0_) / 1e9; }  // seconds from the scenario start
+
+  std::pair<double, double> copy(rt::Runtime& rt, rt::Stream s, bool in) {
+    const double a = rt.now_ns();
+    if (in) rt.memcpy_h2d_async(dev_data_, host_data_.data(), b_.data_size, s);
+    else rt.memcpy_d2h_async(host_data_.data(), dev_data_, b_.data_size, s);
+    rt.stream_synchronize(s);
+    return {rel(a), rel(rt.now_ns())};
+  }
+
+  void iteration(rt::Runtime& rt, rt::Stream s) {
+    const double cpu0 = rt.now_ns();
+    std::pair<double, double> cin{rel(cpu0), rel(cpu0)}, cout = cin;
+    if (b_.data_size) cin = copy(rt, s, true);
+    std::vector<std::pair<double, double>> launched;
+    const double exec0 = rt.now_ns();
+    for (SpinLaunch& k : kernels_) {
+      rt::KernelArgs args;
+      args.ptr(k.start).ptr(k.end).ptr(k.sm).ptr(k.spin).u32(kSleepNs);
+      const double a = rt.now_ns();
+      rt.launch_async(s, m_, "timerSpin", k.grid, k.block, args);
+      launched.emplace_back(a, rt.now_ns());
+    }
+    rt.stream_synchronize(s);
+    const double exec1 = rt.now_ns();
+    if (b_.data_size) cout = copy(rt, s, false);
+    for (size_t i = 0; i < kernels_.size(); ++i)
+      log_["times"].push_back(record(rt, s, kernels_[i], launched[i], exec1, cin, cout, {exec0, exec1}, cpu0));
+  }
+
+  json record(rt::Runtime& rt, rt::Stream s, const SpinLaunch& k, std::pair<double, double> launch, double synced,
+              std::pair<double, double> cin, std::pair<double, double> cout, std::pair<double, double> exec,
+              double cpu0) {
+    const size_t n = size_t(k.grid.count());
+    std::vector<uint64_t> start(n), end(n);
+    std::vector<uint32_t> sm(n);
+    rt.memcpy_d2h_async(start.data(), k.start, n * 8, s);
+    rt.memcpy_d2h_async(end.data(), k.end, n * 8, s);
+    rt.memcpy_d2h_async(sm.data(), k.sm, n * 4, s);
+    rt.stream_synchronize(s);
+    json r;
+    r["kernel_name"] = k.name;
+    r["block_count"] = dims_json(k.grid);
+    r["thread_count"] = dims_json(k.block);
+    r["shared_memory"] = 0;
+    r["cpu_times"] = {rel(cpu0), rel(rt.now_ns())};
+    r["copy_in_times"] = {cin.first, cin.second};
+    r["execute_times"] = {rel(exec.first), rel(exec.second)};
+    r["copy_out_times"] = {cout.first, cout.second};
+    r["kernel_launch_times"] = {rel(launch.first), rel(launch.second), rel(synced)};
+    json bt = json::array(), ids = json::array();
+    double first = 1e300, last = -1e300;
+    for (size_t i = 0; i < n; ++i) {
+      const double a = rel(double(start[i])), z = rel(double(end[i]));
+      bt.push_back(a);
+      bt.push_back(z);
+      ids.push_back(sm[i]);
+      first = std::min(first, a);
+      last = std::max(last, z);
+    }
+    r["kernel_times"] = {first, last};
+    r["block_times"] = bt;
+    r["block_smids"] = ids;
+    return r;
+  }
+
+  const Benchmark& b_;
+  rt::Module m_;
+  json& log_;
+  double t0_ = 0;
+  rt::Stream s_ = 0;
+  std::vector<SpinLaunch> kernels_;
+  std::vector<std::vector<uint64_t>> spin_host_;
+  std::vector<uint8_t> host_data_;
+  rt::DevPtr dev_data_ = 0;
+};
+
+json log_header(const Experiment& e, const Benchmark& b, const rt::DeviceProps& p) {
+  const auto k = launches_of(b);
+  json j;
+  j["scenario_name"] = e.name;
+  j["benchmark_name"] = to_string(b.kind);
+  j["label"] = b.label;
+  j["thread_count"] = dims_json(b.kind == BenchmarkKind::TimerSpin ? b.block : k.front().block);
+  j["block_count"] = dims_json(b.kind == BenchmarkKind::TimerSpin ? b.grid : k.front().grid);
+  j["max_resident_threads"] = uint64_t(p.max_threads) * p.sm_count;
+  j["data_size"] = b.data_size;
+  j["release_time"] = b.release_time;
+  j["stream_priority"] = b.stream_priority;
+  j["times"] = json::array({json::object()});  // the examiner's first entry is empty
+  return j;
+}
+
+}  // namespace
+
+ExperimentRun run_experiment(const Experiment& e, const Config& cfg, const std::string& origin) {
+  for (size_t i = 0; i < e.benchmarks.size(); ++i)
+    if (!e.benchmarks[i].max_iterations && !(e.benchmarks[i].max_time > 0))
+      throw ConfigError(fmt::format("{}: benchmarks[{}]: max_iterations and max_time are both unlimited (0), here or "
+                                    "at the top level: the simulation would never end; set one of them",
+                                    origin, i));
+  Platform p(cfg);
+  ExperimentRun out;
+  for (const Benchmark& b : e.benchmarks) out.logs.push_back(log_header(e, b, p.props()));
+  double t0 = 0, t_end = 0;
+  p.run([&](rt::Runtime& rt) {
+    const rt::Module m = rt.load_module(kernels::ptx("timerSpin"), "timerSpin.ptx");
+    std::vector<std::unique_ptr<BenchmarkThread>> threads;
+    for (size_t i = 0; i < e.benchmarks.size(); ++i) {
+      threads.push_back(std::make_unique<BenchmarkThread>(e.benchmarks[i], m, out.logs[i]));
+      threads.back()->setup(rt);
+    }
+    t0 = rt.now_ns();  // the scenario starts once every benchmark is set up
+    for (auto& t : threads) {  // spawned in file order: those released together launch in file order
+      BenchmarkThread* bt = t.get();
+      rt.spawn([bt, t0](rt::Runtime& r) { bt->run(r, t0); });
+    }
+    rt.join();
+    t_end = rt.now_ns();
+  });
+  out.simulated_s = (t_end - t0) / 1e9;
+  out.host_s = p.stats().host_seconds;
+  return out;
+}
+
+int cmd_experiment_run(const Config& cfg, const std::string& file, const std::string& out_dir) {
+  const Experiment e = load_experiment(file, cfg);
+  const ExperimentRun r = run_experiment(e, cfg, file);
+  const std::filesystem::path dir = out_dir.empty() ? e.base_result_directory : out_dir;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw ConfigError(fmt::format("{}: base_result_directory {}: {}", file, dir.string(), ec.message()));
+  fmt::print("{}: experiment '{}' on {}: {:.6f} s simulated in {:.2f} s\n", file, e.name, cfg.name(), r.simulated_s,
+             r.host_s);
+  for (size_t i = 0; i < e.benchmarks.size(); ++i) {
+    const std::filesystem::path path = dir / e.benchmarks[i].log_name;
+    std::ofstream f(path);
+    f << r.logs[i].dump(2) << "\n";
+    if (!f) throw ConfigError(fmt::format("{}: cannot write {}", file, path.string()));
+    fmt::print("  [{}] {} '{}': {} kernel runs -> {}\n", i, to_string(e.benchmarks[i].kind), e.benchmarks[i].label,
+               r.logs[i]["times"].size() - 1, path.string());
+  }
+  return 0;
+}
+
+}  // namespace gpuvp

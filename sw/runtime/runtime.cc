@@ -1,0 +1,81 @@
+// The Runtime's stream and event calls in the batch mode: every call completes in call order.
+#include "sw/runtime/runtime.h"
+
+#include <fmt/format.h>
+
+namespace gpuvp::rt {
+
+Stream Runtime::create_stream(int priority) {
+  streams_.push_back(priority < 0 ? -1 : 0);  // TX2: high -1, low 0; CUDA clamps the rest
+  return Stream(streams_.size() - 1);
+}
+
+Event Runtime::create_event() {
+  events_.emplace_back();
+  return Event{uint32_t(events_.size())};  // ids from 1: a default Event{} is no event
+}
+
+void Runtime::check_stream(Stream s, const char* what) const {
+  if (s >= streams_.size())
+    throw RuntimeError(fmt::format("{}: stream {} was not created ({} streams)", what, s, streams_.size()));
+}
+
+void Runtime::check_event(Event e, const char* what) const {
+  if (e.id == 0 || e.id > events_.size()) throw RuntimeError(fmt::format("{}: event {} was not created", what, e.id));
+}
+
+uint64_t Runtime::launch_async(Stream s, const Module& m, const std::string& kernel, Dim3 grid, Dim3 block,
+                               const KernelArgs& args, uint32_t dyn_shmem) {
+  check_stream(s, "launch");
+  return launch(m, kernel, grid, block, args, dyn_shmem);
+}
+
+void Runtime::memcpy_h2d_async(DevPtr dst, const void* src, size_t bytes, Stream s) {
+  check_stream(s, "memcpy_h2d_async");
+  memcpy_h2d(dst, src, bytes);
+}
+
+void Runtime::memcpy_d2h_async(void* dst, DevPtr src, size_t bytes, Stream s) {
+  check_stream(s, "memcpy_d2h_async");
+  memcpy_d2h(dst, src, bytes);
+}
+
+void Runtime::record_event(Event e, Stream s) {
+  check_event(e, "record_event");
+  check_stream(s, "record_event");
+  synchronize();
+  EventState& ev = events_[e.id - 1];
+  ev.tag = ~uint64_t{0};
+  ev.done = true;
+  ev.at_ns = now_ns();
+}
+
+void Runtime::stream_wait_event(Stream s, Event e) {
+  check_event(e, "stream_wait_event");
+  check_stream(s, "stream_wait_event");
+}
+
+void Runtime::event_synchronize(Event e) { check_event(e, "event_synchronize"); }
+
+double Runtime::event_elapsed_ms(Event a, Event b) {
+  check_event(a, "event_elapsed_ms");
+  check_event(b, "event_elapsed_ms");
+  for (Event e : {a, b}) {
+    const EventState& ev = events_[e.id - 1];
+    if (!ev.tag) throw RuntimeError(fmt::format("event_elapsed_ms: event {} was never recorded", e.id));
+    if (!ev.done)
+      throw RuntimeError(fmt::format("event_elapsed_ms: event {} has not completed (event_synchronize first)", e.id));
+  }
+  return (events_[b.id - 1].at_ns - events_[a.id - 1].at_ns) / 1e6;
+}
+
+void Runtime::stream_synchronize(Stream s) {
+  check_stream(s, "stream_synchronize");
+  synchronize();
+}
+
+void Runtime::spawn(std::function<void(Runtime&)>) {
+  throw RuntimeError("spawn: this runtime has no host threads");
+}
+
+}  // namespace gpuvp::rt
