@@ -78,9 +78,9 @@ uint64_t SimtCore::sreg(SReg r, const Warp& w, unsigned lane) const {
     case SReg::LanemaskLe: return uint32_t((2ull << lane) - 1);
     case SReg::LanemaskGt: return uint32_t(~((2ull << lane) - 1));
     case SReg::LanemaskGe: return uint32_t(~((1ull << lane) - 1));
-    case SReg::DynamicSmemSize: return lp_.dyn_shared;
-    case SReg::TotalSmemSize: return stride_;
-    case SReg::GridId: return lp_.launch_id;
+    case SReg::DynamicSmemSize: return b.lp->dyn_shared;
+    case SReg::TotalSmemSize: return b.k.stride;
+    case SReg::GridId: return b.lp->launch_id;
     default: return 0;
   }
 }

@@ -16,7 +16,10 @@ void SimtCore::finish_warp(Warp& w) {
   w.state = Warp::Exited;
   --live_warps_;
   Block& b = blocks_[w.block];
-  if (--b.live_warps == 0) block_times_[w.block].end = now_;
+  if (--b.live_warps == 0) {
+    b.end = now_;
+    finished_.push_back(w.block);  // run_blocks releases it after this instruction
+  }
   // Exited threads no longer take part (PTX: barriers waiting only on exited threads are released):
   // a pending barrier completes when every warp still running has arrived.
   for (unsigned id = 0; id < kBarriers; ++id)
@@ -58,13 +61,14 @@ void SimtCore::do_call(Warp& w, const isa::Inst& in, Group& g, uint32_t m) {
 void SimtCore::push_frame(Warp& w, const isa::Operand& end, uint64_t ret, uint32_t m) {
   uint64_t tmp[32];
   const uint64_t* e = src(end, w, m, tmp);
+  const uint32_t local_bytes = blocks_[w.block].lp->local_bytes;
   lanes(m, [&](unsigned l) {
     if (has_error_) return;
-    if (e[l] < 8 || e[l] > lp_.local_bytes) {
+    if (e[l] < 8 || e[l] > local_bytes) {
       fail("stack",
            fmt::format("stack overflow: the callee's frame would end at local offset {:#x}, beyond the thread's {} "
                        "bytes of local memory (its frames and the {}-byte call stack, sm.stack_bytes)",
-                       e[l], lp_.local_bytes, cfg_.stack_bytes),
+                       e[l], local_bytes, cfg_.stack_bytes),
            &w, int(l), e[l]);
       return;
     }

@@ -18,27 +18,33 @@ using sm::wmask;
 uint8_t* SimtCore::local_ptr(Warp& w, unsigned lane, Space sp, uint64_t addr, unsigned size) {
   Block& b = blocks_[w.block];
   switch (sp) {
-    case Space::Shared:
-      if (addr + size > user_bytes_ || addr >= user_bytes_) {
-        fail("address", fmt::format("shared access of {} bytes at offset {:#x} outside the block's {} bytes", size, addr, user_bytes_),
+    case Space::Shared: {
+      const uint64_t user_bytes = b.k.user_bytes;
+      if (addr + size > user_bytes || addr >= user_bytes) {
+        fail("address", fmt::format("shared access of {} bytes at offset {:#x} outside the block's {} bytes", size, addr, user_bytes),
              &w, int(lane), addr);
         return nullptr;
       }
-      return smem_.data() + b.smem_base + user_off_ + addr;
-    case Space::Local:
-      if (addr + size > lp_.local_bytes || addr >= lp_.local_bytes) {
-        fail("address", fmt::format("local access of {} bytes at offset {:#x} outside {} bytes per thread", size, addr, lp_.local_bytes),
+      return smem_.data() + b.smem_base + b.k.user_off + addr;
+    }
+    case Space::Local: {
+      const uint64_t local_bytes = b.lp->local_bytes;
+      if (addr + size > local_bytes || addr >= local_bytes) {
+        fail("address", fmt::format("local access of {} bytes at offset {:#x} outside {} bytes per thread", size, addr, local_bytes),
              &w, int(lane), addr);
         return nullptr;
       }
-      return b.local.data() + size_t(w.in_block * cfg_.warp_size + lane) * lp_.local_bytes + addr;
-    case Space::Param:
-      if (addr + size > lp_.params.size() || addr >= lp_.params.size()) {
-        fail("address", fmt::format("parameter access of {} bytes at offset {:#x} outside {} bytes", size, addr, lp_.params.size()),
+      return b.local.data() + size_t(w.in_block * cfg_.warp_size + lane) * local_bytes + addr;
+    }
+    case Space::Param: {
+      const uint64_t param_bytes = b.lp->params.size();
+      if (addr + size > param_bytes || addr >= param_bytes) {
+        fail("address", fmt::format("parameter access of {} bytes at offset {:#x} outside {} bytes", size, addr, param_bytes),
              &w, int(lane), addr);
         return nullptr;
       }
       return smem_.data() + b.smem_base + kBlockHeaderBytes + addr;
+    }
     default: return nullptr;
   }
 }
@@ -188,8 +194,9 @@ inline Space resolve(Space sp, uint64_t& a) {
 // reports errors.
 bool SimtCore::shared_lanes(Warp& w, const Operand& mo, uint32_t m, unsigned size, uint8_t** ptrs) {
   const uint64_t* base = mo.reg == kNoReg ? nullptr : w.regs + size_t(mo.reg) * 32;
-  uint8_t* region = smem_.data() + blocks_[w.block].smem_base + user_off_;
-  const uint64_t lim = user_bytes_;
+  const Block& b = blocks_[w.block];
+  uint8_t* region = smem_.data() + b.smem_base + b.k.user_off;
+  const uint64_t lim = b.k.user_bytes;
   bool ok = true, onchip = false;
   lanes(m, [&](unsigned l) {
     if (!ok) return;

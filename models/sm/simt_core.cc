@@ -28,6 +28,11 @@ SimtCore::SimtCore(const SmConfig& cfg, CoreEnv& env)
   issue_cycles_ = (cfg.warp_size + sps - 1) / sps;
   if (issue_cycles_ == 0) issue_cycles_ = 1;
   smem_.assign(cfg.shared_bytes, 0);
+  // A batch may hold more warps than max_warps(): partial warps, up to one per block.
+  warps_.reserve(max_warps() + cfg.max_blocks);
+  blocks_.resize(cfg.max_blocks);
+  regfile_.assign(cfg.registers / 2, 0);  // 64-bit entries: two 32-bit registers each
+  predfile_.assign(size_t(max_warps()) * kPredSlotsPerWarp, 0);
   if (cfg.timing == SmTiming::Flexgrip) {
     pipe_ = std::make_unique<sm::FlexgripPipeline>();
     packets_ = issue_cycles_;  // lane groups of sps threads
@@ -37,15 +42,14 @@ SimtCore::SimtCore(const SmConfig& cfg, CoreEnv& env)
 SimtCore::~SimtCore() { clear(); }
 
 void SimtCore::clear() {
-  for (auto& w : warps_) {
-    delete[] w.rstack;
-    w.rstack = nullptr;
-  }
-  blocks_.clear();
+  for (unsigned j = 0; j < blocks_.size(); ++j)
+    if (blocks_[j].lp) release_block(j);
   warps_.clear();
   live_warps_ = 0;
   has_error_ = false;
-  block_times_.clear();
+  batch_ = false;
+  finished_.clear();
+  completed_.clear();
 }
 
 void SimtCore::fail(const std::string& kind, const std::string& what, const Warp* w, int lane, uint64_t addr) {
@@ -59,6 +63,7 @@ void SimtCore::fail(const std::string& kind, const std::string& what, const Warp
   error_.address = addr;
   if (w) {
     error_.block = int64_t(blocks_[w->block].linear);
+    error_.launch_id = blocks_[w->block].lp->launch_id;
     error_.warp = int(w->id);
   }
   error_.message = fmt::format("{} error: {} (sm {}, pc {:#x}, block {}, warp {}, lane {}, address {:#x})", kind, what,
@@ -70,161 +75,256 @@ bool SimtCore::fault_at(const CoreEnv::Fault& f, const Warp& w, int lane, uint64
   return false;
 }
 
+bool SimtCore::resource(const std::string& what) {
+  fail("resource", what, nullptr, -1, 0);
+  return false;
+}
+
 bool SimtCore::launch(const LaunchParams& lp, uint64_t start) {
   clear();
-  lp_ = lp;
+  batch_ = true;
+  auto k = std::make_shared<const LaunchParams>(lp);
   cur_pc_ = lp.entry;
   ibuf_->new_launch();  // the loader may have rewritten code between batches: refetch
-  if (!fits(lp)) return false;
-  size_t nb = lp.blocks.size();
-  threads_ = uint32_t(uint64_t(lp.block[0]) * lp.block[1] * lp.block[2]);  // fits() bounded it
-  wpb_ = (threads_ + cfg_.warp_size - 1) / cfg_.warp_size;
-  regfile_.assign(size_t(nb) * wpb_ * lp.num_regs * 32, 0);
-  predfile_.assign(size_t(nb) * wpb_ * std::max(lp.num_preds, 1u), 0);
-  blocks_.resize(nb);
-  warps_.resize(nb * wpb_);
-  block_times_.resize(nb);
+  std::string why = block_limits(lp);
+  if (!why.empty()) return resource(why);
+  const sm::BlockShape s = sm::block_shape(lp, cfg_.warp_size);
+  if (!fits(lp, s)) return false;
+  const unsigned nb = unsigned(lp.blocks.size());
+  reserve_storage(nb * s.reg_slots, nb * s.pred_words);
+  regs_top_ = nb * s.reg_slots;  // the registry sees this batch's files (as sized before they were fixed)
+  preds_top_ = nb * s.pred_words;
   if (pipe_) {  // the SMP controller sets the batch up before the first warp issues
-    start += sm::flexgrip_setup_cycles(unsigned(nb), threads_, uint32_t(lp.params.size() + 3) / 4, unsigned(nb * wpb_));
+    start += sm::flexgrip_setup_cycles(nb, s.threads, uint32_t(lp.params.size() + 3) / 4, nb * s.wpb);
     pipe_->reset(start);
     fg_last_ = start;
   }
-  for (size_t j = 0; j < nb; ++j) init_block(unsigned(j), start);
-  live_warps_ = unsigned(warps_.size());
+  warp_slots(size_t(nb) * s.wpb);
+  for (unsigned j = 0; j < nb; ++j) {  // blocks one after another: slot j, warps j * wpb, ...
+    sm::Placement p{j, j * s.wpb, j * s.reg_slots, j * s.pred_words, j * s.stride};
+    place_block(k, s, p, lp.blocks[j], start);
+  }
   now_ = synced_ = start;
   last_ = -1;
   stats_.batches++;
-  stats_.blocks += nb;
   return true;
 }
 
-// Resource checks of a batch; sets the shared memory layout (user_off_, user_bytes_, stride_).
-bool SimtCore::fits(const LaunchParams& lp) {
-  auto resource = [&](const std::string& what) {
-    fail("resource", what, nullptr, -1, 0);
-    return false;
-  };
-  uint64_t threads = uint64_t(lp.block[0]) * lp.block[1] * lp.block[2];
-  size_t nb = lp.blocks.size();
-  if (cfg_.warp_size == 0 || cfg_.warp_size > 32) return resource(fmt::format("warp size {} (1..32)", cfg_.warp_size));
-  if (threads == 0) return resource("empty block (0 threads)");
+// Why no SM of this configuration runs a block of lp ("" when one may): the warp size and the
+// block's threads.
+std::string SimtCore::block_limits(const LaunchParams& lp) const {
+  const uint64_t threads = uint64_t(lp.block[0]) * lp.block[1] * lp.block[2];
+  if (cfg_.warp_size == 0 || cfg_.warp_size > 32) return fmt::format("warp size {} (1..32)", cfg_.warp_size);
+  if (threads == 0) return "empty block (0 threads)";
   if (threads > cfg_.max_threads_per_block)
-    return resource(fmt::format("threads per block: {} > max_threads_per_block {}", threads, cfg_.max_threads_per_block));
+    return fmt::format("threads per block: {} > max_threads_per_block {}", threads, cfg_.max_threads_per_block);
+  return "";
+}
+
+// The same for the block's local memory per thread and shared memory.
+std::string SimtCore::memory_limits(const LaunchParams& lp, const sm::BlockShape& s) const {
+  if (lp.local_bytes > cfg_.max_local_bytes)
+    return fmt::format("local memory: {} bytes per thread > max_local_bytes {}", lp.local_bytes, cfg_.max_local_bytes);
+  const uint64_t need = uint64_t(s.user_off) + s.user_bytes;
+  if (need > cfg_.shared_per_block)
+    return fmt::format("shared memory per block: {} bytes > shared_per_block {}", need, cfg_.shared_per_block);
+  return "";
+}
+
+// Resource checks of a batch of blocks of shape s (block_limits passed).
+bool SimtCore::fits(const LaunchParams& lp, const sm::BlockShape& s) {
+  const uint64_t nb = lp.blocks.size(), threads = s.threads;
   if (nb > cfg_.max_blocks) return resource(fmt::format("resident blocks: {} > max_blocks {}", nb, cfg_.max_blocks));
   if (threads * nb > cfg_.max_threads)
     return resource(fmt::format("threads: {} blocks x {} > max_threads {}", nb, threads, cfg_.max_threads));
-  if (uint64_t(lp.regs_per_thread) * threads * nb > cfg_.registers)
+  if (s.regs32 * nb > cfg_.registers)
     return resource(fmt::format("registers: {} per thread x {} threads x {} blocks > {}", lp.regs_per_thread, threads, nb,
                                 cfg_.registers));
-  if (lp.local_bytes > cfg_.max_local_bytes)
-    return resource(fmt::format("local memory: {} bytes per thread > max_local_bytes {}", lp.local_bytes, cfg_.max_local_bytes));
-  user_off_ = user_region_offset(uint32_t(lp.params.size()));
-  user_bytes_ = lp.static_shared + lp.dyn_shared;
-  uint64_t need = uint64_t(user_off_) + user_bytes_;
-  if (need > cfg_.shared_per_block)
-    return resource(fmt::format("shared memory per block: {} bytes > shared_per_block {}", need, cfg_.shared_per_block));
-  stride_ = std::max<uint32_t>(lp.smem_per_block, uint32_t((need + 255) / 256 * 256));
-  if (uint64_t(stride_) * nb > smem_.size())
-    return resource(fmt::format("shared memory: {} blocks x {} bytes > {} bytes", nb, stride_, smem_.size()));
+  std::string why = memory_limits(lp, s);
+  if (!why.empty()) return resource(why);
+  if (uint64_t(s.stride) * nb > smem_.size())
+    return resource(fmt::format("shared memory: {} blocks x {} bytes > {} bytes", nb, s.stride, smem_.size()));
   return true;
 }
 
-// Resident block j of the batch: its shared memory (header, parameters, zeroed user region), local
-// memory and warps, all starting at the entry point at cycle `start`.
-void SimtCore::init_block(unsigned j, uint64_t start) {
-  Block& b = blocks_[j];
-  b.linear = lp_.blocks[j];
-  b.smem_base = j * stride_;
-  b.first_warp = j * wpb_;
-  b.nwarps = b.live_warps = wpb_;
-  if (lp_.local_bytes) b.local.assign(size_t(threads_) * lp_.local_bytes, 0);
+// Grows the register and predicate files to hold at least the given entries. No block is resident:
+// no warp points into them, and no content needs keeping.
+void SimtCore::reserve_storage(size_t reg_slots, size_t pred_words) {
+  if (regfile_.size() < reg_slots) {
+    regfile_.assign(reg_slots, 0);
+    regs_clean_ = 0;
+  }
+  if (predfile_.size() < pred_words) {
+    predfile_.assign(pred_words, 0);
+    preds_clean_ = 0;
+  }
+}
+
+namespace {
+// Zeroes v[base, base + n) for a block, where it may hold old values: entries from `clean` on are
+// still as allocated (zero), so large fresh files are not written twice. The block writes its
+// range: `clean` moves past it.
+template <typename T>
+void zero_for_block(std::vector<T>& v, size_t& clean, size_t base, size_t n) {
+  if (base < clean) std::fill(v.begin() + ptrdiff_t(base), v.begin() + ptrdiff_t(std::min(base + n, clean)), T{0});
+  clean = std::max(clean, base + n);
+}
+}  // namespace
+
+// Kernel k's block `linear` in slot p.slot at placement p, from cycle `start`: its shared memory,
+// zeroed registers, predicates and local memory, and its warps at the entry point.
+void SimtCore::place_block(std::shared_ptr<const LaunchParams> k, const sm::BlockShape& s, const sm::Placement& p,
+                           uint64_t linear, uint64_t start) {
+  Block& b = blocks_[p.slot];
+  b = Block{};
+  b.kernel = std::move(k);
+  b.lp = b.kernel.get();
+  b.k = s;
+  b.linear = linear;
+  b.start = b.end = start;
+  b.smem_base = p.smem_base;
+  b.reg_base = p.reg_base;
+  b.pred_base = p.pred_base;
+  b.first_warp = p.first_warp;
+  b.nwarps = b.live_warps = s.wpb;
+  if (b.lp->local_bytes) b.local.assign(size_t(s.threads) * b.lp->local_bytes, 0);
+  zero_for_block(regfile_, regs_clean_, p.reg_base, s.reg_slots);
+  zero_for_block(predfile_, preds_clean_, p.pred_base, s.pred_words);
+  init_shared(b);
+  init_warps(p.slot);
+  live_warps_ += s.wpb;
+  stats_.blocks++;
+}
+
+// The block's shared memory: header (dimensions, linear index), parameters, zeroed user region.
+void SimtCore::init_shared(const Block& b) {
+  const LaunchParams& lp = *b.lp;
   uint8_t* s = smem_.data() + b.smem_base;
-  std::memset(s, 0, stride_);
-  uint16_t hdr[6] = {uint16_t(lp_.block[0]), uint16_t(lp_.block[1]), uint16_t(lp_.block[2]),
-                     uint16_t(lp_.grid[0]),  uint16_t(lp_.grid[1]),  uint16_t(lp_.grid[2])};
+  std::memset(s, 0, b.k.stride);
+  uint16_t hdr[6] = {uint16_t(lp.block[0]), uint16_t(lp.block[1]), uint16_t(lp.block[2]),
+                     uint16_t(lp.grid[0]),  uint16_t(lp.grid[1]),  uint16_t(lp.grid[2])};
   std::memcpy(s, hdr, 12);
   uint32_t lin = uint32_t(b.linear);
   std::memcpy(s + 12, &lin, 4);
-  if (!lp_.params.empty()) std::memcpy(s + kBlockHeaderBytes, lp_.params.data(), lp_.params.size());
-  block_times_[j] = BlockTimes{b.linear, start, start};
-  for (unsigned k = 0; k < wpb_; ++k) {
+  if (!lp.params.empty()) std::memcpy(s + kBlockHeaderBytes, lp.params.data(), lp.params.size());
+}
+
+// The warps of the block in slot j, all at the entry point at the block's start.
+void SimtCore::init_warps(unsigned j) {
+  const Block& b = blocks_[j];
+  const LaunchParams& lp = *b.lp;
+  for (unsigned k = 0; k < b.nwarps; ++k) {
     Warp& w = warps_[b.first_warp + k];
     w = Warp{};
     w.id = b.first_warp + k;
     w.block = j;
     w.in_block = k;
     unsigned first = k * cfg_.warp_size;
-    unsigned n = std::min(cfg_.warp_size, threads_ - first);
+    unsigned n = std::min(cfg_.warp_size, b.k.threads - first);
     w.live = n >= 32 ? ~0u : ((1u << n) - 1);
-    w.ready = start;
-    w.regs = regfile_.data() + size_t(w.id) * lp_.num_regs * 32;
-    w.preds = predfile_.data() + size_t(w.id) * std::max(lp_.num_preds, 1u);
-    w.groups[0] = Group{lp_.entry, w.live};
+    w.ready = b.start;
+    w.regs = regfile_.data() + b.reg_base + size_t(k) * lp.num_regs * 32;
+    w.preds = predfile_.data() + b.pred_base + size_t(k) * std::max(lp.num_preds, 1u);
+    w.groups[0] = Group{lp.entry, w.live};
     w.ngroups = 1;
   }
 }
 
+inline void SimtCore::issue(int i) {
+  if (now_ >= horizon_) sync_now();  // let simulated time reach the core before it goes past the horizon
+  last_ = i;
+  if (issue_log_) issue_log_->push_back(now_);
+  in_step_ = true;  // a stop while the instruction waits for memory sees its data in flight
+  step(warps_[unsigned(i)]);
+  in_step_ = false;
+  if (now_ - synced_ >= quantum_) sync_now();
+}
+
+// No warp can issue now: `picked` (a policy that waits for its warp, rr_strict) or the earliest
+// ready warp sets when one can; with none, every live warp is at a barrier that never completes.
+// False when the environment interrupted the wait (never in a batch).
+bool SimtCore::wait_turn(int picked, bool batch) {
+  if (picked >= 0) return wait_until(warps_[unsigned(picked)].ready, batch);
+  const uint64_t t = next_ready();
+  if (t != ~uint64_t{0}) return wait_until(std::max(now_, t), batch);
+  const Warp* bw = nullptr;
+  for (auto& w : warps_)
+    if (w.state == Warp::Barrier) bw = &w;
+  if (bw) cur_pc_ = bw->groups[0].pc;
+  fail("barrier", "block cannot make progress: barrier never completes (warps exited or diverged)", bw, -1, 0);
+  return true;
+}
+
+// The issue loop of a batch (run) and of concurrent blocks (run_blocks): the warp the policy picks
+// issues an instruction, or time moves on to when one can (wait_turn).
 bool SimtCore::run() {
   while (live_warps_ && !has_error_) {
-    int i = scheduler_->pick(warps_, last_, now_);
-    if (i >= 0 && warps_[i].ready > now_) {  // a policy that waits for its warp (rr_strict)
-      now_ = warps_[i].ready;
-      if (now_ - synced_ >= 1000) {
-        env_.sync(now_);
-        synced_ = now_;
-      }
-      continue;
-    }
-    if (i < 0) {
-      uint64_t t = ~uint64_t{0};
-      for (auto& w : warps_)
-        if (w.state == Warp::Ready) t = std::min(t, w.ready);
-      if (t == ~uint64_t{0}) {
-        const Warp* bw = nullptr;
-        for (auto& w : warps_)
-          if (w.state == Warp::Barrier) bw = &w;
-        if (bw) cur_pc_ = bw->groups[0].pc;
-        fail("barrier", "block cannot make progress: barrier never completes (warps exited or diverged)", bw, -1, 0);
-        break;
-      }
-      now_ = std::max(now_, t);
-      // Every warp is waiting (memory latency, nanosleep): one jump, and let simulated time follow.
-      if (now_ - synced_ >= 1000) {
-        env_.sync(now_);
-        synced_ = now_;
-      }
-      continue;
-    }
-    if (now_ >= horizon_) {  // let simulated time reach the core before it goes past the horizon
-      env_.sync(now_);
-      synced_ = now_;
-    }
-    last_ = i;
-    if (issue_log_) issue_log_->push_back(now_);
-    in_step_ = true;  // a stop while the instruction waits for memory sees its data in flight
-    step(warps_[i]);
-    in_step_ = false;
-    if (now_ - synced_ >= quantum_) {
-      env_.sync(now_);
-      synced_ = now_;
-    }
+    const int i = scheduler_->pick(warps_, last_, now_);
+    if (i >= 0 && warps_[i].ready <= now_) issue(i);
+    else wait_turn(i, true);
   }
   if (pipe_) now_ = std::max(now_, fg_last_ + sm::kFgBatchEnd);  // the scheduler sees the last warp finish
   return !has_error_;
 }
 
-bool SimtCore::validate(const Inst& in, uint64_t pc) {
+bool SimtCore::run_blocks() {
+  while (live_warps_ && !has_error_ && finished_.empty()) {
+    const int i = scheduler_->pick(warps_, last_, now_);
+    if (i >= 0 && warps_[i].ready <= now_) issue(i);
+    else if (!wait_turn(i, false)) break;
+  }
+  for (unsigned j : finished_) {
+    const Block& b = blocks_[j];
+    completed_.push_back(Completed{b.lp->launch_id, b.linear, b.start, b.end});
+    release_block(j);  // its room is free for the next add_block
+  }
+  finished_.clear();
+  return !has_error_;
+}
+
+// Every warp waits (memory latency, nanosleep, a strict turn): the core jumps to cycle t. A long jump
+// lets simulated time follow: a batch syncs, otherwise the environment may end the wait early because
+// work arrived for the core (false; now_ is where it ended).
+bool SimtCore::wait_until(uint64_t t, bool batch) {
+  if (t - synced_ < 1000) {
+    now_ = t;
+    return true;
+  }
+  if (batch) {
+    now_ = t;
+    sync_now();
+    return true;
+  }
+  now_ = synced_ = std::clamp(env_.idle(t), now_, t);
+  return now_ == t;
+}
+
+// Earliest cycle a ready warp may issue (~0: none is ready, every live warp is at a barrier).
+uint64_t SimtCore::next_ready() const {
+  uint64_t t = ~uint64_t{0};
+  for (auto& w : warps_)
+    if (w.state == Warp::Ready) t = std::min(t, w.ready);
+  return t;
+}
+
+void SimtCore::sync_now() {
+  env_.sync(now_);
+  synced_ = now_;
+}
+
+// Register and predicate slots of an instruction against the counts of kernel lp (the warp's).
+bool SimtCore::validate(const Inst& in, uint64_t pc, const LaunchParams& lp) {
   auto bad = [&](const std::string& why) {
     fail("decode", fmt::format("invalid instruction at {:#x}: {}", pc, why), nullptr, -1, pc);
     return false;
   };
-  if (in.guard >= 0 && uint32_t(in.guard) >= lp_.num_preds) return bad(fmt::format("guard predicate {} out of range", in.guard));
+  if (in.guard >= 0 && uint32_t(in.guard) >= lp.num_preds) return bad(fmt::format("guard predicate {} out of range", in.guard));
   for (int i = 0; i < in.nops; ++i) {
     const Operand& o = in.ops[i];
-    if ((o.kind == OpKind::Reg || (o.kind == OpKind::Mem && o.reg != kNoReg)) && o.reg >= lp_.num_regs)
-      return bad(fmt::format("register slot {} >= {}", o.reg, lp_.num_regs));
-    if (o.kind == OpKind::Pred && o.reg >= lp_.num_preds)
-      return bad(fmt::format("predicate slot {} >= {}", o.reg, lp_.num_preds));
+    if ((o.kind == OpKind::Reg || (o.kind == OpKind::Mem && o.reg != kNoReg)) && o.reg >= lp.num_regs)
+      return bad(fmt::format("register slot {} >= {}", o.reg, lp.num_regs));
+    if (o.kind == OpKind::Pred && o.reg >= lp.num_preds)
+      return bad(fmt::format("predicate slot {} >= {}", o.reg, lp.num_preds));
   }
   if (in.op == Opcode::Ld || in.op == Opcode::St || in.op == Opcode::Atom || in.op == Opcode::Red) {
     unsigned b = bits_of(in.type);
@@ -250,8 +350,8 @@ const Inst* SimtCore::fetched(Warp& w, uint64_t pc, const Inst* in, const sm::In
     else fault_at(err.fault, w, -1, err.addr);
     return nullptr;
   }
-  if (!validated) {  // register and predicate bounds, once per launch
-    if (!validate(*in, pc)) return nullptr;
+  if (!validated) {  // register and predicate bounds of the warp's kernel, once per launch
+    if (!validate(*in, pc, *blocks_[w.block].lp)) return nullptr;
     ibuf_->mark_validated(pc);
   }
   return in;
@@ -314,7 +414,7 @@ bool SimtCore::pred(unsigned b, unsigned tid, unsigned slot) const {
   return (w.preds[slot] >> (tid % cfg_.warp_size)) & 1;
 }
 uint8_t* SimtCore::local(unsigned b, unsigned tid) {
-  return blocks_.at(b).local.data() + size_t(tid) * lp_.local_bytes;
+  return blocks_.at(b).local.data() + size_t(tid) * blocks_.at(b).lp->local_bytes;
 }
 
 }  // namespace gpuvp

@@ -14,6 +14,7 @@
 #include "models/common/print_sink.h"
 #include "models/common/registry.h"
 #include "models/memory/atomic_extension.h"
+#include "models/sm/block_room.h"
 #include "models/sm/flexgrip_pipeline.h"
 #include "models/sm/sm_config.h"
 #include "models/sm/warp.h"
@@ -44,6 +45,13 @@ class CoreEnv {
   }
   // Lets simulated time catch up with the core (quantum expiry, idle jumps). Default: nothing.
   virtual void sync(uint64_t /*at*/) {}
+  // Every warp waits until core cycle `until` (memory latency, nanosleep): let simulated time pass
+  // until then unless work arrives for the core first. Returns the cycle reached (<= until; == until
+  // when nothing arrived). Only SimtCore::run_blocks calls it. Default: sync(until), return until.
+  virtual uint64_t idle(uint64_t until) {
+    sync(until);
+    return until;
+  }
   // Cycle at which the last access released its port. A pipelined memory (DRAM) returns data
   // later than that, so the next transaction of the same instruction can issue at the release.
   // kFail: unknown, the completion time is used.
@@ -52,8 +60,8 @@ class CoreEnv {
   virtual void print(DevicePrint /*line*/) {}
 };
 
-// One batch of blocks as the SMP controller set it up from the scheduler ports and config block: the
-// kernel (kernel_desc.h) and the linear indices of the resident blocks.
+// A kernel's launch as the SMP controller set it up (kernel_desc.h), with the linear indices of the
+// blocks of one batch (launch) or none (add_block, one block at a time).
 struct LaunchParams : KernelDesc {
   std::vector<uint64_t> blocks;
 };
@@ -90,23 +98,44 @@ class SimtCore {
   SimtCore(const SimtCore&) = delete;
   SimtCore& operator=(const SimtCore&) = delete;
 
-  // Sets up the blocks of a batch starting at core cycle `start`. False (error() set, kind
-  // "resource") when the batch does not fit the SM.
+  // Batch mode: sets up the blocks of a batch of one kernel starting at core cycle `start`. False
+  // (error() set, kind "resource") when the batch does not fit the SM.
   bool launch(const LaunchParams& lp, uint64_t start);
   // Runs until every warp exited (true) or a detected error stopped the batch (false).
   bool run();
-  void clear();  // drops per-batch state (smp_reset)
+  void clear();  // drops every block and the error (smp_reset)
+
+  // Concurrent mode (docs/sm.md, "Concurrent kernels"): blocks of several kernels, added one at a
+  // time while others run. Adds one block of kernel `k` (k->blocks is ignored) with linear index
+  // `linear`, starting at core cycle `start` (>= now()): a block slot, contiguous warp slots,
+  // register and predicate storage, shared memory (first fit) and local memory. False, with nothing
+  // changed and no error, when the SM has not room for it now; false with a "resource" error when
+  // no SM of this configuration runs such a block (parameters beyond the per-block limits, more
+  // than an empty SM holds, flexgrip timing). A finished batch still resident is dropped first.
+  bool add_block(std::shared_ptr<const LaunchParams> k, uint64_t linear, uint64_t start);
+  // How many more blocks of `k` would fit now (the checks of add_block).
+  unsigned room_for(const LaunchParams& k) const;
+  // Runs the resident warps until a block completed (its resources are free at once), no warp is
+  // live, an error, or the environment interrupted an idle wait (CoreEnv::idle returned before its
+  // target; now() is where it stopped). False only on an error.
+  bool run_blocks();
+  struct Completed {
+    uint64_t launch_id, block, start, end;  // kernel, linear block index, core cycles
+  };
+  // The blocks run_blocks completed since the last call, in completion order.
+  std::vector<Completed> take_completed();
+  unsigned resident_blocks() const;
 
   uint64_t now() const { return now_; }
   const DeviceErrorInfo* error() const { return has_error_ ? &error_ : nullptr; }
   const SmStats& stats() const { return stats_; }
   SmStats& stats() { return stats_; }
-  // Per-block start/end in core cycles, in launch order of the batch (sm/launch_id filled).
+  // Per-block start/end in core cycles of the resident blocks, by block slot (a batch: in launch order).
   struct BlockTimes {
     uint64_t block = 0;
     uint64_t start = 0, end = 0;
   };
-  const std::vector<BlockTimes>& block_times() const { return block_times_; }
+  std::vector<BlockTimes> block_times() const;
 
   std::vector<uint8_t>& smem() { return smem_; }
   void set_quantum(uint64_t cycles) { quantum_ = cycles; }
@@ -124,7 +153,7 @@ class SimtCore {
   // divergence groups) under `path` (simt_core_state.cc).
   void register_state(Registry& reg, const std::string& path);
 
-  // Test access: register slot / predicate of thread `tid` (linear in block) of resident block `b`.
+  // Test access: register slot / predicate of thread `tid` (linear in block) of the block in slot `b`.
   uint64_t reg(unsigned b, unsigned tid, unsigned slot) const;
   bool pred(unsigned b, unsigned tid, unsigned slot) const;
   uint8_t* local(unsigned b, unsigned tid);
@@ -132,9 +161,16 @@ class SimtCore {
  private:
   friend struct sm::Exec;  // the instruction families (exec_*.cc) reach the core through it
 
+  // A resident block (a slot of blocks_ with a kernel). Per-kernel state lives here, not in the
+  // core: blocks of different kernels are resident at once.
   struct Block {
+    std::shared_ptr<const LaunchParams> kernel;  // null: a free slot
+    const LaunchParams* lp = nullptr;            // kernel.get(), for the hot paths
+    sm::BlockShape k;                            // what the kernel's blocks need (threads, warps, layout)
     uint64_t linear = 0;
+    uint64_t start = 0, end = 0;     // core cycles: added, last warp exited
     uint32_t smem_base = 0;          // offset of the block's region in smem_
+    size_t reg_base = 0, pred_base = 0;  // offsets of its warps' storage in regfile_ / predfile_
     unsigned first_warp = 0, nwarps = 0, live_warps = 0;
     uint16_t bar_arrived[kBarriers] = {};   // warps waiting at barrier id
     uint16_t bar_expected[kBarriers] = {};
@@ -143,15 +179,36 @@ class SimtCore {
     std::vector<uint8_t> local;      // threads * local_bytes
   };
 
+  static constexpr unsigned kPredSlotsPerWarp = 32;  // predicate words per warp in the registry
+
   // Launch and issue loop (simt_core.cc).
   unsigned max_warps() const;
   uint32_t* pred_word(uint64_t index);
   void register_warp(Registry& reg, const std::string& path, unsigned w);
-  bool fits(const LaunchParams& lp);
-  void init_block(unsigned j, uint64_t start);
+  Warp* warp_in_use(uint64_t w);
+  bool resource(const std::string& what);
+  std::string block_limits(const LaunchParams& lp) const;
+  std::string memory_limits(const LaunchParams& lp, const sm::BlockShape& s) const;
+  bool fits(const LaunchParams& lp, const sm::BlockShape& s);
+  void reserve_storage(size_t reg_slots, size_t pred_words);
+  void place_block(std::shared_ptr<const LaunchParams> k, const sm::BlockShape& s, const sm::Placement& p,
+                   uint64_t linear, uint64_t start);
+  void init_shared(const Block& b);
+  void init_warps(unsigned j);
+  inline void issue(int i);
+  bool wait_turn(int picked, bool batch);
+  bool wait_until(uint64_t t, bool batch);
+  uint64_t next_ready() const;
+  void sync_now();
+  // Concurrent mode: room, and freeing completed blocks (simt_core_blocks.cc).
+  sm::Occupancy occupancy(bool with_resident) const;
+  std::string unrunnable(const LaunchParams& k) const;
+  void warp_slots(size_t top);
+  void free_warp(Warp& w);
+  void release_block(unsigned j);
   const isa::Inst* fetch(Warp& w, uint64_t pc);
   const isa::Inst* fetched(Warp& w, uint64_t pc, const isa::Inst* in, const sm::FetchError& err, bool validated);
-  bool validate(const isa::Inst& in, uint64_t pc);
+  bool validate(const isa::Inst& in, uint64_t pc, const LaunchParams& lp);
   void step(Warp& w);
   bool execute(Warp& w, unsigned gi, const isa::Inst& in, uint64_t pc);
   // FlexGripPlus pipeline timing (simt_core_flexgrip.cc).
@@ -251,17 +308,24 @@ class SimtCore {
   const sm::FgCosts& fg_costs_of(const isa::Inst& in);
   bool in_step_ = false;  // an instruction is executing (its memory accesses may be in flight)
 
-  LaunchParams lp_;
-  uint32_t user_off_ = 0, user_bytes_ = 0, stride_ = 0, threads_ = 0, wpb_ = 0;
+  // Storage warps point into, allocated at construction; regfile_ and predfile_ grow only while no
+  // block is resident. warps_ holds the slots up to the highest in use (capacity reserved): free
+  // slots are Exited, so the warp schedulers skip them.
   std::vector<uint8_t> smem_;
-  std::vector<Block> blocks_;
+  std::vector<Block> blocks_;  // cfg.max_blocks slots
   std::vector<Warp> warps_;
   std::vector<uint64_t> regfile_;
   std::vector<uint32_t> predfile_;
+  // The registry's view of the files: entries below these (those of the last batch, or every one a
+  // block used since) read and write the storage; above, they read 0 (simt_core_state.cc).
+  size_t regs_top_ = 0, preds_top_ = 0;
+  size_t regs_clean_ = 0, preds_clean_ = 0;  // entries from here on are zero (never used since allocated)
+  bool batch_ = false;              // the resident blocks are a batch (launch): they stay until clear()
+  std::vector<unsigned> finished_;  // slots of blocks whose last warp exited, not yet released
+  std::vector<Completed> completed_;
   unsigned live_warps_ = 0;
   int last_ = -1;
   uint64_t now_ = 0, synced_ = 0;
-  std::vector<BlockTimes> block_times_;
 
   // Per-access scratch (no allocation per instruction).
   uint64_t addr_[32] = {};  // zeroed: state comparisons hash them while an instruction is in flight

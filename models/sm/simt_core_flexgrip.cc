@@ -83,7 +83,7 @@ bool SimtCore::fg_packets(Warp& w) {
   fg_last_ = std::max(fg_last_, done);
   w.ready = std::max(w.ready, done);
   Block& b = blocks_[w.block];
-  if (w.state == Warp::Exited && b.live_warps == 0) block_times_[w.block].end = std::max(block_times_[w.block].end, done);
+  if (w.state == Warp::Exited && b.live_warps == 0) b.end = std::max(b.end, done);
   return true;
 }
 

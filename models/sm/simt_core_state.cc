@@ -1,7 +1,7 @@
 // The SIMT core's architectural state in the registry (fault targets, docs/sm.md "Registered state").
-// Storage is allocated per launch, so every accessor looks the state up when it is called; a word
-// that no resident thread uses reads 0 and ignores writes (an unused register is still there in
-// hardware, and a flip in it changes nothing).
+// Blocks come and go, so every accessor looks the state up when it is called; a word beyond the
+// files' extent in use (regs_top_, preds_top_) or of a free warp slot reads 0 and ignores writes (an
+// unused register is still there in hardware, and a flip in it changes nothing).
 #include <fmt/format.h>
 
 #include "models/common/registry.h"
@@ -11,7 +11,6 @@ namespace gpuvp {
 
 namespace {
 constexpr unsigned kPcBits = 40;  // code addresses live below 2^40 (isa.h)
-constexpr unsigned kPredSlotsPerWarp = 32;
 
 Target memory(std::string name, unsigned width, uint64_t count, std::function<uint64_t(uint64_t)> get,
               std::function<void(uint64_t, uint64_t)> set) {
@@ -49,51 +48,56 @@ uint64_t SimtCore::timing_hash() const {
   return h;
 }
 
-unsigned SimtCore::max_warps() const { return cfg_.max_threads / cfg_.warp_size; }
+unsigned SimtCore::max_warps() const { return cfg_.max_threads / std::max(1u, cfg_.warp_size); }
 
 void SimtCore::register_state(Registry& reg, const std::string& path) {
   // State comparisons read the storage directly (a call per word would dominate them).
-  auto hash_words = [](const auto& v) {
+  auto hash_words = [](const auto& v, size_t n) {
     uint64_t h = 0;
-    for (size_t i = 0; i < v.size(); ++i)
+    for (size_t i = 0; i < n; ++i)
       if (v[i]) h ^= word_digest(i, v[i]);
     return h;
   };
-  // Register file: sm.registers 32-bit words; 64-bit slot s of the launch's register file is words
-  // 2s (low half) and 2s+1 (high half). Slots are warp-major: warp w, slot k, lane l is slot
-  // (w * num_regs + k) * 32 + l.
+  // Register file: sm.registers 32-bit words; 64-bit slot s of the register file is words 2s (low
+  // half) and 2s+1 (high half). Slots are block by block, warp-major in a block: warp k of a block
+  // whose storage starts at slot base, register k, lane l is slot base + (k * num_regs + r) * 32 + l;
+  // a batch's blocks lie one after another, so warp w is at (w * num_regs + r) * 32 + l.
   reg.add(memory(
       path + ".regs", 32, cfg_.registers,
-      [this](uint64_t i) { return i / 2 < regfile_.size() ? (regfile_[i / 2] >> (32 * (i % 2))) & 0xFFFFFFFFu : 0; },
+      [this](uint64_t i) { return i / 2 < regs_top_ ? (regfile_[i / 2] >> (32 * (i % 2))) & 0xFFFFFFFFu : 0; },
       [this](uint64_t i, uint64_t v) {
-        if (i / 2 >= regfile_.size()) return;
+        if (i / 2 >= regs_top_) return;
         const unsigned sh = 32 * (i % 2);
         regfile_[i / 2] = (regfile_[i / 2] & ~(uint64_t{0xFFFFFFFFu} << sh)) | ((v & 0xFFFFFFFFu) << sh);
       }));
-  reg.at_mut(path + ".regs").digest = [this, hash_words] { return hash_words(regfile_); };
-  // Predicate registers: one lane mask per (warp, predicate slot), warp-major.
+  reg.at_mut(path + ".regs").digest = [this, hash_words] { return hash_words(regfile_, regs_top_); };
+  // Predicate registers: one lane mask per (warp slot, predicate slot), warp-major.
   reg.add(memory(
       path + ".preds", 32, uint64_t(max_warps()) * kPredSlotsPerWarp,
       [this](uint64_t i) { return pred_word(i) ? *pred_word(i) : 0; },
       [this](uint64_t i, uint64_t v) {
         if (uint32_t* p = pred_word(i)) *p = uint32_t(v);
       }));
-  reg.at_mut(path + ".preds").digest = [this, hash_words] { return hash_words(predfile_); };
+  reg.at_mut(path + ".preds").digest = [this, hash_words] { return hash_words(predfile_, preds_top_); };
   for (unsigned w = 0; w < max_warps(); ++w) register_warp(reg, fmt::format("{}.warp[{}]", path, w), w);
 }
 
 uint32_t* SimtCore::pred_word(uint64_t i) {
-  const uint64_t per_warp = std::max(lp_.num_preds, 1u);
-  const uint64_t w = i / kPredSlotsPerWarp, k = i % kPredSlotsPerWarp;
-  if (w >= warps_.size() || k >= per_warp || w * per_warp + k >= predfile_.size()) return nullptr;
-  return &predfile_[w * per_warp + k];
+  Warp* w = warp_in_use(i / kPredSlotsPerWarp);
+  const uint64_t k = i % kPredSlotsPerWarp;
+  if (!w || k >= std::max(blocks_[w->block].lp->num_preds, 1u)) return nullptr;
+  return w->preds + k;
+}
+
+Warp* SimtCore::warp_in_use(uint64_t w) {
+  return w < warps_.size() && warps_[w].block != Warp::kNoBlock ? &warps_[w] : nullptr;
 }
 
 // A warp's SIMT state: its divergence groups (PC and lane mask each; the frontier group, lowest
 // PC, is the warp's PC and active mask, the others its reconvergence state), the group count, the
 // live lanes and the scheduling state.
 void SimtCore::register_warp(Registry& reg, const std::string& p, unsigned w) {
-  auto warp = [this, w]() -> Warp* { return w < warps_.size() ? &warps_[w] : nullptr; };
+  auto warp = [this, w]() -> Warp* { return warp_in_use(w); };
   reg.add(memory(
       p + ".group_pc", kPcBits, 32, [warp](uint64_t g) { return warp() ? warp()->groups[g].pc : 0; },
       [warp](uint64_t g, uint64_t v) {

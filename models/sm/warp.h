@@ -19,8 +19,10 @@ struct Group {
 struct Warp {
   enum State : uint8_t { Ready, Barrier, Exited };
 
+  static constexpr unsigned kNoBlock = ~0u;
+
   unsigned id = 0;          // warp slot in the SM (%warpid)
-  unsigned block = 0;       // index of the resident block in the batch
+  unsigned block = kNoBlock;  // slot of its block in the core (kNoBlock: a free warp slot)
   unsigned in_block = 0;    // warp index within its block
   uint32_t live = 0;        // lanes that exist and have not exited
   State state = Ready;

@@ -17,10 +17,10 @@ struct DeviceErrorInfo {
   uint64_t pc = 0;
   int sm = -1;
   int64_t block = -1;   // linear block index
+  uint64_t launch_id = 0;  // launch (kernel) of that block; 0: unknown
   int warp = -1;
   int lane = -1;
   uint64_t address = 0;
-  uint64_t launch_id = 0;  // the kernel launch the failing block belonged to (0: unknown)
 };
 
 class DeviceError : public std::runtime_error {

@@ -78,23 +78,36 @@ struct Dev {
     return v;
   }
 
-  template <typename... A>
-  bool launch(const std::string& kernel, Dim grid, Dim block, const A&... args) {
-    const ptx::KernelInfo* k = img.find_kernel(kernel);
+  const ptx::KernelInfo& kernel(const std::string& name) const {
+    const ptx::KernelInfo* k = img.find_kernel(name);
     REQUIRE(k);
-    REQUIRE(k->params.size() == sizeof...(A));
-    std::vector<uint8_t> params((k->param_bytes + 3) / 4 * 4, 0);
+    return *k;
+  }
+
+  // Kernel parameter bytes of `args`, packed at the offsets the assembler computed.
+  template <typename... A>
+  std::vector<uint8_t> pack(const ptx::KernelInfo& k, const A&... args) const {
+    REQUIRE(k.params.size() == sizeof...(A));
+    std::vector<uint8_t> params((k.param_bytes + 3) / 4 * 4, 0);
     size_t i = 0;
     auto put = [&](const auto& v) {
-      REQUIRE(k->params[i].size == sizeof(v));
-      std::memcpy(params.data() + k->params[i].offset, &v, sizeof(v));
+      REQUIRE(k.params[i].size == sizeof(v));
+      std::memcpy(params.data() + k.params[i].offset, &v, sizeof(v));
       ++i;
     };
     (put(args), ...);
-    return run(*k, grid, block, params);
+    return params;
   }
 
-  bool run(const ptx::KernelInfo& k, Dim grid, Dim block, const std::vector<uint8_t>& params, uint32_t dyn_shared = 0) {
+  template <typename... A>
+  bool launch(const std::string& name, Dim grid, Dim block, const A&... args) {
+    const ptx::KernelInfo& k = kernel(name);
+    return run(k, grid, block, pack(k, args...));
+  }
+
+  // The launch parameters of kernel k as the runtime sets them (no blocks).
+  LaunchParams params(const ptx::KernelInfo& k, Dim grid, Dim block, const std::vector<uint8_t>& params,
+                      uint32_t dyn_shared = 0) const {
     LaunchParams lp;
     lp.entry = k.entry;
     lp.block[0] = block.x, lp.block[1] = block.y, lp.block[2] = block.z;
@@ -106,6 +119,11 @@ struct Dev {
     lp.num_regs = k.num_regs;
     lp.num_preds = k.num_preds;
     lp.regs_per_thread = k.regs_per_thread;
+    return lp;
+  }
+
+  bool run(const ptx::KernelInfo& k, Dim grid, Dim block, const std::vector<uint8_t>& params, uint32_t dyn_shared = 0) {
+    LaunchParams lp = this->params(k, grid, block, params, dyn_shared);
     uint64_t n = uint64_t(grid.x) * grid.y * grid.z;
     SimtCore core(cfg, env);
     uint64_t t = 0;

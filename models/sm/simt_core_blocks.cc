@@ -1,0 +1,129 @@
+// SimtCore in concurrent mode (docs/sm.md, "Concurrent kernels"): blocks of several kernels added one
+// at a time (add_block, room_for), each released as soon as its last warp exited (run_blocks, in
+// simt_core.cc with the issue loop).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "models/sm/instruction_buffer.h"
+#include "models/sm/simt_core.h"
+
+namespace gpuvp {
+
+bool SimtCore::add_block(std::shared_ptr<const LaunchParams> k, uint64_t linear, uint64_t start) {
+  if (has_error_) return false;
+  if (batch_) clear();  // a finished batch gives way
+  const std::string why = unrunnable(*k);
+  if (!why.empty()) {
+    cur_pc_ = k->entry;
+    resource(why);
+    error_.launch_id = k->launch_id;
+    return false;
+  }
+  const sm::BlockShape s = sm::block_shape(*k, cfg_.warp_size);
+  sm::Placement p;
+  if (occupancy(true).take(s, p)) return false;
+  const bool empty = resident_blocks() == 0;
+  if (empty) {  // nothing points into the files: make them hold as many such blocks as fit
+    const unsigned n = occupancy(false).room(s);
+    reserve_storage(n * s.reg_slots, n * s.pred_words);
+  }
+  // Code of a kernel that was not resident may have been loaded since the buffer filled: refetch.
+  if (empty || std::none_of(blocks_.begin(), blocks_.end(),
+                            [&](const Block& b) { return b.lp && b.lp->launch_id == k->launch_id; }))
+    ibuf_->new_launch();
+  warp_slots(p.first_warp + s.wpb);
+  place_block(std::move(k), s, p, linear, start);
+  regs_top_ = std::max(regs_top_, p.reg_base + s.reg_slots);
+  preds_top_ = std::max(preds_top_, p.pred_base + s.pred_words);
+  return true;
+}
+
+unsigned SimtCore::room_for(const LaunchParams& k) const {
+  if (has_error_ || !unrunnable(k).empty()) return 0;
+  return occupancy(true).room(sm::block_shape(k, cfg_.warp_size));
+}
+
+// Why no SM of this configuration runs a block of kernel k in concurrent mode ("" when one may).
+std::string SimtCore::unrunnable(const LaunchParams& k) const {
+  std::string why = block_limits(k);
+  if (!why.empty()) return why;
+  const sm::BlockShape s = sm::block_shape(k, cfg_.warp_size);
+  why = memory_limits(k, s);
+  if (!why.empty()) return why;
+  if (pipe_) return "flexgrip timing runs batches only";
+  sm::Placement p;
+  if (const char* short_of = occupancy(false).take(s, p))
+    return fmt::format("a block of {} threads needs more {} than the SM has", s.threads, short_of);
+  return "";
+}
+
+// The SM's limits, and the resources its resident blocks use (with_resident; a batch is left out:
+// add_block drops it). With no block resident the register and predicate files may grow
+// (reserve_storage), so their size does not limit.
+sm::Occupancy SimtCore::occupancy(bool with_resident) const {
+  const bool empty = !with_resident || batch_ || resident_blocks() == 0;
+  sm::Occupancy::Limits l;
+  l.blocks = cfg_.max_blocks;
+  l.warps = max_warps();
+  l.threads = cfg_.max_threads;
+  l.regs32 = cfg_.registers;
+  l.smem = smem_.size();
+  l.reg_slots = empty ? SIZE_MAX : regfile_.size();
+  l.pred_words = empty ? SIZE_MAX : predfile_.size();
+  sm::Occupancy o(l);
+  for (unsigned j = 0; j < blocks_.size() && !empty; ++j) {
+    const Block& b = blocks_[j];
+    if (b.lp) o.add(b.k, sm::Placement{j, b.first_warp, b.reg_base, b.pred_base, b.smem_base});
+  }
+  return o;
+}
+
+std::vector<SimtCore::Completed> SimtCore::take_completed() {
+  std::vector<Completed> done;
+  done.swap(completed_);
+  return done;
+}
+
+unsigned SimtCore::resident_blocks() const {
+  return unsigned(std::count_if(blocks_.begin(), blocks_.end(), [](const Block& b) { return b.lp != nullptr; }));
+}
+
+std::vector<SimtCore::BlockTimes> SimtCore::block_times() const {
+  std::vector<BlockTimes> v;
+  for (const Block& b : blocks_)
+    if (b.lp) v.push_back(BlockTimes{b.linear, b.start, b.end});
+  return v;
+}
+
+// Makes warps_ reach slot `top` (exclusive); the new slots are free.
+void SimtCore::warp_slots(size_t top) {
+  size_t n = warps_.size();
+  if (top <= n) return;
+  warps_.resize(top);
+  for (size_t i = n; i < top; ++i) free_warp(warps_[i]);
+}
+
+// A free warp slot: exited, so no scheduler picks it, and in no block.
+void SimtCore::free_warp(Warp& w) {
+  delete[] w.rstack;
+  w = Warp{};
+  w.state = Warp::Exited;
+}
+
+// Frees block slot j: its warp slots (the trailing free ones leave warps_), local memory and kernel.
+// Its registers keep their values until a block reuses them (place_block zeroes them).
+void SimtCore::release_block(unsigned j) {
+  Block& b = blocks_[j];
+  for (unsigned k = 0; k < b.nwarps; ++k) free_warp(warps_[b.first_warp + k]);
+  b.kernel.reset();
+  b.lp = nullptr;
+  b.local = {};
+  size_t top = warps_.size();
+  while (top && warps_[top - 1].block == Warp::kNoBlock) --top;
+  warps_.resize(top);
+  if (last_ >= int(top)) last_ = -1;  // round robin goes on from slot 0 either way
+}
+
+}  // namespace gpuvp
