@@ -143,7 +143,8 @@ void HostPort::work_done(const WorkItem& w, uint64_t ps) {
 }
 
 uint64_t HostPort::wait_done(uint64_t tag) {
-  activity_ = "waiting for work on the GPU that never completed";
+  activity_ = kernel_start_.count(tag) ? "waiting for a kernel that never completed"
+                                        : "waiting for a copy or an event that never completed";
   while (!done_.count(tag) && !errors_.first) wait(work_ev_ | errors_.event);
   activity_ = "running the host program";
   if (errors_.first) throw DeviceError(*errors_.first);

@@ -270,8 +270,14 @@ bool SimtCore::run() {
 bool SimtCore::run_blocks() {
   while (live_warps_ && !has_error_ && finished_.empty()) {
     const int i = scheduler_->pick(warps_, last_, now_);
-    if (i >= 0 && warps_[i].ready <= now_) issue(i);
-    else if (!wait_turn(i, false)) break;
+    if (i >= 0 && warps_[i].ready <= now_) {
+      issue(i);
+      // A busy core learns of a block that arrived when simulated time catches up with it (the
+      // quantum): the block starts then, not at the next completion.
+      if (synced_ == now_ && env_.work_waiting()) break;
+    } else if (!wait_turn(i, false)) {
+      break;
+    }
   }
   for (unsigned j : finished_) {
     const Block& b = blocks_[j];

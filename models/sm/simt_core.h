@@ -52,6 +52,8 @@ class CoreEnv {
     sync(until);
     return until;
   }
+  // Work for the core arrived (concurrent mode: a block): run_blocks returns after a sync. Default: never.
+  virtual bool work_waiting() const { return false; }
   // Cycle at which the last access released its port. A pipelined memory (DRAM) returns data
   // later than that, so the next transaction of the same instruction can issue at the release.
   // kFail: unknown, the completion time is used.

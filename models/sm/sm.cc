@@ -103,12 +103,13 @@ class SmCore : public CoreEnv {
     arrival_.notify(sc_core::SC_ZERO_TIME);
   }
   void connect(BlockDoneSink& d) { done_sink_ = &d; }
+  bool work_waiting() const override { return !arrived_.empty(); }
   // Every warp waits until `until`: wait for then, or for a block arriving before.
   uint64_t idle(uint64_t until) override {
     if (!cfg_.concurrent) return CoreEnv::idle(until);
     const sc_core::sc_time t = sc_core::sc_time::from_value(until * pv_);
     if (arrived_.empty() && t > sc_core::sc_time_stamp()) sc_core::wait(t - sc_core::sc_time_stamp(), arrival_);
-    return std::min(until, (sc_core::sc_time_stamp().value() + pv_ - 1) / pv_);
+    return std::min<uint64_t>(until, (sc_core::sc_time_stamp().value() + pv_ - 1) / pv_);
   }
   void reset() {
     if (state_ == Setup || state_ == Running) return;  // a batch in flight is not interrupted
@@ -343,7 +344,6 @@ bool SmCore::take_arrivals() {
     }
     if (busy_since_ == kNotBusy) busy_since_ = std::max(now, core_.now());  // the SM was empty
     running_[{w.kernel->launch_id, w.linear}] = w;
-    stats().blocks++;
   }
   arrived_.clear();
   return true;
@@ -360,7 +360,7 @@ void SmCore::report_completions() {
     if (done_sink_) done_sink_->block_done(cfg_.id, w);
   }
   if (core_.resident_blocks() == 0 && busy_since_ != kNotBusy) {  // busy: at least one block resident
-    stats().busy_ps += (core_.now() - busy_since_) * pv_;
+    core_.stats().busy_ps += (core_.now() - busy_since_) * pv_;
     busy_since_ = kNotBusy;
   }
 }

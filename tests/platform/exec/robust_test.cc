@@ -137,6 +137,11 @@ TEST_CASE("robust: a host copy that outlasts sim.timeout_ms is reported as a hos
                             "--grid 2 --block 64 --arg buf:i32:1",
                             GPUVP_TEST_DATA));
   CHECK(r.status == 1);
+  CHECK_THAT(r.err, Contains("it was waiting for a kernel that never completed"));
+  r = run_gpuvp(fmt::format("exec --preset tx2 --set scheduler.kind=batch --set sim.timeout_ms=2 --ptx "
+                            "{}/exec/spin_forever.ptx --kernel spin --grid 2 --block 64 --arg buf:i32:1",
+                            GPUVP_TEST_DATA));
+  CHECK(r.status == 1);
   CHECK_THAT(r.err, Contains("it was waiting for a kernel that never reached kernel_done"));
 }
 
