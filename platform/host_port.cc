@@ -122,6 +122,7 @@ void HostPort::submit(rt::WorkRequest w) {
   if (s.item.event >= disp_->queues().events())
     throw rt::RuntimeError(fmt::format("event {}: the GPU has {} events (scheduler.events)", s.item.event,
                                        disp_->queues().events()));
+  s.order = uint64_t(thread_index()) << 40 | (submitted_++ & ((uint64_t{1} << 40) - 1));
   activity_ = "waiting for a free slot in the GPU's work queues";
   while (!disp_->submit(s)) wait(disp_->slot_freed());
   activity_ = "running the host program";
@@ -168,6 +169,14 @@ void HostPort::spawn(std::function<void()> fn) {
       sc_core::sc_stop();
     }
   }));
+}
+
+// 0 for the host program's thread, i + 1 for the i-th spawned one.
+unsigned HostPort::thread_index() const {
+  const sc_core::sc_process_handle me = sc_core::sc_get_current_process_handle();
+  for (size_t i = 0; i < threads_.size(); ++i)
+    if (threads_[i] == me) return unsigned(i + 1);
+  return 0;
 }
 
 void HostPort::join() {

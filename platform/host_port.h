@@ -98,6 +98,8 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface {
   std::map<uint64_t, uint64_t> kernel_start_;  // kernels in the queues: tag -> submission (ps)
   sc_core::sc_event work_ev_;
   std::vector<sc_core::sc_process_handle> threads_;  // spawned host threads
+  uint64_t submitted_ = 0;
+  unsigned thread_index() const;
   sc_core::sc_process_handle owner_;                 // lock(): the thread holding it, and its depth
   unsigned depth_ = 0;
   sc_core::sc_event unlocked_;

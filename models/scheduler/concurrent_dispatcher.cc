@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "models/common/log.h"
 
 namespace gpuvp {
@@ -153,6 +155,9 @@ void ConcurrentDispatcher::edge() {
   if (!timer_.take()) return;
   const uint64_t now_ps = sc_core::sc_time_stamp().value();
   std::vector<Input> later;
+  std::stable_sort(inputs_.begin(), inputs_.end(), [](const Input& a, const Input& b) {
+    return a.at != b.at ? a.at < b.at : a.what == Input::Submit && b.what == Input::Submit && a.sub.order < b.sub.order;
+  });
   for (auto& in : inputs_) {
     if (in.at < now_ps) take(in);
     else later.push_back(std::move(in));  // came in this instant: the next edge samples it

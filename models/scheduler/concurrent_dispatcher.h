@@ -40,6 +40,9 @@ struct ConcurrentDispatcherConfig {
 // What the host submits: a work item and, for a kernel, its description; for a copy, its job.
 struct Submission {
   WorkItem item;
+  // Submissions at the same instant join the queues in this order (the host's thread and call order),
+  // not in the order the simulator happened to run the host threads.
+  uint64_t order = 0;
   std::shared_ptr<const KernelDesc> kernel;
   std::shared_ptr<CopyJob> copy;
 };
