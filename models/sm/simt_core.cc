@@ -333,7 +333,9 @@ bool SimtCore::validate(const Inst& in, uint64_t pc, const LaunchParams& lp) {
 const Inst* SimtCore::fetch(Warp& w, uint64_t pc) {
   sm::InstructionBuffer::Error err;
   bool validated = false;
-  return fetched(w, pc, ibuf_->fetch(pc, now_, stats_.fetches, err, validated), err, validated);
+  // Fetch first: as one call's arguments, `validated` could be read before the fetch sets it.
+  const Inst* in = ibuf_->fetch(pc, now_, stats_.fetches, err, validated);
+  return fetched(w, pc, in, err, validated);
 }
 
 // The instruction a fetch returned, checked; nullptr after reporting why there is none.
