@@ -31,8 +31,9 @@ SimtCore::SimtCore(const SmConfig& cfg, CoreEnv& env)
   // A batch may hold more warps than max_warps(): partial warps, up to one per block.
   warps_.reserve(max_warps() + cfg.max_blocks);
   blocks_.resize(cfg.max_blocks);
-  regfile_.assign(cfg.registers / 2, 0);  // 64-bit entries: two 32-bit registers each
-  predfile_.assign(size_t(max_warps()) * kPredSlotsPerWarp, 0);
+  // Empty until blocks come (the registry shows no register then), room reserved.
+  regfile_.reserve(cfg.registers / 2);  // 64-bit entries: two 32-bit registers each
+  predfile_.reserve(size_t(max_warps()) * kPredSlotsPerWarp);
   if (cfg.timing == SmTiming::Flexgrip) {
     pipe_ = std::make_unique<sm::FlexgripPipeline>();
     packets_ = issue_cycles_;  // lane groups of sps threads
@@ -91,9 +92,7 @@ bool SimtCore::launch(const LaunchParams& lp, uint64_t start) {
   const sm::BlockShape s = sm::block_shape(lp, cfg_.warp_size);
   if (!fits(lp, s)) return false;
   const unsigned nb = unsigned(lp.blocks.size());
-  reserve_storage(nb * s.reg_slots, nb * s.pred_words);
-  regs_top_ = nb * s.reg_slots;  // the registry sees this batch's files (as sized before they were fixed)
-  preds_top_ = nb * s.pred_words;
+  reset_files(size_t(nb) * s.reg_slots, size_t(nb) * s.pred_words);  // the registry shows this batch's files
   if (pipe_) {  // the SMP controller sets the batch up before the first warp issues
     start += sm::flexgrip_setup_cycles(nb, s.threads, uint32_t(lp.params.size() + 3) / 4, nb * s.wpb);
     pipe_->reset(start);
@@ -147,17 +146,12 @@ bool SimtCore::fits(const LaunchParams& lp, const sm::BlockShape& s) {
   return true;
 }
 
-// Grows the register and predicate files to hold at least the given entries. No block is resident:
-// no warp points into them, and no content needs keeping.
-void SimtCore::reserve_storage(size_t reg_slots, size_t pred_words) {
-  if (regfile_.size() < reg_slots) {
-    regfile_.assign(reg_slots, 0);
-    regs_clean_ = 0;
-  }
-  if (predfile_.size() < pred_words) {
-    predfile_.assign(pred_words, 0);
-    preds_clean_ = 0;
-  }
+// Zeroed register and predicate files of the given sizes (their capacity stays). No block is
+// resident: no warp points into them, should they move.
+void SimtCore::reset_files(size_t reg_slots, size_t pred_words) {
+  regfile_.assign(reg_slots, 0);
+  predfile_.assign(pred_words, 0);
+  regs_clean_ = preds_clean_ = 0;
 }
 
 namespace {
@@ -345,7 +339,9 @@ bool SimtCore::validate(const Inst& in, uint64_t pc, const LaunchParams& lp) {
 const Inst* SimtCore::fetch(Warp& w, uint64_t pc) {
   sm::InstructionBuffer::Error err;
   bool validated = false;
-  return fetched(w, pc, ibuf_->fetch(pc, now_, stats_.fetches, err, validated), err, validated);
+  // Fetch first: as one call's arguments, `validated` could be read before the fetch sets it.
+  const Inst* in = ibuf_->fetch(pc, now_, stats_.fetches, err, validated);
+  return fetched(w, pc, in, err, validated);
 }
 
 // The instruction a fetch returned, checked; nullptr after reporting why there is none.

@@ -192,7 +192,7 @@ class SimtCore {
   std::string block_limits(const LaunchParams& lp) const;
   std::string memory_limits(const LaunchParams& lp, const sm::BlockShape& s) const;
   bool fits(const LaunchParams& lp, const sm::BlockShape& s);
-  void reserve_storage(size_t reg_slots, size_t pred_words);
+  void reset_files(size_t reg_slots, size_t pred_words);
   void place_block(std::shared_ptr<const LaunchParams> k, const sm::BlockShape& s, const sm::Placement& p,
                    uint64_t linear, uint64_t start);
   void init_shared(const Block& b);
@@ -310,18 +310,16 @@ class SimtCore {
   const sm::FgCosts& fg_costs_of(const isa::Inst& in);
   bool in_step_ = false;  // an instruction is executing (its memory accesses may be in flight)
 
-  // Storage warps point into, allocated at construction; regfile_ and predfile_ grow only while no
-  // block is resident. warps_ holds the slots up to the highest in use (capacity reserved): free
-  // slots are Exited, so the warp schedulers skip them.
+  // Storage warps point into, reserved at construction; regfile_ and predfile_ change size only
+  // while no block is resident (a batch has them at its size, as the registry shows them). warps_
+  // holds the slots up to the highest in use (capacity reserved): free slots are Exited, so the warp
+  // schedulers skip them.
   std::vector<uint8_t> smem_;
   std::vector<Block> blocks_;  // cfg.max_blocks slots
   std::vector<Warp> warps_;
   std::vector<uint64_t> regfile_;
   std::vector<uint32_t> predfile_;
-  // The registry's view of the files: entries below these (those of the last batch, or every one a
-  // block used since) read and write the storage; above, they read 0 (simt_core_state.cc).
-  size_t regs_top_ = 0, preds_top_ = 0;
-  size_t regs_clean_ = 0, preds_clean_ = 0;  // entries from here on are zero (never used since allocated)
+  size_t regs_clean_ = 0, preds_clean_ = 0;  // entries from here on are zero (unused since zeroed)
   bool batch_ = false;              // the resident blocks are a batch (launch): they stay until clear()
   std::vector<unsigned> finished_;  // slots of blocks whose last warp exited, not yet released
   std::vector<Completed> completed_;

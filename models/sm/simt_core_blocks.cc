@@ -25,9 +25,11 @@ bool SimtCore::add_block(std::shared_ptr<const LaunchParams> k, uint64_t linear,
   sm::Placement p;
   if (occupancy(true).take(s, p)) return false;
   const bool empty = resident_blocks() == 0;
-  if (empty) {  // nothing points into the files: make them hold as many such blocks as fit
+  if (empty) {  // nothing points into the files: at least their reserved size, and as many such blocks as fit
     const unsigned n = occupancy(false).room(s);
-    reserve_storage(n * s.reg_slots, n * s.pred_words);
+    const size_t regs = std::max(regfile_.capacity(), n * s.reg_slots);
+    const size_t preds = std::max(predfile_.capacity(), n * s.pred_words);
+    if (regfile_.size() < regs || predfile_.size() < preds) reset_files(regs, preds);
   }
   // Code of a kernel that was not resident may have been loaded since the buffer filled: refetch.
   if (empty || std::none_of(blocks_.begin(), blocks_.end(),
@@ -35,8 +37,6 @@ bool SimtCore::add_block(std::shared_ptr<const LaunchParams> k, uint64_t linear,
     ibuf_->new_launch();
   warp_slots(p.first_warp + s.wpb);
   place_block(std::move(k), s, p, linear, start);
-  regs_top_ = std::max(regs_top_, p.reg_base + s.reg_slots);
-  preds_top_ = std::max(preds_top_, p.pred_base + s.pred_words);
   return true;
 }
 
@@ -61,7 +61,7 @@ std::string SimtCore::unrunnable(const LaunchParams& k) const {
 
 // The SM's limits, and the resources its resident blocks use (with_resident; a batch is left out:
 // add_block drops it). With no block resident the register and predicate files may grow
-// (reserve_storage), so their size does not limit.
+// (add_block), so their size does not limit.
 sm::Occupancy SimtCore::occupancy(bool with_resident) const {
   const bool empty = !with_resident || batch_ || resident_blocks() == 0;
   sm::Occupancy::Limits l;

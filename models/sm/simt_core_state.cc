@@ -1,7 +1,7 @@
 // The SIMT core's architectural state in the registry (fault targets, docs/sm.md "Registered state").
 // Blocks come and go, so every accessor looks the state up when it is called; a word beyond the
-// files' extent in use (regs_top_, preds_top_) or of a free warp slot reads 0 and ignores writes (an
-// unused register is still there in hardware, and a flip in it changes nothing).
+// register file's current size or of a free warp slot reads 0 and ignores writes (an unused register
+// is still there in hardware, and a flip in it changes nothing).
 #include <fmt/format.h>
 
 #include "models/common/registry.h"
@@ -52,9 +52,9 @@ unsigned SimtCore::max_warps() const { return cfg_.max_threads / std::max(1u, cf
 
 void SimtCore::register_state(Registry& reg, const std::string& path) {
   // State comparisons read the storage directly (a call per word would dominate them).
-  auto hash_words = [](const auto& v, size_t n) {
+  auto hash_words = [](const auto& v) {
     uint64_t h = 0;
-    for (size_t i = 0; i < n; ++i)
+    for (size_t i = 0; i < v.size(); ++i)
       if (v[i]) h ^= word_digest(i, v[i]);
     return h;
   };
@@ -64,13 +64,14 @@ void SimtCore::register_state(Registry& reg, const std::string& path) {
   // a batch's blocks lie one after another, so warp w is at (w * num_regs + r) * 32 + l.
   reg.add(memory(
       path + ".regs", 32, cfg_.registers,
-      [this](uint64_t i) { return i / 2 < regs_top_ ? (regfile_[i / 2] >> (32 * (i % 2))) & 0xFFFFFFFFu : 0; },
+      [this](uint64_t i) { return i / 2 < regfile_.size() ? (regfile_[i / 2] >> (32 * (i % 2))) & 0xFFFFFFFFu : 0; },
       [this](uint64_t i, uint64_t v) {
-        if (i / 2 >= regs_top_) return;
+        if (i / 2 >= regfile_.size()) return;
+        regs_clean_ = std::max<size_t>(regs_clean_, i / 2 + 1);  // not known to be zero any more
         const unsigned sh = 32 * (i % 2);
         regfile_[i / 2] = (regfile_[i / 2] & ~(uint64_t{0xFFFFFFFFu} << sh)) | ((v & 0xFFFFFFFFu) << sh);
       }));
-  reg.at_mut(path + ".regs").digest = [this, hash_words] { return hash_words(regfile_, regs_top_); };
+  reg.at_mut(path + ".regs").digest = [this, hash_words] { return hash_words(regfile_); };
   // Predicate registers: one lane mask per (warp slot, predicate slot), warp-major.
   reg.add(memory(
       path + ".preds", 32, uint64_t(max_warps()) * kPredSlotsPerWarp,
@@ -78,7 +79,7 @@ void SimtCore::register_state(Registry& reg, const std::string& path) {
       [this](uint64_t i, uint64_t v) {
         if (uint32_t* p = pred_word(i)) *p = uint32_t(v);
       }));
-  reg.at_mut(path + ".preds").digest = [this, hash_words] { return hash_words(predfile_, preds_top_); };
+  reg.at_mut(path + ".preds").digest = [this, hash_words] { return hash_words(predfile_); };
   for (unsigned w = 0; w < max_warps(); ++w) register_warp(reg, fmt::format("{}.warp[{}]", path, w), w);
 }
 
