@@ -172,6 +172,22 @@ json log_header(const Experiment& e, const Benchmark& b, const rt::DeviceProps& 
   return j;
 }
 
+// An upper bound of the experiment's simulated length: every benchmark released at its time and then
+// running alone, its blocks one at a time (any work-conserving schedule ends earlier); a run that goes
+// beyond it hangs. Seconds.
+double time_bound(const Experiment& e, const rt::DeviceProps& p) {
+  double latest = 0, work = 0;
+  for (const Benchmark& b : e.benchmarks) {
+    double one = 4 * 20e-6 + 1e-3;  // copies' and launches' latencies, the setup, with room to spare
+    for (const SpinLaunch& k : launches_of(b)) one += double(k.grid.count()) * (double(k.spin_ns) * 1e-9 + 1e-4);
+    one += 4.0 * double(b.data_size) / 1e8 + p.launch_latency_ns * 1e-9;
+    const double iters = b.max_iterations ? double(b.max_iterations) : 1e300;
+    work += std::min(iters * one, b.max_time > 0 ? b.max_time + one : 1e300);
+    latest = std::max(latest, b.release_time);
+  }
+  return latest + 2 * work + 1;
+}
+
 }  // namespace
 
 ExperimentRun run_experiment(const Experiment& e, const Config& cfg, const std::string& origin) {
@@ -184,7 +200,7 @@ ExperimentRun run_experiment(const Experiment& e, const Config& cfg, const std::
   ExperimentRun out;
   for (const Benchmark& b : e.benchmarks) out.logs.push_back(log_header(e, b, p.props()));
   double t0 = 0, t_end = 0;
-  p.run([&](rt::Runtime& rt) {
+  p.start([&](rt::Runtime& rt) {
     const rt::Module m = rt.load_module(kernels::ptx("timerSpin"), "timerSpin.ptx");
     std::vector<std::unique_ptr<BenchmarkThread>> threads;
     for (size_t i = 0; i < e.benchmarks.size(); ++i) {
@@ -199,6 +215,8 @@ ExperimentRun run_experiment(const Experiment& e, const Config& cfg, const std::
     rt.join();
     t_end = rt.now_ns();
   });
+  // The experiment's own limits end it; sim.timeout_ms only if it is the longer (a hang stops there).
+  p.finish(std::max(cfg.f("sim.timeout_ms"), 1e3 * time_bound(e, p.props())));
   out.simulated_s = (t_end - t0) / 1e9;
   out.host_s = p.stats().host_seconds;
   return out;

@@ -117,6 +117,8 @@ class SimtCore {
   bool add_block(std::shared_ptr<const LaunchParams> k, uint64_t linear, uint64_t start);
   // How many more blocks of `k` would fit now (the checks of add_block).
   unsigned room_for(const LaunchParams& k) const;
+  // The resource one more block of `k` lacks now (for messages), or nullptr if it fits.
+  const char* short_of(const LaunchParams& k) const;
   // Runs the resident warps until a block completed (its resources are free at once), no warp is
   // live, an error, or the environment interrupted an idle wait (CoreEnv::idle returned before its
   // target; now() is where it stopped). False only on an error.
@@ -193,6 +195,8 @@ class SimtCore {
   std::string memory_limits(const LaunchParams& lp, const sm::BlockShape& s) const;
   bool fits(const LaunchParams& lp, const sm::BlockShape& s);
   void reset_files(size_t reg_slots, size_t pred_words);
+  void grow_files(size_t reg_slots, size_t pred_words);
+  void compact();
   void place_block(std::shared_ptr<const LaunchParams> k, const sm::BlockShape& s, const sm::Placement& p,
                    uint64_t linear, uint64_t start);
   void init_shared(const Block& b);
@@ -203,7 +207,7 @@ class SimtCore {
   uint64_t next_ready() const;
   void sync_now();
   // Concurrent mode: room, and freeing completed blocks (simt_core_blocks.cc).
-  sm::Occupancy occupancy(bool with_resident) const;
+  sm::Occupancy occupancy(bool with_resident, bool packed = false) const;
   std::string unrunnable(const LaunchParams& k) const;
   void warp_slots(size_t top);
   void free_warp(Warp& w);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "models/sm/instruction_buffer.h"
 #include "models/sm/simt_core.h"
@@ -23,7 +24,13 @@ bool SimtCore::add_block(std::shared_ptr<const LaunchParams> k, uint64_t linear,
   }
   const sm::BlockShape s = sm::block_shape(*k, cfg_.warp_size);
   sm::Placement p;
-  if (occupancy(true).take(s, p)) return false;
+  if (const char* short_of = occupancy(true).take(s, p)) {
+    // Enough in total but in pieces: pack the resident blocks and try again (the SM's resources are
+    // counts, as the dispatcher keeps them; contiguity is how this model lays blocks out).
+    if (std::strcmp(short_of, "warp slots") != 0 && std::strcmp(short_of, "shared memory") != 0) return false;
+    compact();
+    if (occupancy(true).take(s, p)) return false;
+  }
   const bool empty = resident_blocks() == 0;
   if (empty) {  // nothing points into the files: at least their reserved size, and as many such blocks as fit
     const unsigned n = occupancy(false).room(s);
@@ -35,14 +42,70 @@ bool SimtCore::add_block(std::shared_ptr<const LaunchParams> k, uint64_t linear,
   if (empty || std::none_of(blocks_.begin(), blocks_.end(),
                             [&](const Block& b) { return b.lp && b.lp->launch_id == k->launch_id; }))
     ibuf_->new_launch();
+  if (regfile_.size() < p.reg_base + s.reg_slots || predfile_.size() < p.pred_base + s.pred_words)
+    grow_files(std::max(regfile_.size() * 2, p.reg_base + s.reg_slots),
+               std::max(predfile_.size() * 2, p.pred_base + s.pred_words));
   warp_slots(p.first_warp + s.wpb);
   place_block(std::move(k), s, p, linear, start);
   return true;
 }
 
+// Packs the resident blocks' warp slots and shared memory from 0, keeping their order. A moved warp
+// has a new %warpid, which PTX allows (%warpid may change during execution); shared addresses are
+// relative to the block, so its threads see the same data.
+void SimtCore::compact() {
+  std::vector<unsigned> order;
+  for (unsigned j = 0; j < blocks_.size(); ++j)
+    if (blocks_[j].lp) order.push_back(j);
+  std::sort(order.begin(), order.end(), [&](unsigned a, unsigned b) { return blocks_[a].first_warp < blocks_[b].first_warp; });
+  std::vector<Warp> packed;
+  for (unsigned j : order) {
+    Block& b = blocks_[j];
+    for (unsigned k = 0; k < b.nwarps; ++k) {
+      packed.push_back(warps_[b.first_warp + k]);
+      packed.back().id = unsigned(packed.size() - 1);
+      warps_[b.first_warp + k].rstack = nullptr;  // moved with the warp
+    }
+    b.first_warp = unsigned(packed.size()) - b.nwarps;
+  }
+  for (Warp& w : warps_) free_warp(w);
+  warps_.swap(packed);
+  last_ = -1;
+  std::sort(order.begin(), order.end(), [&](unsigned a, unsigned b) { return blocks_[a].smem_base < blocks_[b].smem_base; });
+  uint32_t next = 0;
+  for (unsigned j : order) {  // ascending: every region moves down, never over one not yet moved
+    Block& b = blocks_[j];
+    std::memmove(smem_.data() + next, smem_.data() + b.smem_base, b.k.stride);
+    b.smem_base = next;
+    next += b.k.stride;
+  }
+}
+
+// The register and predicate files are simulator storage, not a limit of the SM (the occupancy counts
+// its registers): when blocks of kernels with more register slots need more, the files grow and the
+// resident warps point into the new storage (nothing else holds pointers into them between blocks).
+void SimtCore::grow_files(size_t reg_slots, size_t pred_words) {
+  regfile_.resize(reg_slots, 0);
+  predfile_.resize(pred_words, 0);
+  for (const Block& b : blocks_) {
+    if (!b.lp) continue;
+    for (unsigned k = 0; k < b.nwarps; ++k) {
+      Warp& w = warps_[b.first_warp + k];
+      w.regs = regfile_.data() + b.reg_base + size_t(k) * b.lp->num_regs * 32;
+      w.preds = predfile_.data() + b.pred_base + size_t(k) * std::max(b.lp->num_preds, 1u);
+    }
+  }
+}
+
+const char* SimtCore::short_of(const LaunchParams& k) const {
+  sm::Placement p;
+  return occupancy(true, true).take(sm::block_shape(k, cfg_.warp_size), p);
+}
+
+// As add_block sees it: blocks packed when room is in pieces (compact), so the free totals count.
 unsigned SimtCore::room_for(const LaunchParams& k) const {
   if (has_error_ || !unrunnable(k).empty()) return 0;
-  return occupancy(true).room(sm::block_shape(k, cfg_.warp_size));
+  return occupancy(true, true).room(sm::block_shape(k, cfg_.warp_size));
 }
 
 // Why no SM of this configuration runs a block of kernel k in concurrent mode ("" when one may).
@@ -60,9 +123,8 @@ std::string SimtCore::unrunnable(const LaunchParams& k) const {
 }
 
 // The SM's limits, and the resources its resident blocks use (with_resident; a batch is left out:
-// add_block drops it). With no block resident the register and predicate files may grow
-// (add_block), so their size does not limit.
-sm::Occupancy SimtCore::occupancy(bool with_resident) const {
+// add_block drops it). The register and predicate files grow as needed, so their size does not limit.
+sm::Occupancy SimtCore::occupancy(bool with_resident, bool packed) const {
   const bool empty = !with_resident || batch_ || resident_blocks() == 0;
   sm::Occupancy::Limits l;
   l.blocks = cfg_.max_blocks;
@@ -70,12 +132,17 @@ sm::Occupancy SimtCore::occupancy(bool with_resident) const {
   l.threads = cfg_.max_threads;
   l.regs32 = cfg_.registers;
   l.smem = smem_.size();
-  l.reg_slots = empty ? SIZE_MAX : regfile_.size();
-  l.pred_words = empty ? SIZE_MAX : predfile_.size();
+  l.reg_slots = SIZE_MAX;  // storage grows as blocks need it (grow_files)
+  l.pred_words = SIZE_MAX;
   sm::Occupancy o(l);
+  unsigned warp = 0;
+  uint32_t smem = 0;
   for (unsigned j = 0; j < blocks_.size() && !empty; ++j) {
     const Block& b = blocks_[j];
-    if (b.lp) o.add(b.k, sm::Placement{j, b.first_warp, b.reg_base, b.pred_base, b.smem_base});
+    if (!b.lp) continue;
+    o.add(b.k, sm::Placement{j, packed ? warp : b.first_warp, b.reg_base, b.pred_base, packed ? smem : b.smem_base});
+    warp += b.nwarps;  // where compact() would put it
+    smem += b.k.stride;
   }
   return o;
 }

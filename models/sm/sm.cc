@@ -338,7 +338,8 @@ bool SmCore::take_arrivals() {
       e.launch_id = w.kernel->launch_id;
       if (!core_.error())
         e.message = fmt::format("resource error: the dispatcher assigned block {} of launch {} to sm {}, which has "
-                                "no room for it", w.linear, w.kernel->launch_id, cfg_.id);
+                                "not enough {} for it ({} blocks resident)",
+                                w.linear, w.kernel->launch_id, cfg_.id, core_.short_of(*k), core_.resident_blocks());
       report(e);
       return false;
     }

@@ -386,3 +386,40 @@ TEST_CASE("SimtCore concurrent: %gridid and shared memory sizes come from each b
   // Header and 8 parameter bytes: the user region at 32; + 100 -> 256, + 1000 -> 1280 bytes.
   CHECK(v == std::vector<uint32_t>{11, 256, 100, 12, 1280, 1000});
 }
+
+// Warp slots and shared memory are counts, as the dispatcher keeps them: a block that fits the free
+// total goes in even when the free slots lie in pieces. 4 warps' worth of threads per SM: quick
+// blocks (exiting at once) between two long ones leave 2 one-warp holes; a 2-warp block then packs the
+// long blocks down and still computes its result, as do the moved blocks.
+TEST_CASE("SimtCore concurrent: a block that fits the free total goes in when the free room is in pieces",
+          "[core][concurrent]") {
+  TwoKernels t;
+  t.d.cfg.max_threads = 4 * 32;
+  const uint32_t stride = 2304;  // scalarProd's block (see the first-fit test)
+  t.d.cfg.shared_bytes = 4 * stride;
+  SimtCore core(t.d.cfg, t.d.env);
+  const ptx::KernelInfo& k = t.d.kernel("scalarProd");
+  auto prod32 = [&](uint32_t vectors, uint64_t launch) {  // 32-thread blocks: one warp each
+    LaunchParams lp = t.d.params(k, {TwoKernels::kVecs}, {32}, t.d.pack(k, t.dz, t.dx, t.dy, vectors, uint32_t(TwoKernels::kElems)));
+    lp.launch_id = launch;
+    return std::make_shared<const LaunchParams>(lp);
+  };
+  auto quick = prod32(0, 3), slow = prod32(TwoKernels::kVecs, 4);
+  REQUIRE(core.add_block(quick, 0, 0));  // warp 0
+  REQUIRE(core.add_block(slow, 0, 0));   // warp 1
+  REQUIRE(core.add_block(quick, 1, 0));  // warp 2
+  REQUIRE(core.add_block(slow, 1, 0));   // warp 3
+  std::vector<Completed> done;
+  while (done.size() < 2) {
+    REQUIRE(core.run_blocks());
+    for (auto& c : core.take_completed()) done.push_back(c);
+  }
+  CHECK(done[0].launch_id == 3);
+  CHECK(done[1].launch_id == 3);
+  REQUIRE(core.resident_blocks() == 2);  // holes at warps 0 and 2
+  CHECK(core.room_for(*t.prod) == 1);    // 64 threads, 2 warps: fits the total
+  REQUIRE(core.add_block(t.prod, 2, core.now()));
+  REQUIRE(core.add_block(t.prod, 3, core.now()) == false);  // now really full
+  drain(core);
+  t.check_dots({0, 1, 2});
+}
