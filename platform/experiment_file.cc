@@ -230,7 +230,12 @@ std::string dims_text(const rt::Dim3& d) {
 Experiment parse_experiment(const json& j, const Config& cfg, const std::string& origin) {
   const Reader r{origin, SmLimits(cfg)};
   if (!j.is_object()) r.fail("the document", j, "is not a JSON object (an experiment: {\"name\": ..., \"benchmarks\": [...]})");
-  r.known_keys(j, "top level", {"name", "max_iterations", "max_time", "base_result_directory", "benchmarks"});
+  r.known_keys(j, "top level", {"name", "max_iterations", "max_time", "base_result_directory", "benchmarks",
+                                "cuda_device", "pin_cpus", "use_processes", "do_warmup", "sync_every_iteration"});
+  // The examiner's host settings: checked, then ignored (one simulated GPU, no host CPUs to pin).
+  if (j.contains("cuda_device")) r.integer(j["cuda_device"], "cuda_device", 0, kMaxInt);
+  for (const char* flag : {"pin_cpus", "use_processes", "do_warmup", "sync_every_iteration"})
+    if (j.contains(flag) && !j[flag].is_boolean()) r.fail(flag, j[flag], "is not true or false");
   Experiment e;
   e.name = r.string(r.required(j, "", "name", "a string"), "name", true);
   read_run_limits(r, j, "", e.max_iterations, e.max_time);

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <filesystem>
+#include <map>
 #include <fstream>
 
 #include "common/subprocess.h"
@@ -142,7 +144,9 @@ TEST_CASE("experiment cli: every bad field exits 2 naming the file and the field
       {-1, R"({"base_result_directory": 3})", "base_result_directory: 3 is not a string"},
       {-1, R"({"benchmarks": []})", "benchmarks: [] is empty"},
       {-1, R"({"benchmarks": 5})", "benchmarks: 5 is not an array"},
-      {-1, R"({"cuda_device": 0})", "top level: unknown key 'cuda_device'"},
+      {-1, R"({"cuda_device": -1})", "cuda_device: -1 is out of range"},
+      {-1, R"({"pin_cpus": 1})", "pin_cpus: 1 is not true or false"},
+      {-1, R"({"cuda_devic": 0})", "top level: unknown key 'cuda_devic'"},
       {0, R"({"filename": null})", "benchmarks[0].filename: missing"},
       {0, R"({"filename": "./bin/mandelbrot.so"})",
        "benchmarks[0].filename: \"./bin/mandelbrot.so\" is an unknown benchmark 'mandelbrot'"},
@@ -243,5 +247,98 @@ TEST_CASE("experiment cli: a file nested 100,000 deep is refused within a second
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Contains(f + ":1:92: nested deeper than 64 levels"));
   CHECK(s < 1.0);
+  std::remove(f.c_str());
+}
+
+// --- gpuvp experiment FILE: running it ---------------------------------------------------------------
+
+namespace {
+const std::string kExamples = std::string(GPUVP_TEST_DATA) + "/../../experiments/";
+
+json read_json(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE(in);
+  return json::parse(in);
+}
+}  // namespace
+
+// The examples' logs in the examiner's shape: the header fields, `times` with its empty first entry,
+// and per kernel run the launch, kernel, block and copy times and the SM ids. The values are the rules'
+// (tx2: 2 SMs of 2048 threads): low A fills both SMs (8 x 512 threads) for its 1 ms spin, so every
+// other kernel's blocks start only when low A's end, high priority first.
+TEST_CASE("experiment cli: the tx2 example runs and writes examiner-shaped logs") {
+  const std::string out = temp_path("exp_run_out");
+  auto r = run_gpuvp("experiment " + kExamples + "tx2_priorities.json --out " + out);
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.out, Contains("simulated in"));
+  std::map<std::string, json> logs;
+  for (const char* n : {"low_a", "low_b", "high_a", "high_b"}) logs[n] = read_json(out + "/" + n + ".json");
+  for (auto& [name, log] : logs) {
+    INFO(name);
+    for (const char* key : {"scenario_name", "benchmark_name", "label", "thread_count", "block_count",
+                            "max_resident_threads", "data_size", "release_time", "times"})
+      CHECK(log.contains(key));
+    CHECK(log["benchmark_name"] == "timer_spin");
+    CHECK(log["max_resident_threads"] == 4096);
+    REQUIRE(log["times"].size() == 2);
+    CHECK(log["times"][0] == json::object());
+    const json& t = log["times"][1];
+    for (const char* key : {"kernel_launch_times", "kernel_times", "block_times", "block_smids", "copy_in_times",
+                            "copy_out_times", "execute_times", "cpu_times"})
+      CHECK(t.contains(key));
+    CHECK(t["block_times"].size() == 2 * t["block_smids"].size());
+    CHECK(t["block_smids"].size() == log["block_count"].get<size_t>());
+    // The launch call takes the driver's 20 us after the release.
+    CHECK(t["kernel_launch_times"][1].get<double>() - log["release_time"].get<double>() == Approx(20e-6).margin(1e-7));
+  }
+  const json& a = logs["low_a"]["times"][1];
+  const double a_end = a["kernel_times"][1].get<double>();
+  CHECK(a_end == Approx(20e-6 + 1e-3).margin(5e-6));  // released at 0, launched by 20 us, 1 ms spin
+  for (const char* later : {"low_b", "high_a", "high_b"})
+    CHECK(logs[later]["times"][1]["kernel_times"][0].get<double>() >= a_end);
+  // A2: both high kernels start before low B's last blocks (which wait for the high ones to finish).
+  const double high_end = std::max(logs["high_a"]["times"][1]["kernel_times"][1].get<double>(),
+                                   logs["high_b"]["times"][1]["kernel_times"][1].get<double>());
+  CHECK(high_end == Approx(a_end + 0.5e-3).margin(10e-6));
+  CHECK(logs["low_b"]["times"][1]["kernel_times"][1].get<double>() == Approx(high_end + 1e-3).margin(10e-6));
+  // The plotting script written against the examiner's format loads them.
+  auto p = gpuvp::test::run_cmd("/usr/bin/python3 " + std::string(GPUVP_SOURCE_DIR) + "/scripts/plot_experiment.py " +
+                                    out + " -o " + out + "/blocks.png");
+  INFO(p.out << p.err);
+  CHECK(p.status == 0);
+  CHECK_THAT(p.out, Contains("24 blocks on 2 SMs from 4 benchmarks"));
+}
+
+TEST_CASE("experiment cli: a multikernel stream runs its kernels in order") {
+  const std::string out = temp_path("exp_multi_out");
+  auto r = run_gpuvp("experiment --preset tk1 " + kExamples + "tk1_multikernel.json --out " + out);
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  for (const auto& entry : std::filesystem::directory_iterator(out)) {
+    const json log = read_json(entry.path().string());
+    if (log["benchmark_name"] != "multikernel") continue;
+    double prev_end = 0;
+    for (size_t i = 1; i < log["times"].size(); ++i) {  // one stream: each kernel after the previous one
+      const json& t = log["times"][i];
+      CHECK(t["kernel_times"][0].get<double>() >= prev_end);
+      prev_end = t["kernel_times"][1].get<double>();
+      for (const auto& sm : t["block_smids"]) CHECK(sm == 0);  // tk1: one SM
+    }
+  }
+}
+
+TEST_CASE("experiment cli: bad files exit 2 before anything runs, and so does an endless experiment") {
+  json j = good();
+  j["benchmarks"][0]["filename"] = "./bin/mandelbrot.so";
+  std::string f = write_temp("experiment_run_bad.json", j.dump());
+  auto r = run_gpuvp("experiment " + f);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains(f + ": benchmarks[0].filename"));
+  j = good();  // no max_iterations and no max_time: the examiner would run it until killed
+  f = write_temp("experiment_run_endless.json", j.dump());
+  r = run_gpuvp("experiment " + f);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains("benchmarks[0]: max_iterations and max_time are both unlimited"));
   std::remove(f.c_str());
 }
