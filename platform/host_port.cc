@@ -128,6 +128,19 @@ void HostPort::submit(rt::WorkRequest w) {
   activity_ = "running the host program";
 }
 
+void HostPort::submit_after(rt::WorkRequest w, double ns) {
+  const sc_core::sc_time d(ns, sc_core::SC_NS);
+  auto it = launching_.insert((sc_core::sc_time_stamp() + d).value());
+  wait(d);
+  launching_.erase(it);
+  submit(std::move(w));
+}
+
+uint64_t HostPort::earliest_submission_ps() const {
+  const uint64_t next = (sc_core::sc_time_stamp() + sc_core::sc_time(props_.launch_latency_ns, sc_core::SC_NS)).value();
+  return launching_.empty() ? next : std::min(next, *launching_.begin());
+}
+
 void HostPort::work_done(const WorkItem& w, uint64_t ps) {
   if (auto it = to_host_.find(w.tag); it != to_host_.end()) {
     std::memcpy(it->second.dst, it->second.job->data.data(), it->second.job->data.size());

@@ -10,6 +10,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -61,6 +62,10 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface {
   std::string take_device_output() override { return prints_.take(); }
   bool concurrent() const override { return disp_ != nullptr; }
   void submit(rt::WorkRequest w) override;
+  void submit_after(rt::WorkRequest w, double ns) override;
+  // The earliest instant (ps) a kernel launch can reach the queues: the end of a launch call in flight,
+  // or of one that starts now.
+  uint64_t earliest_submission_ps() const;
   uint64_t wait_done(uint64_t tag) override;
   uint64_t done_at(uint64_t tag) const override;
   uint64_t now_ps() const override { return sc_core::sc_time_stamp().value(); }
@@ -96,6 +101,7 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface {
   std::map<uint64_t, ToHost> to_host_;   // copies to host memory in flight, by tag
   std::map<uint64_t, uint64_t> done_;    // completed work (tag -> ps) not yet waited for
   std::map<uint64_t, uint64_t> kernel_start_;  // kernels in the queues: tag -> submission (ps)
+  std::multiset<uint64_t> launching_;          // ends (ps) of the launch calls in flight
   sc_core::sc_event work_ev_;
   std::vector<sc_core::sc_process_handle> threads_;  // spawned host threads
   uint64_t submitted_ = 0;

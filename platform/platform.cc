@@ -134,9 +134,13 @@ void PlatformImpl::build_concurrent() {
       "sched", ConcurrentDispatcherConfig::from(cfg.params("scheduler", "gpu.sched"), n, clk, lim), reg);
   ce = std::make_unique<CopyEngine>("ce", CopyEngineConfig::from(cfg.params("copy", "gpu.ce")), reg, *disp);
   disp->connect_copy_engine(*ce);
+  disp->on_assign = [this](unsigned, const BlockWork&) {  // the dispatch instants, as smp_en gives them in batches
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    if (dispatches.empty() || dispatches.back() != now) dispatches.push_back(now);
+  };
   for (unsigned i = 0; i < n; ++i) {
     disp->connect_sm(i, *sms[i]);
-    sms[i]->connect_dispatcher(*disp);
+    sms[i]->connect_dispatcher(*disp, disp.get());
   }
 }
 
@@ -219,6 +223,7 @@ void PlatformImpl::wire() {
   }
   if (disp) {
     host->use_dispatcher(*disp);
+    disp->host_lookahead = [this] { return host->earliest_submission_ps(); };
     disp->on_done = [this](const WorkItem& w, uint64_t ps) { host->work_done(w, ps); };
     link("gpu.ce.out", ce->out, gmem->in);
   }

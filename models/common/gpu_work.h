@@ -32,6 +32,16 @@ class BlockDoneSink {
   virtual void block_done(unsigned sm, const BlockWork& w) = 0;
 };
 
+// Implemented by the dispatcher: the first instant (ps) at which it may hand out another block, as far
+// as it can tell now; kUnknown when a completion anywhere might let it (an SM then looks at a grid of
+// its own cycles). SMs run ahead of simulated time up to it.
+class ConcurrentHorizon {
+ public:
+  static constexpr uint64_t kUnknown = ~uint64_t{0};
+  virtual ~ConcurrentHorizon() = default;
+  virtual uint64_t no_assignment_before_ps() const = 0;
+};
+
 // An asynchronous copy between host memory and global memory. Host memory is not modelled as a
 // memory: a copy to the device carries its bytes (staged when the host enqueued it, as the driver
 // stages pageable memory), a copy from the device receives them here when the copy engine is done.

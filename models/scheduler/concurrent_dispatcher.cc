@@ -67,6 +67,19 @@ BlockNeeds ConcurrentDispatcher::needs(const KernelDesc& k) const {
   return b;
 }
 
+uint64_t ConcurrentDispatcher::no_assignment_before_ps() const {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const uint64_t next_edge = cfg_.clock.next_edge(now).value();
+  if (!inputs_.empty()) return next_edge;  // taken at the next edge; anything may follow
+  if (const int k = queues_.head_kernel(); k >= 0) {
+    if (!work_[k].kernel || room_.place(needs(*work_[k].kernel)) < 0) return kUnknown;  // waits for room
+    return std::max<uint64_t>(next_edge, cfg_.clock.at_cycle(next_assign_).value());
+  }
+  if (queues_.kernel_waiting()) return kUnknown;  // behind work in its stream: a completion releases it
+  if (!host_lookahead) return next_edge;
+  return std::max<uint64_t>(next_edge, cfg_.clock.edge_at_or_after(sc_core::sc_time::from_value(host_lookahead())).value());
+}
+
 std::string ConcurrentDispatcher::never_fits(const KernelDesc& k) const {
   const BlockNeeds b = needs(k);
   if (room_.capacity(b) > 0) return "";
@@ -123,7 +136,7 @@ void ConcurrentDispatcher::done(int slot) {
 }
 
 void ConcurrentDispatcher::settle_and_report() {
-  for (uint64_t tag : queues_.settle()) {
+  for (uint64_t tag : queues_.settle()) {  // records and waits
     WorkItem w;
     w.kind = WorkItem::Record;
     w.tag = tag;
@@ -146,6 +159,7 @@ bool ConcurrentDispatcher::assign_one() {
   queues_.block_assigned(k);
   ++dispatched_;
   log::debug(name(), "block {} of launch {} to sm {}", b.linear, kd.launch_id, sm);
+  if (on_assign) on_assign(unsigned(sm), b);
   if (b.linear < kd.grid_blocks() && sms_[size_t(sm)]) sms_[size_t(sm)]->assign(b);
   else block_done(unsigned(sm), b);  // a block index a fault pushed past the grid: nothing to run
   return true;

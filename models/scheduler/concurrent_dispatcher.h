@@ -47,7 +47,10 @@ struct Submission {
   std::shared_ptr<CopyJob> copy;
 };
 
-class ConcurrentDispatcher : public sc_core::sc_module, public BlockDoneSink, public CopyDoneSink {
+class ConcurrentDispatcher : public sc_core::sc_module,
+                             public BlockDoneSink,
+                             public CopyDoneSink,
+                             public ConcurrentHorizon {
  public:
   ConcurrentDispatcher(sc_core::sc_module_name name, const ConcurrentDispatcherConfig& cfg, Registry& reg);
   SC_HAS_PROCESS(ConcurrentDispatcher);
@@ -56,6 +59,11 @@ class ConcurrentDispatcher : public sc_core::sc_module, public BlockDoneSink, pu
   void connect_copy_engine(CopyTarget& ce) { ce_ = &ce; }
   // Called when a kernel's last block, a copy or an event record completed (simulated instant, ps).
   std::function<void(const WorkItem& w, uint64_t ps)> on_done;
+  // The earliest instant (ps) at which the host may submit a kernel (its launch calls take the driver's
+  // latency); unset: it may at any time.
+  std::function<uint64_t()> host_lookahead;
+  // Called when a block is handed to an SM (observers: statistics, fault-injection triggers).
+  std::function<void(unsigned sm, const BlockWork& b)> on_assign;
 
   // G1 from the host side (a thread): false when the work table is full (wait for slot_freed()).
   bool submit(const Submission& s);
@@ -64,6 +72,10 @@ class ConcurrentDispatcher : public sc_core::sc_module, public BlockDoneSink, pu
   std::string never_fits(const KernelDesc& k) const;
 
   void block_done(unsigned sm, const BlockWork& w) override;
+  // ConcurrentHorizon: while a kernel's blocks are being handed out, the next assignment slot; when
+  // only a new launch can bring blocks, the host's lookahead; when a queued kernel waits for a
+  // completion anywhere, kUnknown.
+  uint64_t no_assignment_before_ps() const override;
   void copy_done(uint32_t slot) override;
 
   const WorkQueues& queues() const { return queues_; }

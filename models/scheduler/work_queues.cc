@@ -63,6 +63,12 @@ unsigned WorkQueues::free_slots() const {
   return unsigned(std::count_if(state_.begin(), state_.end(), [](uint32_t s) { return s == Free || s > Copying; }));
 }
 
+bool WorkQueues::kernel_waiting() const {
+  for (size_t i = 0; i < state_.size(); ++i)
+    if (state_[i] == InStream && (kind_[i] & 3) == WorkItem::Kernel) return true;
+  return false;
+}
+
 // The stream queue of s holds its live slots in seq order; the head is the lowest seq.
 int WorkQueues::stream_head(uint32_t stream) const {
   int best = -1;
@@ -103,10 +109,8 @@ bool WorkQueues::promote(int i) {
     case WorkItem::Record:
       ++recorded_[event_[i] % recorded_.size()];
       return true;  // the caller releases it after reporting
-    default:        // Wait
-      if (recorded_[event_[i] % recorded_.size()] < target_[i]) return false;
-      release(i);
-      return true;
+    default:        // Wait: completes (the caller releases it after reporting) once its record has
+      return recorded_[event_[i] % recorded_.size()] >= target_[i];
   }
 }
 
@@ -115,10 +119,10 @@ std::vector<uint64_t> WorkQueues::settle() {
   for (bool moved = true; moved;) {
     moved = false;
     for (int i = 0; i < int(state_.size()); ++i) {
-      const bool record = state_[i] == InStream && (kind_[i] & 3) == WorkItem::Record;
+      const bool event_op = state_[i] == InStream && (kind_[i] & 3) >= WorkItem::Record;
       if (!promote(i)) continue;
       moved = true;
-      if (record) {
+      if (event_op) {
         records.push_back(tag_[i]);
         release(i);
       }

@@ -48,7 +48,8 @@ class WorkQueues {
   // submitter waits for a completion, as a full push buffer makes the driver wait).
   int submit(const WorkItem& w);
   // Applies G2, C1, N1, N2 and A1 until nothing moves; records and waits at the head of their stream
-  // complete here. Returns the tags of the records that completed (the caller timestamps them).
+  // complete here. Returns the tags of the records and waits that completed, in that order (the
+  // caller timestamps them and tells their submitters).
   std::vector<uint64_t> settle();
 
   // X1 + A2: the kernel whose next block may be assigned (the head of the highest-priority non-empty
@@ -68,6 +69,7 @@ class WorkQueues {
   unsigned events() const { return unsigned(recorded_.size()); }
   bool idle() const;  // every slot free
   unsigned free_slots() const;
+  bool kernel_waiting() const;  // a kernel in a stream queue, not yet in an EE queue
   // Records of `event` submitted so far (a wait submitted now waits for the last of them).
   uint32_t records_submitted(uint32_t event) const { return submitted_[event % submitted_.size()]; }
 

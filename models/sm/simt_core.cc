@@ -261,17 +261,20 @@ bool SimtCore::run() {
   return !has_error_;
 }
 
+// Blocks arriving while the core runs: the core never runs past the first cycle at which one may
+// arrive (next_arrival_check) without letting simulated time catch up and looking, so a block starts
+// at the cycle it arrived, whatever else made the core sync (a stop at an instant, the quantum).
 bool SimtCore::run_blocks() {
+  arrivals_at_ = 0;  // look at once: blocks may have come while the core was away
   while (live_warps_ && !has_error_ && finished_.empty()) {
-    const int i = scheduler_->pick(warps_, last_, now_);
-    if (i >= 0 && warps_[i].ready <= now_) {
-      issue(i);
-      // A busy core learns of a block that arrived when simulated time catches up with it (the
-      // quantum): the block starts then, not at the next completion.
-      if (synced_ == now_ && env_.work_waiting()) break;
-    } else if (!wait_turn(i, false)) {
-      break;
+    if (now_ >= arrivals_at_) {
+      sync_now();
+      if (env_.work_waiting()) break;
+      arrivals_at_ = next_arrival_check();
     }
+    const int i = scheduler_->pick(warps_, last_, now_);
+    if (i >= 0 && warps_[i].ready <= now_) issue(i);
+    else if (!wait_turn(i, false)) break;
   }
   for (unsigned j : finished_) {
     const Block& b = blocks_[j];
@@ -286,7 +289,7 @@ bool SimtCore::run_blocks() {
 // lets simulated time follow: a batch syncs, otherwise the environment may end the wait early because
 // work arrived for the core (false; now_ is where it ended).
 bool SimtCore::wait_until(uint64_t t, bool batch) {
-  if (t - synced_ < 1000) {
+  if (batch ? t - synced_ < 1000 : t <= arrivals_at_) {  // (concurrent: nothing can arrive meanwhile)
     now_ = t;
     return true;
   }
@@ -296,7 +299,16 @@ bool SimtCore::wait_until(uint64_t t, bool batch) {
     return true;
   }
   now_ = synced_ = std::clamp(env_.idle(t), now_, t);
-  return now_ == t;
+  return now_ == t && !env_.work_waiting();
+}
+
+// Where the environment cannot tell (a queued kernel waits for room any SM's completion may free), a
+// grid of the core's own cycles: a block then starts at most kArrivalGrid cycles after it arrived.
+uint64_t SimtCore::next_arrival_check() const {
+  constexpr uint64_t kArrivalGrid = 1000;
+  const uint64_t h = env_.no_arrival_before(now_);
+  if (h != CoreEnv::kUnknown) return std::max(h, now_ + 1);
+  return (now_ / kArrivalGrid + 1) * kArrivalGrid;
 }
 
 // Earliest cycle a ready warp may issue (~0: none is ready, every live warp is at a barrier).

@@ -54,6 +54,11 @@ class CoreEnv {
   }
   // Work for the core arrived (concurrent mode: a block): run_blocks returns after a sync. Default: never.
   virtual bool work_waiting() const { return false; }
+  // Concurrent mode: the first core cycle at which work may arrive, as far as the environment can tell
+  // at core cycle `now` (simulated time having caught up with it); kUnknown (the default): it cannot
+  // tell, and the core looks at a grid of its own cycles.
+  static constexpr uint64_t kUnknown = ~uint64_t{0} - 1;
+  virtual uint64_t no_arrival_before(uint64_t /*now*/) const { return kUnknown; }
   // Cycle at which the last access released its port. A pipelined memory (DRAM) returns data
   // later than that, so the next transaction of the same instruction can issue at the release.
   // kFail: unknown, the completion time is used.
@@ -289,6 +294,9 @@ class SimtCore {
   unsigned issue_cycles_;
   uint64_t quantum_ = 20000;
   uint64_t horizon_ = ~uint64_t{0};
+  // Concurrent mode: no block arrives before this cycle; the core syncs and looks for arrivals there.
+  uint64_t arrivals_at_ = 0;
+  uint64_t next_arrival_check() const;
   std::vector<uint64_t>* issue_log_ = nullptr;
   // sm.timing = flexgrip: the pipeline, lane groups per warp instruction, the instruction in flight.
   std::unique_ptr<sm::FlexgripPipeline> pipe_;

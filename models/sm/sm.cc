@@ -92,6 +92,7 @@ class SmCore : public CoreEnv {
   void sync(uint64_t at) override {
     sc_core::sc_time t = sc_core::sc_time::from_value(at * pv_);
     if (t > sc_core::sc_time_stamp()) sc_core::wait(t - sc_core::sc_time_stamp());
+    settle();
   }
 
   void controller();
@@ -102,14 +103,28 @@ class SmCore : public CoreEnv {
     arrived_.push_back(w);
     arrival_.notify(sc_core::SC_ZERO_TIME);
   }
-  void connect(BlockDoneSink& d) { done_sink_ = &d; }
+  void connect(BlockDoneSink& d, const ConcurrentHorizon* h) {
+    done_sink_ = &d;
+    horizon_src_ = h;
+  }
   bool work_waiting() const override { return !arrived_.empty(); }
   // Every warp waits until `until`: wait for then, or for a block arriving before.
   uint64_t idle(uint64_t until) override {
     if (!cfg_.concurrent) return CoreEnv::idle(until);
     const sc_core::sc_time t = sc_core::sc_time::from_value(until * pv_);
     if (arrived_.empty() && t > sc_core::sc_time_stamp()) sc_core::wait(t - sc_core::sc_time_stamp(), arrival_);
+    settle();
     return std::min<uint64_t>(until, (sc_core::sc_time_stamp().value() + pv_ - 1) / pv_);
+  }
+  // Concurrent mode: simulated time reached the core; a block the dispatcher assigns at this very
+  // instant (its edge method runs in the instant's first delta, as this thread may) is seen too.
+  void settle() {
+    if (cfg_.concurrent) sc_core::wait(sc_core::SC_ZERO_TIME);
+  }
+  uint64_t no_arrival_before(uint64_t /*now*/) const override {
+    if (!horizon_src_) return ~uint64_t{0};
+    const uint64_t ps = horizon_src_->no_assignment_before_ps();
+    return ps == ConcurrentHorizon::kUnknown ? kUnknown : ps / pv_;  // the cycle of that instant (an edge)
   }
   void reset() {
     if (state_ == Setup || state_ == Running) return;  // a batch in flight is not interrupted
@@ -205,6 +220,7 @@ class SmCore : public CoreEnv {
   std::vector<uint64_t> issues_;
   // Concurrent mode.
   BlockDoneSink* done_sink_ = nullptr;
+  const ConcurrentHorizon* horizon_src_ = nullptr;
   std::vector<BlockWork> arrived_;  // assigned, not yet added to the core
   sc_core::sc_event arrival_;
   std::map<std::pair<uint64_t, uint64_t>, BlockWork> running_;  // (launch id, block) -> its work
@@ -382,7 +398,7 @@ void Sm::controller_thread() { core_->controller(); }
 void Sm::reset_method() { core_->reset(); }
 
 const SmConfig& Sm::config() const { return core_->config(); }
-void Sm::connect_dispatcher(BlockDoneSink& d) { core_->connect(d); }
+void Sm::connect_dispatcher(BlockDoneSink& d, const ConcurrentHorizon* h) { core_->connect(d, h); }
 void Sm::assign(const BlockWork& w) { core_->assign(w); }
 void Sm::set_horizon(uint64_t ps) { core_->set_horizon(ps); }
 void Sm::record_issues(bool on) { core_->record_issues(on); }

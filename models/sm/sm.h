@@ -57,7 +57,8 @@ class Sm : public sc_core::sc_module, public BlockTarget {
 
   const SmConfig& config() const;
   // Concurrent mode: where completions go, and a block to start now (from the dispatcher).
-  void connect_dispatcher(BlockDoneSink& d);
+  // `h` (may be null) says until when no block can arrive, so the SM may run ahead that far.
+  void connect_dispatcher(BlockDoneSink& d, const ConcurrentHorizon* h = nullptr);
   void assign(const BlockWork& w) override;
   // Simulated instant (ps) the SM must not run ahead of (temporal decoupling): at that instant its
   // registered state is its state then. ~0: no horizon.

@@ -75,6 +75,12 @@ class HostInterface {
   virtual bool concurrent() const { return false; }
   // Puts work into the GPU's queues (G1); waits while they are full.
   virtual void submit(WorkRequest /*w*/) { throw std::logic_error("submit: not a concurrent-mode GPU"); }
+  // A kernel launch: the driver's `ns` (its launch latency) pass, then submit. The platform knows the
+  // launch is on its way meanwhile.
+  virtual void submit_after(WorkRequest w, double ns) {
+    if (ns > 0) wait_ns(ns);
+    submit(std::move(w));
+  }
   // Waits until the work `tag` completed and returns the instant (ps); throws DeviceError if the GPU
   // reported an error first.
   virtual uint64_t wait_done(uint64_t /*tag*/) { throw std::logic_error("wait_done: not a concurrent-mode GPU"); }

@@ -304,12 +304,15 @@ DeviceError HostRuntime::with_kernel(const DeviceError& e, const std::string& ke
 
 // --- streams, events, asynchronous copies ----------------------------------------------------
 
-uint64_t HostRuntime::submit(WorkRequest w, Pending p) {
-  w.tag = next_tag_++;
+uint64_t HostRuntime::submit(WorkRequest w, Pending p, double latency_ns) {
+  const uint64_t tag = w.tag = next_tag_++;
   w.high_priority = high_priority(w.stream);
-  pending_[w.tag] = std::move(p);
-  host_.submit(std::move(w));
-  return w.tag;
+  pending_[tag] = std::move(p);
+  if (latency_ns > 0) host_.submit_after(std::move(w), latency_ns);
+  else host_.submit(std::move(w));
+  // A kernel's launch reaches the GPU's queues now (G1).
+  if (auto it = pending_.find(tag); it != pending_.end()) it->second.launch.start_ps = host_.now_ps();
+  return tag;
 }
 
 uint64_t HostRuntime::launch_async(Stream s, const Module& m, const std::string& kernel, Dim3 grid, Dim3 block,
@@ -319,17 +322,14 @@ uint64_t HostRuntime::launch_async(Stream s, const Module& m, const std::string&
   uint32_t bpc = 0;
   auto d = std::make_shared<KernelDesc>(prepare(m, kernel, grid, block, args, dyn_shmem, bpc));
   d->launch_id = next_launch_++;
-  const DeviceProps& p = host_.props();
-  if (p.launch_latency_ns > 0) host_.wait_ns(p.launch_latency_ns);  // the driver's share of the call
   Pending pend{WorkRequest::Kernel, s, {}, m.image};
   pend.launch.kernel = kernel;
   pend.launch.launch_id = d->launch_id;
-  pend.launch.start_ps = host_.now_ps();  // the launch reaches the GPU's queues (G1)
   WorkRequest w;
   w.kind = WorkRequest::Kernel;
   w.stream = s;
   w.kernel = d;
-  submit(std::move(w), std::move(pend));
+  submit(std::move(w), std::move(pend), host_.props().launch_latency_ns);  // the driver's share of the call
   return d->launch_id;
 }
 

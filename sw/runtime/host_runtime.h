@@ -67,7 +67,7 @@ class HostRuntime : public Runtime {
   };
   KernelDesc prepare(const Module& m, const std::string& kernel, Dim3 grid, Dim3 block, const KernelArgs& args,
                      uint32_t dyn_shmem, uint32_t& bpc) const;
-  uint64_t submit(WorkRequest w, Pending p);   // returns the tag
+  uint64_t submit(WorkRequest w, Pending p, double latency_ns = 0);  // returns the tag
   void copy_async(WorkRequest w, Stream s, const char* what);
   // Waits for the pending work `tag` and retires it.
   void retire(uint64_t tag);

@@ -137,13 +137,13 @@ TEST_CASE_METHOD(Fixture, "work queues: C1-C4: one copy on the copy engine at a 
 TEST_CASE_METHOD(Fixture, "work queues: an event recorded after a kernel releases a wait in another stream when the kernel completes") {
   int a = q.submit(kernel(1, 1, 1));
   q.submit(of_kind(WorkItem::Record, 1, 2, 77));
-  q.submit(of_kind(WorkItem::Wait, 2, 2, 0));
+  q.submit(of_kind(WorkItem::Wait, 2, 2, 78));
   int b = q.submit(kernel(2, 1, 2));
   CHECK(q.settle().empty());
   CHECK(q.state(b) == WorkQueues::InStream);
   complete_all(q, assign_all(q));
   CHECK(q.state(a) == WorkQueues::Free);
-  CHECK(q.settle() == std::vector<uint64_t>{77});  // the record completes, then the wait, then B joins
+  CHECK(q.settle() == std::vector<uint64_t>{77, 78});  // the record completes, then the wait, then B joins
   CHECK(q.head_kernel() == b);
 }
 

@@ -20,22 +20,29 @@ nlohmann::json comparable(nlohmann::json j) {
 }
 }  // namespace
 
-TEST_CASE("stepping: stops at 200 instants give the run a single sc_start gives") {
-  const std::string args = "--preset flexgrip --set sm.count=2 --workload scalarProd --launch small";
+// `args` runs `workload`/`launch` on `c` with the gpuvp binary in one sc_start.
+void same_in_steps(const std::string& args, Config c, const char* workload, const char* launch) {
   nlohmann::json plain = test::run_stats(args);
   REQUIRE(plain["exit_status"] == 0);
   const uint64_t end_ps = uint64_t(plain["sim_seconds"].get<double>() * 1e12);
-
-  Config c = Config::preset("flexgrip");
-  c.set("sm.count=2");
   Platform p(c);
-  const wl::Workload* w = wl::find("scalarProd");
+  const wl::Workload* w = wl::find(workload);
   wl::Result r;
-  p.start([&](rt::Runtime& rt) { r = w->run(rt, wl::config_named(*w, "small"), 1); });
+  p.start([&](rt::Runtime& rt) { r = w->run(rt, wl::config_named(*w, launch), 1); });
   for (uint64_t k = 1; k <= 200; ++k) CHECK(p.advance_to(end_ps * k / 201));
   p.finish();
   CHECK(r.ok);
   CHECK(comparable(p.stats().to_json()) == comparable(plain));
+}
+
+TEST_CASE("stepping: stops at 200 instants give the run a single sc_start gives") {
+  Config c = Config::preset("flexgrip");
+  c.set("sm.count=2");
+  same_in_steps("--preset flexgrip --set sm.count=2 --workload scalarProd --launch small", c, "scalarProd", "small");
+}
+
+TEST_CASE("stepping: the same with the concurrent dispatcher (tx2)") {
+  same_in_steps("--preset tx2 --workload scalarProd --launch small", Config::preset("tx2"), "scalarProd", "small");
 }
 
 namespace {
