@@ -104,7 +104,7 @@ def plot(logs, out, title):
     ax.set_xlabel(f"time since the scenario start ({unit})")
     names = sorted({(b[5], b[3].split(":")[0]) for b in blocks})
     ax.legend(handles=[plt.Rectangle((0, 0), 1, 1, facecolor=colors(n % 10)) for n, _ in names],
-              labels=[name for _, name in names], loc="upper right", fontsize=7)
+              labels=[name for _, name in names], loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=7)
     ax.set_title(title or logs[0][1].get("scenario_name", "experiment"))
     fig.tight_layout()
     fig.savefig(out, dpi=130)
