@@ -30,8 +30,9 @@ constexpr uint64_t kDefaultSpinNs = 10000000;  // the examiner's timer_spin with
 struct SmLimits {
   std::string preset;
   uint64_t per_block = ~uint64_t{0}, per_sm = ~uint64_t{0}, warp = 1;
+  uint64_t gmem = 0;  // bytes of global memory: what a benchmark's buffers must fit
 
-  explicit SmLimits(const Config& cfg) : preset(cfg.name()) {
+  explicit SmLimits(const Config& cfg) : preset(cfg.name()), gmem(uint64_t(cfg.f("gmem.size_mib") * 1048576.0)) {
     for (int64_t i = 0; i < cfg.i("sm.count"); ++i) {
       const Params p = cfg.params("sm", fmt::format("gpu.sm{}", i));
       per_block = std::min(per_block, uint64_t(p.i("max_threads_per_block")));
@@ -119,6 +120,28 @@ struct Reader {
   }
 };
 
+// A benchmark's buffers live in global memory: its data_size bytes, and per block of each kernel the
+// start, end, SM id and spin time records (8 + 8 + 4 + 8 bytes).
+constexpr uint64_t kRecordBytes = 28;
+
+void fits_memory(const Reader& r, const json& b, const std::string& at, const Benchmark& out) {
+  uint64_t blocks = out.kind == BenchmarkKind::TimerSpin ? out.grid.count() : 0;
+  for (const SpinKernel& k : out.kernels) blocks += k.blocks;
+  const uint64_t need = out.data_size + blocks * kRecordBytes;
+  if (need <= r.sm.gmem) return;
+  const bool data = out.data_size > r.sm.gmem / 2;
+  const std::string key = data ? "data_size" : out.kind == BenchmarkKind::TimerSpin ? "block_count" : "additional_info";
+  r.fail(at + key, b.contains(key) ? b[key] : json(), fmt::format("needs {} bytes of global memory ({} bytes of data, {} bytes of block records): "
+                                       "more than the {} bytes of {} (gmem.size_mib)",
+                                       need, out.data_size, blocks * kRecordBytes, r.sm.gmem, r.sm.preset));
+}
+
+// A log is a file in the result directory: a plain name, not a path.
+void check_log_name(const Reader& r, const json& v, const std::string& path, const std::string& name) {
+  if (name.find('/') != std::string::npos || name == "." || name == "..")
+    r.fail(path, v, "is not a plain file name (the log goes into base_result_directory)");
+}
+
 // The benchmark's base name: no directory, no extension.
 std::string base_name(const std::string& filename) {
   std::string base = filename.substr(filename.find_last_of('/') + 1);
@@ -198,6 +221,7 @@ Benchmark read_benchmark(const Reader& r, const json& b, size_t i, const Experim
   out.kind = read_kind(r, file, at + "filename", base);
   out.filename = file.get<std::string>();
   out.log_name = b.contains("log_name") ? r.string(b["log_name"], at + "log_name", true) : fmt::format("{}_{}.json", base, i);
+  if (b.contains("log_name")) check_log_name(r, b["log_name"], at + "log_name", out.log_name);
   if (b.contains("label")) out.label = r.string(b["label"], at + "label", false);
   read_dims(r, b, at, out);
   if (b.contains("data_size")) out.data_size = uint64_t(r.integer(b["data_size"], at + "data_size", 0, kMaxInt));
@@ -214,6 +238,7 @@ Benchmark read_benchmark(const Reader& r, const json& b, size_t i, const Experim
   out.max_iterations = e.max_iterations;
   out.max_time = e.max_time;
   read_run_limits(r, b, at, out.max_iterations, out.max_time);
+  fits_memory(r, b, at, out);
   return out;
 }
 
@@ -244,7 +269,13 @@ Experiment parse_experiment(const json& j, const Config& cfg, const std::string&
   const json& bs = r.required(j, "", "benchmarks", "a non-empty array of benchmarks");
   if (!bs.is_array()) r.fail("benchmarks", bs, "is not an array of benchmarks");
   if (bs.empty()) r.fail("benchmarks", bs, "is empty; expected at least one benchmark");
-  for (size_t i = 0; i < bs.size(); ++i) e.benchmarks.push_back(read_benchmark(r, bs[i], i, e));
+  for (size_t i = 0; i < bs.size(); ++i) {
+    e.benchmarks.push_back(read_benchmark(r, bs[i], i, e));
+    for (size_t k = 0; k < i; ++k)  // one log per benchmark: a shared name would overwrite one
+      if (e.benchmarks[k].log_name == e.benchmarks[i].log_name)
+        r.fail(fmt::format("benchmarks[{}].log_name", i), json(e.benchmarks[i].log_name),
+               fmt::format("is benchmarks[{}]'s log too; each benchmark needs its own", k));
+  }
   return e;
 }
 

@@ -119,7 +119,7 @@ void HostPort::submit(rt::WorkRequest w) {
     case rt::WorkRequest::Record: s.item.kind = WorkItem::Record; break;
     case rt::WorkRequest::Wait: s.item.kind = WorkItem::Wait; break;
   }
-  if (s.item.event >= disp_->queues().events())
+  if (s.item.event > disp_->queues().events())  // ids from 1; id `events` shares slot 0, which none else uses
     throw rt::RuntimeError(fmt::format("event {}: the GPU has {} events (scheduler.events)", s.item.event,
                                        disp_->queues().events()));
   s.order = uint64_t(thread_index()) << 40 | (submitted_++ & ((uint64_t{1} << 40) - 1));
@@ -162,9 +162,7 @@ uint64_t HostPort::wait_done(uint64_t tag) {
   while (!done_.count(tag) && !errors_.first) wait(work_ev_ | errors_.event);
   activity_ = "running the host program";
   if (errors_.first) throw DeviceError(*errors_.first);
-  const uint64_t ps = done_[tag];
-  done_.erase(tag);
-  return ps;
+  return done_[tag];  // kept: other host threads may wait for the same work
 }
 
 uint64_t HostPort::done_at(uint64_t tag) const {

@@ -20,7 +20,8 @@ class Clock {
 
   // Cycle number of time t (edges at 0, T, 2T, ...).
   uint64_t cycle(const sc_core::sc_time& t) const { return t.value() / period_.value(); }
-  sc_core::sc_time at_cycle(uint64_t c) const { return period_ * static_cast<double>(c); }
+  // In integer ticks: a double loses whole picoseconds past 2^53 ps (2.5 simulated hours).
+  sc_core::sc_time at_cycle(uint64_t c) const { return sc_core::sc_time::from_value(c * period_.value()); }
   sc_core::sc_time from_ticks(uint64_t ticks) const { return sc_core::sc_time::from_value(ticks * period_.value()); }
   // The first rising edge strictly after `t`: an input that changes at or after edge k is sampled
   // at edge k+1, exactly as a flip-flop in the RTL samples it.

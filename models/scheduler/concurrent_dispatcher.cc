@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "models/common/log.h"
 
@@ -169,9 +170,12 @@ void ConcurrentDispatcher::edge() {
   if (!timer_.take()) return;
   const uint64_t now_ps = sc_core::sc_time_stamp().value();
   std::vector<Input> later;
-  std::stable_sort(inputs_.begin(), inputs_.end(), [](const Input& a, const Input& b) {
-    return a.at != b.at ? a.at < b.at : a.what == Input::Submit && b.what == Input::Submit && a.sub.order < b.sub.order;
-  });
+  // Sampled together at this edge: by instant, completions before submissions, submissions in the
+  // host's thread and call order.
+  auto key = [](const Input& in) {
+    return std::make_tuple(in.at, in.what == Input::Submit, in.what == Input::Submit ? in.sub.order : 0);
+  };
+  std::stable_sort(inputs_.begin(), inputs_.end(), [&](const Input& a, const Input& b) { return key(a) < key(b); });
   for (auto& in : inputs_) {
     if (in.at < now_ps) take(in);
     else later.push_back(std::move(in));  // came in this instant: the next edge samples it

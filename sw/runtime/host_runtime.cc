@@ -308,8 +308,13 @@ uint64_t HostRuntime::submit(WorkRequest w, Pending p, double latency_ns) {
   const uint64_t tag = w.tag = next_tag_++;
   w.high_priority = high_priority(w.stream);
   pending_[tag] = std::move(p);
-  if (latency_ns > 0) host_.submit_after(std::move(w), latency_ns);
-  else host_.submit(std::move(w));
+  try {
+    if (latency_ns > 0) host_.submit_after(std::move(w), latency_ns);
+    else host_.submit(std::move(w));
+  } catch (...) {  // refused: nothing to wait for
+    pending_.erase(tag);
+    throw;
+  }
   // A kernel's launch reaches the GPU's queues now (G1).
   if (auto it = pending_.find(tag); it != pending_.end()) it->second.launch.start_ps = host_.now_ps();
   return tag;

@@ -121,3 +121,15 @@ TEST_CASE("log: lines are sc_reports of their module, filtered per module path, 
   CHECK(log::level_for("gpu.sched") == log::Level::Warn);
   CHECK_THROWS_WITH(log::parse_level("loud"), Contains("'loud'"));
 }
+
+// Beyond 2^53 ps (2.5 simulated hours) a double no longer holds every picosecond: an edge computed
+// through one fell a picosecond short and a clocked model asked for it again and again.
+TEST_CASE("clock: edges are exact beyond 2^53 picoseconds") {
+  const Clock clk(1300.0);  // 769 ps
+  const uint64_t p = clk.period().value();
+  for (uint64_t c : {uint64_t{1} << 40, uint64_t{12345678901234}, (uint64_t{1} << 53) / p + 7})
+    CHECK(clk.at_cycle(c).value() == c * p);
+  const sc_core::sc_time far = sc_core::sc_time::from_value(uint64_t{12345678901234} * p + 5);
+  CHECK(clk.next_edge(far).value() == uint64_t{12345678901235} * p);
+  CHECK(clk.cycle(clk.at_cycle(12345678901234)) == uint64_t{12345678901234});
+}

@@ -175,6 +175,10 @@ TEST_CASE("experiment cli: every bad field exits 2 naming the file and the field
       {0, R"({"max_time": -1})", "benchmarks[0].max_time: -1 is out of range"},
       {0, R"({"cpu_core": 1.5})", "benchmarks[0].cpu_core: 1.5 is not an integer"},
       {0, R"({"thred_count": 3})", "benchmarks[0]: unknown key 'thred_count'"},
+      {0, R"({"data_size": 200000000})", "benchmarks[0].data_size: 200000000 needs 200000112 bytes of global memory"},
+      {0, R"({"block_count": [65535, 65535, 65535]})", "benchmarks[0].block_count: [65535,65535,65535] needs"},
+      {0, R"({"log_name": "../escape.json"})", "benchmarks[0].log_name: \"../escape.json\" is not a plain file name"},
+      {1, R"({"log_name": "timer_spin_0.json"})", "benchmarks[1].log_name: \"timer_spin_0.json\" is benchmarks[0]'s log too"},
       {1, R"({"additional_info": null})", "benchmarks[1].additional_info: missing"},
       {1, R"({"additional_info": 5})", "benchmarks[1].additional_info: 5 is not a string"},
       {1, R"({"additional_info": "K1,100,1"})", "benchmarks[1].additional_info: \"K1,100,1\" has 3 items"},
@@ -340,5 +344,19 @@ TEST_CASE("experiment cli: bad files exit 2 before anything runs, and so does an
   r = run_gpuvp("experiment " + f);
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Contains("benchmarks[0]: max_iterations and max_time are both unlimited"));
+  std::remove(f.c_str());
+}
+
+// Past 2^53 ps of simulated time (2.5 hours) the dispatcher's edges used to be a picosecond short, and it
+// spun for ever at one instant.
+TEST_CASE("experiment cli: a benchmark released after hours of simulated time runs") {
+  json j = good();
+  j["max_iterations"] = 1;
+  j["benchmarks"][1]["release_time"] = 9900;
+  const std::string f = write_temp("experiment_far.json", j.dump());
+  auto r = run_gpuvp("experiment " + f + " --out " + temp_path("exp_far_out"));
+  INFO(r.out << r.err);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("9900.0"));
   std::remove(f.c_str());
 }
