@@ -55,9 +55,9 @@ PlatformImpl::PlatformImpl(sc_core::sc_module_name name, const Config& c, const 
     sc.concurrent = concurrent;
     sms.push_back(std::make_unique<Sm>(nm.c_str(), sc, reg, errors, "gpu." + nm, &prints));
   }
+  fill_props();
   if (concurrent) build_concurrent();
   bus = std::make_unique<HostBus>("host_bus", HostBusConfig::from(cfg.params("host", "gpu.host_bus")));
-  fill_props();
   host = std::make_unique<HostPort>("host", dev, errors, prints, *gmem);
   wire();
   SC_METHOD(watch_dispatch);  // observes only: block dispatches for statistics and fault triggers
@@ -120,16 +120,9 @@ void PlatformImpl::build_scheduler() {
   }
 }
 
-// The concurrent mode: the dispatcher places blocks within the resources every SM has.
+// The concurrent mode: the dispatcher places blocks within the resources every SM has (fill_props).
 void PlatformImpl::build_concurrent() {
-  SmLimits lim{~0u, ~0u, ~0u, ~0u};
-  for (auto& sm : sms) {
-    const SmConfig& s = sm->config();
-    lim.threads = std::min(lim.threads, s.max_threads);
-    lim.smem = std::min(lim.smem, s.shared_bytes);
-    lim.regs = std::min(lim.regs, s.registers);
-    lim.blocks = std::min(lim.blocks, s.max_blocks);
-  }
+  const SmLimits lim{dev.max_threads, dev.shared_bytes, dev.registers, dev.max_blocks};
   disp = std::make_unique<ConcurrentDispatcher>(
       "sched", ConcurrentDispatcherConfig::from(cfg.params("scheduler", "gpu.sched"), n, clk, lim), reg);
   ce = std::make_unique<CopyEngine>("ce", CopyEngineConfig::from(cfg.params("copy", "gpu.ce")), reg, *disp);
