@@ -26,6 +26,7 @@
 #include <SQLiteCpp/Exception.h>
 #include "faultinj/sizing.h"
 #include "faultinj/store.h"
+#include "platform/user_file.h"
 
 namespace gpuvp::fi {
 
@@ -35,12 +36,7 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 std::string read_text(const std::string& path) {
-  std::error_code ec;
-  if (fs::exists(path, ec) && !fs::is_regular_file(path, ec))
-    throw CampaignError(fmt::format("{}: not a regular file", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw CampaignError(fmt::format("{}: cannot open", path));
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  return read_user_file(path, "campaign file");
 }
 
 std::string hex(uint64_t v) { return fmt::format("{:016x}", v); }
@@ -66,12 +62,10 @@ JobFactory plain_job_factory(const CampaignSpec& spec, const std::string& base_d
     }
     return [cfg, w] { return workload_job(cfg, w.name, w.launch, w.seed); };
   }
-  nlohmann::json desc = *spec.exec;
-  if (desc.contains("ptx") && desc["ptx"].is_string() && fs::path(desc["ptx"].get<std::string>()).is_relative())
-    desc["ptx"] = (fs::path(base_dir) / desc["ptx"].get<std::string>()).string();
-  const std::string origin = spec.origin + ": exec";
-  exec_job(cfg, desc, origin);
-  return [cfg, desc, origin] { return exec_job(cfg, desc, origin); };
+  // Paths in the launch are the campaign file's neighbours; a campaign compares outputs and writes none.
+  const ExecSource src{spec.origin + ": exec", base_dir, "", false};
+  exec_job(cfg, *spec.exec, src);
+  return [cfg, desc = *spec.exec, src] { return exec_job(cfg, desc, src); };
 }
 
 JobFactory job_factory(const CampaignSpec& spec, const std::string& base_dir) {
@@ -163,7 +157,7 @@ std::vector<Fault> state_faults(const CampaignSpec& spec, const GoldenRun& g, st
   try {
     targets = select_targets(target_infos(g), spec.targets, spec.exclude);
   } catch (const std::invalid_argument& e) {
-    throw CampaignError(fmt::format("{}: targets: {}", spec.origin, e.what()));  // exit 2, naming the file
+    throw CampaignError(fmt::format("{}: {}", spec.origin, e.what()));  // exit 2, naming the file and the glob
   }
   if (spec.trigger.event != "time") return event_faults(spec, g, targets, space);
   uint64_t from = g.start_ps, to = g.end_ps;

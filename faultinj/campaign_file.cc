@@ -15,6 +15,7 @@
 #include "faultinj/sizing.h"
 #include "platform/config/json_text.h"
 #include "platform/int_text.h"
+#include "platform/user_file.h"
 
 namespace gpuvp::fi {
 
@@ -41,11 +42,7 @@ std::string join_path(const std::string& prefix, const std::string& key) {
 const json& object(const Ctx& c, const json& v, const std::string& path,
                    std::initializer_list<const char*> allowed) {
   if (!v.is_object()) c.fail(path, v, "not an object");
-  for (auto& [k, x] : v.items()) {
-    (void)x;
-    if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return k == a; }))
-      c.error(fmt::format("unknown key '{}'", join_path(path, k)));
-  }
+  if (std::string e = unknown_key_error(v, allowed, path); !e.empty()) c.error(e);
   return v;
 }
 
@@ -271,6 +268,11 @@ CampaignSpec parse_campaign(const json& j, const std::string& origin) {
   if (j.contains("window")) s.window = parse_window(c, j.at("window"));
   if (j.contains("trigger")) s.trigger = parse_trigger(c, j.at("trigger"));
   if (s.bus && s.trigger.event != "time") c.error("trigger: a bus campaign's trigger is its link's transactions");
+  // A bus fault corrupts one transaction as it crosses the link: it has no duration to hold and no
+  // window (its instants are the link's transactions).
+  if (s.bus && s.fault.duration != Duration::Transient)
+    c.fail("fault.duration", j.at("fault").at("duration"), "a bus fault corrupts one transaction; only transient");
+  if (s.bus && s.window) c.error("window: a bus campaign's instants are its link's transactions; remove window");
   if (s.window && s.trigger.event != "time") c.error("window: only with the time trigger");
   parse_run_options(c, j, s);
   return s;
@@ -288,12 +290,7 @@ CampaignSpec parse_campaign_text(const std::string& text, const std::string& ori
 }
 
 CampaignSpec load_campaign(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw CampaignError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw CampaignError(fmt::format("{}: cannot read", path));
-  return parse_campaign_text(text.str(), path);
+  return parse_campaign_text(read_user_file(path, "campaign file"), path);
 }
 
 }  // namespace gpuvp::fi

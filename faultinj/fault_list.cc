@@ -56,6 +56,19 @@ std::string join(const std::vector<std::string>& v) {
   return s.empty() ? "(none)" : s;
 }
 
+// "SMs gpu.sm0 .. gpu.sm3" from the registry's names: a glob naming an SM beyond them says why.
+std::string sm_range(const std::vector<TargetInfo>& all) {
+  unsigned n = 0;  // SMs: one more than the highest N of a gpu.smN. name
+  for (const TargetInfo& t : all) {
+    if (t.name.rfind("gpu.sm", 0) != 0) continue;
+    const size_t dot = t.name.find('.', 6);
+    const std::string digits = t.name.substr(6, dot == std::string::npos ? std::string::npos : dot - 6);
+    if (!digits.empty() && digits.size() < 4 && digits.find_first_not_of("0123456789") == std::string::npos)
+      n = std::max(n, unsigned(std::stoul(digits)) + 1);
+  }
+  return n == 0 ? "no SMs" : fmt::format("{} SM{}: gpu.sm0{}", n, n == 1 ? "" : "s", n == 1 ? "" : fmt::format(" .. gpu.sm{}", n - 1));
+}
+
 uint64_t mul_checked(uint64_t a, uint64_t b, const char* what) {
   uint64_t r;
   if (__builtin_mul_overflow(a, b, &r)) throw std::overflow_error(fmt::format("{} does not fit in 64 bits", what));
@@ -65,6 +78,13 @@ uint64_t mul_checked(uint64_t a, uint64_t b, const char* what) {
 
 std::vector<TargetInfo> select_targets(const std::vector<TargetInfo>& all, const std::vector<std::string>& include,
                                        const std::vector<std::string>& exclude) {
+  // Every target glob must match something: a typo in one glob beside a good one would silently narrow
+  // the campaign (gpu.sm0.regz next to gpu.sm0.preds). An exclude may match nothing: one campaign file
+  // serves configurations that lack some state (gpu.sched.prng exists only with the random policy).
+  for (size_t i = 0; i < include.size(); ++i)
+    if (std::none_of(all.begin(), all.end(), [&](const TargetInfo& t) { return glob_match(include[i], t.name); }))
+      throw std::invalid_argument(fmt::format("targets[{}] '{}' matches no target of this platform ({}; `gpuvp "
+                                              "targets` lists them)", i, include[i], sm_range(all)));
   std::vector<TargetInfo> out;
   for (const TargetInfo& t : all)
     if (any_match(include, t.name) && !any_match(exclude, t.name)) out.push_back(t);

@@ -99,12 +99,16 @@ std::unique_ptr<Job> workload_job(const Config& c, const std::string& workload, 
     const wl::Workload& w = wl::find_or_throw(workload);
     return std::make_unique<WorkloadJob>(c, w, wl::launch_or_default(w, launch), seed);
   } catch (const std::invalid_argument& e) {
-    throw ConfigError(fmt::format("workload {}", e.what()));
+    throw ConfigError(e.what());  // it names the workload or launch
   }
 }
 
+std::unique_ptr<Job> exec_job(const Config& c, const nlohmann::json& desc, const ExecSource& src) {
+  return std::make_unique<ExecLaunchJob>(c, ExecJob::parse(desc, src));
+}
+
 std::unique_ptr<Job> exec_job(const Config& c, const nlohmann::json& desc, const std::string& origin) {
-  return std::make_unique<ExecLaunchJob>(c, ExecJob::parse(desc, origin));
+  return exec_job(c, desc, ExecSource{origin, "", "", false});
 }
 
 uint64_t hash_bytes(const std::vector<uint8_t>& bytes) {

@@ -11,6 +11,7 @@
 
 #include "platform/config/config.h"
 #include "faultinj/fault.h"
+#include "platform/cli_exec.h"
 #include "platform/platform.h"
 #include "sw/runtime/runtime.h"
 
@@ -50,7 +51,9 @@ class Job {
 // Throws ConfigError naming the workload or launch when unknown.
 std::unique_ptr<Job> workload_job(const Config& c, const std::string& workload, const std::string& launch,
                                   uint64_t seed);
-// `desc` is a launch description as `gpuvp exec --launch-file` reads it; `origin` names it in errors.
+// `desc` is a launch description as `gpuvp exec --launch-file` reads it; `src` names it in errors and
+// says where its relative paths start (the second form: `origin`, paths as given, no dumps).
+std::unique_ptr<Job> exec_job(const Config& c, const nlohmann::json& desc, const ExecSource& src);
 std::unique_ptr<Job> exec_job(const Config& c, const nlohmann::json& desc, const std::string& origin);
 
 // `inner` with a bus saboteur on `link` that corrupts `field` of the k-th transaction for a fault on

@@ -1,4 +1,5 @@
 #include "platform/cli_exec.h"
+#include "platform/text.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -18,6 +19,7 @@
 #include "platform/int_text.h"
 #include "platform/output_file.h"
 #include "platform/platform.h"
+#include "platform/user_file.h"
 
 namespace gpuvp {
 
@@ -95,7 +97,7 @@ json parse_arg(const std::string& a) {
 // An integer as sign and magnitude, exactly (parse_json_int). Throws ConfigError naming `where`.
 IntText parse_int(const json& v, const std::string& where) {
   IntText x;
-  if (const char* why = parse_json_int(v, x)) throw ConfigError(fmt::format("{}: {} {}", where, v.dump(), why));
+  if (const char* why = parse_json_int(v, x)) throw ConfigError(fmt::format("{}: {} {}", where, json_shown(v), why));
   return x;
 }
 
@@ -103,7 +105,7 @@ IntText parse_int(const json& v, const std::string& where) {
 uint64_t int_in(const json& v, uint64_t lo, uint64_t hi, const std::string& where) {
   IntText x = parse_int(v, where);
   if ((x.neg && x.mag != 0) || x.mag < lo || x.mag > hi)
-    throw ConfigError(fmt::format("{}: {} must be an integer in [{}, {}]", where, v.dump(), lo, hi));
+    throw ConfigError(fmt::format("{}: {} must be an integer in [{}, {}]", where, json_shown(v), lo, hi));
   return x.mag;
 }
 
@@ -115,7 +117,7 @@ double parse_float(const json& v, const std::string& where) {
     double d = std::strtod(t.c_str(), &end);
     if (!t.empty() && *end == '\0') return d;
   }
-  throw ConfigError(fmt::format("{}: {} is not a number", where, v.dump()));
+  throw ConfigError(fmt::format("{}: {} is not a number", where, json_shown(v)));
 }
 
 // The bytes of `v` as a value of `type`, exactly, or ConfigError if it is not representable.
@@ -126,7 +128,7 @@ std::vector<uint8_t> encode(const std::string& type, const json& v, const std::s
     double d = parse_float(v, where);
     if (type == "f32") {
       if (std::isfinite(d) && std::fabs(d) > std::numeric_limits<float>::max())
-        throw ConfigError(fmt::format("{}: {} is not representable as f32", where, v.dump()));
+        throw ConfigError(fmt::format("{}: {} is not representable as f32", where, json_shown(v)));
       float f = static_cast<float>(d);
       std::memcpy(out.data(), &f, 4);
     } else {
@@ -140,18 +142,10 @@ std::vector<uint8_t> encode(const std::string& type, const json& v, const std::s
   const uint64_t umax = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
   const uint64_t pos_max = is_signed ? umax >> 1 : umax, neg_max = is_signed ? (umax >> 1) + 1 : 0;
   if (x.neg ? x.mag > neg_max : x.mag > pos_max)
-    throw ConfigError(fmt::format("{}: {} is not representable as {}", where, v.dump(), type));
+    throw ConfigError(fmt::format("{}: {} is not representable as {}", where, json_shown(v), type));
   uint64_t bits_v = x.neg ? uint64_t(0) - x.mag : x.mag;
   std::memcpy(out.data(), &bits_v, es);  // little-endian: the low bytes
   return out;
-}
-
-// Input files must be readable regular files; output files must be writable before the run starts.
-void check_input(const std::string& path, const std::string& what) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw ConfigError(fmt::format("{} {}: {}", what, path,
-                                  std::filesystem::exists(path, ec) ? "is not a regular file" : "does not exist"));
 }
 
 // Two dump paths naming one file (the second dump would overwrite the first).
@@ -164,8 +158,8 @@ bool same_file(const std::string& a, const std::string& b) {
 
 // The contents a buffer starts with: its `init` (zero, const, iota, random, file) and the key that
 // init reads; a key for another init is refused (it would be silently ignored).
-std::vector<uint8_t> initial_bytes(const json& val, const ExecBuffer& b, const std::string& init, const std::string& where,
-                                   const std::function<std::string(const char*)>& str) {
+std::vector<uint8_t> initial_bytes(const json& val, const ExecBuffer& b, const std::string& init,
+                                   const std::string& where) {
   const unsigned es = kTypes.at(b.type);
   std::vector<uint8_t> bytes(b.count * es, 0);
   if (init == "const") {
@@ -185,14 +179,11 @@ std::vector<uint8_t> initial_bytes(const json& val, const ExecBuffer& b, const s
     uint64_t seed = int_in(val.contains("seed") ? val["seed"] : json(1), 0, ~uint64_t{0}, where + ".seed");
     bytes = exec::random_bytes(b.type, b.count, seed);
   } else if (init == "file") {
-    std::string path = str("file");
-    check_input(path, where + ".file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ConfigError(fmt::format("{}: cannot open '{}'", where, path));
-    std::vector<uint8_t> data((std::istreambuf_iterator<char>(in)), {});
+    if (b.file.empty()) throw ConfigError(fmt::format("{}: init 'file' needs a 'file' (the path of the bytes)", where));
+    const std::string data = read_user_file(b.file, where + ".file");
     if (data.size() != bytes.size())
-      throw ConfigError(fmt::format("{}: '{}' has {} bytes, the buffer {}", where, path, data.size(), bytes.size()));
-    bytes = data;
+      throw ConfigError(fmt::format("{}: '{}' has {} bytes, the buffer {}", where, b.file, data.size(), bytes.size()));
+    bytes.assign(data.begin(), data.end());
   } else if (init != "zero") {
     throw ConfigError(fmt::format("{}: init '{}' is not one of zero, const, iota, random, file", where, init));
   }
@@ -203,15 +194,20 @@ std::vector<uint8_t> initial_bytes(const json& val, const ExecBuffer& b, const s
   return bytes;
 }
 
-// One {"buffer": {...}} argument; `earlier` are the buffers before it (no two dump to one file).
-ExecBuffer parse_buffer(const json& val, const std::string& where, const std::vector<ExecBuffer>& earlier) {
+// A path of the description, relative to the source's folder.
+std::string resolved(const std::string& path, const ExecSource& src) {
+  if (path.empty() || src.base_dir.empty() || std::filesystem::path(path).is_absolute()) return path;
+  return (std::filesystem::path(src.base_dir) / path).string();
+}
+
+// One {"buffer": {...}} argument.
+ExecBuffer parse_buffer(const json& val, const std::string& where, const ExecSource& src) {
   if (!val.is_object()) throw ConfigError(where + ": buffer must be an object");
-  for (auto& [k, unused] : val.items())
-    if (k != "type" && k != "count" && k != "init" && k != "value" && k != "seed" && k != "file" && k != "dump")
-      throw ConfigError(fmt::format("{}: unknown buffer key '{}' (type, count, init, value, seed, file, dump)", where, k));
+  if (std::string e = unknown_key_error(val, {"type", "count", "init", "value", "seed", "file", "dump"}, where); !e.empty())
+    throw ConfigError(e);
   auto str = [&](const char* k) {
     if (!val.contains(k)) return std::string();
-    if (!val[k].is_string()) throw ConfigError(fmt::format("{}.{}: {} is not a string", where, k, val[k].dump()));
+    if (!val[k].is_string()) throw ConfigError(fmt::format("{}.{}: {} is not a string", where, k, json_shown(val[k])));
     return val[k].get<std::string>();
   };
   ExecBuffer b;
@@ -220,13 +216,32 @@ ExecBuffer parse_buffer(const json& val, const std::string& where, const std::ve
     throw ConfigError(fmt::format("{}: buffer type '{}' is not one of u8 i8 u16 i16 u32 i32 u64 i64 f32 f64", where, b.type));
   b.count = int_in(val.contains("count") ? val["count"] : json(0), 1, 1u << 26, where + ".count");
   const std::string init = val.contains("init") ? str("init") : "zero";
-  b.bytes = initial_bytes(val, b, init, where, str);
-  b.dump = str("dump");
-  if (!b.dump.empty()) check_output(b.dump, where + ".dump");
-  for (size_t j = 0; j < earlier.size(); ++j)
-    if (same_file(earlier[j].dump, b.dump))
-      throw ConfigError(fmt::format("{}: buffers {} and {} both dump to '{}'", where, j, earlier.size(), b.dump));
+  b.file = resolved(str("file"), src);
+  b.bytes = initial_bytes(val, b, init, where);
+  b.dump = resolved(str("dump"), src);
+  if (!b.dump.empty() && !src.outputs)
+    throw ConfigError(fmt::format("{}.dump: a campaign compares the buffers and writes no file; remove dump", where));
   return b;
+}
+
+// Every dump is checked writable before the run, and none may overwrite an input of the launch (its
+// PTX, its launch file, a buffer's file) or another dump.
+void check_dumps(const ExecJob& job, const ExecSource& src) {
+  for (size_t i = 0; i < job.bufs.size(); ++i) {
+    const std::string& dump = job.bufs[i].dump;
+    if (dump.empty()) continue;
+    const std::string where = fmt::format("{}: buffer {} dump '{}'", src.origin, i, dump);
+    auto refuse_if = [&](const std::string& other, const std::string& what) {
+      if (same_file(dump, other)) throw ConfigError(fmt::format("{} would overwrite {} '{}'", where, what, other));
+    };
+    refuse_if(job.ptx_path, "the PTX file");
+    refuse_if(src.file, "the launch file");
+    for (size_t j = 0; j < job.bufs.size(); ++j) {
+      refuse_if(job.bufs[j].file, fmt::format("buffer {}'s input file", j));
+      if (j < i) refuse_if(job.bufs[j].dump, fmt::format("buffer {}'s dump", j));
+    }
+    check_output(dump, where);
+  }
 }
 
 std::string show(const std::vector<uint8_t>& b, const std::string& type, size_t i) {
@@ -268,27 +283,8 @@ void add_exec_options(CLI::App* app, ExecOptions& o) {
 json exec_description(const ExecOptions& o) {
   json d;
   if (!o.launch_file.empty()) {
-    check_input(o.launch_file, "--launch-file");
-    std::ifstream in(o.launch_file);
-    if (!in) throw ConfigError(fmt::format("{}: cannot open launch file", o.launch_file));
-    const std::string text((std::istreambuf_iterator<char>(in)), {});
-    if (std::string deep = json_depth_error(text, o.launch_file); !deep.empty()) throw ConfigError(deep);
-    try {
-      d = json::parse(text);
-    } catch (const json::exception& e) {
-      throw ConfigError(fmt::format("{}: not valid JSON: {}", o.launch_file, e.what()));
-    }
+    d = read_user_json(o.launch_file, "--launch-file");
     if (!d.is_object()) throw ConfigError(fmt::format("{}: a launch description is a JSON object", o.launch_file));
-    // A relative PTX path is the launch file's neighbour, wherever gpuvp runs from.
-    if (d.contains("ptx") && d["ptx"].is_string() && !d["ptx"].get<std::string>().empty()) {
-      std::filesystem::path ptx(d["ptx"].get<std::string>());
-      if (ptx.is_relative()) d["ptx"] = (std::filesystem::path(o.launch_file).parent_path() / ptx).string();
-    }
-    for (auto& [k, v] : d.items())
-      if (k != "ptx" && k != "kernel" && k != "grid" && k != "block" && k != "args" && k != "dyn_shmem" &&
-          k != "blocks_per_core")
-        throw ConfigError(fmt::format("{}: unknown key '{}' (ptx, kernel, grid, block, args, dyn_shmem, blocks_per_core)",
-                                      o.launch_file, k));
     return d;
   }
   d["ptx"] = o.ptx;
@@ -302,7 +298,8 @@ json exec_description(const ExecOptions& o) {
   return d;
 }
 
-ExecJob ExecJob::parse(const json& d, const std::string& origin) {
+ExecJob ExecJob::parse(const json& d, const ExecSource& src) {
+  const std::string& origin = src.origin;
   ExecJob job;
   job.origin = origin;
   std::string& ptx_path = job.ptx_path;
@@ -315,20 +312,21 @@ ExecJob ExecJob::parse(const json& d, const std::string& origin) {
   auto& bufs = job.bufs;
   auto& job_args = job.args;
   try {
+    if (!d.is_object()) throw ConfigError(fmt::format("{}: a launch description is a JSON object", origin));
+    const std::string unknown =
+        unknown_key_error(d, {"ptx", "kernel", "grid", "block", "args", "dyn_shmem", "blocks_per_core"}, origin);
+    if (!unknown.empty()) throw ConfigError(unknown);
     auto required = [&](const char* key, const char* what) {
       if (d.contains(key) && !d[key].is_string())
-        throw ConfigError(fmt::format("{}: '{}' must be a string ({}), not {}", origin, key, what, d[key].dump()));
+        throw ConfigError(fmt::format("{}: '{}' must be a string ({}), not {}", origin, key, what, json_shown(d[key])));
       if (!d.contains(key) || d[key].get<std::string>().empty())
         throw ConfigError(fmt::format("{}: {} is required (--{})", origin, what, key));
     };
     required("ptx", "a PTX file");
     required("kernel", "a kernel name");
-    ptx_path = d["ptx"];
+    ptx_path = resolved(d["ptx"].get<std::string>(), src);
     kernel = d["kernel"];
-    check_input(ptx_path, origin + ": 'ptx': the PTX file");
-    std::ifstream pin(ptx_path);
-    if (!pin) throw ConfigError(fmt::format("{}: cannot open PTX file", ptx_path));
-    text.assign((std::istreambuf_iterator<char>(pin)), {});
+    text = read_user_file(ptx_path, origin + ": ptx: the PTX file");
     auto dim3 = [&](const char* key) {
       rt::Dim3 r;
       json v = d.contains(key) ? d[key] : json::array({1});
@@ -352,11 +350,15 @@ ExecJob ExecJob::parse(const json& d, const std::string& origin) {
     for (size_t i = 0; i < args.size(); ++i) {
       std::string where = fmt::format("{}: args[{}]", origin, i);
       const json& a = args[i];
+      if (std::string e = unknown_key_error(a, {"buffer", "u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f32", "f64"},
+                                            where);
+          !e.empty())
+        throw ConfigError(e);
       if (!a.is_object() || a.size() != 1)
         throw ConfigError(where + ": expected {\"buffer\": {...}} or {\"TYPE\": value}");
       auto [key, val] = *a.items().begin();
       if (key == "buffer") {
-        bufs.push_back(parse_buffer(val, where, bufs));
+        bufs.push_back(parse_buffer(val, where, src));
         job_args.push_back({static_cast<int>(bufs.size() - 1), {}, rt::ArgKind::Int});
       } else if (kTypes.count(key)) {
         job_args.push_back({-1, encode(key, val, where), key[0] == 'f' ? rt::ArgKind::Float : rt::ArgKind::Int});
@@ -367,6 +369,7 @@ ExecJob ExecJob::parse(const json& d, const std::string& origin) {
   } catch (const json::exception& e) {
     throw ConfigError(fmt::format("{}: {}", origin, e.what()));
   }
+  check_dumps(job, src);
   return job;
 }
 
@@ -400,19 +403,28 @@ std::vector<uint8_t> ExecJob::output() const {
 }
 
 int cmd_exec(const Config& cfg, const ExecOptions& o) {
-  ExecJob job = ExecJob::parse(exec_description(o), o.launch_file.empty() ? "exec" : o.launch_file);
+  // Paths in a launch file are the file's neighbours; on the command line, the current directory's.
+  const ExecSource src = o.launch_file.empty()
+                             ? ExecSource{"exec", "", "", true}
+                             : ExecSource{o.launch_file, std::filesystem::path(o.launch_file).parent_path().string(),
+                                          o.launch_file, true};
+  ExecJob job = ExecJob::parse(exec_description(o), src);
   Platform p(cfg);
   p.run([&](rt::Runtime& rt) { job.run(rt); });
   const auto& bufs = job.bufs;
   const rt::LaunchStats& ls = job.launch;
   PlatformStats st = p.stats();
-  fmt::print("{} on {}: {} cycles, {} thread-instructions, {:.3f} us simulated\n", ls.kernel, p.props().name, ls.cycles,
-             st.thread_insts, st.sim_seconds * 1e6);
+  // The kernel's own time, then the whole program's: module load, copies, the driver's launch latency
+  // and the kernel (copies differ between the batch and the concurrent scheduler's copy path).
+  print_out("{} on {}: {} cycles ({:.3f} us kernel), {} thread-instructions; {:.3f} us simulated in all (module "
+            "load, copies, launch latency, kernel)\n",
+            ls.kernel, p.props().name, ls.cycles, double(ls.cycles) / p.props().clock_mhz, st.thread_insts,
+            st.sim_seconds * 1e6);
   for (size_t i = 0; i < bufs.size(); ++i) {
     const ExecBuffer& b = bufs[i];
     std::string vals;
     for (uint64_t k = 0; k < std::min<uint64_t>(b.count, o.print); ++k) vals += " " + show(b.bytes, b.type, k);
-    fmt::print("  buffer {} ({} x {}):{}{}\n", i, b.count, b.type, vals, b.count > o.print ? " ..." : "");
+    print_out("  buffer {} ({} x {}):{}{}\n", i, b.count, b.type, vals, b.count > o.print ? " ..." : "");
     if (!b.dump.empty()) {
       write_output(b.dump, std::string(reinterpret_cast<const char*>(b.bytes.data()), b.bytes.size()));
     }

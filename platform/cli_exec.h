@@ -28,8 +28,19 @@ struct ExecBuffer {
   std::string type;
   uint64_t count = 0;
   std::vector<uint8_t> bytes;  // initial contents; after run(), what the kernel left there
+  std::string file;            // init "file": where the initial contents came from
   std::string dump;
   rt::DevPtr ptr = 0;
+};
+
+// Where a launch description came from. One rule for its paths (ptx, buffer `file` inputs, `dump`
+// outputs): a relative path is relative to `base_dir`, the folder of the file that holds the
+// description ("" for the command line: the current directory).
+struct ExecSource {
+  std::string origin;    // a launch file, a campaign file's "exec", "exec": names it in messages
+  std::string base_dir;
+  std::string file;      // that file, when there is one (an input no dump may overwrite)
+  bool outputs = true;   // dumps allowed (a campaign compares the buffers and writes no file)
 };
 
 // A validated launch description (--launch-file or the command line's) and the host program that
@@ -48,8 +59,8 @@ struct ExecJob {
   std::string origin;     // where the description came from (a launch file, "exec"), for messages
   rt::LaunchStats launch;                                     // after run()
 
-  // Validates `desc`; throws ConfigError naming `origin` and the field.
-  static ExecJob parse(const nlohmann::json& desc, const std::string& origin);
+  // Validates `desc`; throws ConfigError naming the source and the field.
+  static ExecJob parse(const nlohmann::json& desc, const ExecSource& src);
   // The host program: allocate and fill the buffers, launch, wait, copy every buffer back.
   void run(rt::Runtime& rt);
   // Every buffer's bytes after the run, in argument order.

@@ -1,4 +1,5 @@
 #include "platform/cli_experiment.h"
+#include "platform/text.h"
 
 #include <fmt/format.h>
 
@@ -35,12 +36,12 @@ std::string own_limits(const Benchmark& b, const Experiment& e) {
 
 int cmd_experiment_check(const Config& cfg, const std::string& file) {
   const Experiment e = load_experiment(file, cfg);
-  fmt::print("{}: experiment {} on {}: {} benchmark{}, max_iterations {}, max_time {} s (0: unlimited), results in {}\n",
+  print_out("{}: experiment {} on {}: {} benchmark{}, max_iterations {}, max_time {} s (0: unlimited), results in {}\n",
              file, quoted(e.name), cfg.name(), e.benchmarks.size(), e.benchmarks.size() == 1 ? "" : "s",
              e.max_iterations, e.max_time, quoted(e.base_result_directory));
   for (size_t i = 0; i < e.benchmarks.size(); ++i) {
     const Benchmark& b = e.benchmarks[i];
-    fmt::print("  [{}] {} {}: release {} s, priority {} ({}), {}{}\n", i, to_string(b.kind), quoted(b.label),
+    print_out("  [{}] {} {}: release {} s, priority {} ({}), {}{}\n", i, to_string(b.kind), quoted(b.label),
                b.release_time, b.stream_priority, b.stream_priority < 0 ? "high" : "low", launches(b), own_limits(b, e));
   }
   return 0;

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "platform/config/json_text.h"
+#include "platform/user_file.h"
 #include "sw/analysis/rta.h"
 
 namespace gpuvp {
@@ -25,15 +26,7 @@ struct KernelSet {
 };
 
 json read_json(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw ConfigError(fmt::format("{}: cannot open the kernel-set file", file));
-  const std::string text((std::istreambuf_iterator<char>(in)), {});
-  if (std::string deep = json_depth_error(text, file); !deep.empty()) throw ConfigError(deep);
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw ConfigError(fmt::format("{}: not JSON: {}", file, e.what()));
-  }
+  return read_user_json(file, "kernel-set file");
 }
 
 // A number field of kernels[i] in [lo, hi]; integers only unless `fraction`.
@@ -48,9 +41,8 @@ double number(const json& k, const std::string& where, const char* key, double l
 
 rta::Kernel read_kernel(const json& k, const std::string& where, KernelSet& set, bool first) {
   if (!k.is_object()) throw ConfigError(fmt::format("{}: a kernel is an object, not {}", where, k.dump()));
-  static const std::set<std::string> keys = {"name", "blocks", "threads", "time_ns", "release_ns"};
-  for (auto& [key, v] : k.items())
-    if (!keys.count(key)) throw ConfigError(fmt::format("{}: unknown key '{}'", where, key));
+  if (std::string e = unknown_key_error(k, {"name", "blocks", "threads", "time_ns", "release_ns"}, where); !e.empty())
+    throw ConfigError(e);
   for (const char* key : {"blocks", "threads", "time_ns"})
     if (!k.contains(key)) throw ConfigError(fmt::format("{}: '{}' is required", where, key));
   rta::Kernel out;
@@ -73,8 +65,7 @@ KernelSet read_kernel_set(const std::string& file) {
   const json j = read_json(file);
   if (!j.is_object() || !j.contains("kernels"))
     throw ConfigError(fmt::format("{}: expected {{\"kernels\": [...]}}", file));
-  for (auto& [key, v] : j.items())
-    if (key != "kernels") throw ConfigError(fmt::format("{}: unknown key '{}'", file, key));
+  if (std::string e = unknown_key_error(j, {"kernels"}, file); !e.empty()) throw ConfigError(e);
   const json& ks = j["kernels"];
   if (!ks.is_array() || ks.empty()) throw ConfigError(fmt::format("{}: kernels: a non-empty array is required", file));
   KernelSet set;

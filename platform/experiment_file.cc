@@ -11,6 +11,7 @@
 
 #include "platform/config/json_text.h"
 #include "platform/int_text.h"
+#include "platform/user_file.h"
 
 namespace gpuvp {
 
@@ -59,11 +60,7 @@ struct Reader {
   [[noreturn]] void error(const std::string& what) const { throw ConfigError(fmt::format("{}: {}", origin, what)); }
 
   void known_keys(const json& obj, const std::string& where, std::initializer_list<const char*> known) const {
-    std::string list;
-    for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-    for (auto& item : obj.items())
-      if (std::none_of(known.begin(), known.end(), [&](const char* k) { return item.key() == k; }))
-        error(fmt::format("{}: unknown key {} (known: {})", where, single_quoted(item.key()), list));
+    if (std::string e = unknown_key_error(obj, known, where); !e.empty()) error(e);
   }
 
   const json& required(const json& obj, const std::string& where, const char* key, const char* what) const {
@@ -291,13 +288,7 @@ Experiment parse_experiment_text(const std::string& text, const Config& cfg, con
 }
 
 Experiment load_experiment(const std::string& path, const Config& cfg) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw ConfigError(fmt::format("{}: {}", path, std::filesystem::exists(path, ec) ? "not a regular file" : "no such file"));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(fmt::format("{}: cannot open", path));
-  const std::string text((std::istreambuf_iterator<char>(in)), {});
-  return parse_experiment_text(text, cfg, path);
+  return parse_experiment_text(read_user_file(path, "experiment file"), cfg, path);
 }
 
 }  // namespace gpuvp

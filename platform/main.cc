@@ -17,13 +17,16 @@
 #include "faultinj/campaign_file.h"
 #include "faultinj/store.h"
 #include "platform/cli_exec.h"
+#include "platform/text.h"
 #include "platform/cli_experiment.h"
 #include "platform/experiment_run.h"
 #include "platform/cli_rta.h"
+#include "platform/config/json_text.h"
 #include "platform/config/config_doc.h"
 #include "platform/int_text.h"
 #include "platform/output_file.h"
 #include "platform/platform.h"
+#include "platform/user_file.h"
 #include "sw/isa/address_map.h"
 #include "sw/isa/config_regs.h"
 #include "sw/kernels/kernels.h"
@@ -64,17 +67,20 @@ struct ConfigOpts {
 // Messages echo what the user gave (a key, an identifier, a value): a 5 MB identifier must not make
 // 10 MB of stderr. Every whitespace-separated word longer than 80 characters keeps its first 40 and
 // last 37 characters around "..." (the end of a long path keeps the file name and line).
-std::string clip_words(const std::string& msg) {
+std::string clip_words(const std::string& text) {
   constexpr size_t kMax = 80, kHead = 40, kTail = 37;
+  const std::string msg = valid_utf8(text);  // cuts below land on character boundaries
   std::string out;
   size_t i = 0;
   while (i < msg.size()) {
     size_t j = i;
     while (j < msg.size() && !std::isspace(static_cast<unsigned char>(msg[j]))) ++j;
-    if (j - i > kMax)
-      out += msg.substr(i, kHead) + "..." + msg.substr(j - kTail, kTail);
-    else
+    if (j - i > kMax) {
+      const size_t head_end = utf8_boundary(msg, i + kHead), tail = utf8_boundary(msg, j - kTail);
+      out += msg.substr(i, head_end - i) + "..." + msg.substr(tail, j - tail);
+    } else {
       out.append(msg, i, j - i);
+    }
     while (j < msg.size() && std::isspace(static_cast<unsigned char>(msg[j]))) out += msg[j++];
     i = j;
   }
@@ -82,7 +88,7 @@ std::string clip_words(const std::string& msg) {
 }
 
 int fail(int status, const char* prefix, const std::exception& e) {
-  fmt::print(stderr, "gpuvp: {}{}\n", prefix, clip_words(e.what()));
+  print_err("gpuvp: {}{}\n", prefix, clip_words(e.what()));
   return status;
 }
 
@@ -97,26 +103,19 @@ ptx::Layout disasm_layout() {
   return lay;
 }
 
-std::string read_file(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw ConfigError(fmt::format("{}: not a readable file", path));
-  std::ifstream in(path);
-  if (!in) throw ConfigError(fmt::format("{}: cannot open", path));
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 void print_summary(const Platform& p, const PlatformStats& st, const std::string& what, const wl::Result& r) {
   const rt::DeviceProps& d = p.props();
-  fmt::print("{} on {} ({} SM{}, {} MHz)\n", what, d.name, d.sm_count, d.sm_count > 1 ? "s" : "", d.clock_mhz);
-  fmt::print("  result:          {}{}\n", r.ok ? "correct" : "WRONG", r.ok ? "" : " - " + r.message);
-  fmt::print("  simulated time:  {:.3f} us ({} GPU cycles in kernels, {} launch{})\n", st.sim_seconds * 1e6,
+  print_out("{} on {} ({} SM{}, {} MHz)\n", what, d.name, d.sm_count, d.sm_count > 1 ? "s" : "", d.clock_mhz);
+  print_out("  result:          {}{}\n", r.ok ? "correct" : "WRONG", r.ok ? "" : " - " + r.message);
+  print_out("  simulated time:  {:.3f} us ({} GPU cycles in kernels, {} launch{})\n", st.sim_seconds * 1e6,
              st.kernel_cycles, st.launches.size(), st.launches.size() == 1 ? "" : "es");
   for (auto& l : st.launches)
-    fmt::print("    {:<18} {:>10} cycles  blocks/core {}\n", l.kernel, l.cycles, l.blocks_per_core);
-  fmt::print("  thread-insts:    {} ({:.2f} M per host second, host {:.3f} s)\n", st.thread_insts,
+    print_out("    {:<18} {:>10} cycles  blocks/core {}\n", l.kernel, l.cycles, l.blocks_per_core);
+  print_out("  thread-insts:    {} ({:.2f} M per host second, host {:.3f} s)\n", st.thread_insts,
              st.host_seconds > 0 ? st.thread_insts / st.host_seconds / 1e6 : 0.0, st.host_seconds);
   for (size_t i = 0; i < st.sms.size(); ++i)
-    fmt::print("  SM {:<2} busy {:5.1f} %  warp-insts {:>9}  blocks {:>5}  batches {:>4}\n", i,
+    print_out("  SM {:<2} busy {:5.1f} %  warp-insts {:>9}  blocks {:>5}  batches {:>4}\n", i,
                100 * st.sm_busy_fraction[i], st.sms[i].warp_insts, st.sms[i].blocks, st.sms[i].batches);
   for (auto& a : st.arbiters) {
     std::string g, s;
@@ -124,7 +123,7 @@ void print_summary(const Platform& p, const PlatformStats& st, const std::string
       g += fmt::format("{}{}", i ? "/" : "", a.grants[i]);
       s += fmt::format("{}{}", i ? "/" : "", a.stall_cycles[i]);
     }
-    fmt::print("  {:<12} grants {:<24} stall cycles {}\n", a.name, g, s);
+    print_out("  {:<12} grants {:<24} stall cycles {}\n", a.name, g, s);
   }
 }
 
@@ -161,9 +160,9 @@ int cmd_run(const ConfigOpts& co, const std::string& workload, const std::string
     j["preset"] = c.name();
     j["correct"] = result.ok;
     j["config"] = c.to_json();
-    write_output(stats_file, j.dump(2) + "\n");
+    write_output(stats_file, json_dump(j, 2) + "\n");
   }
-  if (!timeline_file.empty()) write_output(timeline_file, timeline_trace_events(p.timeline(), st.launches).dump(1) + "\n");
+  if (!timeline_file.empty()) write_output(timeline_file, json_dump(timeline_trace_events(p.timeline(), st.launches), 1) + "\n");
   return result.ok ? 0 : 1;
 }
 
@@ -288,7 +287,7 @@ int sc_main(int argc, char* argv[]) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    fmt::print(stderr, "{}\nRun with --help for more information.\n", clip_words(e.what()));
+    print_err("{}\nRun with --help for more information.\n", clip_words(e.what()));
     return 2;
   }
 
@@ -296,27 +295,27 @@ int sc_main(int argc, char* argv[]) {
     if (*run) return cmd_run(run_co, workload, launch, seed, stats_file, vcd_file, timeline_file);
     if (*config) {
       if (reference)
-        std::cout << config_reference_markdown();
+        print_out("{}", config_reference_markdown());
       else if (register_map)
-        std::cout << cfgreg::reference_markdown();
+        print_out("{}", cfgreg::reference_markdown());
       else
-        std::cout << cfg_co.build().to_json().dump(2) << "\n";
+        print_out("{}\n", json_dump(cfg_co.build().to_json(), 2));
       return 0;
     }
     if (*targets) {
       Platform p(tgt_co.build());
       auto list = p.registry().matching(glob);
       for (auto* t : list)
-        fmt::print("{:<40} {:<8} {:>2} bits{}\n", t->name, t->kind == TargetKind::Register ? "register" : "memory",
+        print_out("{:<40} {:<8} {:>2} bits{}\n", t->name, t->kind == TargetKind::Register ? "register" : "memory",
                    t->width, t->count > 1 ? fmt::format(" x {} words", t->count) : "");
-      fmt::print("{} targets, {} state bits\n", list.size(), p.registry().total_bits());
+      print_out("{} targets, {} state bits\n", list.size(), p.registry().total_bits());
       return 0;
     }
     if (*disasm) {
       std::string text, name = ptx_file;
-      std::ifstream probe(ptx_file);
-      if (probe)
-        text = read_file(ptx_file);
+      std::error_code ec;
+      if (std::filesystem::symlink_status(ptx_file, ec).type() != std::filesystem::file_type::not_found)
+        text = read_user_file(ptx_file, "PTX file");
       else
         try {
           text = kernels::ptx(ptx_file);
@@ -329,25 +328,25 @@ int sc_main(int argc, char* argv[]) {
         return isa::disassemble(img.code.data() + (entry - img.layout.code_base), end - entry, entry);
       };
       for (auto& f : img.functions)
-        fmt::print("// func {}{}\n{}\n", f.name,
+        print_out("// func {}{}\n{}\n", f.name,
                    f.recursive ? fmt::format(": recursive, {} bytes per call on the call stack", f.stack_frame) : "",
                    code(f.entry, f.end));
       for (auto& k : img.kernels) {
-        fmt::print("// kernel {}: {} params ({} bytes), {} register slots, {} predicates, ~{} regs/thread, "
+        print_out("// kernel {}: {} params ({} bytes), {} register slots, {} predicates, ~{} regs/thread, "
                    "{} bytes shared, {} bytes local{}\n",
                    k.name, k.params.size(), k.param_bytes, k.num_regs, k.num_preds, k.regs_per_thread,
                    k.static_shared_bytes, k.local_bytes, k.call_stack ? " + the call stack" : "");
-        fmt::print("{}\n", code(k.entry, k.end));
+        print_out("{}\n", code(k.entry, k.end));
       }
       return 0;
     }
     if (*workloads) {
       for (auto& w : wl::all()) {
-        fmt::print("{:<18} {}\n", w->name(), w->description());
+        print_out("{:<18} {}\n", w->name(), w->description());
         for (auto& c : w->configs()) {
           std::string ps;
           for (auto& [k, v] : c.params) ps += fmt::format(" {}={}", k, v);
-          fmt::print("    {:<10}{}{}\n", c.name, ps, c.blocks_per_core ? fmt::format(" blocks_per_core={}", c.blocks_per_core) : "");
+          print_out("    {:<10}{}{}\n", c.name, ps, c.blocks_per_core ? fmt::format(" blocks_per_core={}", c.blocks_per_core) : "");
         }
       }
       return 0;

@@ -1,6 +1,10 @@
 #pragma once
 // Output files of the CLI (--stats, --timeline, --vcd, exec dumps) are checked before a run starts,
 // so an unwritable path is a clear error at once, not a lost run.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -12,9 +16,18 @@
 
 namespace gpuvp {
 
+// Writable, and left as it was: a file the check creates is removed again, so a run that fails later
+// leaves no empty output behind (and an existing one keeps its contents until the run succeeds).
 inline void check_output(const std::string& path, const std::string& what) {
-  std::ofstream f(path, std::ios::app);
-  if (!f) throw ConfigError(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    ::close(fd);
+    ::unlink(path.c_str());
+    return;
+  }
+  if (errno == EEXIST) fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);  // no truncation
+  if (fd < 0) throw ConfigError(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
+  ::close(fd);
 }
 
 inline void write_output(const std::string& path, const std::string& bytes) {

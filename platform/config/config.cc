@@ -2,6 +2,7 @@
 
 #include "models/common/log.h"
 #include "platform/config/json_text.h"
+#include "platform/user_file.h"
 #include "platform/int_text.h"
 
 #include <fmt/format.h>
@@ -248,20 +249,7 @@ Config Config::preset(const std::string& name) {
 }
 
 void Config::merge_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
-    throw ConfigError(fmt::format("{}: not a configuration file (not a regular file)", path));
-  std::ifstream in(path);
-  if (!in) throw ConfigError(fmt::format("{}: cannot open configuration file", path));
-  const std::string text((std::istreambuf_iterator<char>(in)), {});
-  if (std::string deep = json_depth_error(text, path); !deep.empty()) throw ConfigError(deep);
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    throw ConfigError(fmt::format("{}: not valid JSON: {}", path, e.what()));
-  }
-  merge(j, path);
+  merge(read_user_json(path, "configuration file"), path);
 }
 
 void Config::merge(const json& j, const std::string& origin) {

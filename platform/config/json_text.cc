@@ -1,5 +1,8 @@
 #include "platform/config/json_text.h"
 
+#include "platform/config/config.h"
+#include "platform/text.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -64,8 +67,34 @@ std::string json_syntax_error(const nlohmann::json::exception& e, const std::str
 }
 
 std::string json_shown(const nlohmann::json& v) {
-  std::string s = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  return s.size() <= 80 ? s : s.substr(0, 77) + "...";
+  std::string s = json_dump(v);
+  return s.size() <= 80 ? s : cut_utf8(s, 77) + "...";
+}
+
+nlohmann::json parse_user_json(const std::string& text, const std::string& origin, bool comments) {
+  if (std::string deep = json_depth_error(text, origin); !deep.empty()) throw ConfigError(deep);
+  try {
+    return nlohmann::json::parse(text, nullptr, true, comments);
+  } catch (const nlohmann::json::exception& e) {
+    throw ConfigError(json_syntax_error(e, origin, text));
+  }
+}
+
+std::string unknown_key_error(const nlohmann::json& obj, std::initializer_list<const char*> known,
+                              const std::string& where) {
+  if (!obj.is_object()) return "";
+  for (auto& item : obj.items()) {
+    if (std::any_of(known.begin(), known.end(), [&](const char* k) { return item.key() == k; })) continue;
+    std::string list;
+    for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+    const std::string key = item.key().size() <= 80 ? item.key() : cut_utf8(item.key(), 77) + "...";
+    return fmt::format("{}{}unknown key '{}' (known: {})", where, where.empty() ? "" : ": ", key, list);
+  }
+  return "";
+}
+
+std::string json_dump(const nlohmann::json& v, int indent) {
+  return v.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace gpuvp

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <initializer_list>
 #include <optional>
 #include <string>
 
@@ -28,8 +29,22 @@ std::string json_depth_error(const std::string& text, const std::string& origin)
 // a double (1e400) comes without a position: it is that of the number's first occurrence.
 std::string json_syntax_error(const nlohmann::json::exception& e, const std::string& origin, const std::string& text);
 
+// The document of a file the user wrote (`origin` names it): nesting checked first, then parsed;
+// ConfigError "ORIGIN:LINE:COLUMN: ..." when it is not JSON. Comments are allowed when asked for.
+nlohmann::json parse_user_json(const std::string& text, const std::string& origin, bool comments = false);
+
+// Every object a user writes (configuration, launch, campaign, experiment, kernel-set files) refuses keys
+// it does not know, through this one check: "WHERE: unknown key 'K' (known: A, B, ...)" for the first
+// key of `obj` not in `known`, else "". Callers throw it as their own error.
+std::string unknown_key_error(const nlohmann::json& obj, std::initializer_list<const char*> known,
+                              const std::string& where);
+
 // A value as JSON for a message: cut to 80 characters (an input may hold megabytes), invalid UTF-8
 // (possible in a document built in code) replaced.
 std::string json_shown(const nlohmann::json& v);
+
+// A document as text for a file, a pipe or a terminal: strings that are not valid UTF-8 (a --set value,
+// a path, a message built in code) are replaced rather than thrown on (nlohmann's default).
+std::string json_dump(const nlohmann::json& v, int indent = -1);
 
 }  // namespace gpuvp

@@ -11,6 +11,7 @@
 using namespace gpuvp::fi;
 using Catch::Matchers::Contains;
 using Catch::Matchers::Equals;
+using Catch::Matchers::StartsWith;
 using nlohmann::json;
 
 namespace {
@@ -91,10 +92,10 @@ TEST_CASE("campaign file: errors name the file and the key") {
                                  "stuck_at_0, stuck_at_1, xor_mask)"));
   j = minimal();
   j["size"] = {{"cnt", 3}};
-  CHECK_THAT(error_of(j), Equals("c.json: unknown key 'size.cnt'"));
+  CHECK_THAT(error_of(j), Equals("c.json: size: unknown key 'cnt' (known: count, margin, confidence, p)"));
   j = minimal();
   j["colour"] = 1;
-  CHECK_THAT(error_of(j), Equals("c.json: unknown key 'colour'"));
+  CHECK_THAT(error_of(j), StartsWith("c.json: unknown key 'colour' (known: name, platform,"));
   j = minimal();
   j.erase("name");
   CHECK_THAT(error_of(j), Contains("c.json: name: missing"));
@@ -199,7 +200,7 @@ TEST_CASE("campaign file: deep nesting is refused before parsing") {
 }
 
 TEST_CASE("campaign file: loading names the file") {
-  CHECK_THROWS_WITH(load_campaign("/nonexistent/c.json"), Contains("/nonexistent/c.json: cannot read"));
+  CHECK_THROWS_WITH(load_campaign("/nonexistent/c.json"), Contains("campaign file /nonexistent/c.json: cannot open"));
   gpuvp::fi::test::TempDir d("campaign_load");
   const std::string path = d("c.json");
   {

@@ -20,7 +20,7 @@ TEST_CASE("cli: out-of-range and malformed configuration values exit 2 naming th
       {"config --preset tx2 --set sm.cuont=2", "unknown configuration key 'sm.cuont'"},
       {"config --preset tx2 --set gpu.clock_mhz=0", "gpu.clock_mhz = 0: out of range"},
       {"config --preset nosuch", "unknown preset 'nosuch' (known: flexgrip, tk1, tx2)"},
-      {"config --preset tx2 --config /nonexistent.json", "/nonexistent.json: cannot open configuration file"},
+      {"config --preset tx2 --config /nonexistent.json", "configuration file /nonexistent.json: cannot open"},
       {"run --preset tx2 --workload nosuch", "--workload nosuch: unknown workload"},
       {"run --preset tx2 --workload vectorAdd --launch nosuch", "--launch:"},
       {"run --preset flexgrip --set sm.count=17 --workload vectorAdd", "sm.count = 17"},
@@ -77,11 +77,11 @@ TEST_CASE("cli: numbers JSON cannot hold, directories, empty objects and unwrita
     std::string args, expect;
   } cases[] = {
       {"config --preset tx2 --set sm.count=1e400", "sm.count = \"1e400\": not an integer"},
-      {"config --preset tx2 --config /tmp", "/tmp: not a configuration file"},
+      {"config --preset tx2 --config /tmp", "configuration file /tmp: a directory"},
       {"run --preset tx2 --workload vectorAdd --stats /nonexistent/s.json", "--stats /nonexistent/s.json: cannot write"},
       {"run --preset tx2 --workload vectorAdd --timeline /nonexistent/t.json", "--timeline /nonexistent/t.json: cannot write"},
       {"run --preset tx2 --workload vectorAdd --vcd /nonexistent/w", "--vcd /nonexistent/w.vcd: cannot write"},
-      {"disasm /tmp", "/tmp: not a readable file"},
+      {"disasm /tmp", "PTX file /tmp: a directory"},
   };
   for (auto& c : cases) {
     INFO(c.args);

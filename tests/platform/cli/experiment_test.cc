@@ -237,7 +237,7 @@ TEST_CASE("experiment cli: malformed JSON is refused with the line and column") 
   r = run_gpuvp("experiment check " + big);
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Contains(big + ":2:15: not valid JSON: number overflow parsing '1e400'"));
-  CHECK_THAT(run_gpuvp("experiment check " + temp_path("absent.json")).err, Contains("absent.json: no such file"));
+  CHECK_THAT(run_gpuvp("experiment check " + temp_path("absent.json")).err, Contains("absent.json: cannot open: No such file"));
   std::remove(f.c_str());
   std::remove(big.c_str());
 }

@@ -51,7 +51,7 @@ TEST_CASE("rta cli: bad kernel sets exit 2 naming the file and the field") {
       {R"({"kernels": [{"blocks": 1, "threads": 64}]})", "kernels[0]: 'time_ns' is required"},
       {R"({"kernels": [{"blocks": 1, "threads": 64, "time_ns": 5, "prio": 1}]})", "kernels[0]: unknown key 'prio'"},
       {R"({"kernels": []})", "kernels: a non-empty array is required"},
-      {R"({"kernels": [)", "not JSON"},
+      {R"({"kernels": [)", "not valid JSON"},
   };
   for (auto& c : cases) {
     const std::string f = kernel_set("rta_bad.json", c.text);

@@ -81,14 +81,14 @@ TEST_CASE("review: malformed launch files and paths exit 2 naming the file and t
     std::string json, msg;
   } cases[] = {
       {R"({"ptx":")" + ptx + R"(","kernel":"params","args":[{"buffer":{"type":"u64","count":4,"dumpp":"x"}}]})",
-       "unknown buffer key 'dumpp'"},
+       "args[0]: unknown key 'dumpp'"},
       {R"({"ptx":")" + ptx + R"(","kernel":"params","grid":[1e400]})", "number overflow"},
       {R"({"ptx":")" + ptx + R"(","kernel":"params","dyn_shmem":"x"})", "dyn_shmem: \"x\" is not an integer"},
       {R"({"ptx":")" + ptx + R"(","kernel":"params","dyn_shmem":-1})", "dyn_shmem: -1 must be an integer in [0, 4294967295]"},
       {R"({"ptx":")" + ptx + R"(","kernel":"params","args":[{"buffer":5}]})", "buffer must be an object"},
       {R"({"ptx":")" + ptx + R"(","kernel":"params","args":[{"buffer":{"type":"u64","count":4,"init":5}}]})",
        "args[0].init: 5 is not a string"},
-      {R"({"ptx":"/tmp","kernel":"params"})", "PTX file /tmp: is not a regular file"},
+      {R"({"ptx":"/tmp","kernel":"params"})", "ptx: the PTX file /tmp: a directory"},
   };
   for (auto& c : cases) {
     INFO(c.json);
