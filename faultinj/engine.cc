@@ -22,6 +22,7 @@
 
 #include "faultinj/injector.h"
 #include "platform/platform.h"
+#include "platform/text.h"
 
 namespace gpuvp::fi {
 
@@ -74,9 +75,12 @@ void silence_output() {
   ::close(null);
 }
 
+// A run's detail (a device error naming a path of any length and encoding) is kept to this many bytes.
+constexpr size_t kMaxDetailBytes = 1000;
+
 json to_json(const RunResult& r) {
   return {{"id", r.fault_id},         {"outcome", to_string(r.outcome)},
-          {"due", to_string(r.due)},  {"detail", r.detail.substr(0, 1000)},
+          {"due", to_string(r.due)},  {"detail", cut_utf8(r.detail, kMaxDetailBytes)},
           {"end_ps", r.end_ps},       {"cycles", r.kernel_cycles},
           {"early", r.early_stop},    {"host_ms", r.host_ms}};
 }
@@ -171,7 +175,7 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm) {
       g.info["issue_sm"] = issues_of_sm;
       answer = golden_to_json(g);
     } catch (const std::exception& e) {
-      answer = {{"error", e.what()}};
+      answer = {{"error", cut_utf8(e.what(), 64 * kMaxDetailBytes)}};
     }
     write_all(fds[1], answer.dump());
     ::_exit(0);
