@@ -1,6 +1,6 @@
 #pragma once
-// Concurrent-kernel dispatcher of the tk1 and tx2 presets (../shared/spec/tx2-scheduling.md;
-// docs/concurrent-kernels.md): the work queues (work_queues.h: G1-G4, X1, C1-C4, N1-N2, A1-A2), the
+// Concurrent-kernel dispatcher of the tk1 and tx2 presets (docs/concurrent-kernels.md):
+// the work queues (work_queues.h: G1-G4, X1, C1-C4, N1-N2, A1-A2), the
 // SMs' free resources (sm_room.h: R1-R3) and most-room placement. It hands blocks to SMs one at a time
 // (BlockTarget) and learns of each block's completion (BlockDoneSink); copies go to the copy engine.
 //

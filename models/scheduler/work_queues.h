@@ -1,5 +1,5 @@
 #pragma once
-// The work queues of a TX2-class GPU (../shared/spec/tx2-scheduling.md; docs/concurrent-kernels.md):
+// The work queues of a TX2-class GPU (docs/concurrent-kernels.md):
 // one FIFO per stream, one execution-engine (EE) queue per priority level and one copy-engine (CE)
 // queue, and the rules that move work between them: G1-G4, X1, C1-C4, N1-N2, A1-A2.
 //

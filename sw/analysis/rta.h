@@ -1,5 +1,5 @@
 #pragma once
-// Response-time analysis of concurrent kernels on a TX2-class GPU (../shared/spec/tx2-scheduling.md):
+// Response-time analysis of concurrent kernels on a TX2-class GPU (docs/concurrent-kernels.md):
 // the GPU as one big SM of `slots` block slots; kernels, all released at the same instant, reach the
 // execution-engine queue in order; the head kernel's blocks take free slots as they free (no
 // preemption), and every block of kernel i runs for C_i. Completion times without simulating; the

@@ -1,4 +1,4 @@
-// The queue rules of ../shared/spec/tx2-scheduling.md on the whole tx2 platform (host runtime, launch
+// The queue rules of docs/concurrent-kernels.md on the whole tx2 platform (host runtime, launch
 // latency, dispatcher, SMs, copy engine), one scenario per rule, with timerSpin kernels: each block
 // spins spin_ns[blockIdx.x] of %globaltimer and records its start, end and SM id.
 //
