@@ -1,0 +1,34 @@
+#pragma once
+// A table of words whose digest follows every change, so that Registry::state_hash (fault
+// injection's early stop) costs nothing per word however large the cache (as gpu.gmem does).
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "models/common/registry.h"
+
+namespace gpuvp {
+
+template <typename T>
+class HashedTable {
+ public:
+  HashedTable(size_t n, T init) : v_(n, init) {
+    if (init)
+      for (size_t i = 0; i < n; ++i) digest_ ^= word_digest(i, init);
+  }
+  T operator[](size_t i) const { return v_[i]; }
+  void set(size_t i, T v) {
+    if (v == v_[i]) return;
+    digest_ ^= word_digest(i, v_[i]) ^ word_digest(i, v);
+    v_[i] = v;
+  }
+  size_t size() const { return v_.size(); }
+  const T* data() const { return v_.data(); }
+  uint64_t digest() const { return digest_; }
+
+ private:
+  std::vector<T> v_;
+  uint64_t digest_ = 0;
+};
+
+}  // namespace gpuvp
