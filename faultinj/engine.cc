@@ -66,6 +66,23 @@ void die_with_parent(pid_t parent) {
   if (::getppid() != parent) ::_exit(1);
 }
 
+// User + system CPU time of a process (/proc/PID/stat), seconds; 0 when it cannot be read (a child
+// that has just ended: the next reap sees it).
+double cpu_seconds(pid_t pid) {
+  std::FILE* f = std::fopen(fmt::format("/proc/{}/stat", pid).c_str(), "r");
+  if (!f) return 0;
+  char buf[1024];
+  const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = 0;
+  const char* p = std::strrchr(buf, ')');  // the command name may hold spaces and parentheses
+  unsigned long long utime = 0, stime = 0;
+  // After the name: fields 3 to 13, then utime and stime (proc(5)).
+  if (!p || std::sscanf(p + 1, " %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu %llu", &utime, &stime) != 2)
+    return 0;
+  return double(utime + stime) / double(::sysconf(_SC_CLK_TCK));
+}
+
 void silence_output() {
   int null = ::open("/dev/null", O_WRONLY);
   if (null < 0) return;
@@ -193,8 +210,10 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm) {
 void record_checkpoints(const JobFactory& make, GoldenRun& g, unsigned count) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe failed: {}", std::strerror(errno)));
+  const pid_t self = ::getpid();
   pid_t pid = fork_clean();
   if (pid == 0) {
+    die_with_parent(self);  // a campaign killed with -9 during this pass leaves nothing running
     ::close(fds[0]);
     json answer = json::array();
     try {
@@ -345,10 +364,7 @@ class Leader {
     if (reap()) return;
     Clock::time_point first = Clock::time_point::max();
     for (auto& [pid, c] : children_) {
-      if (!c.killed && Clock::now() >= c.deadline) {
-        ::kill(pid, SIGKILL);
-        c.killed = true;
-      }
+      if (!c.killed && Clock::now() >= c.deadline) check_cpu(pid, c);
       if (!c.killed) first = std::min(first, c.deadline);
     }
     auto wait = std::min<Clock::duration>(first - Clock::now(), std::chrono::milliseconds(200));
@@ -360,6 +376,19 @@ class Leader {
     sigaddset(&s, SIGCHLD);
     sigtimedwait(&s, nullptr, &ts);
     reap();
+  }
+
+  // The wall deadline only says when to look: a child is a hang when its own CPU time passed the
+  // limit. A stopped (SIGSTOP, paused VM) or CPU-starved campaign must not turn runs into timeouts.
+  void check_cpu(pid_t pid, Child& c) {
+    const double cpu = cpu_seconds(pid);
+    if (cpu >= wall_.count()) {
+      ::kill(pid, SIGKILL);
+      c.killed = true;
+      return;
+    }
+    const std::chrono::duration<double> left(std::max(wall_.count() - cpu, 0.05));
+    c.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(left);
   }
 
   bool reap() {
@@ -383,7 +412,7 @@ class Leader {
     r.fault_id = c.fault.id;
     if (c.killed) {
       r.outcome = Outcome::Timeout;
-      r.detail = fmt::format("host watchdog: still running after {:.1f} s", wall_.count());
+      r.detail = fmt::format("host watchdog: more than {:.1f} s of CPU time", wall_.count());
     } else {
       r.outcome = Outcome::DUE;
       r.due = DueKind::Died;

@@ -7,7 +7,8 @@
 // never elaborates SystemC itself, and holds no database handle across a fork. The leader forks one
 // child per fault, at most `workers` at a time. A child injects, runs to the end within a simulated
 // time bound, classifies its run against the golden one and writes one line to the results pipe;
-// the leader kills a child that outlives the host-time watchdog (Timeout) and reports one that dies
+// the leader kills a child whose CPU time passes the host watchdog (Timeout; wall time never decides,
+// so a stopped or starved campaign loses nothing) and reports one that dies
 // (DUE, simulator died). If the leader itself dies, the caller starts another for what is left.
 #include <cstdint>
 #include <functional>
@@ -66,7 +67,7 @@ void record_checkpoints(const JobFactory& make, GoldenRun& g, unsigned count);
 struct EngineOptions {
   unsigned workers = 1;
   double timeout_factor = 3;       // simulated-time bound: factor x the golden run's simulated end
-  double wall_factor = 20;         // host watchdog: factor x the golden run's host time ...
+  double wall_factor = 20;         // host watchdog (a child's CPU time): factor x the golden run's host time ...
   double wall_min_seconds = 5;     // ... but never less than this
   bool early_stop = true;          // compare state with the golden checkpoints after a transient fault
   unsigned early_checks = 8;       // at most this many checkpoints after the injection
