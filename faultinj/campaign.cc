@@ -14,6 +14,7 @@
 #include <fstream>
 #include <algorithm>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <regex>
 #include <set>
@@ -119,16 +120,41 @@ std::vector<TargetInfo> target_infos(const GoldenRun& g) {
   return v;
 }
 
+// What the campaign process holds per fault while it sets a campaign up and runs it (the fault list
+// drawn, then the pending faults read back; measured: about 160 bytes, docs/campaigns.md), with room.
+constexpr uint64_t kBytesPerFault = 200;
+
+// MemAvailable of /proc/meminfo in bytes; none where it cannot be read.
+std::optional<uint64_t> mem_available() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  uint64_t kb = 0;
+  while (in >> key >> kb) {
+    if (key == "MemAvailable:") return kb * 1024;
+    in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return std::nullopt;
+}
+
 // Faults to draw from a fault space of `space` points: the count asked for (at most the space), or
-// the statistical sample size. A fault list lives in memory (about 100 bytes a fault): a campaign
-// file asks for at most kMaxFaults; larger studies are several files.
+// the statistical sample size. A fault list lives in memory: a campaign file asks for at most
+// kMaxFaults, and for no more than the memory this machine has available now (refused before
+// anything is drawn); larger studies are several files.
 constexpr uint64_t kMaxFaults = 10'000'000;
 uint64_t sample_size(const CampaignSpec& spec, uint64_t space) {
   const uint64_t n = spec.size.count ? std::min(*spec.size.count, space)
                                      : leveugle_sample_size(double(space), spec.size.margin, spec.size.t, spec.size.p);
+  const std::string asked = spec.size.count ? fmt::format("size.count = {}", *spec.size.count)
+                                            : fmt::format("size.margin = {}", spec.size.margin);
+  const char* fix = spec.size.count ? "lower size.count" : "widen size.margin";
   if (n > kMaxFaults)
-    throw CampaignError(fmt::format("{}: size: {} faults asked for, at most {} per campaign file ({})", spec.origin, n,
-                                    kMaxFaults, spec.size.count ? "lower size.count" : "widen size.margin"));
+    throw CampaignError(fmt::format("{}: {}: {} faults, at most {} per campaign file ({})", spec.origin, asked, n,
+                                    kMaxFaults, fix));
+  const uint64_t need = n * kBytesPerFault;
+  if (auto avail = mem_available(); avail && need > *avail)
+    throw CampaignError(fmt::format("{}: {}: {} faults need about {} MB of memory (about {} bytes a fault); this "
+                                    "machine has {} MB available (MemAvailable, /proc/meminfo): {}",
+                                    spec.origin, asked, n, need >> 20, kBytesPerFault, *avail >> 20, fix));
   return n;
 }
 
@@ -154,9 +180,8 @@ std::vector<Fault> bus_faults(const CampaignSpec& spec, const GoldenRun& g, uint
 }
 
 // Occurrences of the trigger's event in the golden run (instants, ps), for event triggers.
-std::vector<uint64_t> trigger_events(const CampaignSpec& spec, const GoldenRun& g) {
-  const char* key = spec.trigger.event == "block_dispatch" ? "dispatch_ps" : "issue_ps";
-  auto v = g.info.value(key, std::vector<uint64_t>{});
+const std::vector<uint64_t>& trigger_events(const CampaignSpec& spec, const GoldenRun& g) {
+  const std::vector<uint64_t>& v = spec.trigger.event == "block_dispatch" ? g.dispatch_ps : g.issue_ps;
   if (v.empty())
     throw CampaignError(fmt::format("{}: trigger.event {}: no occurrence in the golden run", spec.origin,
                                     spec.trigger.event));
@@ -167,7 +192,7 @@ std::vector<uint64_t> trigger_events(const CampaignSpec& spec, const GoldenRun& 
 // fault strikes just after it (1 ps later: the instruction has executed, the batch is dispatched).
 std::vector<Fault> event_faults(const CampaignSpec& spec, const GoldenRun& g, const std::vector<TargetInfo>& targets,
                                 uint64_t& space) {
-  const std::vector<uint64_t> ev = trigger_events(spec, g);
+  const std::vector<uint64_t>& ev = trigger_events(spec, g);
   space = fault_space_size(targets, 0, ev.size(), 1);
   const uint64_t n = sample_size(spec, space);
   std::vector<Fault> faults = make_fault_list(targets, spec.fault, 0, ev.size(), 1, n, spec.seed);
@@ -388,16 +413,14 @@ RunRecord record_of(const RunResult& r, int shard) {
 // commit each run as it arrives.
 void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, const CampaignSpec& spec,
              const CampaignOptions& opt) {
-  std::vector<Fault> to_run;
+  std::vector<Fault> to_run;  // only what is pending: the one copy of the fault list in memory
   uint64_t total = 0;
   int shard = 0;
   {
     Store st = Store::open(db);
     total = st.fault_count();
     if (auto sh = st.shard()) shard = static_cast<int>(sh->index);
-    std::map<uint64_t, Fault> all;  // a shard's ids are not 0 .. n - 1
-    for (Fault& f : st.faults()) all.emplace(f.id, std::move(f));
-    for (uint64_t id : st.pending_fault_ids()) to_run.push_back(all.at(id));
+    to_run = st.pending_faults();
   }
   Progress progress(total - to_run.size(), total, opt.quiet);
   std::optional<Store> st;
@@ -410,7 +433,7 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
     st->add_run(record_of(r, shard));
     progress.add(r);
   };
-  run_faults(make, g, to_run, eo, commit, [&] { st.reset(); });
+  run_faults(make, g, std::move(to_run), eo, commit, [&] { st.reset(); });
   progress.end();
 }
 

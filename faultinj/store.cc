@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cstring>
 #include <ctime>
+#include <iterator>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -325,15 +326,18 @@ std::optional<std::string> Store::meta(const std::string& key) const {
   return q.getColumn(0).getString();
 }
 
+// FNV-1a, 64 bits, over one text line per fault: the same on every machine. Line by line, never the
+// whole text at once (10 M faults would make it 600 MB).
 std::string fault_list_hash(const std::vector<Fault>& faults) {
-  std::string text;
-  for (const Fault& f : faults)
-    text += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", f.id, f.target, f.index, f.bit, f.nbits, f.mask,
-                        to_string(f.model), to_string(f.duration), f.hold_ps,
-                        f.trigger == TriggerKind::Event ? "event" : "time", f.time_ps, f.event, f.count);
-  // FNV-1a, 64 bits: the same on every machine.
   uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
+  fmt::memory_buffer line;
+  for (const Fault& f : faults) {
+    line.clear();
+    fmt::format_to(std::back_inserter(line), "{},{},{},{},{},{},{},{},{},{},{},{},{}\n", f.id, f.target, f.index, f.bit,
+                   f.nbits, f.mask, to_string(f.model), to_string(f.duration), f.hold_ps,
+                   f.trigger == TriggerKind::Event ? "event" : "time", f.time_ps, f.event, f.count);
+    for (char c : line) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  }
   return fmt::format("{:016x}", h);
 }
 
@@ -351,6 +355,14 @@ std::optional<uint64_t> Store::run_without_fault() const {
                             "WHERE f.id IS NULL LIMIT 1");
   if (!q.executeStep()) return std::nullopt;
   return u64(q.getColumn(0));
+}
+
+std::vector<Fault> Store::pending_faults() const {
+  SQLite::Statement q(db(), fmt::format("SELECT {} FROM faults f LEFT JOIN runs r ON r.fault_id = f.id "
+                                        "WHERE r.fault_id IS NULL ORDER BY f.id", kFaultColumns));
+  std::vector<Fault> out;
+  while (q.executeStep()) out.push_back(fault_of(q, 0));
+  return out;
 }
 
 uint64_t Store::pending_count() const {

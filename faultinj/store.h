@@ -124,6 +124,7 @@ class Store {
   std::optional<std::string> meta(const std::string& key) const;
   std::vector<uint64_t> pending_fault_ids() const;  // faults without a run, in id order
   uint64_t pending_count() const;
+  std::vector<Fault> pending_faults() const;  // faults without a run, in id order
 
   // Every fault with a run, fault and run columns joined, in id order.
   void export_csv(std::ostream& out) const;

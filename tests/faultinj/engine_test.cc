@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -498,4 +499,30 @@ TEST_CASE("engine: kill -9 of the campaign during the checkpoint pass leaves not
   if (survived) ::kill(child, SIGKILL);
   std::remove(pid_file.c_str());
   CHECK_FALSE(survived);
+}
+
+TEST_CASE("engine: the golden run sends back every block dispatch and warp instruction issue instant") {
+  const JobFactory make = vector_add_factory();
+  const GoldenRun g = run_golden(make, 0);
+  // One instant per dispatch: 8 blocks, 2 per core on one SM, dispatched together in 4 batches (the
+  // platform keeps an instant once); every warp instruction of SM 0 issued inside the execution
+  // window, in time order.
+  CHECK(g.dispatch_ps.size() == kBlocks / kBpc);
+  CHECK(g.issue_sm == 0);
+  REQUIRE(g.issue_ps.size() >= kBlocks);
+  CHECK(std::is_sorted(g.issue_ps.begin(), g.issue_ps.end()));
+  CHECK(g.issue_ps.front() >= g.start_ps);
+  CHECK(g.issue_ps.back() <= g.end_ps);
+  // A fault at the first dispatch strikes 1 ps after it; one at an issue that never happened is not applied.
+  Fault at_dispatch = fault_at(0, "gpu.sm0.regs", 0, 0, 0), never = fault_at(1, "gpu.sm0.regs", 0, 0, 0);
+  at_dispatch.trigger = never.trigger = TriggerKind::Event;
+  at_dispatch.event = "block_dispatch";
+  at_dispatch.count = 1;
+  never.event = "warp_instruction:sm0";
+  never.count = g.issue_ps.size() + 1;
+  auto r = run_all(make, g, {at_dispatch, never});
+  INFO(show_all(r));
+  CHECK(r.at(0).outcome != Outcome::ToolError);
+  CHECK(r.at(1).outcome == Outcome::ToolError);
+  CHECK_THAT(r.at(1).detail, Catch::Matchers::Contains("no occurrence"));
 }

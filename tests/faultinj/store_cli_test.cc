@@ -251,3 +251,24 @@ TEST_CASE("campaign store: an unknown preset and SMs beyond the platform's are e
     CHECK_THAT(r.err, Contains(d("c.json")) && Contains(c.says));
   }
 }
+
+TEST_CASE("campaign store: a fault list that cannot fit in the memory available is refused before it is drawn") {
+  // /proc/meminfo saying 1000 kB available, in a mount namespace of its own (root only).
+  if (::geteuid() != 0 || test::run_cmd("unshare -m true").status != 0) {
+    WARN("needs root and unshare -m: skipped");
+    return;
+  }
+  TempDir d("store_memory");
+  write_file(d("meminfo"), "MemTotal: 2000 kB\nMemFree: 1000 kB\nMemAvailable: 1000 kB\n");
+  write_file(d("c.json"), R"({"name": "big", "platform": {"preset": "flexgrip", "set": {"sm.count": 1}},
+  "workload": {"name": "vectorAdd", "launch": "fi16"}, "targets": ["gpu.sm0.regs"], "size": {"count": 6000}})");
+  // 6000 faults at about 200 bytes each: 1.2 MB, more than 1000 kB.
+  test::RunResult r = test::run_cmd(fmt::format(
+      "unshare -m sh -c 'mount --bind {} /proc/meminfo && exec {} campaign run {} --db {} -q'", d("meminfo"),
+      GPUVP_BINARY, d("c.json"), d("c.db")));
+  INFO(r.err);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains(d("c.json")) && Contains("size.count = 6000") && Contains("MemAvailable") &&
+                        Contains("0 MB available"));
+  CHECK_FALSE(fs::exists(d("c.db")));
+}
