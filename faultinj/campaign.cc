@@ -14,6 +14,7 @@
 #include <fstream>
 #include <algorithm>
 #include <iostream>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <regex>
@@ -689,7 +690,7 @@ std::string campaign_difference(const ShardStore& a, const ShardStore& b) {
 
 // The shards of 1..n not in `present`, as ranges ("2, 4-7"): as long as the shards given, never a
 // list of n.
-std::string missing_ranges(const std::map<unsigned, const ShardStore*>& present, unsigned n) {
+std::string missing_ranges(const std::map<unsigned, ShardStore*>& present, unsigned n) {
   std::string s;
   unsigned next = 1;  // the first shard not yet accounted for
   auto gap = [&](unsigned to) {  // next .. to - 1 are missing
@@ -714,8 +715,8 @@ int campaign_merge(const std::string& out, const std::vector<std::string>& paths
   std::vector<ShardStore> shards;
   for (const std::string& p : paths) shards.push_back(read_shard(p));
   const ShardStore& first = shards.front();
-  std::map<unsigned, const ShardStore*> by_index;
-  for (const ShardStore& s : shards) {
+  std::map<unsigned, ShardStore*> by_index;
+  for (ShardStore& s : shards) {
     if (s.shard.count != first.shard.count)
       throw CampaignError(fmt::format("overlapping shards: {} and {} split the campaign differently ({} vs {} shards)",
                                       shard_name(first), shard_name(s), first.shard.count, s.shard.count));
@@ -745,12 +746,14 @@ int campaign_merge(const std::string& out, const std::vector<std::string>& paths
 
   std::vector<Fault> faults;
   std::vector<RunRecord> runs;
-  for (const auto& [i, s] : by_index) {
-    faults.insert(faults.end(), s->faults.begin(), s->faults.end());
-    for (RunRecord r : s->runs) {
+  for (const auto& [i, s] : by_index) {  // moved, not copied: one copy of the campaign in memory
+    faults.insert(faults.end(), std::make_move_iterator(s->faults.begin()), std::make_move_iterator(s->faults.end()));
+    std::vector<Fault>().swap(s->faults);
+    for (RunRecord& r : s->runs) {
       r.shard = static_cast<int>(i);  // the source shard
       runs.push_back(std::move(r));
     }
+    std::vector<RunRecord>().swap(s->runs);
   }
   std::sort(faults.begin(), faults.end(), [](const Fault& a, const Fault& b) { return a.id < b.id; });
   std::sort(runs.begin(), runs.end(), [](const RunRecord& a, const RunRecord& b) { return a.fault_id < b.fault_id; });
