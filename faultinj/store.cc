@@ -219,14 +219,23 @@ Store Store::open(const std::string& path) {
   return Store(path, std::move(db));
 }
 
-// A WAL-mode database needs its -shm file even to be read; where it cannot be made (a read-only
-// folder) SQLite can still read the file as immutable (what a store that nobody writes is).
+// A WAL-mode database is read through its -shm file, which a read-only connection creates (with a
+// -wal file) and leaves behind, and cannot create in a read-only folder. Without a -wal file no writer
+// is at work and everything is in the file itself: read it as immutable, touching nothing. With one, a
+// writer may be running: read through the WAL, or as immutable (its last runs unseen) where the -shm
+// file cannot be made.
 Store Store::open_read_only(const std::string& path) {
   require_regular_file(path);
+  const std::string immutable = file_uri(path) + "?immutable=1";
   std::unique_ptr<SQLite::Database> db;
-  std::string wrong = try_open(path, SQLite::OPEN_READONLY, db);
-  if (!wrong.empty() && !db)
-    wrong = try_open(file_uri(path) + "?immutable=1", SQLite::OPEN_READONLY | SQLite::OPEN_URI, db);
+  std::error_code ec;
+  std::string wrong;
+  if (!std::filesystem::exists(path + "-wal", ec)) {
+    wrong = try_open(immutable, SQLite::OPEN_READONLY | SQLite::OPEN_URI, db);
+  } else {
+    wrong = try_open(path, SQLite::OPEN_READONLY, db);
+    if (!wrong.empty() && !db) wrong = try_open(immutable, SQLite::OPEN_READONLY | SQLite::OPEN_URI, db);
+  }
   if (!wrong.empty()) throw StoreError(path + ": " + wrong);
   return Store(path, std::move(db));
 }

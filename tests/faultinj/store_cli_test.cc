@@ -162,6 +162,12 @@ TEST_CASE("campaign store: report, export and merge read stores whose file and f
   CHECK(slurp_file(db) == before);
   CHECK(files_with(d.dir / "ro", "-wal") == 0);
   CHECK(files_with(d.dir / "ro", "-shm") == 0);
+  // Where the reader may write, it still leaves nothing beside the store.
+  for (const std::string& cmd : {fmt::format("report {}", db), fmt::format("campaign export {} --csv -", db)})
+    CHECK(test::run_gpuvp(cmd).status == 0);
+  CHECK(slurp_file(db) == before);
+  CHECK(files_with(d.dir / "ro", "-wal") == 0);
+  CHECK(files_with(d.dir / "ro", "-shm") == 0);
   CHECK(fi::test::export_table(d("out/m.db")).rows.size() == 8);
 }
 
