@@ -289,9 +289,7 @@ class StoreLock {
     if (fd_ < 0) throw StoreError(fmt::format("{}: cannot create its lock file {}: {}", db, path, std::strerror(errno)));
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
       const int err = errno;
-      char buf[24] = {};
-      (void)!::pread(fd_, buf, sizeof buf - 1, 0);
-      const unsigned long owner = std::strtoul(buf, nullptr, 10);
+      const unsigned long owner = owner_pid();
       ::close(fd_);
       if (err == EWOULDBLOCK)
         throw StoreError(fmt::format("{}: another process{} owns the store (a campaign run or resume); wait for it to "
@@ -299,13 +297,21 @@ class StoreLock {
       throw StoreError(fmt::format("{}: cannot lock {}: {}", db, path, std::strerror(err)));
     }
     const std::string me = std::to_string(::getpid()) + "\n";
-    if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, me.data(), me.size(), 0) < 0) {}  // the pid is only a hint
+    (void)!::ftruncate(fd_, 0);  // the pid is only a hint for the message above
+    (void)!::pwrite(fd_, me.data(), me.size(), 0);
   }
   ~StoreLock() { ::close(fd_); }
   StoreLock(const StoreLock&) = delete;
   StoreLock& operator=(const StoreLock&) = delete;
 
  private:
+  // The pid the owner wrote into the lock file (0: none yet).
+  unsigned long owner_pid() const {
+    char buf[24] = {};
+    (void)!::pread(fd_, buf, sizeof buf - 1, 0);
+    return std::strtoul(buf, nullptr, 10);
+  }
+
   int fd_ = -1;
 };
 

@@ -419,6 +419,7 @@ class Leader {
 
   // The wall deadline only says when to look: a child is a hang when its own CPU time passed the
   // limit. A stopped (SIGSTOP, paused VM) or CPU-starved campaign must not turn runs into timeouts.
+  // (A simulation is one OS thread: it can only hang by computing, so its CPU time grows.)
   void check_cpu(pid_t pid, Child& c) {
     const double cpu = cpu_seconds(pid);
     if (cpu >= wall_.count()) {
