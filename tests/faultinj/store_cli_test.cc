@@ -123,10 +123,11 @@ TEST_CASE("campaign store: resume resolves the relative ptx of an exec campaign 
 namespace {
 
 // Runs `args` as a user who can write neither the store nor its folder: user nobody when this runs as
-// root (who may write anything), else this user after chmod.
-test::RunResult as_reader(const std::string& args) {
+// root (who may write anything), with `bin` a copy of gpuvp nobody can run (the build folder may be
+// closed to it), else this user after chmod.
+test::RunResult as_reader(const std::string& bin, const std::string& args) {
   if (::geteuid() == 0)
-    return test::run_cmd(fmt::format("setpriv --reuid=65534 --regid=65534 --clear-groups {} {}", GPUVP_BINARY, args));
+    return test::run_cmd(fmt::format("setpriv --reuid=65534 --regid=65534 --clear-groups {} {}", bin, args));
   return test::run_gpuvp(args);
 }
 
@@ -151,10 +152,12 @@ TEST_CASE("campaign store: report, export and merge read stores whose file and f
   for (const std::string& f : {db, s1, s2}) fs::permissions(f, root ? fs::perms(0644) : fs::perms(0444));
   fs::permissions(d.dir / "out", fs::perms(0777));
   fs::permissions(d.dir, fs::perms(0755));
+  fs::copy_file(GPUVP_BINARY, d("gpuvp"));
+  fs::permissions(d("gpuvp"), fs::perms(0755));
   for (const std::string& cmd : {fmt::format("report {}", db), fmt::format("campaign export {} --csv -", db),
                                  fmt::format("campaign export {} --json -", db),
                                  fmt::format("campaign merge {} {} {}", d("out/m.db"), s1, s2)}) {
-    test::RunResult r = as_reader(cmd);
+    test::RunResult r = as_reader(d("gpuvp"), cmd);
     INFO(cmd << "\n" << r.err);
     CHECK(r.status == 0);
   }
