@@ -281,6 +281,7 @@ void Store::add_faults(const std::vector<Fault>& faults) {
 std::vector<Fault> Store::faults() const {
   SQLite::Statement q(db(), fmt::format("SELECT {} FROM faults f ORDER BY f.id", kFaultColumns));
   std::vector<Fault> out;
+  out.reserve(fault_count());
   while (q.executeStep()) out.push_back(fault_of(q, 0));
   return out;
 }
@@ -353,6 +354,7 @@ std::string fault_list_hash(const std::vector<Fault>& faults) {
 std::vector<RunRecord> Store::runs() const {
   SQLite::Statement q(db(), fmt::format("SELECT {} FROM runs r ORDER BY r.fault_id", kRunColumns));
   std::vector<RunRecord> out;
+  out.reserve(run_count());
   while (q.executeStep()) out.push_back(run_of(q, 0));
   return out;
 }
@@ -370,6 +372,7 @@ std::vector<Fault> Store::pending_faults() const {
   SQLite::Statement q(db(), fmt::format("SELECT {} FROM faults f LEFT JOIN runs r ON r.fault_id = f.id "
                                         "WHERE r.fault_id IS NULL ORDER BY f.id", kFaultColumns));
   std::vector<Fault> out;
+  out.reserve(pending_count());  // growing by doubling would hold two lists at once
   while (q.executeStep()) out.push_back(fault_of(q, 0));
   return out;
 }
