@@ -122,7 +122,7 @@ std::vector<TargetInfo> target_infos(const GoldenRun& g) {
 }
 
 // What the campaign process holds per fault while it sets a campaign up and runs it (the fault list
-// drawn, then the pending faults read back; measured: about 160 bytes, docs/campaigns.md), with room.
+// drawn, then the pending faults read back; measured: about 170 bytes, docs/campaigns.md), with room.
 constexpr uint64_t kBytesPerFault = 200;
 
 // MemAvailable of /proc/meminfo in bytes; none where it cannot be read.
@@ -528,6 +528,31 @@ int campaign_check(const std::string& file) {
   return 0;
 }
 
+namespace {
+// What the store of a prepared campaign holds. Every shard computes the same golden run and the same
+// whole fault list, then keeps its part (p.faults loses the others).
+NewStore new_store(Prepared& p, const std::string& file, std::optional<std::pair<unsigned, unsigned>> shard) {
+  NewStore ns;
+  ns.shard.full_fault_count = p.faults.size();
+  ns.shard.fault_list_hash = fault_list_hash(p.faults);
+  if (shard) {
+    const auto [index, count] = *shard;
+    ns.shard.index = index;
+    ns.shard.count = count;
+    auto other = [&](const Fault& f) { return f.id % count != index - 1; };
+    p.faults.erase(std::remove_if(p.faults.begin(), p.faults.end(), other), p.faults.end());
+  }
+  ns.info.name = p.spec.name;
+  ns.info.file_text = p.text;
+  ns.info.file_hash = hex(hash_bytes(std::vector<uint8_t>(p.text.begin(), p.text.end())));
+  ns.info.seed = p.spec.seed;
+  ns.info.build_id = build_id();
+  ns.golden = record_of(p.golden, total_bits(p.targets));
+  ns.base_dir = dir_of(file);
+  return ns;
+}
+}  // namespace
+
 int campaign_run(const std::string& file, const CampaignOptions& opt) {
   std::optional<std::pair<unsigned, unsigned>> shard;
   if (!opt.shard.empty()) shard = parse_shard(opt.shard);
@@ -541,25 +566,8 @@ int campaign_run(const std::string& file, const CampaignOptions& opt) {
   StoreLock lock(db);
   if (fs::exists(db)) throw CampaignError(exists);  // made while this one prepared
   const CampaignSpec& spec = p.spec;
-  // Every shard computes the same golden run and the same whole fault list, then keeps its part.
-  ShardInfo sh;
-  sh.full_fault_count = p.faults.size();
-  sh.fault_list_hash = fault_list_hash(p.faults);
-  if (shard) {
-    sh.index = shard->first;
-    sh.count = shard->second;
-    auto other = [&](const Fault& f) { return f.id % sh.count != sh.index - 1; };
-    p.faults.erase(std::remove_if(p.faults.begin(), p.faults.end(), other), p.faults.end());
-  }
-  NewStore ns;
-  ns.info.name = spec.name;
-  ns.info.file_text = p.text;
-  ns.info.file_hash = hex(hash_bytes(std::vector<uint8_t>(p.text.begin(), p.text.end())));
-  ns.info.seed = spec.seed;
-  ns.info.build_id = build_id();
-  ns.shard = sh;
-  ns.golden = record_of(p.golden, total_bits(p.targets));
-  ns.base_dir = dir_of(file);
+  const NewStore ns = new_store(p, file, shard);
+  const ShardInfo& sh = ns.shard;
   create_store(db, ns, p.faults);
   if (!opt.quiet)
     std::fprintf(stderr, "campaign %s%s: %zu faults over %zu targets (%llu fault-space points), store %s\n",
