@@ -451,7 +451,7 @@ TEST_CASE("engine: a campaign stopped with SIGSTOP for longer than its watchdog 
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     REQUIRE(processes_in_group(pid) >= 3);
     REQUIRE(::kill(-pid, SIGSTOP) == 0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));  // twice the watchdog
     REQUIRE(::kill(-pid, SIGCONT) == 0);
   };
   int status = 0;
