@@ -53,12 +53,14 @@ task=$work/out/slurm/a%b\\c.of-2.task.sh
 db=$work/out/a%b\\c.shard1-of-2.db
 [ -f "$task" ] || failed "no task script $task"
 run_task() { SLURM_ARRAY_TASK_ID=1 SLURM_JOB_ID=7 FAKE_RESUME=$1 bash "$task" >task.out 2>&1; }
+: >"$db.tmp-12345" && : >"$db.tmp-12345-wal"  # a creation killed earlier
 run_task ok
 rc=$?
 [ $rc -eq 0 ] || { cat task.out; failed "the first task exited $rc"; }
 grep -qxF "campaign run $work/camp/a%b\\c.json --shard 1/2 --db $db -q" gpuvp.calls ||
   { cat gpuvp.calls; failed "the task did not run the shard with single-line paths"; }
 [ -f "$db" ] && [ -f "${db%.db}.done" ] || failed "no store or no marker after the task"
+! ls "$db".tmp-* >/dev/null 2>&1 || failed "the task left a killed creation's temporary store"
 echo "ok: with CDPATH exported the task runs the shard"
 
 run_task ptx
