@@ -281,3 +281,21 @@ TEST_CASE("campaign store: a fault list that cannot fit in the memory available 
                         Contains("0 MB available"));
   CHECK_FALSE(fs::exists(d("c.db")));
 }
+
+TEST_CASE("campaign store: report and export of a store whose writer is at work see the runs still in its WAL") {
+  TempDir d("store_live_wal");
+  write_file(d("c.json"), campaign(4));
+  const std::string db = d("c.db");
+  ok(fmt::format("campaign run {} --db {} -q", d("c.json"), db));
+  sql(db, "DELETE FROM runs WHERE fault_id = 3");
+  // A writer that has committed a run to the WAL and not yet into the file (still connected).
+  SQLite::Database writer(db, SQLite::OPEN_READWRITE);
+  writer.exec("PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0");
+  writer.exec("INSERT INTO runs VALUES (3, 'sdc', 'none', 'written by a live writer', 0, 0, 0, 0.0, 0)");
+  REQUIRE(fs::exists(db + "-wal"));
+  const auto rows = fi::test::export_table(db).rows;
+  REQUIRE(rows.size() == 4);
+  CHECK(rows.back().at("detail") == "written by a live writer");
+  test::RunResult r = test::run_gpuvp("report " + db);
+  CHECK_THAT(r.out, Contains("Runs: 4 of 4 done"));
+}
