@@ -50,6 +50,13 @@ int files_with(const fs::path& dir, const std::string& part) {
   return n;
 }
 
+// d("c.db"): a finished campaign of `faults` faults (campaign file d("c.json")).
+std::string finished_store(const TempDir& d, uint64_t faults) {
+  write_file(d("c.json"), campaign(faults));
+  ok(fmt::format("campaign run {} --db {} -q", d("c.json"), d("c.db")));
+  return d("c.db");
+}
+
 void sql(const std::string& db, const std::string& statements) {
   SQLite::Database d(db, SQLite::OPEN_READWRITE);
   d.exec(statements);
@@ -212,9 +219,7 @@ TEST_CASE("campaign store: crafted shard rows and a run without its fault are re
 
 TEST_CASE("campaign store: a store another process owns is refused, naming it and the owner's pid") {
   TempDir d("store_owner");
-  write_file(d("c.json"), campaign(4));
-  const std::string db = d("c.db");
-  ok(fmt::format("campaign run {} --db {} -q", d("c.json"), db));
+  const std::string db = finished_store(d, 4);
   sql(db, "DELETE FROM runs");
   // This process owns both stores as a running `campaign resume` or `run` does.
   auto own = [](const std::string& store) {
@@ -284,9 +289,7 @@ TEST_CASE("campaign store: a fault list that cannot fit in the memory available 
 
 TEST_CASE("campaign store: report and export of a store whose writer is at work see the runs still in its WAL") {
   TempDir d("store_live_wal");
-  write_file(d("c.json"), campaign(4));
-  const std::string db = d("c.db");
-  ok(fmt::format("campaign run {} --db {} -q", d("c.json"), db));
+  const std::string db = finished_store(d, 4);
   sql(db, "DELETE FROM runs WHERE fault_id = 3");
   // A writer that has committed a run to the WAL and not yet into the file (still connected).
   SQLite::Database writer(db, SQLite::OPEN_READWRITE);
