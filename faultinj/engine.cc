@@ -94,11 +94,11 @@ void die_with_parent(pid_t parent) {
   if (::getppid() != parent) ::_exit(1);
 }
 
-// User + system CPU time of a process (/proc/PID/stat), seconds; 0 when it cannot be read (a child
-// that has just ended: the next reap sees it).
-double cpu_seconds(pid_t pid) {
+// User + system CPU time of a child (/proc/PID/stat; readable until it is reaped), seconds; none
+// where /proc cannot be read.
+std::optional<double> cpu_seconds(pid_t pid) {
   std::FILE* f = std::fopen(fmt::format("/proc/{}/stat", pid).c_str(), "r");
-  if (!f) return 0;
+  if (!f) return std::nullopt;
   char buf[1024];
   const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
   std::fclose(f);
@@ -107,7 +107,7 @@ double cpu_seconds(pid_t pid) {
   unsigned long long utime = 0, stime = 0;
   // After the name: fields 3 to 13, then utime and stime (proc(5)).
   if (!p || std::sscanf(p + 1, " %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu %llu", &utime, &stime) != 2)
-    return 0;
+    return std::nullopt;
   return double(utime + stime) / double(::sysconf(_SC_CLK_TCK));
 }
 
@@ -420,8 +420,9 @@ class Leader {
   // The wall deadline only says when to look: a child is a hang when its own CPU time passed the
   // limit. A stopped (SIGSTOP, paused VM) or CPU-starved campaign must not turn runs into timeouts.
   // (A simulation is one OS thread: it can only hang by computing, so its CPU time grows.)
+  // Without /proc, wall time is all there is.
   void check_cpu(pid_t pid, Child& c) {
-    const double cpu = cpu_seconds(pid);
+    const double cpu = cpu_seconds(pid).value_or(wall_.count());
     if (cpu >= wall_.count()) {
       ::kill(pid, SIGKILL);
       c.killed = true;
