@@ -1,16 +1,23 @@
 #include "faultinj/campaign.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <algorithm>
 #include <iostream>
+#include <iterator>
+#include <limits>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -43,11 +50,37 @@ std::string hex(uint64_t v) { return fmt::format("{:016x}", v); }
 
 std::string build_id() { return fmt::format("gpuvp {} {} (gcc {})", __DATE__, __TIME__, __VERSION__); }
 
+// Every message names the campaign file (Config::set's through its origin argument).
 Config config_of(const CampaignSpec& spec) {
-  Config c = Config::preset(spec.preset);
+  auto named = [&](const char* key, auto&& f) {
+    try {
+      return f();
+    } catch (const ConfigError& e) {
+      throw CampaignError(fmt::format("{}: {}: {}", spec.origin, key, e.what()));
+    }
+  };
+  Config c = named("platform.preset", [&] { return Config::preset(spec.preset); });
   for (auto& [key, value] : spec.set.items()) c.set(key, value, spec.origin + ": platform.set");
-  c.validate();
+  named("platform", [&] {
+    c.validate();
+    return 0;
+  });
   return c;
+}
+
+// SMs named by the trigger or a target glob ("gpu.sm5.regs") must exist: otherwise the glob would
+// match nothing, or only less than the user meant.
+void check_sms(const CampaignSpec& spec) {
+  const int64_t sms = config_of(spec).i("sm.count");
+  auto must_exist = [&](uint64_t sm, const std::string& what) {
+    if (sm >= uint64_t(sms))
+      throw CampaignError(fmt::format("{}: {}: the platform has {} SM{}", spec.origin, what, sms, sms == 1 ? "" : "s"));
+  };
+  if (spec.trigger.event == "warp_instruction") must_exist(spec.trigger.sm, fmt::format("trigger.sm = {}", spec.trigger.sm));
+  static const std::regex named_sm(R"(^gpu\.sm([0-9]{1,9})(\.|$))");
+  std::smatch m;
+  for (const std::string& t : spec.targets)
+    if (std::regex_search(t, m, named_sm)) must_exist(std::stoull(m[1].str()), "targets: " + t);
 }
 
 // The job of a campaign; an exec launch's relative PTX path is relative to `base_dir`.
@@ -69,12 +102,7 @@ JobFactory plain_job_factory(const CampaignSpec& spec, const std::string& base_d
 }
 
 JobFactory job_factory(const CampaignSpec& spec, const std::string& base_dir) {
-  if (spec.trigger.event == "warp_instruction") {
-    const int64_t sms = config_of(spec).i("sm.count");
-    if (spec.trigger.sm >= sms)
-      throw CampaignError(fmt::format("{}: trigger.sm = {}: the platform has {} SM{}", spec.origin, spec.trigger.sm,
-                                      sms, sms == 1 ? "" : "s"));
-  }
+  check_sms(spec);
   JobFactory make = plain_job_factory(spec, base_dir);
   if (!spec.bus) return make;
   parse_bus_field(spec.bus->field);
@@ -87,16 +115,41 @@ std::vector<TargetInfo> target_infos(const GoldenRun& g) {
   return v;
 }
 
+// What the campaign process holds per fault while it sets a campaign up and runs it (the fault list
+// drawn, then the pending faults read back; measured: about 170 bytes, docs/campaigns.md), with room.
+constexpr uint64_t kBytesPerFault = 200;
+
+// MemAvailable of /proc/meminfo in bytes; none where it cannot be read.
+std::optional<uint64_t> mem_available() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  uint64_t kb = 0;
+  while (in >> key >> kb) {
+    if (key == "MemAvailable:") return kb * 1024;
+    in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return std::nullopt;
+}
+
 // Faults to draw from a fault space of `space` points: the count asked for (at most the space), or
-// the statistical sample size. A fault list lives in memory (about 100 bytes a fault): a campaign
-// file asks for at most kMaxFaults; larger studies are several files.
+// the statistical sample size. A fault list lives in memory: a campaign file asks for at most
+// kMaxFaults, and for no more than the memory this machine has available now (refused before
+// anything is drawn); larger studies are several files.
 constexpr uint64_t kMaxFaults = 10'000'000;
 uint64_t sample_size(const CampaignSpec& spec, uint64_t space) {
   const uint64_t n = spec.size.count ? std::min(*spec.size.count, space)
                                      : leveugle_sample_size(double(space), spec.size.margin, spec.size.t, spec.size.p);
+  const std::string asked = spec.size.count ? fmt::format("size.count = {}", *spec.size.count)
+                                            : fmt::format("size.margin = {}", spec.size.margin);
+  const char* fix = spec.size.count ? "lower size.count" : "widen size.margin";
   if (n > kMaxFaults)
-    throw CampaignError(fmt::format("{}: size: {} faults asked for, at most {} per campaign file ({})", spec.origin, n,
-                                    kMaxFaults, spec.size.count ? "lower size.count" : "widen size.margin"));
+    throw CampaignError(fmt::format("{}: {}: {} faults, at most {} per campaign file ({})", spec.origin, asked, n,
+                                    kMaxFaults, fix));
+  const uint64_t need = n * kBytesPerFault;
+  if (auto avail = mem_available(); avail && need > *avail)
+    throw CampaignError(fmt::format("{}: {}: {} faults need about {} MB of memory (about {} bytes a fault); this "
+                                    "machine has {} MB available (MemAvailable, /proc/meminfo): {}",
+                                    spec.origin, asked, n, need >> 20, kBytesPerFault, *avail >> 20, fix));
   return n;
 }
 
@@ -122,9 +175,8 @@ std::vector<Fault> bus_faults(const CampaignSpec& spec, const GoldenRun& g, uint
 }
 
 // Occurrences of the trigger's event in the golden run (instants, ps), for event triggers.
-std::vector<uint64_t> trigger_events(const CampaignSpec& spec, const GoldenRun& g) {
-  const char* key = spec.trigger.event == "block_dispatch" ? "dispatch_ps" : "issue_ps";
-  auto v = g.info.value(key, std::vector<uint64_t>{});
+const std::vector<uint64_t>& trigger_events(const CampaignSpec& spec, const GoldenRun& g) {
+  const std::vector<uint64_t>& v = spec.trigger.event == "block_dispatch" ? g.dispatch_ps : g.issue_ps;
   if (v.empty())
     throw CampaignError(fmt::format("{}: trigger.event {}: no occurrence in the golden run", spec.origin,
                                     spec.trigger.event));
@@ -135,7 +187,7 @@ std::vector<uint64_t> trigger_events(const CampaignSpec& spec, const GoldenRun& 
 // fault strikes just after it (1 ps later: the instruction has executed, the batch is dispatched).
 std::vector<Fault> event_faults(const CampaignSpec& spec, const GoldenRun& g, const std::vector<TargetInfo>& targets,
                                 uint64_t& space) {
-  const std::vector<uint64_t> ev = trigger_events(spec, g);
+  const std::vector<uint64_t>& ev = trigger_events(spec, g);
   space = fault_space_size(targets, 0, ev.size(), 1);
   const uint64_t n = sample_size(spec, space);
   std::vector<Fault> faults = make_fault_list(targets, spec.fault, 0, ev.size(), 1, n, spec.seed);
@@ -221,6 +273,85 @@ std::string dir_of(const std::string& path) {
   return p.string();
 }
 
+// `campaign run` and `resume` own their store for their whole life: an exclusive flock on DB.lock,
+// a file beside it (not the store itself: NFS emulates flock with the POSIX locks SQLite uses).
+class StoreLock {
+ public:
+  explicit StoreLock(const std::string& db) {
+    const std::string path = db + ".lock";
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw StoreError(fmt::format("{}: cannot create its lock file {}: {}", db, path, std::strerror(errno)));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      const unsigned long owner = owner_pid();
+      ::close(fd_);
+      if (err == EWOULDBLOCK)
+        throw StoreError(fmt::format("{}: another process{} owns the store (a campaign run or resume); wait for it to "
+                                     "end or stop it", db, owner ? fmt::format(" (pid {})", owner) : ""));
+      throw StoreError(fmt::format("{}: cannot lock {}: {}", db, path, std::strerror(err)));
+    }
+    const std::string me = std::to_string(::getpid()) + "\n";
+    (void)!::ftruncate(fd_, 0);  // the pid is only a hint for the message above
+    (void)!::pwrite(fd_, me.data(), me.size(), 0);
+  }
+  ~StoreLock() { ::close(fd_); }
+  StoreLock(const StoreLock&) = delete;
+  StoreLock& operator=(const StoreLock&) = delete;
+
+ private:
+  // The pid the owner wrote into the lock file (0: none yet).
+  unsigned long owner_pid() const {
+    char buf[24] = {};
+    (void)!::pread(fd_, buf, sizeof buf - 1, 0);
+    return std::strtoul(buf, nullptr, 10);
+  }
+
+  int fd_ = -1;
+};
+
+// What a new store holds from the start.
+struct NewStore {
+  CampaignInfo info;
+  ShardInfo shard;
+  GoldenRecord golden;
+  std::string base_dir;          // the campaign file's folder: relative paths in it resolve there
+  std::vector<RunRecord> runs;   // merges: every run of the shards
+};
+
+// A store appears whole or not at all: written as DB.tmp-PID, closed (so its WAL is folded in), then
+// renamed. One that exists always has its whole fault list; any failure (disk full) names the store.
+void create_store(const std::string& db, const NewStore& s, const std::vector<Fault>& faults) {
+  const std::string tmp = fmt::format("{}.tmp-{}", db, ::getpid());
+  auto remove_tmp = [&] {
+    std::error_code ec;
+    for (const char* side : {"", "-wal", "-shm", "-journal"}) fs::remove(tmp + side, ec);
+  };
+  try {
+    {
+      Store st = Store::create(tmp, s.info);
+      st.set_shard(s.shard);
+      st.set_golden(s.golden);
+      st.add_faults(faults);
+      if (!s.runs.empty()) st.add_runs(s.runs);
+      st.set_meta("base_dir", s.base_dir);
+      st.set_meta("complete", "1");
+    }
+    fs::rename(tmp, db);
+  } catch (const std::exception& e) {
+    remove_tmp();
+    throw StoreError(fmt::format("{}: cannot create the store: {}", db, e.what()));
+  }
+}
+
+// A store for reading only (report, export, merge's inputs); a run without its fault is a damaged
+// store, named, never a wrong table.
+Store open_for_reading(const std::string& path) {
+  Store st = Store::open_read_only(path);
+  if (auto id = st.run_without_fault())
+    throw StoreError(fmt::format("{}: damaged store: the run of fault {} has no fault row", path, *id));
+  return st;
+}
+
 unsigned workers_of(const CampaignOptions& opt, const CampaignSpec& spec) {
   if (opt.workers) return opt.workers;
   if (spec.workers) return spec.workers;
@@ -283,16 +414,14 @@ RunRecord record_of(const RunResult& r, int shard) {
 // commit each run as it arrives.
 void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, const CampaignSpec& spec,
              const CampaignOptions& opt) {
-  std::vector<Fault> to_run;
+  std::vector<Fault> to_run;  // only what is pending: the one copy of the fault list in memory
   uint64_t total = 0;
   int shard = 0;
   {
     Store st = Store::open(db);
     total = st.fault_count();
     if (auto sh = st.shard()) shard = static_cast<int>(sh->index);
-    std::map<uint64_t, Fault> all;  // a shard's ids are not 0 .. n - 1
-    for (Fault& f : st.faults()) all.emplace(f.id, std::move(f));
-    for (uint64_t id : st.pending_fault_ids()) to_run.push_back(all.at(id));
+    to_run = st.pending_faults();
   }
   Progress progress(total - to_run.size(), total, opt.quiet);
   std::optional<Store> st;
@@ -305,7 +434,7 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
     st->add_run(record_of(r, shard));
     progress.add(r);
   };
-  run_faults(make, g, to_run, eo, commit, [&] { st.reset(); });
+  run_faults(make, g, std::move(to_run), eo, commit, [&] { st.reset(); });
   progress.end();
 }
 
@@ -362,6 +491,14 @@ struct Prepared {
   uint64_t space = 0;
 };
 
+// Why a campaign has no fault: its window holds no clock edge, or its size comes to 0.
+std::string no_faults(const CampaignSpec& spec, const GoldenRun& g, uint64_t space) {
+  if (spec.window && space == 0)
+    return fmt::format("{}: window.from_ns = {}, window.to_ns = {}: no clock edge (every {} ps) in the window: the "
+                       "campaign has no fault", spec.origin, spec.window->from_ns, spec.window->to_ns, g.period_ps);
+  return fmt::format("{}: size: 0 faults from a fault space of {} points: the campaign has no fault", spec.origin, space);
+}
+
 Prepared prepare(const std::string& file) {
   Prepared p;
   p.text = read_text(file);
@@ -370,8 +507,8 @@ Prepared prepare(const std::string& file) {
   p.golden = golden_of(p.make, p.spec, file);
   const CampaignSpec& spec = p.spec;
   p.faults = spec.bus ? bus_faults(spec, p.golden, p.space) : state_faults(spec, p.golden, p.targets, p.space);
-  if (spec.bus)
-    p.targets = {{p.faults.empty() ? "" : p.faults[0].target, bus_field_bits(parse_bus_field(spec.bus->field)), 1}};
+  if (p.faults.empty()) throw CampaignError(no_faults(spec, p.golden, p.space));
+  if (spec.bus) p.targets = {{p.faults[0].target, bus_field_bits(parse_bus_field(spec.bus->field)), 1}};
   return p;
 }
 }  // namespace
@@ -385,6 +522,31 @@ int campaign_check(const std::string& file) {
   return 0;
 }
 
+namespace {
+// What the store of a prepared campaign holds. Every shard computes the same golden run and the same
+// whole fault list, then keeps its part (p.faults loses the others).
+NewStore new_store(Prepared& p, const std::string& file, std::optional<std::pair<unsigned, unsigned>> shard) {
+  NewStore ns;
+  ns.shard.full_fault_count = p.faults.size();
+  ns.shard.fault_list_hash = fault_list_hash(p.faults);
+  if (shard) {
+    const auto [index, count] = *shard;
+    ns.shard.index = index;
+    ns.shard.count = count;
+    auto other = [&](const Fault& f) { return f.id % count != index - 1; };
+    p.faults.erase(std::remove_if(p.faults.begin(), p.faults.end(), other), p.faults.end());
+  }
+  ns.info.name = p.spec.name;
+  ns.info.file_text = p.text;
+  ns.info.file_hash = hex(hash_bytes(std::vector<uint8_t>(p.text.begin(), p.text.end())));
+  ns.info.seed = p.spec.seed;
+  ns.info.build_id = build_id();
+  ns.golden = record_of(p.golden, total_bits(p.targets));
+  ns.base_dir = dir_of(file);
+  return ns;
+}
+}  // namespace
+
 int campaign_run(const std::string& file, const CampaignOptions& opt) {
   std::optional<std::pair<unsigned, unsigned>> shard;
   if (!opt.shard.empty()) shard = parse_shard(opt.shard);
@@ -392,68 +554,53 @@ int campaign_run(const std::string& file, const CampaignOptions& opt) {
   const std::string db = !opt.db.empty() ? opt.db
                          : shard ? fmt::format("{}.shard{}-of-{}.db", stem, shard->first, shard->second)
                                  : stem + ".db";
-  if (fs::exists(db))
-    throw CampaignError(fmt::format("{}: exists; `gpuvp campaign resume {}` continues it, or remove it", db, db));
-  Prepared p = prepare(file);
-  const std::string& text = p.text;
+  const std::string exists = fmt::format("{}: exists; `gpuvp campaign resume {}` continues it, or remove it", db, db);
+  if (fs::exists(db)) throw CampaignError(exists);
+  Prepared p = prepare(file);  // errors of the file leave nothing behind
+  StoreLock lock(db);
+  if (fs::exists(db)) throw CampaignError(exists);  // made while this one prepared
   const CampaignSpec& spec = p.spec;
-  const JobFactory& make = p.make;
-  GoldenRun& g = p.golden;
-  std::vector<TargetInfo>& targets = p.targets;
-  std::vector<Fault>& faults = p.faults;
-  const uint64_t space = p.space;
-  // Every shard computes the same golden run and the same whole fault list, then keeps its part.
-  ShardInfo sh;
-  sh.full_fault_count = faults.size();
-  sh.fault_list_hash = fault_list_hash(faults);
-  if (shard) {
-    sh.index = shard->first;
-    sh.count = shard->second;
-    std::vector<Fault> part;
-    for (Fault& f : faults)
-      if (f.id % sh.count == sh.index - 1) part.push_back(std::move(f));
-    faults = std::move(part);
-  }
-  {
-    CampaignInfo info;
-    info.name = spec.name;
-    info.file_text = text;
-    info.file_hash = hex(hash_bytes(std::vector<uint8_t>(text.begin(), text.end())));
-    info.seed = spec.seed;
-    info.build_id = build_id();
-    Store st = Store::create(db, info);
-    st.set_shard(sh);
-    st.set_golden(record_of(g, total_bits(targets)));
-    st.add_faults(faults);
-  }
+  const NewStore ns = new_store(p, file, shard);
+  const ShardInfo& sh = ns.shard;
+  create_store(db, ns, p.faults);
   if (!opt.quiet)
     std::fprintf(stderr, "campaign %s%s: %zu faults over %zu targets (%llu fault-space points), store %s\n",
                  spec.name.c_str(),
                  shard ? fmt::format(", shard {} of {} ({} faults in all)", sh.index, sh.count, sh.full_fault_count).c_str()
                        : "",
-                 faults.size(), targets.size(), (unsigned long long)space, db.c_str());
-  if (spec.early_stop) record_checkpoints(make, g, kCheckpoints);
-  execute(db, make, g, spec, opt);
+                 p.faults.size(), p.targets.size(), (unsigned long long)p.space, db.c_str());
+  const bool any = !p.faults.empty();
+  std::vector<Fault>().swap(p.faults);  // stored: the store is read back for what is pending
+  if (spec.early_stop && any) record_checkpoints(p.make, p.golden, kCheckpoints);
+  execute(db, p.make, p.golden, spec, opt);
   if (!opt.quiet) print_summary(db);
   return 0;
 }
 
 int campaign_resume(const std::string& db, const CampaignOptions& opt) {
   return on_stores({db}, [&] {
+  StoreLock lock(db);
   CampaignSpec spec;
   GoldenRecord stored;
+  std::string base_dir = dir_of(db);  // stores written before `meta`: their folder
   {
     Store st = Store::open(db);
     spec = parse_campaign_text(st.campaign().file_text, db + " (its campaign file)");
     auto g = st.golden();
     if (!g) throw StoreError(fmt::format("{}: no golden run recorded (the campaign never started)", db));
-    // campaign_run commits the golden run, then the fault list: a kill between them leaves no faults.
-    if (st.fault_count() == 0)
+    const bool complete = st.meta("complete").has_value();
+    // Older builds committed the golden run, then the fault list: a kill between them left no faults.
+    if (st.fault_count() == 0 && !complete)
       throw StoreError(fmt::format("{}: no fault list recorded (the campaign was stopped before it started; remove "
                                    "the file and run the campaign again)", db));
+    if (st.pending_count() == 0) {
+      if (!opt.quiet) std::fprintf(stderr, "%s: every fault has its run: nothing to do\n", db.c_str());
+      return 0;
+    }
+    if (auto dir = st.meta("base_dir")) base_dir = *dir;
     stored = *g;
   }
-  JobFactory make = job_factory(spec, dir_of(db));
+  JobFactory make = job_factory(spec, base_dir);
   GoldenRun g = golden_of(make, spec, db);
   if (hex(g.output_hash) != stored.output_hash || g.end_ps != stored.end_ps)
     throw CampaignError(fmt::format("{}: this build's golden run differs from the one the campaign started with "
@@ -470,7 +617,7 @@ int campaign_export(const std::string& db, const std::string& csv, const std::st
   return on_stores({db}, [&] {
   for (const std::string& out : {csv, json})
     if (!out.empty() && out != "-") refuse_overwriting(out, {db}, "export");
-  Store st = Store::open(db);
+  Store st = open_for_reading(db);
   auto write = [&](const std::string& path, bool as_csv) {
     std::ostringstream out;
     as_csv ? st.export_csv(out) : st.export_json(out);
@@ -494,6 +641,7 @@ namespace {
 
 struct ShardStore {
   std::string path;
+  std::string base_dir;
   CampaignInfo info;
   ShardInfo shard;
   GoldenRecord golden;
@@ -503,17 +651,18 @@ struct ShardStore {
 };
 
 ShardStore read_shard(const std::string& path) {
-  Store st = Store::open(path);
+  Store st = open_for_reading(path);
   ShardStore s;
   s.path = path;
   s.info = st.campaign();
+  s.base_dir = st.meta("base_dir").value_or(dir_of(path));
   auto sh = st.shard();
   if (!sh || sh->index == 0)
     throw StoreError(fmt::format("{}: not a shard (a whole campaign; `gpuvp campaign run FILE --shard I/N` makes shards)",
                                  path));
   s.shard = *sh;
   auto g = st.golden();
-  if (!g || st.fault_count() == 0)
+  if (!g || (st.fault_count() == 0 && !st.meta("complete")))  // an empty shard is complete
     throw StoreError(fmt::format("{}: shard {} of {} has no {} (it was stopped before it started; run it again)", path,
                                  sh->index, sh->count, g ? "fault list" : "golden run"));
   s.golden = *g;
@@ -547,9 +696,19 @@ std::string campaign_difference(const ShardStore& a, const ShardStore& b) {
   return s;
 }
 
-std::string join_numbers(const std::vector<unsigned>& v) {
+// The shards of 1..n not in `present`, as ranges ("2, 4-7"): as long as the shards given, never a
+// list of n.
+std::string missing_ranges(const std::map<unsigned, ShardStore*>& present, unsigned n) {
   std::string s;
-  for (unsigned x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
+  unsigned next = 1;  // the first shard not yet accounted for
+  auto gap = [&](unsigned to) {  // next .. to - 1 are missing
+    if (next < to) s += (s.empty() ? "" : ", ") + (next + 1 == to ? std::to_string(next) : fmt::format("{}-{}", next, to - 1));
+  };
+  for (const auto& [i, shard] : present) {
+    gap(i);
+    next = i + 1;
+  }
+  gap(n + 1);
   return s;
 }
 
@@ -564,8 +723,8 @@ int campaign_merge(const std::string& out, const std::vector<std::string>& paths
   std::vector<ShardStore> shards;
   for (const std::string& p : paths) shards.push_back(read_shard(p));
   const ShardStore& first = shards.front();
-  std::map<unsigned, const ShardStore*> by_index;
-  for (const ShardStore& s : shards) {
+  std::map<unsigned, ShardStore*> by_index;
+  for (ShardStore& s : shards) {
     if (s.shard.count != first.shard.count)
       throw CampaignError(fmt::format("overlapping shards: {} and {} split the campaign differently ({} vs {} shards)",
                                       shard_name(first), shard_name(s), first.shard.count, s.shard.count));
@@ -579,15 +738,13 @@ int campaign_merge(const std::string& out, const std::vector<std::string>& paths
                                       s.shard.index, s.shard.count));
   }
   const unsigned n = first.shard.count;
-  std::vector<unsigned> missing;
-  for (unsigned i = 1; i <= n; ++i)
-    if (!by_index.count(i)) missing.push_back(i);
+  const std::string missing = missing_ranges(by_index, n);
   std::vector<std::string> unfinished;
   for (const auto& [i, s] : by_index)
     if (s->pending)
       unfinished.push_back(fmt::format("{}: {} of {} runs pending", shard_name(*s), s->pending, s->faults.size()));
   std::string problems;
-  if (!missing.empty()) problems += fmt::format("missing shards: {} of {}\n", join_numbers(missing), n);
+  if (!missing.empty()) problems += fmt::format("missing shards: {} of {}\n", missing, n);
   for (auto& u : unfinished) problems += "unfinished shard " + u + "\n";
   if (!problems.empty() && !allow_missing)
     throw CampaignError(fmt::format("campaign merge {}: refused:\n{}(`gpuvp campaign run FILE --shard I/{}` runs a "
@@ -597,12 +754,14 @@ int campaign_merge(const std::string& out, const std::vector<std::string>& paths
 
   std::vector<Fault> faults;
   std::vector<RunRecord> runs;
-  for (const auto& [i, s] : by_index) {
-    faults.insert(faults.end(), s->faults.begin(), s->faults.end());
-    for (RunRecord r : s->runs) {
+  for (const auto& [i, s] : by_index) {  // moved, not copied: one copy of the campaign in memory
+    faults.insert(faults.end(), std::make_move_iterator(s->faults.begin()), std::make_move_iterator(s->faults.end()));
+    std::vector<Fault>().swap(s->faults);
+    for (RunRecord& r : s->runs) {
       r.shard = static_cast<int>(i);  // the source shard
       runs.push_back(std::move(r));
     }
+    std::vector<RunRecord>().swap(s->runs);
   }
   std::sort(faults.begin(), faults.end(), [](const Fault& a, const Fault& b) { return a.id < b.id; });
   std::sort(runs.begin(), runs.end(), [](const RunRecord& a, const RunRecord& b) { return a.fault_id < b.fault_id; });
@@ -610,16 +769,17 @@ int campaign_merge(const std::string& out, const std::vector<std::string>& paths
     throw CampaignError(fmt::format("campaign merge {}: the shards' faults ({}) are not the campaign's fault list ({} "
                                     "faults, hash {})", out, faults.size(), first.shard.full_fault_count,
                                     first.shard.fault_list_hash));
-  ShardInfo merged = first.shard;
-  merged.index = 0;
-  merged.missing = join_numbers(missing);
-  Store st = Store::create(out, first.info);
-  st.set_shard(merged);
-  st.set_golden(first.golden);
-  st.add_faults(faults);
-  st.add_runs(runs);
+  NewStore ns;
+  ns.info = first.info;
+  ns.shard = first.shard;
+  ns.shard.index = 0;
+  ns.shard.missing = missing;
+  ns.golden = first.golden;
+  ns.base_dir = first.base_dir;
+  ns.runs = std::move(runs);
+  create_store(out, ns, faults);
   std::fprintf(stderr, "campaign merge %s: %zu shard%s of %u, %zu faults, %zu runs\n", out.c_str(), by_index.size(),
-               by_index.size() == 1 ? "" : "s", n, faults.size(), runs.size());
+               by_index.size() == 1 ? "" : "s", n, faults.size(), ns.runs.size());
   return 0;
   });
 }
@@ -629,7 +789,7 @@ int campaign_report(const std::vector<std::string>& dbs, std::optional<double> r
   return on_stores(dbs, [&] {
   if (!html.empty()) refuse_overwriting(html, dbs, "--html");
   std::vector<Store> stores;
-  for (const std::string& db : dbs) stores.push_back(Store::open(db));
+  for (const std::string& db : dbs) stores.push_back(open_for_reading(db));
   if (!html.empty()) {
     const std::string page = html_report(stores, raw_fit_per_bit);
     std::ofstream f(html, std::ios::binary);

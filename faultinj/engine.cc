@@ -16,8 +16,8 @@
 #include <map>
 #include <optional>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <stdexcept>
+#include <tuple>
 #include <systemc>
 
 #include "faultinj/injector.h"
@@ -31,14 +31,42 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-void write_all(int fd, const std::string& s) {
+void write_all(int fd, const void* data, size_t size) {
+  const char* p = static_cast<const char*>(data);
   size_t off = 0;
-  while (off < s.size()) {
-    ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+  while (off < size) {
+    ssize_t n = ::write(fd, p + off, size - off);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return;  // the reader is gone: nothing left to tell
     off += size_t(n);
   }
+}
+void write_all(int fd, const std::string& s) { write_all(fd, s.data(), s.size()); }
+
+// Exactly `size` bytes, or false at the end of the pipe.
+bool read_exact(int fd, void* data, size_t size) {
+  char* p = static_cast<char*>(data);
+  size_t off = 0;
+  while (off < size) {
+    ssize_t n = ::read(fd, p + off, size - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    off += size_t(n);
+  }
+  return true;
+}
+
+// A length-prefixed block on a pipe: a uint64 count, then the data.
+void send_block(int fd, const void* data, uint64_t count, size_t item) {
+  write_all(fd, &count, sizeof count);
+  write_all(fd, data, count * item);
+}
+template <class T>
+bool receive_block(int fd, std::vector<T>& out) {
+  uint64_t count = 0;
+  if (!read_exact(fd, &count, sizeof count) || count > (uint64_t(1) << 40) / sizeof(T)) return false;
+  out.resize(count);
+  return read_exact(fd, out.data(), count * sizeof(T));
 }
 
 std::string read_all(int fd) {
@@ -65,6 +93,23 @@ pid_t fork_clean() {
 void die_with_parent(pid_t parent) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(1);
+}
+
+// User + system CPU time of a child (/proc/PID/stat; readable until it is reaped), seconds; none
+// where /proc cannot be read.
+std::optional<double> cpu_seconds(pid_t pid) {
+  std::FILE* f = std::fopen(fmt::format("/proc/{}/stat", pid).c_str(), "r");
+  if (!f) return std::nullopt;
+  char buf[1024];
+  const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = 0;
+  const char* p = std::strrchr(buf, ')');  // the command name may hold spaces and parentheses
+  unsigned long long utime = 0, stime = 0;
+  // After the name: fields 3 to 13, then utime and stime (proc(5)).
+  if (!p || std::sscanf(p + 1, " %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu %llu", &utime, &stime) != 2)
+    return std::nullopt;
+  return double(utime + stime) / double(::sysconf(_SC_CLK_TCK));
 }
 
 void silence_output() {
@@ -109,7 +154,7 @@ json golden_to_json(const GoldenRun& g) {
           {"output_hash", g.output_hash}, {"output_bytes", g.output_bytes}, {"kernel_cycles", g.kernel_cycles},
           {"period_ps", g.period_ps},     {"host_seconds", g.host_seconds}, {"targets", t},
           {"phases", ph},                 {"links", g.links},               {"info", g.info},
-          {"checkpoints", g.checkpoints}};
+          {"checkpoints", g.checkpoints}, {"issue_sm", g.issue_sm}};
 }
 
 GoldenRun golden_from_json(const json& j) {
@@ -126,6 +171,7 @@ GoldenRun golden_from_json(const json& j) {
   for (auto& p : j.at("phases")) g.phases.push_back({p[0], p[1]});
   g.links = j.at("links").get<std::vector<std::string>>();
   g.info = j.at("info");
+  g.issue_sm = j.value("issue_sm", -1);
   g.checkpoints = j.at("checkpoints").get<std::vector<std::pair<uint64_t, uint64_t>>>();
   return g;
 }
@@ -154,6 +200,7 @@ GoldenRun record_golden(Platform& p, const Job& job) {
 
 }  // namespace
 
+// The golden child's answer: the figures as JSON, then the event instants as binary arrays.
 GoldenRun run_golden(const JobFactory& make, int issues_of_sm) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe failed: {}", std::strerror(errno)));
@@ -162,6 +209,7 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm) {
   if (pid == 0) {
     die_with_parent(self);
     ::close(fds[0]);
+    GoldenRun g;
     json answer;
     try {
       auto job = make();
@@ -169,36 +217,46 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm) {
       job->attach(p);
       if (issues_of_sm >= 0) p.record_issues(unsigned(issues_of_sm));
       p.run([&](rt::Runtime& rt) { job->run(rt); });
-      GoldenRun g = record_golden(p, *job);
-      g.info["dispatch_ps"] = p.dispatch_times();
-      if (issues_of_sm >= 0) g.info["issue_ps"] = p.issue_times(unsigned(issues_of_sm));
-      g.info["issue_sm"] = issues_of_sm;
+      g = record_golden(p, *job);
+      g.dispatch_ps = p.dispatch_times();
+      if (issues_of_sm >= 0) g.issue_ps = p.issue_times(unsigned(issues_of_sm));
+      g.issue_sm = issues_of_sm;
       answer = golden_to_json(g);
     } catch (const std::exception& e) {
       answer = {{"error", cut_utf8(e.what(), 64 * kMaxDetailBytes)}};
     }
-    write_all(fds[1], answer.dump());
+    const std::string text = answer.dump();
+    send_block(fds[1], text.data(), text.size(), 1);
+    send_block(fds[1], g.dispatch_ps.data(), g.dispatch_ps.size(), sizeof(uint64_t));
+    send_block(fds[1], g.issue_ps.data(), g.issue_ps.size(), sizeof(uint64_t));
     ::_exit(0);
   }
   ::close(fds[1]);
-  std::string text = read_all(fds[0]);
+  std::vector<char> text;
+  std::vector<uint64_t> dispatch, issue;
+  const bool whole = receive_block(fds[0], text) && receive_block(fds[0], dispatch) && receive_block(fds[0], issue);
   ::close(fds[0]);
   int status = 0;
   ::waitpid(pid, &status, 0);
-  if (text.empty())
+  if (!whole)
     throw std::runtime_error(fmt::format("the golden run died ({})", WIFSIGNALED(status)
                                                                           ? fmt::format("signal {}", WTERMSIG(status))
                                                                           : fmt::format("exit {}", WEXITSTATUS(status))));
-  json j = json::parse(text);
+  json j = json::parse(text.begin(), text.end());
   if (j.contains("error")) throw std::runtime_error("golden run: " + j["error"].get<std::string>());
-  return golden_from_json(j);
+  GoldenRun g = golden_from_json(j);
+  g.dispatch_ps = std::move(dispatch);
+  g.issue_ps = std::move(issue);
+  return g;
 }
 
 void record_checkpoints(const JobFactory& make, GoldenRun& g, unsigned count) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe failed: {}", std::strerror(errno)));
+  const pid_t self = ::getpid();
   pid_t pid = fork_clean();
   if (pid == 0) {
+    die_with_parent(self);  // a campaign killed with -9 during this pass leaves nothing running
     ::close(fds[0]);
     json answer = json::array();
     try {
@@ -349,10 +407,7 @@ class Leader {
     if (reap()) return;
     Clock::time_point first = Clock::time_point::max();
     for (auto& [pid, c] : children_) {
-      if (!c.killed && Clock::now() >= c.deadline) {
-        ::kill(pid, SIGKILL);
-        c.killed = true;
-      }
+      if (!c.killed && Clock::now() >= c.deadline) check_cpu(pid, c);
       if (!c.killed) first = std::min(first, c.deadline);
     }
     auto wait = std::min<Clock::duration>(first - Clock::now(), std::chrono::milliseconds(200));
@@ -364,6 +419,21 @@ class Leader {
     sigaddset(&s, SIGCHLD);
     sigtimedwait(&s, nullptr, &ts);
     reap();
+  }
+
+  // The wall deadline only says when to look: a child is a hang when its own CPU time passed the
+  // limit. A stopped (SIGSTOP, paused VM) or CPU-starved campaign must not turn runs into timeouts.
+  // (A simulation is one OS thread: it can only hang by computing, so its CPU time grows.)
+  // Without /proc, wall time is all there is.
+  void check_cpu(pid_t pid, Child& c) {
+    const double cpu = cpu_seconds(pid).value_or(wall_.count());
+    if (cpu >= wall_.count()) {
+      ::kill(pid, SIGKILL);
+      c.killed = true;
+      return;
+    }
+    const std::chrono::duration<double> left(std::max(wall_.count() - cpu, 0.05));
+    c.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(left);
   }
 
   bool reap() {
@@ -387,7 +457,7 @@ class Leader {
     r.fault_id = c.fault.id;
     if (c.killed) {
       r.outcome = Outcome::Timeout;
-      r.detail = fmt::format("host watchdog: still running after {:.1f} s", wall_.count());
+      r.detail = fmt::format("host watchdog: more than {:.1f} s of CPU time", wall_.count());
     } else {
       r.outcome = Outcome::DUE;
       r.due = DueKind::Died;
@@ -411,47 +481,79 @@ namespace {
 // The instant an event-triggered fault strikes, from the golden run's occurrences of its event:
 // just after the n-th block dispatch or warp instruction of SM k, just before the n-th transaction
 // on a saboteur's link. Empty when the golden run has no such occurrence.
-std::optional<uint64_t> event_instant(const GoldenRun& g, const Fault& f) {
-  auto nth = [&](const char* key) -> std::optional<uint64_t> {
-    const auto v = g.info.value(key, std::vector<uint64_t>{});
+// `transactions`: the golden run's "transaction_ps" (a bus saboteur's), read once by the caller.
+std::optional<uint64_t> event_instant(const GoldenRun& g, const std::vector<uint64_t>& transactions, const Fault& f) {
+  auto nth = [&](const std::vector<uint64_t>& v) -> std::optional<uint64_t> {
     if (f.count == 0 || f.count > v.size()) return std::nullopt;
     return v[f.count - 1];
   };
   std::optional<uint64_t> t;
   if (f.event == "block_dispatch") {
-    t = nth("dispatch_ps");
+    t = nth(g.dispatch_ps);
     if (t) ++*t;
-  } else if (f.event == fmt::format("warp_instruction:sm{}", g.info.value("issue_sm", -1))) {
-    t = nth("issue_ps");
+  } else if (f.event == fmt::format("warp_instruction:sm{}", g.issue_sm)) {
+    t = nth(g.issue_ps);
     if (t) ++*t;
-  } else if (g.info.contains("transaction_ps") && f.target.rfind("bus:" + f.event + ".", 0) == 0) {
-    t = nth("transaction_ps");
+  } else if (!transactions.empty() && f.target.rfind("bus:" + f.event + ".", 0) == 0) {
+    t = nth(transactions);
     if (t && *t > 0) --*t;
   }
   return t;
 }
 }  // namespace
 
-void run_faults(const JobFactory& make, const GoldenRun& golden, const std::vector<Fault>& faults,
-                const EngineOptions& opt, const std::function<void(const RunResult&)>& on_result,
-                const std::function<void()>& before_fork) {
-  std::vector<Fault> to_run;
-  for (const Fault& f : faults) {
-    if (f.trigger == TriggerKind::Time) {
-      to_run.push_back(f);
-      continue;
+namespace {
+// Gives each event-triggered fault its instant; reports those whose event never occurs (never
+// applied: an error of the tool, never masked) and drops them. In place: a fault list may be large.
+void resolve_instants(const GoldenRun& golden, std::vector<Fault>& faults,
+                      const std::function<void(const RunResult&)>& on_result) {
+  const auto transactions = golden.info.value("transaction_ps", std::vector<uint64_t>{});
+  auto unresolved = [&](Fault& f) {
+    if (f.trigger == TriggerKind::Time) return false;
+    if (auto t = event_instant(golden, transactions, f)) {
+      f.time_ps = *t;
+      return false;
     }
-    if (auto t = event_instant(golden, f)) {
-      to_run.push_back(f);
-      to_run.back().time_ps = *t;
-      continue;
-    }
-    RunResult r;  // never applied: an error of the tool, never masked
+    RunResult r;
     r.fault_id = f.id;
     r.detail = fmt::format("fault not applied: the golden run has no occurrence {} of event '{}'", f.count, f.event);
     on_result(r);
+    return true;
+  };
+  faults.erase(std::remove_if(faults.begin(), faults.end(), unresolved), faults.end());
+}
+
+// The ids still waiting for a result: sorted, with a done flag each (no node per fault).
+class Pending {
+ public:
+  explicit Pending(const std::vector<Fault>& faults) {
+    ids_.reserve(faults.size());
+    for (const Fault& f : faults) ids_.push_back(f.id);
+    std::sort(ids_.begin(), ids_.end());
+    done_.assign(ids_.size(), false);
   }
-  std::stable_sort(to_run.begin(), to_run.end(), [](const Fault& a, const Fault& b) { return a.time_ps < b.time_ps; });
+  // True the first time `id` (one of the faults) is done.
+  bool finish(uint64_t id) {
+    auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
+    if (it == ids_.end() || *it != id || done_[size_t(it - ids_.begin())]) return false;
+    done_[size_t(it - ids_.begin())] = true;
+    return true;
+  }
+  bool done(uint64_t id) const { return done_[size_t(std::lower_bound(ids_.begin(), ids_.end(), id) - ids_.begin())]; }
+
+ private:
+  std::vector<uint64_t> ids_;
+  std::vector<bool> done_;
+};
+}  // namespace
+
+void run_faults(const JobFactory& make, const GoldenRun& golden, std::vector<Fault> to_run,
+                const EngineOptions& opt, const std::function<void(const RunResult&)>& on_result,
+                const std::function<void()>& before_fork) {
+  resolve_instants(golden, to_run, on_result);
+  // By instant, then id: in place (std::stable_sort would want a second list as large).
+  std::sort(to_run.begin(), to_run.end(),
+            [](const Fault& a, const Fault& b) { return std::tie(a.time_ps, a.id) < std::tie(b.time_ps, b.id); });
   int leaders_lost = 0;
   while (!to_run.empty()) {
     int fds[2];
@@ -473,8 +575,7 @@ void run_faults(const JobFactory& make, const GoldenRun& golden, const std::vect
       ::_exit(0);
     }
     ::close(fds[1]);
-    std::set<uint64_t> pending;
-    for (auto& f : to_run) pending.insert(f.id);
+    Pending pending(to_run);
     std::string buf;
     char chunk[65536];
     for (;;) {
@@ -486,15 +587,15 @@ void run_faults(const JobFactory& make, const GoldenRun& golden, const std::vect
       while ((nl = buf.find('\n')) != std::string::npos) {
         RunResult r = from_json(json::parse(buf.substr(0, nl)));
         buf.erase(0, nl + 1);
-        if (pending.erase(r.fault_id)) on_result(r);
+        if (pending.finish(r.fault_id)) on_result(r);
       }
     }
     ::close(fds[0]);
     int status = 0;
     ::waitpid(leader, &status, 0);
     const size_t before = to_run.size();
-    to_run.erase(std::remove_if(to_run.begin(), to_run.end(), [&](const Fault& f) { return !pending.count(f.id); }),
-               to_run.end());
+    to_run.erase(std::remove_if(to_run.begin(), to_run.end(), [&](const Fault& f) { return pending.done(f.id); }),
+                 to_run.end());
     if (to_run.empty()) break;
     // The leader died with faults left: start another for them; give up if it makes no progress.
     leaders_lost = to_run.size() < before ? 0 : leaders_lost + 1;

@@ -7,7 +7,8 @@
 // never elaborates SystemC itself, and holds no database handle across a fork. The leader forks one
 // child per fault, at most `workers` at a time. A child injects, runs to the end within a simulated
 // time bound, classifies its run against the golden one and writes one line to the results pipe;
-// the leader kills a child that outlives the host-time watchdog (Timeout) and reports one that dies
+// the leader kills a child whose CPU time passes the host watchdog (Timeout; wall time never decides,
+// so a stopped or starved campaign loses nothing) and reports one that dies
 // (DUE, simulator died). If the leader itself dies, the caller starts another for what is left.
 #include <cstdint>
 #include <functional>
@@ -47,6 +48,11 @@ struct GoldenRun {
   std::vector<PhaseSpan> phases;      // scheduler phases (model scheduler; the RTL's are the same)
   std::vector<std::string> links;     // where a bus saboteur may go
   nlohmann::json info = nlohmann::json::object();  // Job::golden_info()
+  // Event instants (ps), kept compactly (8 bytes each: a long golden run issues many millions of
+  // warp instructions): every block dispatch, and with run_golden's `issues_of_sm` >= 0 every warp
+  // instruction issue of SM `issue_sm`.
+  std::vector<uint64_t> dispatch_ps, issue_ps;
+  int issue_sm = -1;
   // (instant, Platform::state_hash) pairs for early stops: a faulty run whose state hash equals the
   // golden run's at one of these instants has reconverged (record_checkpoints fills them).
   std::vector<std::pair<uint64_t, uint64_t>> checkpoints;
@@ -55,8 +61,8 @@ struct GoldenRun {
 // Runs the job once, fault-free, in a child process. Throws std::runtime_error with the child's
 // message if the golden run itself fails (a wrong result is not an error: the output is the
 // reference).
-// info gets "dispatch_ps" (block dispatch instants) and, with `issues_of_sm` >= 0, "issue_ps" (the
-// instant each warp instruction of that SM issued).
+// dispatch_ps gets the block dispatch instants and, with `issues_of_sm` >= 0, issue_ps the instant
+// each warp instruction of that SM issued (sent back from the child as binary arrays).
 GoldenRun run_golden(const JobFactory& make, int issues_of_sm = -1);
 
 // Replays the golden run stopping at `count` instants spread over [start_ps, sim_end_ps) and records
@@ -66,7 +72,7 @@ void record_checkpoints(const JobFactory& make, GoldenRun& g, unsigned count);
 struct EngineOptions {
   unsigned workers = 1;
   double timeout_factor = 3;       // simulated-time bound: factor x the golden run's simulated end
-  double wall_factor = 20;         // host watchdog: factor x the golden run's host time ...
+  double wall_factor = 20;         // host watchdog (a child's CPU time): factor x the golden run's host time ...
   double wall_min_seconds = 5;     // ... but never less than this
   bool early_stop = true;          // compare state with the golden checkpoints after a transient fault
   unsigned early_checks = 8;       // at most this many checkpoints after the injection
@@ -83,10 +89,10 @@ struct RunResult {
   double host_ms = 0;
 };
 
-// Runs `faults` (any order; they are run by injection time) and calls `on_result` in the calling
-// process as each run completes. Returns when every fault has a result.
-// `before_fork` runs before each leader is forked (close database handles there).
-void run_faults(const JobFactory& make, const GoldenRun& golden, const std::vector<Fault>& faults,
+// Runs `faults` (any order; they are sorted in place by injection time: the list is taken, not copied)
+// and calls `on_result` in the calling process as each run completes. Returns when every fault has a
+// result. `before_fork` runs before each leader is forked (close database handles there).
+void run_faults(const JobFactory& make, const GoldenRun& golden, std::vector<Fault> faults,
                 const EngineOptions& opt, const std::function<void(const RunResult&)>& on_result,
                 const std::function<void()>& before_fork = {});
 

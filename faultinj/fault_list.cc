@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <unordered_set>
+#include <utility>
 
 namespace gpuvp::fi {
 
@@ -155,9 +156,14 @@ std::vector<Fault> make_fault_list(const std::vector<TargetInfo>& targets, const
     bits += uint64_t{t.width} * t.count;
   }
   SplitMix64 rng(seed);
+  // The list is by time then bit; points are bit * edges + edge: order them by (edge, point) first,
+  // which is what a stable sort of the faults on time gave, without a second list of faults.
+  std::vector<uint64_t> points = sample_points(N, n, rng);
+  std::sort(points.begin(), points.end(),
+            [&](uint64_t a, uint64_t b) { return std::make_pair(a % edges, a) < std::make_pair(b % edges, b); });
   std::vector<Fault> faults;
   faults.reserve(n);
-  for (uint64_t p : sample_points(N, n, rng)) {
+  for (uint64_t p : points) {
     Fault f;
     locate(targets, first, p / edges, f);
     f.time_ps = (first_edge + p % edges) * period;
@@ -166,11 +172,9 @@ std::vector<Fault> make_fault_list(const std::vector<TargetInfo>& targets, const
     f.mask = ft.mask;
     f.duration = ft.duration;
     f.hold_ps = ft.hold_ps;
+    f.id = faults.size();
     faults.push_back(std::move(f));
   }
-  // Points are sorted by bit then edge; the list is by time then bit: a stable sort on time keeps that.
-  std::stable_sort(faults.begin(), faults.end(), [](const Fault& a, const Fault& b) { return a.time_ps < b.time_ps; });
-  for (uint64_t i = 0; i < faults.size(); ++i) faults[i].id = i;
   return faults;
 }
 

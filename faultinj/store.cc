@@ -5,7 +5,10 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <cctype>
+#include <cstring>
 #include <ctime>
+#include <iterator>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -172,22 +175,69 @@ Store Store::create(const std::string& path, const CampaignInfo& info) {
   }
 }
 
-Store Store::open(const std::string& path) {
-  if (!std::filesystem::exists(path)) throw StoreError(path + ": no such file");
-  if (!std::filesystem::is_regular_file(path)) throw StoreError(path + ": not a regular file");
-  std::string wrong;
+namespace {
+
+// Opens `name` (a path or a URI) with `flags` (SQLite::OPEN_*): "" when it is a
+// campaign database this build reads, else what is wrong.
+std::string try_open(const std::string& name, int flags, std::unique_ptr<SQLite::Database>& db) {
   try {
-    auto db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE);
+    db = std::make_unique<SQLite::Database>(name, flags);
     db->setBusyTimeout(10000);
-    wrong = check_database(*db);
-    if (wrong.empty()) {
-      configure(*db);
-      return Store(path, std::move(db));
-    }
+    return check_database(*db);
   } catch (const SQLite::Exception& e) {
-    wrong = fmt::format("not a readable SQLite database ({})", e.what());
+    db.reset();
+    return fmt::format("not a readable SQLite database ({})", e.what());
   }
-  throw StoreError(path + ": " + wrong);
+}
+
+void require_regular_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw StoreError(path + ": no such file");
+  if (!std::filesystem::is_regular_file(path, ec)) throw StoreError(path + ": not a regular file");
+}
+
+// A URI naming `path` for SQLite (percent-encoding what a URI cannot hold as is).
+std::string file_uri(const std::string& path) {
+  std::string uri = "file:";
+  for (unsigned char c : std::filesystem::absolute(path).string())
+    uri += std::isalnum(c) || std::strchr("/-_.~", c) ? std::string(1, char(c)) : fmt::format("%{:02X}", c);
+  return uri;
+}
+
+}  // namespace
+
+Store Store::open(const std::string& path) {
+  require_regular_file(path);
+  std::unique_ptr<SQLite::Database> db;
+  std::string wrong = try_open(path, SQLite::OPEN_READWRITE, db);
+  if (!wrong.empty()) throw StoreError(path + ": " + wrong);
+  try {
+    configure(*db);
+  } catch (const SQLite::Exception& e) {
+    throw StoreError(fmt::format("{}: cannot open for writing ({})", path, e.what()));
+  }
+  return Store(path, std::move(db));
+}
+
+// A WAL-mode database is read through its -shm file, which a read-only connection creates (with a
+// -wal file) and leaves behind, and cannot create in a read-only folder. Without a -wal file no writer
+// is at work and everything is in the file itself: read it as immutable, touching nothing. With one, a
+// writer may be running: read through the WAL, or as immutable (its last runs unseen) where the -shm
+// file cannot be made.
+Store Store::open_read_only(const std::string& path) {
+  require_regular_file(path);
+  const std::string immutable = file_uri(path) + "?immutable=1";
+  std::unique_ptr<SQLite::Database> db;
+  std::error_code ec;
+  std::string wrong;
+  if (!std::filesystem::exists(path + "-wal", ec)) {
+    wrong = try_open(immutable, SQLite::OPEN_READONLY | SQLite::OPEN_URI, db);
+  } else {
+    wrong = try_open(path, SQLite::OPEN_READONLY, db);
+    if (!wrong.empty() && !db) wrong = try_open(immutable, SQLite::OPEN_READONLY | SQLite::OPEN_URI, db);
+  }
+  if (!wrong.empty()) throw StoreError(path + ": " + wrong);
+  return Store(path, std::move(db));
 }
 
 CampaignInfo Store::campaign() const {
@@ -231,6 +281,7 @@ void Store::add_faults(const std::vector<Fault>& faults) {
 std::vector<Fault> Store::faults() const {
   SQLite::Statement q(db(), fmt::format("SELECT {} FROM faults f ORDER BY f.id", kFaultColumns));
   std::vector<Fault> out;
+  out.reserve(fault_count());
   while (q.executeStep()) out.push_back(fault_of(q, 0));
   return out;
 }
@@ -261,30 +312,75 @@ std::optional<ShardInfo> Store::shard() const {
   if (!has_table(db(), "shard")) return std::nullopt;
   SQLite::Statement q(db(), "SELECT idx, count, full_fault_count, fault_list_hash, missing FROM shard");
   if (!q.executeStep()) return std::nullopt;
-  return ShardInfo{static_cast<unsigned>(q.getColumn(0).getInt64()), static_cast<unsigned>(q.getColumn(1).getInt64()),
-                   u64(q.getColumn(2)), q.getColumn(3).getString(), q.getColumn(4).getString()};
+  const int64_t index = q.getColumn(0).getInt64(), count = q.getColumn(1).getInt64();
+  if (count < 1 || count > kMaxShards)
+    throw StoreError(fmt::format("{}: shard.count = {}: expected 1 to {}", path_, count, kMaxShards));
+  if (index < 0 || index > count)
+    throw StoreError(fmt::format("{}: shard.idx = {}: expected 0 to shard.count = {}", path_, index, count));
+  return ShardInfo{static_cast<unsigned>(index), static_cast<unsigned>(count), u64(q.getColumn(2)),
+                   q.getColumn(3).getString(), q.getColumn(4).getString()};
 }
 
+void Store::set_meta(const std::string& key, const std::string& value) {
+  db().exec("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+  SQLite::Statement q(db(), "INSERT OR REPLACE INTO meta VALUES (?, ?)");
+  SQLite::bind(q, key, value);
+  q.exec();
+}
+
+std::optional<std::string> Store::meta(const std::string& key) const {
+  if (!has_table(db(), "meta")) return std::nullopt;
+  SQLite::Statement q(db(), "SELECT value FROM meta WHERE key = ?");
+  q.bind(1, key);
+  if (!q.executeStep()) return std::nullopt;
+  return q.getColumn(0).getString();
+}
+
+// FNV-1a, 64 bits, over one text line per fault: the same on every machine. Line by line, never the
+// whole text at once (10 M faults would make it 600 MB).
 std::string fault_list_hash(const std::vector<Fault>& faults) {
-  std::string text;
-  for (const Fault& f : faults)
-    text += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", f.id, f.target, f.index, f.bit, f.nbits, f.mask,
-                        to_string(f.model), to_string(f.duration), f.hold_ps,
-                        f.trigger == TriggerKind::Event ? "event" : "time", f.time_ps, f.event, f.count);
-  // FNV-1a, 64 bits: the same on every machine.
   uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
+  fmt::memory_buffer line;
+  for (const Fault& f : faults) {
+    line.clear();
+    fmt::format_to(std::back_inserter(line), "{},{},{},{},{},{},{},{},{},{},{},{},{}\n", f.id, f.target, f.index, f.bit,
+                   f.nbits, f.mask, to_string(f.model), to_string(f.duration), f.hold_ps,
+                   f.trigger == TriggerKind::Event ? "event" : "time", f.time_ps, f.event, f.count);
+    for (char c : line) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+  }
   return fmt::format("{:016x}", h);
 }
 
 std::vector<RunRecord> Store::runs() const {
   SQLite::Statement q(db(), fmt::format("SELECT {} FROM runs r ORDER BY r.fault_id", kRunColumns));
   std::vector<RunRecord> out;
+  out.reserve(run_count());
   while (q.executeStep()) out.push_back(run_of(q, 0));
   return out;
 }
 
 uint64_t Store::run_count() const { return u64(db().execAndGet("SELECT count(*) FROM runs")); }
+
+std::optional<uint64_t> Store::run_without_fault() const {
+  SQLite::Statement q(db(), "SELECT r.fault_id FROM runs r LEFT JOIN faults f ON f.id = r.fault_id "
+                            "WHERE f.id IS NULL LIMIT 1");
+  if (!q.executeStep()) return std::nullopt;
+  return u64(q.getColumn(0));
+}
+
+std::vector<Fault> Store::pending_faults() const {
+  SQLite::Statement q(db(), fmt::format("SELECT {} FROM faults f LEFT JOIN runs r ON r.fault_id = f.id "
+                                        "WHERE r.fault_id IS NULL ORDER BY f.id", kFaultColumns));
+  std::vector<Fault> out;
+  out.reserve(pending_count());  // growing by doubling would hold two lists at once
+  while (q.executeStep()) out.push_back(fault_of(q, 0));
+  return out;
+}
+
+uint64_t Store::pending_count() const {
+  return u64(db().execAndGet("SELECT count(*) FROM faults f LEFT JOIN runs r ON r.fault_id = f.id "
+                             "WHERE r.fault_id IS NULL"));
+}
 
 std::vector<uint64_t> Store::pending_fault_ids() const {
   SQLite::Statement q(db(), "SELECT f.id FROM faults f LEFT JOIN runs r ON r.fault_id = f.id "

@@ -83,6 +83,11 @@ class Store {
   // An existing database; a missing, non-SQLite, corrupt or foreign (other schema, other version)
   // file is a StoreError naming the file and what is wrong.
   static Store open(const std::string& path);
+  // The same, read-only: writes nothing (no pragma, no -wal/-shm where they cannot be made), so a
+  // store on read-only media or owned by another user can be read. Any write throws.
+  static Store open_read_only(const std::string& path);
+  // Shard counts a store may hold (parse_shard reads at most 6 digits).
+  static constexpr unsigned kMaxShards = 999999;
 
   Store(Store&&) noexcept;
   Store& operator=(Store&&) noexcept;
@@ -96,7 +101,9 @@ class Store {
   CampaignInfo campaign() const;
   void set_golden(const GoldenRecord& g);  // replaces the previous one
   void set_shard(const ShardInfo& s);      // replaces the previous one
-  std::optional<ShardInfo> shard() const;  // none for stores written before sharding
+  // None for stores written before sharding; a row out of range (count 0 or above kMaxShards, index
+  // above count) is a StoreError naming the file and the value.
+  std::optional<ShardInfo> shard() const;
   std::optional<GoldenRecord> golden() const;
 
   void add_faults(const std::vector<Fault>& faults);  // one transaction; a repeated id is an error
@@ -107,7 +114,17 @@ class Store {
   void add_runs(const std::vector<RunRecord>& runs);  // one transaction
   std::vector<RunRecord> runs() const;  // in fault id order
   uint64_t run_count() const;
+  // A run whose fault is not in the fault list (a damaged store): its fault id, else none.
+  std::optional<uint64_t> run_without_fault() const;
+
+  // Small key/value facts about the campaign (table `meta`, made when first set, so stores written
+  // before it stay readable): "base_dir", the campaign file's folder; "complete", "1" when the store
+  // was created with its whole fault list in one step (an empty shard is then finished, not lost).
+  void set_meta(const std::string& key, const std::string& value);
+  std::optional<std::string> meta(const std::string& key) const;
   std::vector<uint64_t> pending_fault_ids() const;  // faults without a run, in id order
+  uint64_t pending_count() const;
+  std::vector<Fault> pending_faults() const;  // faults without a run, in id order
 
   // Every fault with a run, fault and run columns joined, in id order.
   void export_csv(std::ostream& out) const;

@@ -11,11 +11,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <functional>
 #include <cstdio>
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "faultinj/engine.h"
@@ -46,6 +52,31 @@ std::string show(const RunResult& r) {
   s << "fault " << r.fault_id << ": " << to_string(r.outcome) << " (" << to_string(r.due) << ") end " << r.end_ps
     << " ps: " << r.detail;
   return s.str();
+}
+
+// Runs `child(fd)` in a forked process and returns what it wrote to `fd`, after `meanwhile(pid)` ran
+// here; `status` gets its wait status.
+std::string in_child(const std::function<void(int)>& child, int& status,
+                     const std::function<void(pid_t)>& meanwhile = {}) {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::close(fds[0]);
+    child(fds[1]);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  if (meanwhile) meanwhile(pid);
+  std::string text;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(fds[0], buf, sizeof buf)) > 0) text.append(buf, size_t(n));
+  ::close(fds[0]);
+  ::waitpid(pid, &status, 0);
+  return text;
 }
 
 std::string show_all(const std::map<uint64_t, RunResult>& r) {
@@ -223,13 +254,8 @@ namespace {
 // as the engine's children do (fault-injection.md: DUE for a device or runtime error, Timeout for a
 // stall or the simulated-time bound). Returns "outcome due_kind end_ps".
 std::string unforked_outcome(const JobFactory& make, const GoldenRun& g, const Fault& f, double timeout_factor) {
-  int fds[2];
-  REQUIRE(::pipe(fds) == 0);
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    ::close(fds[0]);
+  int status = 0;
+  const std::string text = in_child([&](int fd) {
     std::string answer;
     try {
       auto job = make();
@@ -257,17 +283,8 @@ std::string unforked_outcome(const JobFactory& make, const GoldenRun& g, const F
     } catch (const std::exception& e) {
       answer = std::string("error: ") + e.what();
     }
-    (void)!::write(fds[1], answer.data(), answer.size());
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  std::string text;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::read(fds[0], buf, sizeof buf)) > 0) text.append(buf, size_t(n));
-  ::close(fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
+    (void)!::write(fd, answer.data(), answer.size());
+  }, status);
   return text.empty() ? fmt::format("died (status {})", status) : text;
 }
 
@@ -361,4 +378,151 @@ TEST_CASE("engine: held faults: a permanent stuck bit survives the design's writ
   CHECK(r.at(1).outcome == Outcome::Masked);
   CHECK(r.at(2).outcome == Outcome::Masked);
   CHECK(r.at(3).outcome == Outcome::Masked);
+}
+
+namespace {
+
+// The vectorAdd job whose host program sleeps after the kernel: every faulty run is in flight for at
+// least kSleep of wall time while using almost no CPU.
+constexpr auto kSleep = std::chrono::milliseconds(150);
+class SleepyJob : public Job {
+ public:
+  SleepyJob() : Job(engine_config(), "sleepy"), inner_(vector_add_factory()()) {}
+  void run(rt::Runtime& rt) override {
+    inner_->run(rt);
+    std::this_thread::sleep_for(kSleep);
+  }
+  std::vector<uint8_t> output() const override { return inner_->output(); }
+  void attach(Platform& p) override { inner_->attach(p); }
+
+ private:
+  std::unique_ptr<Job> inner_;
+};
+
+// Processes whose process group is `pgid` (/proc/PID/stat, field 5).
+int processes_in_group(pid_t pgid) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream in(e.path() / "stat");
+    std::string line;
+    if (!std::getline(in, line) || line.rfind(')') == std::string::npos) continue;
+    std::istringstream rest(line.substr(line.rfind(')') + 1));
+    std::string state;
+    long ppid = 0, pgrp = 0;
+    if (rest >> state >> ppid >> pgrp && pgrp == pgid && state != "Z") ++n;
+  }
+  return n;
+}
+
+std::string brief(const RunResult& r) {
+  return fmt::format("{} {} {} {}", to_string(r.outcome), to_string(r.due), r.end_ps, r.kernel_cycles);
+}
+
+}  // namespace
+
+TEST_CASE("engine: a campaign stopped with SIGSTOP for longer than its watchdog and continued gives the outcomes "
+          "of an uninterrupted one") {
+  const JobFactory make = [] { return std::make_unique<SleepyJob>(); };
+  const GoldenRun g = run_golden(make);
+  const uint64_t in_kernel = mid_edge(g, g.start_ps, g.end_ps);
+  std::vector<Fault> faults;
+  for (unsigned k = 0; k < 4; ++k) faults.push_back(fault_at(k, "gpu.sm0.regs", reg_word(0, k + 1, k), 3, in_kernel));
+  EngineOptions opt;
+  opt.workers = 2;
+  opt.wall_factor = 0;  // the watchdog is wall_min_seconds: shorter than the stop, longer than a run's CPU time
+  opt.wall_min_seconds = 0.3;
+  opt.early_stop = false;
+  std::map<uint64_t, std::string> expected;
+  for (auto& [id, r] : run_all(make, g, faults, opt)) expected[id] = brief(r);
+
+  // The same campaign in its own process group, stopped as a whole while faulty runs are in flight.
+  auto campaign = [&](int fd) {
+    ::setpgid(0, 0);
+    run_faults(make, g, faults, opt, [&](const RunResult& r) {
+      const std::string line = fmt::format("{} {}\n", r.fault_id, brief(r));
+      (void)!::write(fd, line.data(), line.size());
+    });
+  };
+  auto stop_and_continue = [](pid_t pid) {
+    ::setpgid(pid, pid);
+    // The campaign process, its leader and at least one faulty run.
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (processes_in_group(pid) < 3 && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    REQUIRE(processes_in_group(pid) >= 3);
+    REQUIRE(::kill(-pid, SIGSTOP) == 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));  // twice the watchdog
+    REQUIRE(::kill(-pid, SIGCONT) == 0);
+  };
+  int status = 0;
+  std::map<uint64_t, std::string> got;
+  std::istringstream lines(in_child(campaign, status, stop_and_continue));
+  for (std::string line; std::getline(lines, line);) got[std::stoull(line)] = line.substr(line.find(' ') + 1);
+  CHECK(got == expected);
+}
+
+TEST_CASE("engine: kill -9 of the campaign during the checkpoint pass leaves nothing running") {
+  const std::string pid_file = fmt::format("/tmp/gpuvp_checkpoint_child_{}", ::getpid());
+  std::remove(pid_file.c_str());
+  // The checkpoint child writes its pid and then takes long to build its job (a long golden run).
+  const JobFactory make = [pid_file]() -> std::unique_ptr<Job> {
+    std::ofstream(pid_file) << ::getpid() << "\n";
+    std::this_thread::sleep_for(std::chrono::seconds(30));
+    return vector_add_factory()();
+  };
+  std::fflush(nullptr);
+  const pid_t campaign = ::fork();
+  REQUIRE(campaign >= 0);
+  if (campaign == 0) {
+    GoldenRun g;
+    g.start_ps = 1000;
+    g.sim_end_ps = 1000000;
+    record_checkpoints(make, g, 4);
+    ::_exit(0);
+  }
+  pid_t child = 0;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!(std::ifstream(pid_file) >> child) && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  REQUIRE(child > 0);
+  ::kill(campaign, SIGKILL);
+  ::waitpid(campaign, nullptr, 0);
+  auto alive = [&] {
+    std::ifstream in(fmt::format("/proc/{}/stat", child));
+    std::string line;
+    return std::getline(in, line) && line.substr(line.rfind(')') + 2, 1) != "Z";
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (alive() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const bool survived = alive();
+  if (survived) ::kill(child, SIGKILL);
+  std::remove(pid_file.c_str());
+  CHECK_FALSE(survived);
+}
+
+TEST_CASE("engine: the golden run sends back every block dispatch and warp instruction issue instant") {
+  const JobFactory make = vector_add_factory();
+  const GoldenRun g = run_golden(make, 0);
+  // One instant per dispatch: 8 blocks, 2 per core on one SM, dispatched together in 4 batches (the
+  // platform keeps an instant once); every warp instruction of SM 0 issued inside the execution
+  // window, in time order.
+  CHECK(g.dispatch_ps.size() == kBlocks / kBpc);
+  CHECK(g.issue_sm == 0);
+  REQUIRE(g.issue_ps.size() >= kBlocks);
+  CHECK(std::is_sorted(g.issue_ps.begin(), g.issue_ps.end()));
+  CHECK(g.issue_ps.front() >= g.start_ps);
+  CHECK(g.issue_ps.back() <= g.end_ps);
+  // A fault at the first dispatch strikes 1 ps after it; one at an issue that never happened is not applied.
+  Fault at_dispatch = fault_at(0, "gpu.sm0.regs", 0, 0, 0), never = fault_at(1, "gpu.sm0.regs", 0, 0, 0);
+  at_dispatch.trigger = never.trigger = TriggerKind::Event;
+  at_dispatch.event = "block_dispatch";
+  at_dispatch.count = 1;
+  never.event = "warp_instruction:sm0";
+  never.count = g.issue_ps.size() + 1;
+  auto r = run_all(make, g, {at_dispatch, never});
+  INFO(show_all(r));
+  CHECK(r.at(0).outcome != Outcome::ToolError);
+  CHECK(r.at(1).outcome == Outcome::ToolError);
+  CHECK_THAT(r.at(1).detail, Catch::Matchers::Contains("no occurrence"));
 }

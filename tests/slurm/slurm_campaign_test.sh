@@ -2,7 +2,8 @@
 # scripts/slurm-campaign on a real one-node Slurm (tests/slurm/slurm-fixture): a 120-fault campaign in
 # 4 shards (an array job and a merge job after it) gives the same runs as one `gpuvp campaign run`
 # (exports compared without host_ms and shard); run again, it submits nothing; with one shard's store
-# removed, it submits that shard and a merge, and the result is the same again.
+# removed, it submits that shard and a merge, and the result is the same again; a campaign with more
+# shards than faults (an empty shard) merges.
 # Exits 77 (CTest: skipped) only when slurm-wlm or munge is not installed.
 #   slurm_campaign_test.sh GPUVP SOURCE_DIR WORK_DIR
 set -uo pipefail
@@ -109,3 +110,15 @@ wait_job "$merge"
 [ -f "$work/out/q120.merged" ] || failed "the second merge left no marker"
 same_runs "$work/out/q120.db" "$work/single.db"
 echo "ok: shard 2 re-run alone, merged again = one process"
+
+# 4. More shards than faults: shard 4 of a 3-fault campaign is empty, finished at once; the merge takes it.
+sed 's/"size": {"count": 500}/"size": {"count": 3}/' "$src/campaigns/quick.json" >"$work/q3.json"
+"$src/scripts/slurm-campaign" "$work/q3.json" --shards 4 --gpuvp "$gpuvp" --out "$work/out" >"$work/submit.out" ||
+  failed "slurm-campaign exited $? (3 faults, 4 shards)"
+merge=$(awk '$1 == "merge_job" {print $2}' "$work/submit.out")
+[ -n "$merge" ] || failed "no merge job submitted (3 faults, 4 shards)"
+wait_job "$merge"
+[ -f "$work/out/q3.merged" ] || failed "the merge of a campaign with an empty shard failed"
+rows=$("$gpuvp" campaign export "$work/out/q3.db" --csv - | tail -n +2 | wc -l)
+[ "$rows" -eq 3 ] || failed "the merge of 3 faults in 4 shards has $rows runs"
+echo "ok: an empty shard is finished and merged"
