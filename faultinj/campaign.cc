@@ -33,6 +33,7 @@
 #include <SQLiteCpp/Exception.h>
 #include "faultinj/sizing.h"
 #include "faultinj/store.h"
+#include "platform/text.h"
 #include "platform/user_file.h"
 
 namespace gpuvp::fi {
@@ -457,7 +458,7 @@ GoldenRecord record_of(const GoldenRun& g, uint64_t state_bits) {
 
 void print_summary(const std::string& db) {
   Store st = Store::open(db);
-  std::cout << text_report(st, std::nullopt);
+  print_out("{}", text_report(st, std::nullopt));
 }
 
 }  // namespace
@@ -515,7 +516,7 @@ Prepared prepare(const std::string& file) {
 
 int campaign_check(const std::string& file) {
   Prepared p = prepare(file);
-  fmt::print("{}: campaign '{}' is valid: golden run {} to {} ps ({} kernel cycles), {} faults over {} targets "
+  print_out("{}: campaign '{}' is valid: golden run {} to {} ps ({} kernel cycles), {} faults over {} targets "
              "({} fault-space points)\n",
              file, p.spec.name, p.golden.start_ps, p.golden.end_ps, p.golden.kernel_cycles, p.faults.size(),
              p.targets.size(), p.space);
@@ -564,11 +565,9 @@ int campaign_run(const std::string& file, const CampaignOptions& opt) {
   const ShardInfo& sh = ns.shard;
   create_store(db, ns, p.faults);
   if (!opt.quiet)
-    std::fprintf(stderr, "campaign %s%s: %zu faults over %zu targets (%llu fault-space points), store %s\n",
-                 spec.name.c_str(),
-                 shard ? fmt::format(", shard {} of {} ({} faults in all)", sh.index, sh.count, sh.full_fault_count).c_str()
-                       : "",
-                 p.faults.size(), p.targets.size(), (unsigned long long)p.space, db.c_str());
+    print_err("campaign {}{}: {} faults over {} targets ({} fault-space points), store {}\n", spec.name,
+              shard ? fmt::format(", shard {} of {} ({} faults in all)", sh.index, sh.count, sh.full_fault_count) : "",
+              p.faults.size(), p.targets.size(), p.space, db);
   const bool any = !p.faults.empty();
   std::vector<Fault>().swap(p.faults);  // stored: the store is read back for what is pending
   if (spec.early_stop && any) record_checkpoints(p.make, p.golden, kCheckpoints);
@@ -594,7 +593,7 @@ int campaign_resume(const std::string& db, const CampaignOptions& opt) {
       throw StoreError(fmt::format("{}: no fault list recorded (the campaign was stopped before it started; remove "
                                    "the file and run the campaign again)", db));
     if (st.pending_count() == 0) {
-      if (!opt.quiet) std::fprintf(stderr, "%s: every fault has its run: nothing to do\n", db.c_str());
+      if (!opt.quiet) print_err("{}: every fault has its run: nothing to do\n", db);
       return 0;
     }
     if (auto dir = st.meta("base_dir")) base_dir = *dir;
@@ -621,8 +620,8 @@ int campaign_export(const std::string& db, const std::string& csv, const std::st
   auto write = [&](const std::string& path, bool as_csv) {
     std::ostringstream out;
     as_csv ? st.export_csv(out) : st.export_json(out);
-    if (path == "-") {
-      std::cout << out.str();
+    if (path == "-") {  // data for a pipe stays exact; a terminal gets no control characters
+      std::fputs(::isatty(STDOUT_FILENO) ? terminal_safe(out.str()).c_str() : out.str().c_str(), stdout);
       return;
     }
     std::ofstream f(path, std::ios::binary);
@@ -750,7 +749,7 @@ int campaign_merge(const std::string& out, const std::vector<std::string>& paths
     throw CampaignError(fmt::format("campaign merge {}: refused:\n{}(`gpuvp campaign run FILE --shard I/{}` runs a "
                                     "missing shard, `gpuvp campaign resume SHARD.db` finishes one; --allow-missing "
                                     "merges what is there)", out, problems, n));
-  if (!problems.empty()) std::fprintf(stderr, "campaign merge %s: merging what is there:\n%s", out.c_str(), problems.c_str());
+  if (!problems.empty()) print_err("campaign merge {}: merging what is there:\n{}", out, problems);
 
   std::vector<Fault> faults;
   std::vector<RunRecord> runs;
@@ -778,8 +777,8 @@ int campaign_merge(const std::string& out, const std::vector<std::string>& paths
   ns.base_dir = first.base_dir;
   ns.runs = std::move(runs);
   create_store(out, ns, faults);
-  std::fprintf(stderr, "campaign merge %s: %zu shard%s of %u, %zu faults, %zu runs\n", out.c_str(), by_index.size(),
-               by_index.size() == 1 ? "" : "s", n, faults.size(), ns.runs.size());
+  print_err("campaign merge {}: {} shard{} of {}, {} faults, {} runs\n", out, by_index.size(),
+            by_index.size() == 1 ? "" : "s", n, faults.size(), ns.runs.size());
   return 0;
   });
 }
@@ -799,8 +798,8 @@ int campaign_report(const std::vector<std::string>& dbs, std::optional<double> r
     return 0;
   }
   for (size_t i = 0; i < stores.size(); ++i) {
-    if (stores.size() > 1) std::cout << (i ? "\n" : "") << "== " << dbs[i] << " ==\n";
-    std::cout << text_report(stores[i], raw_fit_per_bit);
+    if (stores.size() > 1) print_out("{}== {} ==\n", i ? "\n" : "", dbs[i]);
+    print_out("{}", text_report(stores[i], raw_fit_per_bit));
   }
   return 0;
   });

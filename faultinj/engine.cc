@@ -21,6 +21,7 @@
 #include <systemc>
 
 #include "faultinj/injector.h"
+#include "platform/config/json_text.h"
 #include "platform/platform.h"
 #include "platform/text.h"
 
@@ -144,7 +145,7 @@ RunResult from_json(const json& j) {
 }
 
 // One result line: well under PIPE_BUF, so lines from concurrent writers never interleave.
-void send(int fd, const RunResult& r) { write_all(fd, to_json(r).dump() + "\n"); }
+void send(int fd, const RunResult& r) { write_all(fd, json_dump(to_json(r)) + "\n"); }
 
 json golden_to_json(const GoldenRun& g) {
   json t = json::array(), ph = json::array();
@@ -225,7 +226,7 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm) {
     } catch (const std::exception& e) {
       answer = {{"error", cut_utf8(e.what(), 64 * kMaxDetailBytes)}};
     }
-    const std::string text = answer.dump();
+    const std::string text = json_dump(answer);
     send_block(fds[1], text.data(), text.size(), 1);
     send_block(fds[1], g.dispatch_ps.data(), g.dispatch_ps.size(), sizeof(uint64_t));
     send_block(fds[1], g.issue_ps.data(), g.issue_ps.size(), sizeof(uint64_t));
@@ -273,7 +274,7 @@ void record_checkpoints(const JobFactory& make, GoldenRun& g, unsigned count) {
     } catch (const std::exception&) {
       answer = json::array();  // no checkpoints: no early stops, nothing else lost
     }
-    write_all(fds[1], answer.dump());
+    write_all(fds[1], json_dump(answer));
     ::_exit(0);
   }
   ::close(fds[1]);
@@ -568,7 +569,7 @@ void run_faults(const JobFactory& make, const GoldenRun& golden, std::vector<Fau
         auto job = make();
         Leader(golden, opt, fds[1]).run(*job, to_run);
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "gpuvp: campaign leader: %s\n", e.what());
+        print_err("gpuvp: campaign leader: {}\n", e.what());
         std::fflush(stderr);
         ::_exit(3);
       }

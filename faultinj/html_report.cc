@@ -1,5 +1,7 @@
 #include "faultinj/html_report.h"
 
+#include "platform/text.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,7 +18,9 @@ namespace gpuvp::fi {
 
 namespace {
 
-std::string esc(const std::string& s) {
+// HTML-escaped, and free of control characters and invalid UTF-8 (platform/text.h).
+std::string esc(const std::string& text) {
+  const std::string s = terminal_safe(text);
   std::string o;
   for (char c : s) {
     switch (c) {

@@ -6,6 +6,7 @@
 
 #include "faultinj/campaign_file.h"
 #include "faultinj/metrics.h"
+#include "platform/config/json_text.h"
 
 namespace gpuvp::fi {
 
@@ -32,7 +33,7 @@ std::string fault_line(const FaultTemplate& f) {
 }
 
 std::string spec_lines(const CampaignSpec& s) {
-  std::string out = fmt::format("  platform: preset {}{}\n", s.preset, s.set.empty() ? "" : ", set " + s.set.dump());
+  std::string out = fmt::format("  platform: preset {}{}\n", s.preset, s.set.empty() ? "" : ", set " + json_dump(s.set));
   if (s.workload)
     out += fmt::format("  workload: {} (launch {}, seed {})\n", s.workload->name,
                        s.workload->launch.empty() ? "default" : s.workload->launch, s.workload->seed);

@@ -1,5 +1,8 @@
 #include "faultinj/store.h"
 
+#include "platform/config/json_text.h"
+#include "platform/text.h"
+
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <SQLiteCpp/VariadicBind.h>
 #include <fmt/format.h>
@@ -46,6 +49,9 @@ constexpr const char* kRunColumns =
 
 int64_t i64(uint64_t v) { return static_cast<int64_t>(v); }
 uint64_t u64(const SQLite::Column& c) { return static_cast<uint64_t>(c.getInt64()); }
+// Text read back is valid UTF-8 whatever the file holds (a crafted or damaged store): it goes on to
+// JSON, CSV, HTML and terminals.
+std::string text(const SQLite::Column& c) { return valid_utf8(c.getString()); }
 
 std::string now_utc() {
   std::time_t t = std::time(nullptr);
@@ -78,7 +84,7 @@ std::string check_database(SQLite::Database& db) {
 Fault fault_of(SQLite::Statement& q, int c) {
   Fault f;
   f.id = u64(q.getColumn(c));
-  f.target = q.getColumn(c + 1).getString();
+  f.target = text(q.getColumn(c + 1));
   f.index = u64(q.getColumn(c + 2));
   f.bit = static_cast<unsigned>(q.getColumn(c + 3).getInt());
   f.nbits = static_cast<unsigned>(q.getColumn(c + 4).getInt());
@@ -88,7 +94,7 @@ Fault fault_of(SQLite::Statement& q, int c) {
   f.hold_ps = u64(q.getColumn(c + 8));
   f.trigger = q.getColumn(c + 9).getString() == "event" ? TriggerKind::Event : TriggerKind::Time;
   f.time_ps = u64(q.getColumn(c + 10));
-  f.event = q.getColumn(c + 11).getString();
+  f.event = text(q.getColumn(c + 11));
   f.count = u64(q.getColumn(c + 12));
   return f;
 }
@@ -98,7 +104,7 @@ RunRecord run_of(SQLite::Statement& q, int c) {
   r.fault_id = u64(q.getColumn(c));
   r.outcome = parse_outcome(q.getColumn(c + 1).getString());
   r.due_kind = parse_due_kind(q.getColumn(c + 2).getString());
-  r.detail = q.getColumn(c + 3).getString();
+  r.detail = text(q.getColumn(c + 3));
   r.end_ps = u64(q.getColumn(c + 4));
   r.kernel_cycles = u64(q.getColumn(c + 5));
   r.early_stop = q.getColumn(c + 6).getInt() != 0;
@@ -243,8 +249,8 @@ Store Store::open_read_only(const std::string& path) {
 CampaignInfo Store::campaign() const {
   SQLite::Statement q(db(), "SELECT name, file, file_hash, seed, build_id, created FROM campaign");
   if (!q.executeStep()) throw StoreError(path_ + ": no campaign row");
-  return {q.getColumn(0).getString(), q.getColumn(1).getString(), q.getColumn(2).getString(),
-          u64(q.getColumn(3)),        q.getColumn(4).getString(), q.getColumn(5).getString()};
+  return {text(q.getColumn(0)), text(q.getColumn(1)), text(q.getColumn(2)),
+          u64(q.getColumn(3)),   text(q.getColumn(4)), text(q.getColumn(5))};
 }
 
 void Store::set_golden(const GoldenRecord& g) {
@@ -259,8 +265,8 @@ std::optional<GoldenRecord> Store::golden() const {
                             "host_seconds, state_bits, phases FROM golden");
   if (!q.executeStep()) return std::nullopt;
   return GoldenRecord{u64(q.getColumn(0)),        u64(q.getColumn(1)),     u64(q.getColumn(2)),
-                      q.getColumn(3).getString(), u64(q.getColumn(4)),     u64(q.getColumn(5)),
-                      q.getColumn(6).getDouble(), u64(q.getColumn(7)),     q.getColumn(8).getString()};
+                      text(q.getColumn(3)),       u64(q.getColumn(4)),     u64(q.getColumn(5)),
+                      q.getColumn(6).getDouble(), u64(q.getColumn(7)),     text(q.getColumn(8))};
 }
 
 void Store::add_faults(const std::vector<Fault>& faults) {
@@ -318,7 +324,7 @@ std::optional<ShardInfo> Store::shard() const {
   if (index < 0 || index > count)
     throw StoreError(fmt::format("{}: shard.idx = {}: expected 0 to shard.count = {}", path_, index, count));
   return ShardInfo{static_cast<unsigned>(index), static_cast<unsigned>(count), u64(q.getColumn(2)),
-                   q.getColumn(3).getString(), q.getColumn(4).getString()};
+                   text(q.getColumn(3)), text(q.getColumn(4))};
 }
 
 void Store::set_meta(const std::string& key, const std::string& value) {
@@ -433,7 +439,7 @@ void Store::export_json(std::ostream& out) const {
                     {"early_stop", r.early_stop},
                     {"host_ms", r.host_ms},
                     {"shard", r.shard}});
-  out << rows.dump(1) << "\n";
+  out << json_dump(rows, 1) << "\n";
 }
 
 }  // namespace gpuvp::fi

@@ -33,14 +33,14 @@ json read_json(const std::string& file) {
 double number(const json& k, const std::string& where, const char* key, double lo, double hi, bool fraction) {
   const json& v = k.at(key);
   const bool ok = fraction ? v.is_number() : (v.is_number_integer() || v.is_number_unsigned());
-  if (!ok) throw ConfigError(fmt::format("{}.{}: {} is not {}", where, key, v.dump(), fraction ? "a number" : "an integer"));
+  if (!ok) throw ConfigError(fmt::format("{}.{}: {} is not {}", where, key, json_shown(v), fraction ? "a number" : "an integer"));
   const double x = v.get<double>();
-  if (!(x >= lo && x <= hi)) throw ConfigError(fmt::format("{}.{}: {} is outside [{}, {}]", where, key, v.dump(), lo, hi));
+  if (!(x >= lo && x <= hi)) throw ConfigError(fmt::format("{}.{}: {} is outside [{}, {}]", where, key, json_shown(v), lo, hi));
   return x;
 }
 
 rta::Kernel read_kernel(const json& k, const std::string& where, KernelSet& set, bool first) {
-  if (!k.is_object()) throw ConfigError(fmt::format("{}: a kernel is an object, not {}", where, k.dump()));
+  if (!k.is_object()) throw ConfigError(fmt::format("{}: a kernel is an object, not {}", where, json_shown(k)));
   if (std::string e = unknown_key_error(k, {"name", "blocks", "threads", "time_ns", "release_ns"}, where); !e.empty())
     throw ConfigError(e);
   for (const char* key : {"blocks", "threads", "time_ns"})

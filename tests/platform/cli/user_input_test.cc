@@ -171,7 +171,7 @@ TEST_CASE("campaign files: bus faults are transient and have no window, and ever
       {campaign_with({{"workload", {{"name", "vectorAdd"}}}, {"targets", {"gpu.sm0.regs", "gpu.sm0.regz"}}}),
        "targets[1] 'gpu.sm0.regz' matches no target"},
       {campaign_with({{"workload", {{"name", "vectorAdd"}}}, {"targets", {"gpu.sm3.*"}}}),
-       "targets[0] 'gpu.sm3.*' matches no target of this platform (1 SM: gpu.sm0"},
+       "targets: gpu.sm3.*: the platform has 1 SM"},
       {campaign_with({{"workload", {{"name", "nosuch"}}}}), "workload: nosuch: unknown workload"},
   };
   const std::string file = d / "c.json";
