@@ -17,8 +17,8 @@ namespace {
 constexpr uint64_t kMaxUncompressed = uint64_t(1) << 30;
 
 std::string where(const Entry& e) {
-  return fmt::format("fat binary entry at {:#x} ({} {})", e.offset, e.is_ptx() ? "PTX" : "kind " + std::to_string(e.kind),
-                     e.arch_name());
+  std::string kind = e.is_ptx() ? "PTX" : "kind " + std::to_string(e.kind);
+  return fmt::format("fat binary entry at {:#x} ({} {})", e.offset, kind, e.arch_name());
 }
 
 std::string strip_nul(std::string s) {

@@ -49,7 +49,8 @@ TEST_CASE("fatbin nvcc: a real-only build gets the no-PTX message naming its SAS
 
 TEST_CASE("fatbin nvcc: several virtual archs give every PTX, and pick_ptx the highest", "[fatbin][nvcc]") {
   FATBIN_NEEDS_NVCC();
-  auto ptx = read_elf(object("-gencode arch=compute_75,code=compute_75 -gencode arch=compute_86,code=compute_86")).ptx();
+  auto ptx =
+      read_elf(object("-gencode arch=compute_75,code=compute_75 -gencode arch=compute_86,code=compute_86")).ptx();
   REQUIRE(ptx.size() == 2);
   CHECK(ptx[0].arch_name == "sm_75");
   CHECK(ptx[1].arch_name == "sm_86");
