@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -158,21 +159,29 @@ inline bool have_nvcc() { return ::access(nvcc().c_str(), X_OK) == 0; }
 
 inline std::string kernels_cu() { return std::string(GPUVP_TEST_DATA) + "/fatbin/kernels.cu"; }
 
-// nvcc `flags` on tests/data/fatbin/kernels.cu into the build directory, cached by source and flags
-// (ctest runs every TEST_CASE as its own process). `ext` is the output's extension (o or ptx).
-inline std::string nvcc_build(const std::string& flags, const std::string& ext) {
-  std::string src = gpuvp::test::slurp(kernels_cu());
-  REQUIRE(!src.empty());
+// The file `command(out)` writes, built once into the build directory and cached by `key` (ctest
+// runs every TEST_CASE as its own process; the rename makes concurrent builders safe).
+inline std::string built(const std::string& key, const std::string& ext,
+                         const std::function<std::string(const std::string& out)>& command) {
   std::string dir = GPUVP_FATBIN_WORK;
   ::mkdir(dir.c_str(), 0755);
-  std::string out = fmt::format("{}/kernels_{:016x}.{}", dir, std::hash<std::string>{}(src + flags), ext);
+  std::string out = fmt::format("{}/kernels_{:016x}.{}", dir, std::hash<std::string>{}(key), ext);
   if (::access(out.c_str(), R_OK) == 0) return out;
   std::string tmp = fmt::format("{}.{}.tmp", out, ::getpid());
-  auto r = gpuvp::test::run_cmd(fmt::format("nice {} {} {} -o {}", nvcc(), flags, kernels_cu(), tmp));
-  INFO("nvcc " << flags << "\n" << r.err);
+  auto r = gpuvp::test::run_cmd(command(tmp));
+  INFO(command(tmp) << "\n" << r.err);
   REQUIRE(r.status == 0);
   REQUIRE(std::rename(tmp.c_str(), out.c_str()) == 0);
   return out;
+}
+
+// nvcc `flags` on tests/data/fatbin/kernels.cu; `ext` is the output's extension (o, ptx, so).
+inline std::string nvcc_build(const std::string& flags, const std::string& ext) {
+  std::string src = gpuvp::test::slurp(kernels_cu());
+  REQUIRE(!src.empty());
+  return built(src + flags, ext, [&](const std::string& out) {
+    return fmt::format("nice {} {} {} -o {}", nvcc(), flags, kernels_cu(), out);
+  });
 }
 
 // What the fatbinary tool does to PTX text before storing it (docs/fatbin.md): each line loses its
