@@ -29,7 +29,14 @@ struct Section {
 
 Bytes view(const std::string& s, const std::string& what) { return Bytes(s.data(), s.size(), what); }
 
-std::vector<Section> section_headers(const ReadAt& read, const std::string& what) {
+// Where the section header table is, from the ELF header (and section 0 for extended numbering).
+struct Table {
+  uint64_t offset = 0, count = 0;
+  uint16_t entsize = 0;
+  uint32_t names = 0;  // index of the section name table
+};
+
+Table table_of(const ReadAt& read, const std::string& what) {
   std::string magic;
   try {
     magic = read(0, 4, "ELF magic");
@@ -39,33 +46,34 @@ std::vector<Section> section_headers(const ReadAt& read, const std::string& what
   std::string eh = read(0, 64, "ELF header");
   Bytes h = view(eh, what);
   if (h.at(4) != 2 || h.at(5) != 1) throw FatbinError(what + ": not a 64-bit little-endian ELF file");
-  uint64_t shoff = h.u64(0x28, "e_shoff");
-  uint16_t entsize = h.u16(0x3A, "e_shentsize");
-  uint64_t count = h.u16(0x3C, "e_shnum");
-  uint32_t strndx = h.u16(0x3E, "e_shstrndx");
-  if (shoff == 0) throw FatbinError(what + ": no section header table");
-  if (entsize < 64) throw FatbinError(fmt::format("{}: section header size {} is below 64", what, entsize));
-  std::string first = read(shoff, 64, "section header 0");
-  if (count == 0) count = view(first, what).u64(0x20, "section count (sh_size of section 0)");
-  if (strndx == kShnXindex) strndx = view(first, what).u32(0x28, "string table index (sh_link of section 0)");
-  if (count > kMaxSections) throw FatbinError(fmt::format("{}: {} sections", what, count));
-  std::string table = read(shoff, count * entsize, "section header table");
-  Bytes t = view(table, what);
-  std::vector<Section> out(count);
-  std::vector<uint32_t> names(count);
-  for (uint64_t i = 0; i < count; ++i) {
-    uint64_t o = i * entsize;
-    names[i] = t.u32(o, "sh_name");
-    out[i].type = t.u32(o + 4, "sh_type");
-    out[i].offset = t.u64(o + 0x18, "sh_offset");
-    out[i].size = t.u64(o + 0x20, "sh_size");
+  Table t{h.u64(0x28, "e_shoff"), h.u16(0x3C, "e_shnum"), h.u16(0x3A, "e_shentsize"), h.u16(0x3E, "e_shstrndx")};
+  if (t.offset == 0) throw FatbinError(what + ": no section header table");
+  if (t.entsize < 64) throw FatbinError(fmt::format("{}: section header size {} is below 64", what, t.entsize));
+  std::string first = read(t.offset, 64, "section header 0");
+  if (t.count == 0) t.count = view(first, what).u64(0x20, "section count (sh_size of section 0)");
+  if (t.names == kShnXindex) t.names = view(first, what).u32(0x28, "name table index (sh_link of section 0)");
+  if (t.count > kMaxSections) throw FatbinError(fmt::format("{}: {} sections", what, t.count));
+  if (t.names >= t.count)
+    throw FatbinError(fmt::format("{}: section name table index {} of {}", what, t.names, t.count));
+  return t;
+}
+
+std::vector<Section> section_headers(const ReadAt& read, const std::string& what) {
+  Table t = table_of(read, what);
+  std::string table = read(t.offset, t.count * t.entsize, "section header table");
+  Bytes b = view(table, what);
+  std::vector<Section> out(t.count);
+  std::vector<uint32_t> names(t.count);
+  for (uint64_t i = 0; i < t.count; ++i) {
+    uint64_t o = i * t.entsize;
+    names[i] = b.u32(o, "sh_name");
+    out[i].type = b.u32(o + 4, "sh_type");
+    out[i].offset = b.u64(o + 0x18, "sh_offset");
+    out[i].size = b.u64(o + 0x20, "sh_size");
   }
-  if (strndx >= count) throw FatbinError(fmt::format("{}: section name table index {} of {}", what, strndx, count));
-  std::string strtab = read(out[strndx].offset, out[strndx].size, "section name table");
-  for (uint64_t i = 0; i < count; ++i) {
-    if (names[i] >= strtab.size()) continue;  // a name outside the table cannot be one we look for
-    out[i].name = strtab.c_str() + names[i];
-  }
+  std::string strtab = read(out[t.names].offset, out[t.names].size, "section name table");
+  for (uint64_t i = 0; i < t.count; ++i)
+    if (names[i] < strtab.size()) out[i].name = strtab.c_str() + names[i];  // others cannot be ours
   return out;
 }
 
