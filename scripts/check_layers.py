@@ -13,7 +13,8 @@ import sys
 
 
 # Layers that must stay free of SystemC (the runtime API and everything below it on the software side).
-NO_SYSTEMC = {"gpuvp_isa", "gpuvp_analysis", "gpuvp_ptx", "gpuvp_runtime", "gpuvp_kernels", "gpuvp_workloads"}
+NO_SYSTEMC = {"gpuvp_isa", "gpuvp_analysis", "gpuvp_ptx", "gpuvp_runtime", "gpuvp_kernels", "gpuvp_workloads",
+              "gpuvp_fatbin"}
 
 
 def table(root):
