@@ -306,7 +306,10 @@ void Platform::finish(double limit_ms) {
   if (limit_ms <= 0) limit_ms = p.cfg.f("sim.timeout_ms");
   auto t0 = std::chrono::steady_clock::now();
   for (auto& sm : p.sms) sm->set_horizon(~uint64_t{0});
-  const bool in_time = p.run_until(limit_ms > 0 ? std::optional<sc_time>(sc_time(limit_ms, sc_core::SC_MS)) : std::nullopt);
+  // A bound beyond the last instant SystemC can hold (2^64 - 1 ps, an experiment's estimate of
+  // billions of iterations) is no bound: sc_time would wrap it to a small one.
+  const bool bounded = limit_ms > 0 && limit_ms * 1e9 < double(~uint64_t{0});
+  const bool in_time = p.run_until(bounded ? std::optional<sc_time>(sc_time(limit_ms, sc_core::SC_MS)) : std::nullopt);
   p.host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (p.host->failure()) std::rethrow_exception(p.host->failure());
   if (!p.host->finished()) {
@@ -316,7 +319,7 @@ void Platform::finish(double limit_ms) {
           "timeout: the host-time limit: the run had not finished after {} s of host time (sim.host_timeout_s sets "
           "it, 0: no limit); simulated time reached: {:.6f} ms; it was {}",
           p.cfg.f("sim.host_timeout_s"), sc_core::sc_time_stamp().to_seconds() * 1e3, p.host->activity()));
-    if (limit_ms > 0 && sc_core::sc_time_stamp() >= sc_time(limit_ms, sc_core::SC_MS))
+    if (bounded && sc_core::sc_time_stamp() >= sc_time(limit_ms, sc_core::SC_MS))
       throw TimeoutError(fmt::format(
           "timeout: the host program had not finished after {} ms of simulated time: it was {}; "
           "sim.timeout_ms sets the limit",

@@ -420,3 +420,18 @@ TEST_CASE("experiment cli: outputs are checked before anything is simulated") {
   std::remove(file_out.c_str());
   std::remove(f.c_str());
 }
+
+TEST_CASE("experiment cli: an experiment of billions of iterations stops at the host-time limit") {
+  // Its simulated-time estimate (about 10^16 s) is beyond what SystemC can hold: no simulated bound,
+  // and sim.host_timeout_s stops it, saying so.
+  json j = good();
+  j["max_iterations"] = 9000000000000000000ull;
+  j["benchmarks"].erase(1);
+  const std::string f = write_temp("experiment_endless.json", j.dump());
+  const std::string out = temp_path("experiment_endless_out");
+  auto r = run_gpuvp("experiment " + f + " --out " + out + " --set sim.host_timeout_s=0.3");
+  CHECK(r.status == 1);
+  CHECK_THAT(r.err, Contains("timeout: the host-time limit") && Contains("sim.host_timeout_s"));
+  std::filesystem::remove_all(out);
+  std::remove(f.c_str());
+}
