@@ -86,12 +86,30 @@ uint64_t block_slots(const Config& cfg, uint64_t threads, const std::string& fil
   const uint64_t per_sm = std::min<uint64_t>(uint64_t(cfg.i("sm.max_blocks")), max_threads / per_block);
   return per_sm * uint64_t(cfg.i("sm.count"));
 }
+// The analysis from the release, and every time the table shows from 0 (release + time) within 64
+// bits: a time that does not fit is refused (exit 2), never printed wrapped.
+std::vector<rta::Result> analyse_from_release(const KernelSet& set, uint64_t slots, const std::string& file) {
+  std::vector<rta::Result> res;
+  try {
+    res = rta::analyse(set.kernels, slots);
+  } catch (const std::overflow_error& e) {
+    throw ConfigError(fmt::format("{}: {}", file, e.what()));
+  }
+  for (size_t i = 0; i < res.size(); ++i) {
+    uint64_t end = 0;
+    if (__builtin_add_overflow(set.release_ns, res[i].completion_ns, &end))
+      throw ConfigError(fmt::format("{}: rta: kernel {}: its completion time ({} ns after the release at {} ns) does "
+                                    "not fit 64 bits of ns", file, set.kernels[i].name, res[i].completion_ns,
+                                    set.release_ns));
+  }
+  return res;
+}
 }  // namespace
 
 int cmd_rta(const Config& cfg, const std::string& file) {
   const KernelSet set = read_kernel_set(file);
   const uint64_t slots = block_slots(cfg, set.threads, file);
-  const std::vector<rta::Result> res = rta::analyse(set.kernels, slots);
+  const std::vector<rta::Result> res = analyse_from_release(set, slots, file);
   fmt::print("{}: {} SM{} x {} blocks of {} threads = {} block slots; all released at {} ns\n", file, cfg.i("sm.count"),
              cfg.i("sm.count") == 1 ? "" : "s", slots / uint64_t(cfg.i("sm.count")), set.threads, slots, set.release_ns);
   fmt::print("{:<16} {:>8} {:>14} {:>14} {:>16} {:>14}\n", "kernel", "blocks", "block ns", "start ns", "completion ns",

@@ -133,10 +133,14 @@ void fits_memory(const Reader& r, const json& b, const std::string& at, const Be
                                        need, out.data_size, blocks * kRecordBytes, r.sm.gmem, r.sm.preset));
 }
 
-// A log is a file in the result directory: a plain name, not a path.
+// A log is a file in the result directory: a plain name, not a path, that the file system keeps as
+// written (a NUL would end it early: "x\u0000a" and "x\u0000b" were both x) and a terminal shows.
 void check_log_name(const Reader& r, const json& v, const std::string& path, const std::string& name) {
   if (name.find('/') != std::string::npos || name == "." || name == "..")
     r.fail(path, v, "is not a plain file name (the log goes into base_result_directory)");
+  if (std::any_of(name.begin(), name.end(), [](char c) { return (unsigned char)c < 0x20 || c == 0x7f; }))
+    r.fail(path, v, "holds a NUL or control character: not a file name");
+  if (name.size() > 255) r.fail(path, v, fmt::format("is {} bytes long: a file name has at most 255", name.size()));
 }
 
 // The benchmark's base name: no directory, no extension.
@@ -263,6 +267,8 @@ Experiment parse_experiment(const json& j, const Config& cfg, const std::string&
   read_run_limits(r, j, "", e.max_iterations, e.max_time);
   if (j.contains("base_result_directory"))
     e.base_result_directory = r.string(j["base_result_directory"], "base_result_directory", true);
+  if (e.base_result_directory.find('\0') != std::string::npos)
+    r.fail("base_result_directory", j["base_result_directory"], "holds a NUL: not a path");
   const json& bs = r.required(j, "", "benchmarks", "a non-empty array of benchmarks");
   if (!bs.is_array()) r.fail("benchmarks", bs, "is not an array of benchmarks");
   if (bs.empty()) r.fail("benchmarks", bs, "is empty; expected at least one benchmark");

@@ -2,8 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -222,23 +229,90 @@ ExperimentRun run_experiment(const Experiment& e, const Config& cfg, const std::
   return out;
 }
 
+namespace {
+
+// The result directory and each log's path in it, created and checked before anything is simulated:
+// a run of minutes must not end in "cannot write" (nor write some logs and lose the others).
+struct LogFiles {
+  std::filesystem::path dir;
+  std::vector<std::filesystem::path> paths;
+};
+
+// An empty file of this process in `dir` (mode as the umask says), or "" with errno set.
+std::string temp_file(const std::filesystem::path& dir) {
+  std::string name = (dir / ".gpuvp-experiment-XXXXXX").string();
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) return "";
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
+  ::close(fd);
+  return name;
+}
+
+LogFiles prepare_logs(const Experiment& e, const std::string& file, const std::string& out_dir) {
+  LogFiles lf{out_dir.empty() ? std::filesystem::path(e.base_result_directory) : std::filesystem::path(out_dir), {}};
+  const std::string where = fmt::format("{}: {} {}", file, out_dir.empty() ? "base_result_directory" : "--out",
+                                        lf.dir.string());
+  std::error_code ec;
+  std::filesystem::create_directories(lf.dir, ec);
+  if (ec || !std::filesystem::is_directory(lf.dir, ec))
+    throw ConfigError(fmt::format("{}: {}", where, ec ? ec.message() : "not a directory"));
+  const std::string probe = temp_file(lf.dir);
+  if (probe.empty()) throw ConfigError(fmt::format("{}: cannot write in it: {}", where, std::strerror(errno)));
+  std::remove(probe.c_str());
+  for (size_t i = 0; i < e.benchmarks.size(); ++i) {
+    lf.paths.push_back(lf.dir / e.benchmarks[i].log_name);
+    const std::filesystem::path& p = lf.paths.back();
+    const auto st = std::filesystem::status(p, ec);
+    const char* why = !std::filesystem::exists(st)            ? nullptr
+                      : std::filesystem::is_directory(st)     ? "is a directory"
+                      : !std::filesystem::is_regular_file(st) ? "is not a regular file"
+                      : ::access(p.c_str(), W_OK) != 0        ? "is not writable"
+                                                              : nullptr;
+    if (why) throw ConfigError(fmt::format("{}: benchmarks[{}].log_name: {} {}", file, i, p.string(), why));
+  }
+  return lf;
+}
+
+// Every log into a file of its own in the directory first, then each renamed to its name: a failed
+// write leaves no log half-written (and the others as they were).
+void write_logs(const LogFiles& lf, const ExperimentRun& r, const std::string& file) {
+  std::vector<std::string> temps;
+  auto fail = [&](const std::filesystem::path& p, int err) {
+    for (const std::string& t : temps) std::remove(t.c_str());
+    throw ConfigError(fmt::format("{}: cannot write {}: {}", file, p.string(), std::strerror(err)));
+  };
+  for (size_t i = 0; i < lf.paths.size(); ++i) {
+    const std::string t = temp_file(lf.dir);
+    if (t.empty()) fail(lf.paths[i], errno);
+    temps.push_back(t);
+    std::ofstream f(t, std::ios::trunc);
+    f << r.logs[i].dump(2) << "\n";
+    f.flush();
+    if (!f) fail(lf.paths[i], errno ? errno : EIO);
+  }
+  for (size_t i = 0; i < lf.paths.size(); ++i) {
+    if (std::rename(temps[i].c_str(), lf.paths[i].c_str()) != 0) {
+      const int err = errno;
+      temps.erase(temps.begin(), temps.begin() + long(i));  // those before are in place
+      fail(lf.paths[i], err);
+    }
+  }
+}
+
+}  // namespace
+
 int cmd_experiment_run(const Config& cfg, const std::string& file, const std::string& out_dir) {
   const Experiment e = load_experiment(file, cfg);
+  const LogFiles lf = prepare_logs(e, file, out_dir);
   const ExperimentRun r = run_experiment(e, cfg, file);
-  const std::filesystem::path dir = out_dir.empty() ? e.base_result_directory : out_dir;
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw ConfigError(fmt::format("{}: base_result_directory {}: {}", file, dir.string(), ec.message()));
+  write_logs(lf, r, file);
   fmt::print("{}: experiment '{}' on {}: {:.6f} s simulated in {:.2f} s\n", file, e.name, cfg.name(), r.simulated_s,
              r.host_s);
-  for (size_t i = 0; i < e.benchmarks.size(); ++i) {
-    const std::filesystem::path path = dir / e.benchmarks[i].log_name;
-    std::ofstream f(path);
-    f << r.logs[i].dump(2) << "\n";
-    if (!f) throw ConfigError(fmt::format("{}: cannot write {}", file, path.string()));
+  for (size_t i = 0; i < e.benchmarks.size(); ++i)
     fmt::print("  [{}] {} '{}': {} kernel runs -> {}\n", i, to_string(e.benchmarks[i].kind), e.benchmarks[i].label,
-               r.logs[i]["times"].size() - 1, path.string());
-  }
+               r.logs[i]["times"].size() - 1, lf.paths[i].string());
   return 0;
 }
 

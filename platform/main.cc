@@ -149,6 +149,7 @@ int cmd_run(const ConfigOpts& co, const std::string& workload, const std::string
   hooks.arbiter_pins = !vcd_file.empty();  // waveforms show the arbiters' pins
   Platform p(c, hooks);
   if (!vcd_file.empty()) p.trace_vcd(vcd_file);
+  if (!timeline_file.empty()) p.record_timeline();
   wl::Result result;
   p.run([&](rt::Runtime& rt) { result = w->run(rt, lc, seed); });
   PlatformStats st = p.stats();
@@ -272,12 +273,9 @@ int sc_main(int argc, char* argv[]) {
   report->add_option("--html", html_file, "Write one self-contained HTML page (stores side by side) instead");
   report->add_option("--raw-fit", raw_fit, "Raw upset rate in FIT per bit: prints FIT and MTBF")->check(CLI::Validator(
       [](const std::string& v) -> std::string {
-        double x = 0;
-        try {
-          x = std::stod(v);
-        } catch (const std::exception&) {
-          return "not a number: " + v;
-        }
+        char* end = nullptr;  // strtod, not stod: a denormal (1e-320) is a number, not out_of_range
+        const double x = std::strtod(v.c_str(), &end);
+        if (v.empty() || end != v.c_str() + v.size()) return "not a number: " + v;
         return std::isfinite(x) && x >= 0 && x <= 1e12 ? "" : "must be a finite number in [0, 1e12]: " + v;
       },
       "NUMBER", "raw FIT per bit"));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <systemc>
 
 #include "models/common/log.h"
@@ -54,7 +55,9 @@ PlatformImpl::PlatformImpl(sc_core::sc_module_name name, const Config& c, const 
     sc.interleaved_blocks = interleaved;
     sc.concurrent = concurrent;
     sms.push_back(std::make_unique<Sm>(nm.c_str(), sc, reg, errors, "gpu." + nm, &prints));
+    sms.back()->record_blocks(false);  // Platform::record_timeline asks for them
   }
+  prints.set_capacity(uint64_t(cfg.i("host.printf_fifo_bytes")));
   fill_props();
   if (concurrent) build_concurrent();
   bus = std::make_unique<HostBus>("host_bus", HostBusConfig::from(cfg.params("host", "gpu.host_bus")));
@@ -66,10 +69,14 @@ PlatformImpl::PlatformImpl(sc_core::sc_module_name name, const Config& c, const 
 }
 
 void PlatformImpl::watch_dispatch() {
-  const uint64_t now = sc_core::sc_time_stamp().value();
   bool any = false;
   for (auto& e : smp_en) any |= e.read();
-  if (any && (dispatches.empty() || dispatches.back() != now)) dispatches.push_back(now);
+  if (any) note_dispatch();
+}
+
+void PlatformImpl::note_dispatch() {
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  if (keep_dispatches && (dispatches.empty() || dispatches.back() != now)) dispatches.push_back(now);
 }
 
 void PlatformImpl::build_memories() {
@@ -127,10 +134,8 @@ void PlatformImpl::build_concurrent() {
       "sched", ConcurrentDispatcherConfig::from(cfg.params("scheduler", "gpu.sched"), n, clk, lim), reg);
   ce = std::make_unique<CopyEngine>("ce", CopyEngineConfig::from(cfg.params("copy", "gpu.ce")), reg, *disp);
   disp->connect_copy_engine(*ce);
-  disp->on_assign = [this](unsigned, const BlockWork&) {  // the dispatch instants, as smp_en gives them in batches
-    const uint64_t now = sc_core::sc_time_stamp().value();
-    if (dispatches.empty() || dispatches.back() != now) dispatches.push_back(now);
-  };
+  // The dispatch instants, as smp_en gives them in batches.
+  disp->on_assign = [this](unsigned, const BlockWork&) { note_dispatch(); };
   for (unsigned i = 0; i < n; ++i) {
     disp->connect_sm(i, *sms[i]);
     sms[i]->connect_dispatcher(*disp, disp.get());
@@ -270,24 +275,51 @@ bool Platform::advance_to(uint64_t t_ps) {
   return !finished();
 }
 
+// Simulates up to `end` (none: until nothing is left to do) in slices of simulated time, reading the
+// host clock between slices, never per event: false once sim.host_timeout_s of host time has passed.
+// A slice doubles while it takes under 50 ms of host time and halves above 200 ms. Pausing
+// sc_start between slices changes nothing in the simulation (advance_to does the same).
+bool PlatformImpl::run_until(const std::optional<sc_time>& end) {
+  using clock = std::chrono::steady_clock;
+  const double limit_s = cfg.f("sim.host_timeout_s");
+  const auto t0 = clock::now();
+  sc_time slice(1, sc_core::SC_US);
+  const auto done = [&] { return host->finished() || sc_core::sc_get_status() == sc_core::SC_STOPPED; };
+  for (bool first = true; !done() && (!end || sc_core::sc_time_stamp() < *end); first = false) {
+    // Nothing left to do (known only once the simulation has started): one call, as without a limit.
+    if (limit_s <= 0 || (!first && !sc_core::sc_pending_activity())) {
+      end ? sc_core::sc_start(*end - sc_core::sc_time_stamp()) : sc_core::sc_start();
+      return true;
+    }
+    const auto s0 = clock::now();
+    sc_core::sc_start(end ? std::min(slice, *end - sc_core::sc_time_stamp()) : slice);
+    const double took = std::chrono::duration<double>(clock::now() - s0).count();
+    if (std::chrono::duration<double>(clock::now() - t0).count() >= limit_s && !done()) return false;
+    if (took < 0.05) slice = slice * 2;
+    else if (took > 0.2 && slice > sc_time(1, sc_core::SC_NS)) slice = slice / 2;
+  }
+  return true;
+}
+
 void Platform::finish(double limit_ms) {
   auto& p = *impl_;
   if (limit_ms <= 0) limit_ms = p.cfg.f("sim.timeout_ms");
   auto t0 = std::chrono::steady_clock::now();
   for (auto& sm : p.sms) sm->set_horizon(~uint64_t{0});
-  if (!finished()) {
-    if (limit_ms > 0) {
-      const sc_time end(limit_ms, sc_core::SC_MS);
-      if (end > sc_core::sc_time_stamp()) sc_core::sc_start(end - sc_core::sc_time_stamp());
-    } else {
-      sc_core::sc_start();
-    }
-  }
+  // A bound beyond the last instant SystemC can hold (2^64 - 1 ps, an experiment's estimate of
+  // billions of iterations) is no bound: sc_time would wrap it to a small one.
+  const bool bounded = limit_ms > 0 && limit_ms * 1e9 < double(~uint64_t{0});
+  const bool in_time = p.run_until(bounded ? std::optional<sc_time>(sc_time(limit_ms, sc_core::SC_MS)) : std::nullopt);
   p.host_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (p.host->failure()) std::rethrow_exception(p.host->failure());
   if (!p.host->finished()) {
     if (p.errors.first) throw DeviceError(*p.errors.first);
-    if (limit_ms > 0 && sc_core::sc_time_stamp() >= sc_time(limit_ms, sc_core::SC_MS))
+    if (!in_time)
+      throw TimeoutError(fmt::format(
+          "timeout: the host-time limit: the run had not finished after {} s of host time (sim.host_timeout_s sets "
+          "it, 0: no limit); simulated time reached: {:.6f} ms; it was {}",
+          p.cfg.f("sim.host_timeout_s"), sc_core::sc_time_stamp().to_seconds() * 1e3, p.host->activity()));
+    if (bounded && sc_core::sc_time_stamp() >= sc_time(limit_ms, sc_core::SC_MS))
       throw TimeoutError(fmt::format(
           "timeout: the host program had not finished after {} ms of simulated time: it was {}; "
           "sim.timeout_ms sets the limit",
@@ -300,6 +332,10 @@ void Platform::finish(double limit_ms) {
 
 std::vector<std::string> Platform::link_names() const { return impl_->links; }
 std::vector<uint64_t> Platform::dispatch_times() const { return impl_->dispatches; }
+void Platform::record_dispatches() { impl_->keep_dispatches = true; }
+void Platform::record_timeline() {
+  for (auto& sm : impl_->sms) sm->record_blocks(true);
+}
 
 uint64_t Platform::state_hash() const {
   auto& p = *impl_;

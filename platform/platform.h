@@ -36,7 +36,7 @@ struct PlatformStats {
   nlohmann::json to_json() const;
 };
 
-// The run did not finish within sim.timeout_ms of simulated time.
+// The run did not finish within sim.timeout_ms of simulated time, or sim.host_timeout_s of host time.
 class TimeoutError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -97,7 +97,9 @@ class Platform {
   // A hash of the platform's state at this instant: every registered value, the SMs' timing, the
   // host's progress, what the kernels printed. Two runs with equal hashes at the same instant go on identically.
   uint64_t state_hash() const;
-  // Instants (ps) at which the scheduler dispatched a batch (an smp_en rose).
+  // Instants (ps) at which the scheduler dispatched a batch (an smp_en rose), recorded only after
+  // record_dispatches() (fault triggers): a huge grid must not grow memory per block.
+  void record_dispatches();
   std::vector<uint64_t> dispatch_times() const;
   // Records the instant (ps) each warp instruction of SM `sm` issues, from now on (fault triggers).
   void record_issues(unsigned sm);
@@ -106,7 +108,9 @@ class Platform {
   uint64_t clock_period_ps() const;
 
   PlatformStats stats() const;
-  std::vector<BlockRecord> timeline() const;  // every block of every kernel, in start order
+  // Every block of every kernel, in start order; kept only after record_timeline() (before run()).
+  void record_timeline();
+  std::vector<BlockRecord> timeline() const;
 
  private:
   std::unique_ptr<PlatformImpl> impl_;

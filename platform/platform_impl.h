@@ -4,6 +4,7 @@
 #include <systemc>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "models/arbiter/arbitrated_port.h"
@@ -64,8 +65,12 @@ class PlatformImpl : public sc_core::sc_module {
   PlatformHooks hooks;
   std::vector<std::string> links;  // every link name, in wiring order
   std::vector<uint64_t> dispatches;  // instants (ps) at which the scheduler raised an smp_en
+  bool keep_dispatches = false;      // Platform::record_dispatches: one entry per instant, asked for
   sc_core::sc_trace_file* vcd = nullptr;
   double host_seconds = 0;
+
+  // Simulates until `end` (nullopt: until nothing is left); false when sim.host_timeout_s ran out first.
+  bool run_until(const std::optional<sc_core::sc_time>& end);
 
   std::vector<ArbitratedTarget*> arbiters() const {
     return {arb_gmem_rd.get(), arb_gmem_wr.get(), arb_cmem.get(), arb_sysmem.get(), arb_cfg.get()};
@@ -79,6 +84,7 @@ class PlatformImpl : public sc_core::sc_module {
   void fill_props();
   void wire();
   void watch_dispatch();
+  void note_dispatch();
   // Binds `init` to `target`, through the hooks' interposer for `name` if there is one.
   template <class I, class T>
   void link(const std::string& name, I& init, T& target) {

@@ -11,8 +11,10 @@ const bool declared = declare_params({
     "copy", "gpu.ce", "",
     {
         ParamDef::Float("copy.bytes_per_ns", 8.0, 0.001, 1000,
-                        "Copy engine bandwidth (bytes per ns = GB/s), asynchronous copies of the concurrent mode"),
-        ParamDef::Float("copy.latency_ns", 10000, 0, 1e9, "Copy engine set-up time per copy (ns)"),
+                        "Copy engine bandwidth (bytes per ns = GB/s): every host copy of the concurrent mode "
+                        "goes through the copy engine; no effect with scheduler.kind = batch (copies over the host bus)"),
+        ParamDef::Float("copy.latency_ns", 10000, 0, 1e9,
+                        "Copy engine set-up time per copy (ns); concurrent mode only, as copy.bytes_per_ns"),
     },
 });
 }  // namespace

@@ -8,7 +8,9 @@ namespace {
 const bool declared = declare_params({
     "host", "gpu.host_bus", "",
     {
-        ParamDef::Float("host.bus_bytes_per_ns", 1.0, 0.001, 1000, "Host bus bandwidth (bytes per ns) for copies"),
+        ParamDef::Float("host.bus_bytes_per_ns", 1.0, 0.001, 1000,
+                        "Host bus bandwidth (bytes per ns) for copies of the batch mode (the concurrent mode "
+                        "copies through its copy engine, copy.*)"),
         ParamDef::Float("host.bus_latency_ns", 100, 0, 1e6, "Host bus latency per transaction (ns)"),
     },
 });

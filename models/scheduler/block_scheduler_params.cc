@@ -13,7 +13,8 @@ const bool declared = declare_params({
     "scheduler", "gpu.sched", "",
     {
         ParamDef::String("scheduler.policy", "round_robin", {"round_robin", "ordered", "even_odd", "random"},
-                         "Order in which SMs receive blocks"),
+                         "Batch scheduler: order in which SMs receive blocks. The concurrent dispatcher "
+                         "(scheduler.kind = concurrent) has its own rule: any value but round_robin is refused there"),
         ParamDef::Int("scheduler.seed", 1, 0, 4294967295.0, "Seed of the random policy"),
         ParamDef::Int("scheduler.blocks_per_core", 0, 0, 64,
                       "Blocks per core written to the configuration block (0: most that fit)"),

@@ -94,8 +94,11 @@ bool print_lane(Exec& x, const PrintfVars& v, unsigned lane) {
     LaneSource src(x, lane, args);
     std::string format, text;
     int nargs = 0;
-    if (!src.c_string(fmt_ptr, format, "format string") || !format_printf(format, src, text, nargs)) return false;
-    x.env().print({x.block_linear(), x.thread_in_block(lane), std::move(text)});
+    bool cut = false;  // longer than the whole FIFO: made only up to its size, dropped by the sink
+    if (!src.c_string(fmt_ptr, format, "format string") ||
+        !format_printf(format, src, text, nargs, x.env().print_capacity(), cut))
+      return false;
+    x.env().print({x.block_linear(), x.thread_in_block(lane), std::move(text), cut});
     result = nargs;
   }
   if (x.in.ops[0].kind != isa::OpKind::Mem) return true;

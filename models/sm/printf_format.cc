@@ -11,6 +11,22 @@ namespace gpuvp::sm {
 
 namespace {
 
+// The text being made, bounded: what would go beyond `max` bytes is never made (a `%99999d` per
+// thread must not allocate gigabytes), only noted as cut.
+struct Out {
+  std::string& text;
+  size_t max;
+  bool cut = false;
+  bool room(size_t n) {
+    if (!cut && n > max - text.size()) cut = true;
+    return !cut;
+  }
+  void add(const char* p, size_t n) {
+    if (room(n)) text.append(p, n);
+  }
+  void add(char c) { add(&c, 1); }
+};
+
 // One parsed conversion: "%" flags width .precision length conv.
 struct Spec {
   std::string flags;
@@ -53,17 +69,17 @@ std::string host_format(const Spec& s, const char* len) {
 }
 
 template <class T>
-void append(std::string& out, const std::string& f, T v) {
+void append(Out& out, const std::string& f, T v) {
   int n = std::snprintf(nullptr, 0, f.c_str(), v);
-  if (n <= 0) return;
+  if (n <= 0 || !out.room(size_t(n))) return;
   std::vector<char> buf(size_t(n) + 1);
   std::snprintf(buf.data(), buf.size(), f.c_str(), v);
-  out.append(buf.data(), size_t(n));
+  out.add(buf.data(), size_t(n));
 }
 
 // Integers: C's default promotions make h/hh arguments ints in the buffer; the host conversion
 // then narrows them as the format says.
-void format_int(const Spec& s, uint64_t raw, std::string& out) {
+void format_int(const Spec& s, uint64_t raw, Out& out) {
   bool is_signed = s.conv == 'd' || s.conv == 'i';
   if (s.longs) {
     if (is_signed) append(out, host_format(s, "ll"), static_cast<long long>(raw));
@@ -75,7 +91,7 @@ void format_int(const Spec& s, uint64_t raw, std::string& out) {
   else append(out, host_format(s, len), static_cast<unsigned>(raw));
 }
 
-void format_double(const Spec& s, uint64_t raw, std::string& out) {
+void format_double(const Spec& s, uint64_t raw, Out& out) {
   double d;
   std::memcpy(&d, &raw, sizeof d);
   append(out, host_format(s, ""), d);
@@ -87,7 +103,7 @@ unsigned arg_size(const Spec& s) {
   return s.longs ? 8 : 4;
 }
 
-bool format_one(const Spec& s, PrintfSource& src, uint64_t raw, std::string& out) {
+bool format_one(const Spec& s, PrintfSource& src, uint64_t raw, Out& out) {
   switch (s.conv) {
     case 'c': append(out, host_format(s, ""), static_cast<int>(static_cast<uint32_t>(raw))); return true;
     case 'p': append(out, host_format(s, ""), reinterpret_cast<void*>(static_cast<uintptr_t>(raw))); return true;
@@ -104,25 +120,25 @@ bool format_one(const Spec& s, PrintfSource& src, uint64_t raw, std::string& out
   return true;
 }
 
-}  // namespace
-
-bool format_printf(const std::string& fmt, PrintfSource& src, std::string& out, int& nargs) {
+// Every conversion, arguments read even once the text is cut (the return value counts them, and a
+// bad argument address is still a device error).
+bool format_all(const std::string& fmt, PrintfSource& src, Out& out, int& nargs) {
   nargs = 0;
   uint64_t off = 0;
   for (size_t i = 0; i < fmt.size();) {
     if (fmt[i] != '%') {
-      out += fmt[i++];
+      out.add(fmt[i++]);
       continue;
     }
     if (i + 1 < fmt.size() && fmt[i + 1] == '%') {
-      out += '%';
+      out.add('%');
       i += 2;
       continue;
     }
     size_t start = i++;
     Spec s;
     if (!parse_spec(fmt, i, s)) {  // printed as written, up to where it stopped making sense
-      out.append(fmt, start, i - start);
+      out.add(fmt.data() + start, i - start);
       continue;
     }
     unsigned size = arg_size(s);
@@ -133,6 +149,21 @@ bool format_printf(const std::string& fmt, PrintfSource& src, std::string& out, 
     ++nargs;
   }
   return true;
+}
+
+}  // namespace
+
+bool format_printf(const std::string& fmt, PrintfSource& src, std::string& text, int& nargs) {
+  bool cut = false;
+  return format_printf(fmt, src, text, nargs, ~size_t{0}, cut);
+}
+
+bool format_printf(const std::string& fmt, PrintfSource& src, std::string& text, int& nargs, size_t max_bytes,
+                   bool& cut) {
+  Out out{text, max_bytes};
+  const bool ok = format_all(fmt, src, out, nargs);
+  cut = out.cut;
+  return ok;
 }
 
 }  // namespace gpuvp::sm

@@ -3,6 +3,7 @@
 // the argument buffer nvcc packs for it (each argument aligned to its size: int-sized conversions
 // 4 bytes, l/ll integers, doubles (floats promoted), strings and pointers 8). Free of the SM so it
 // can be tested against the host's snprintf.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -23,5 +24,9 @@ class PrintfSource {
 // value). %% prints %, a conversion gpuvp does not know (or `*` widths) is printed as written and
 // takes no argument, a null %s prints "(null)". False when a read of the source failed.
 bool format_printf(const std::string& fmt, PrintfSource& src, std::string& out, int& nargs);
+// The same with the text bounded to `max_bytes` (the printf FIFO's size): text beyond it is never
+// made; `cut` says it would have been longer. Arguments are still read and counted.
+bool format_printf(const std::string& fmt, PrintfSource& src, std::string& out, int& nargs, size_t max_bytes,
+                   bool& cut);
 
 }  // namespace gpuvp::sm

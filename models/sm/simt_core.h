@@ -65,6 +65,8 @@ class CoreEnv {
   virtual uint64_t last_release() const { return kFail; }
   // A line a thread printed (device printf). Default: dropped.
   virtual void print(DevicePrint /*line*/) {}
+  // Bytes of text a line may have at most (the printf FIFO's size): longer ones are not made.
+  virtual size_t print_capacity() const { return ~size_t{0}; }
 };
 
 // A kernel's launch as the SMP controller set it up (kernel_desc.h), with the linear indices of the

@@ -46,6 +46,7 @@ class SmCore : public CoreEnv {
 
   uint64_t timing_hash() const { return core_.timing_hash(); }
   void record_issues(bool on) { core_.set_issue_log(on ? &issues_ : nullptr); }
+  void record_blocks(bool on) { record_blocks_ = on; }
   std::vector<uint64_t> issue_times() const {
     std::vector<uint64_t> ps(issues_.size());
     for (size_t i = 0; i < ps.size(); ++i) ps[i] = issues_[i] * pv_;
@@ -88,6 +89,7 @@ class SmCore : public CoreEnv {
   void print(DevicePrint line) override {
     if (prints_) prints_->add(std::move(line));
   }
+  size_t print_capacity() const override { return prints_ ? size_t(prints_->capacity()) : 0; }
 
   void sync(uint64_t at) override {
     sc_core::sc_time t = sc_core::sc_time::from_value(at * pv_);
@@ -217,6 +219,7 @@ class SmCore : public CoreEnv {
   ReleaseExtension release_ext_;  // when the port frees (arbitrated_port.h)
   tlm::tlm_generic_payload dbg_;  // debug reads (peek): no extensions, reused
   std::vector<BlockRecord> records_;
+  bool record_blocks_ = true;  // a record per block (40 bytes): a timeline of a huge grid is asked for, not kept
   std::vector<uint64_t> issues_;
   // Concurrent mode.
   BlockDoneSink* done_sink_ = nullptr;
@@ -304,8 +307,9 @@ void SmCore::batch() {
     }
     uint64_t end = core_.now();
     sync(end);
-    for (auto& bt : core_.block_times())
-      records_.push_back(BlockRecord{lp.launch_id, bt.block, cfg_.id, bt.start * pv_, bt.end * pv_});
+    if (record_blocks_)
+      for (auto& bt : core_.block_times())
+        records_.push_back(BlockRecord{lp.launch_id, bt.block, cfg_.id, bt.start * pv_, bt.end * pv_});
     core_.stats().busy_ps += (end - start) * pv_;
     // One done pulse per batch, on a clock edge.
     wait(cfg_.clock.edge_at_or_after(sc_time_stamp()) - sc_time_stamp());
@@ -369,7 +373,7 @@ bool SmCore::take_arrivals() {
 void SmCore::report_completions() {
   for (const SimtCore::Completed& c : core_.take_completed()) {
     sync(c.end);
-    records_.push_back(BlockRecord{c.launch_id, c.block, cfg_.id, c.start * pv_, c.end * pv_});
+    if (record_blocks_) records_.push_back(BlockRecord{c.launch_id, c.block, cfg_.id, c.start * pv_, c.end * pv_});
     auto it = running_.find({c.launch_id, c.block});
     if (it == running_.end()) continue;
     const BlockWork w = it->second;
@@ -402,6 +406,7 @@ void Sm::connect_dispatcher(BlockDoneSink& d, const ConcurrentHorizon* h) { core
 void Sm::assign(const BlockWork& w) { core_->assign(w); }
 void Sm::set_horizon(uint64_t ps) { core_->set_horizon(ps); }
 void Sm::record_issues(bool on) { core_->record_issues(on); }
+void Sm::record_blocks(bool on) { core_->record_blocks(on); }
 uint64_t Sm::timing_hash() const { return core_->timing_hash(); }
 std::vector<uint64_t> Sm::issue_times() const { return core_->issue_times(); }
 const SmStats& Sm::stats() const { return core_->stats(); }

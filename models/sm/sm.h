@@ -68,6 +68,8 @@ class Sm : public sc_core::sc_module, public BlockTarget {
   void record_issues(bool on);
   std::vector<uint64_t> issue_times() const;
   const SmStats& stats() const;
+  // Keeps a BlockRecord per finished block (on by default; the platform keeps them for a timeline only).
+  void record_blocks(bool on);
   const std::vector<BlockRecord>& block_records() const;
 
  private:

@@ -37,10 +37,19 @@ std::vector<KeyDef> platform_keys() {
                 "looked at per cycle (idle requesters between two waiting ones cost a cycle each)"),
       P::Float("host.launch_latency_ns", 0, 0, 1e9, "Driver launch latency (ns) before the start register is written"),
       P::Int("l2.size_kib", 0, 0, 65536, "L2 size (KiB); informational only: no L2 cache is modelled yet"),
-      P::Int("copy_engines", 0, 0, 8,
-             "Copy engines; informational only: copies always go over the host bus (bus bandwidth and latency)"),
+      P::Int("copy_engines", 0, 0, 1,
+             "Copy engines. scheduler.kind = concurrent has one (1; 0 is refused there): host copies are "
+             "asynchronous and take copy.latency_ns and copy.bytes_per_ns. scheduler.kind = batch has none, "
+             "whatever this says: copies go over the host bus (host.bus_bytes_per_ns, host.bus_latency_ns)"),
       P::Float("sim.timeout_ms", 2000, 0, 1e9,
                "Simulated time after which a run that has not finished stops with a timeout error (0: no limit)"),
+      P::Float("sim.host_timeout_s", 60, 0, 1e9,
+               "Host (wall-clock) seconds after which a run that has not finished stops with a timeout error "
+               "naming this key and the simulated time reached (0: no limit). Fault-injection campaigns turn "
+               "it off: their simulated-time bound alone makes a timeout"),
+      P::Int("host.printf_fifo_bytes", 1048576, 0, 1073741824,
+             "Device printf FIFO (bytes of formatted text between two host synchronisations; CUDA's "
+             "cudaLimitPrintfFifoSize): lines beyond it are dropped, and the host prints how many"),
       P::String("log.level", "warn", {"error", "warn", "info", "debug", "trace"}, "Default log level"),
       P::String("log.modules", "", {},
                 "Per-module log levels, `path=level` separated by commas (gpu.sched=debug,gpu.sm1=trace); "
@@ -119,13 +128,10 @@ json check(const KeyDef& d, const json& v, const std::string& origin) {
   };
   switch (d.type) {
     case Type::Int: {
-      double x;
-      if (v.is_number_integer() || v.is_number_unsigned())
-        x = v.get<double>();
-      else if (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>())
-        x = v.get<double>();
-      else
-        throw fail("not an integer");
+      // One spelling of an integer wherever a key is set (--set, files, campaign platform.set):
+      // 2.0 and 1e1 are refused alike.
+      if (!v.is_number_integer() && !v.is_number_unsigned()) throw fail("not an integer");
+      const double x = v.get<double>();
       if (x < d.min || x > d.max) throw fail("out of range");
       auto n = static_cast<int64_t>(x);
       if (d.power_of_two && (n <= 0 || (n & (n - 1)) != 0)) throw fail("not a power of two");
@@ -363,6 +369,22 @@ void Config::validate() const {
   }
   if (s("scheduler.kind") == "concurrent" && s("scheduler.impl") == "rtl")
     throw ConfigError("scheduler.kind = concurrent: the RTL (scheduler.impl = rtl) is the FlexGripPlus batch scheduler");
+  validate_concurrent();
+}
+
+// Keys of the batch scheduler the concurrent mode would ignore are refused rather than ignored; a
+// value equal to the default (as the presets write it) is what every mode does by default.
+void Config::validate_concurrent() const {
+  if (s("scheduler.kind") != "concurrent") return;
+  for (const char* key : {"scheduler.policy", "gpu.sched.policy"})
+    if (values_.count(key) && s(key) != "round_robin")
+      throw ConfigError(fmt::format("{} = {}: scheduler.kind = concurrent ignores the batch scheduler's policy (the "
+                                    "dispatcher places blocks by its own rule, docs/concurrent-kernels.md); set "
+                                    "scheduler.kind = batch, or leave {} at round_robin",
+                                    key, s(key), key));
+  if (i("copy_engines") == 0)
+    throw ConfigError("copy_engines = 0: scheduler.kind = concurrent copies through its one copy engine "
+                      "(copy.*); set copy_engines = 1, or scheduler.kind = batch for copies over the host bus");
 }
 
 json Config::to_json() const {

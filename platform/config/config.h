@@ -71,6 +71,7 @@ class Config : public ParamSource {
 
  private:
   const nlohmann::json& get(const std::string& key) const;
+  void validate_concurrent() const;
   std::map<std::string, nlohmann::json> values_;
   std::string name_ = "custom";
 };

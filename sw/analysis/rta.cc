@@ -6,8 +6,20 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
+#include <string>
 
 namespace gpuvp::rta {
+
+namespace {
+// t + d for a time of kernel `k`: a sum beyond 64 bits is refused, never wrapped.
+uint64_t later(uint64_t t, uint64_t d, const Kernel& k) {
+  uint64_t sum = 0;
+  if (__builtin_add_overflow(t, d, &sum))
+    throw std::overflow_error("rta: kernel " + k.name + ": its completion time does not fit 64 bits of ns (more than " +
+                              std::to_string(~uint64_t{0}) + " ns)");
+  return sum;
+}
+}  // namespace
 
 std::vector<Result> analyse(const std::vector<Kernel>& kernels, uint64_t slots) {
   if (slots == 0) throw std::invalid_argument("rta: the GPU has no block slots");
@@ -25,11 +37,11 @@ std::vector<Result> analyse(const std::vector<Kernel>& kernels, uint64_t slots) 
         started = true;
       }
       const uint64_t now = std::min(free_slots, left);
-      if (now) frees[t + k.block_ns] += now;
+      if (now) frees[later(t, k.block_ns, k)] += now;
       free_slots -= now;
       left -= now;
       if (left == 0) {
-        r.completion_ns = t + k.block_ns;
+        r.completion_ns = later(t, k.block_ns, k);
         break;
       }
       auto first = frees.begin();  // the earliest free: t_a and g_f become it

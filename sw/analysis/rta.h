@@ -21,7 +21,8 @@ struct Result {
   uint64_t completion_ns = 0;  // its last blocks end
 };
 
-// Kernels in queue order; `slots` (g_max) >= 1. Times are from the release.
+// Kernels in queue order; `slots` (g_max) >= 1. Times are from the release. A time beyond 2^64 - 1 ns
+// throws std::overflow_error naming the kernel.
 std::vector<Result> analyse(const std::vector<Kernel>& kernels, uint64_t slots);
 
 }  // namespace gpuvp::rta

@@ -29,7 +29,11 @@ class RuntimeError : public std::runtime_error {
 
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
-  uint64_t count() const { return uint64_t(x) * y * z; }
+  // x * y * z; a product beyond 64 bits saturates at 2^64 - 1 (beyond every limit), never wraps.
+  uint64_t count() const {
+    uint64_t xy = uint64_t(x) * y, n = 0;
+    return __builtin_mul_overflow(xy, uint64_t(z), &n) ? ~uint64_t{0} : n;
+  }
 };
 
 // What an argument holds: a launch refuses a float for an integer (.u/.s) parameter and an integer

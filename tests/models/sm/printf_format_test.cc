@@ -144,3 +144,27 @@ TEST_CASE("printf formatter: a null %s prints (null), a failed read stops format
   f = run("%s", bad);
   CHECK_FALSE(f.ok);
 }
+
+TEST_CASE("printf formatter: text beyond the FIFO's size is never made, arguments are still read", "[sm][printf]") {
+  // "ab" (2) + "%99999d" (99999) + "cd" (2): 100003 bytes. Within 100003 all of it; within 1000 the
+  // 99999-byte conversion is not made: the text stops at "ab", cut, and both arguments count.
+  Args a;
+  a.add(7);
+  a.add(8);
+  std::string text;
+  int nargs = 0;
+  bool cut = false;
+  REQUIRE(format_printf("ab%99999dcd%d", a, text, nargs, 100004, cut));
+  CHECK_FALSE(cut);
+  CHECK(text.size() == 100004);
+  std::string small;
+  REQUIRE(format_printf("ab%99999dcd%d", a, small, nargs, 1000, cut));
+  CHECK(cut);
+  CHECK(small == "ab");
+  CHECK(small.capacity() < 1000);  // no 100 kB buffer was made for it
+  CHECK(nargs == 2);
+  text.clear();
+  REQUIRE(format_printf("abc", a, text, nargs, 2, cut));  // plain text is bounded too
+  CHECK(cut);
+  CHECK(text == "ab");
+}

@@ -108,3 +108,28 @@ TEST_CASE("cli: waveforms of tx2 and tk1 have picosecond resolution, without war
   CHECK_THAT(gpuvp::test::slurp(w + ".vcd"), Contains("$timescale\n\t1 ps\n$end") || Contains("1 ps"));
   std::remove((w + ".vcd").c_str());
 }
+
+TEST_CASE("cli: report --raw-fit takes any finite number in [0, 1e12], denormals too, and refuses words") {
+  // The store does not exist: a value the option takes gets as far as opening it.
+  auto r = run_gpuvp("report /nonexistent/r.db --raw-fit 1e-320");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, !Contains("raw-fit") && Contains("/nonexistent/r.db"));
+  for (const char* bad : {"abc", "1e-320x", "''"}) {
+    INFO(bad);
+    r = run_gpuvp(std::string("report /nonexistent/r.db --raw-fit ") + bad);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Contains("--raw-fit") && Contains("not a number"));
+  }
+  r = run_gpuvp("report /nonexistent/r.db --raw-fit 2e12");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains("must be a finite number in [0, 1e12]: 2e12"));
+}
+
+TEST_CASE("cli: an integer key refuses 1e1 and 2.0 with the same message as any non-integer") {
+  for (const char* v : {"1e1", "10.0"}) {
+    INFO(v);
+    auto r = run_gpuvp(std::string("config --preset tx2 --set sm.count=") + v);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Contains("--set: sm.count = 10.0: not an integer; expected an integer in [1, 16]"));
+  }
+}

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <fstream>
 
 #include "common/subprocess.h"
@@ -358,5 +359,79 @@ TEST_CASE("experiment cli: a benchmark released after hours of simulated time ru
   INFO(r.out << r.err);
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Contains("9900.0"));
+  std::remove(f.c_str());
+}
+
+TEST_CASE("experiment cli: a log name with a NUL or control character, or longer than 255 bytes, is refused") {
+  struct Case {
+    std::string name, expect;
+  } cases[] = {
+      {std::string("x\0a", 3), "holds a NUL or control character"},  // it wrote x, as "x\0b" did
+      {"x\ty", "holds a NUL or control character"},
+      {std::string(256, 'n'), "is 256 bytes long: a file name has at most 255"},
+  };
+  for (auto& c : cases) {
+    json j = good();
+    j["benchmarks"][0]["log_name"] = c.name;
+    const std::string f = write_temp("experiment_logname.json", j.dump());
+    auto r = run_gpuvp("experiment check " + f);
+    INFO(r.err);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Contains(f + ": benchmarks[0].log_name: ") && Contains(c.expect));
+    std::remove(f.c_str());
+  }
+  json j = good();
+  j["benchmarks"][0]["log_name"] = std::string(255, 'n');
+  const std::string f = write_temp("experiment_logname.json", j.dump());
+  CHECK(run_gpuvp("experiment check " + f).status == 0);
+  std::remove(f.c_str());
+}
+
+TEST_CASE("experiment cli: outputs are checked before anything is simulated") {
+  namespace fs = std::filesystem;
+  json j = good();
+  j["max_iterations"] = 1;
+  j["benchmarks"][0]["log_name"] = "spin.json";
+  const std::string f = write_temp("experiment_outs.json", j.dump());
+  // --out is a file: refused at once, nothing simulated.
+  const std::string file_out = write_temp("experiment_outs_file", "x");
+  auto r = run_gpuvp("experiment " + f + " --out " + file_out);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains(f + ": --out " + file_out + ": "));
+  CHECK(r.out.empty());
+  // A log's name is a directory there: refused naming the benchmark, nothing simulated or left behind.
+  const std::string dir = temp_path("experiment_outs_dir");
+  fs::remove_all(dir);
+  fs::create_directories(dir + "/spin.json");
+  r = run_gpuvp("experiment " + f + " --out " + dir);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains(f + ": benchmarks[0].log_name: " + dir + "/spin.json is a directory"));
+  CHECK(r.out.empty());
+  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
+  // Without it the run writes both logs and nothing else (each written beside its name, then renamed).
+  fs::remove_all(dir + "/spin.json");
+  r = run_gpuvp("experiment " + f + " --out " + dir);
+  INFO(r.err);
+  CHECK(r.status == 0);
+  std::set<std::string> names;
+  for (auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
+  CHECK(names == std::set<std::string>{"spin.json", "multikernel_1.json"});
+  fs::remove_all(dir);
+  std::remove(file_out.c_str());
+  std::remove(f.c_str());
+}
+
+TEST_CASE("experiment cli: an experiment of billions of iterations stops at the host-time limit") {
+  // Its simulated-time estimate (about 10^16 s) is beyond what SystemC can hold: no simulated bound,
+  // and sim.host_timeout_s stops it, saying so.
+  json j = good();
+  j["max_iterations"] = 9000000000000000000ull;
+  j["benchmarks"].erase(1);
+  const std::string f = write_temp("experiment_endless.json", j.dump());
+  const std::string out = temp_path("experiment_endless_out");
+  auto r = run_gpuvp("experiment " + f + " --out " + out + " --set sim.host_timeout_s=0.3");
+  CHECK(r.status == 1);
+  CHECK_THAT(r.err, Contains("timeout: the host-time limit") && Contains("sim.host_timeout_s"));
+  std::filesystem::remove_all(out);
   std::remove(f.c_str());
 }

@@ -1,5 +1,6 @@
 // `gpuvp rta`: the analysis for a kernel set on the configured GPU, and its answers to bad files.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <fstream>
 
@@ -65,4 +66,28 @@ TEST_CASE("rta cli: bad kernel sets exit 2 naming the file and the field") {
                      kernel_set("rta_big.json", R"({"kernels": [{"blocks": 1, "threads": 512, "time_ns": 5}]})"));
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Contains("a block of 512 threads does not fit an SM"));
+}
+
+TEST_CASE("rta cli: a time beyond 2^64 - 1 ns is refused naming the kernel, a time below it is exact") {
+  // tx2, 1024-thread blocks: 2 per SM, 2 SMs = 4 slots. 100000 blocks of 10^15 ns take 25000 rounds:
+  // 2.5 * 10^19 ns > 2^64 - 1 = 18446744073709551615 (it wrapped to 6.55e18).
+  const auto set = [](uint64_t blocks, const char* release) {
+    return kernel_set("rta_wide.json", fmt::format(R"({{"kernels": [{{"name": "wide", "blocks": {}, "threads": 1024,
+        "time_ns": 1e15, "release_ns": {}}}]}})", blocks, release));
+  };
+  std::string f = set(100000, "0");
+  auto r = run_gpuvp("rta --preset tx2 " + f);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains(f) && Contains("kernel wide") && Contains("does not fit 64 bits of ns"));
+  // 73784 blocks: 18446 rounds, 18446 * 10^15 ns fits; released at 10^15 it ends at 18447 * 10^15: too late.
+  f = set(73784, "1e15");
+  r = run_gpuvp("rta --preset tx2 " + f);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains("kernel wide") && Contains("does not fit 64 bits of ns"));
+  f = set(73784, "0");
+  r = run_gpuvp("rta --preset tx2 " + f);
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains(" 18446000000000000000 "));
+  std::remove(f.c_str());
 }

@@ -86,6 +86,7 @@ TEST_CASE("config: per-instance keys override the class key for one instance") {
   Config c = Config::preset("tx2");
   c.set("gpu.sm1.warp_policy=gto");
   c.set("gpu.sm1.latency.alu=9");
+  c.set("scheduler.kind=batch");  // the batch scheduler has policies (the concurrent one refuses them)
   c.set("gpu.sched.policy=ordered");
   CHECK_NOTHROW(c.validate());
   CHECK(c.params("sm", "gpu.sm1").s("warp_policy") == "gto");
@@ -139,4 +140,42 @@ TEST_CASE("config: every model declares its keys in its own folder and the schem
   for (auto& d : gpuvp::config_schema()) CHECK(keys.insert(d.key).second);
   CHECK(keys.count("sm.latency.alu") == 1);
   CHECK(keys.count("gmem.check_bounds") == 1);
+}
+
+TEST_CASE("config: an integer key takes one spelling of an integer in --set, files and platform.set alike") {
+  Config c = Config::preset("flexgrip");
+  const std::string msg = "sm.count = 10.0: not an integer; expected an integer in [1, 16]";
+  CHECK_THROWS_WITH(c.set("sm.count=1e1"), Contains("--set: " + msg));
+  CHECK_THROWS_WITH(c.set("sm.count=10.0"), Contains("--set: " + msg));
+  CHECK_THROWS_WITH(c.merge(nlohmann::json::parse(R"({"sm": {"count": 1e1}})"), "my.json"), Contains("my.json: " + msg));
+  CHECK_THROWS_WITH(c.set("sm.count", nlohmann::json(10.0), "c.json: platform.set"),
+                    Contains("c.json: platform.set: " + msg));
+  CHECK(c.i("sm.count") == 1);
+  c.set("sm.count=10");
+  CHECK(c.i("sm.count") == 10);
+  c.merge(nlohmann::json::parse(R"({"sm": {"count": 3}})"), "my.json");
+  CHECK(c.i("sm.count") == 3);
+}
+
+TEST_CASE("config: scheduler.policy with scheduler.kind = concurrent is refused naming both keys") {
+  Config c = Config::preset("tx2");
+  CHECK_NOTHROW(c.validate());  // the preset writes the default, round_robin
+  c.set("scheduler.policy=even_odd");
+  CHECK_THROWS_WITH(c.validate(), Contains("scheduler.policy = even_odd") && Contains("scheduler.kind = concurrent"));
+  c.set("scheduler.policy=round_robin");
+  c.set("gpu.sched.policy=random");
+  CHECK_THROWS_WITH(c.validate(), Contains("gpu.sched.policy = random") && Contains("scheduler.kind = concurrent"));
+  c.set("scheduler.kind=batch");
+  CHECK_NOTHROW(c.validate());  // the batch scheduler has the policies
+}
+
+TEST_CASE("config: copy_engines says what the platform builds") {
+  Config c = Config::preset("tx2");
+  CHECK(c.i("copy_engines") == 1);
+  c.set("copy_engines=0");  // the concurrent mode copies only through its copy engine
+  CHECK_THROWS_WITH(c.validate(), Contains("copy_engines = 0") && Contains("scheduler.kind = concurrent"));
+  CHECK_THROWS_WITH(c.set("copy_engines=2"), Contains("copy_engines") && Contains("[0, 1]"));
+  c.set("scheduler.kind=batch");  // the batch mode has none: copies over the host bus, whatever it says
+  CHECK_NOTHROW(c.validate());
+  CHECK(Config::preset("flexgrip").i("copy_engines") == 0);
 }

@@ -92,3 +92,27 @@ TEST_CASE("exec printf: a format or %s pointer outside every memory is a device 
   CHECK_THAT(r.err, Contains("printf string at 0x5fffffff0 is outside every memory"));
   CHECK(r.out.empty());  // nothing was printed before the error
 }
+
+TEST_CASE("exec printf: a FIFO of host.printf_fifo_bytes keeps the first lines that fit and counts the rest",
+          "[exec][printf]") {
+  // One block of 6 threads on one SM: the warp's three printf calls arrive call by call, each in lane
+  // order: line 1 of threads 0, 2, 4, then line 2 of 0, 2, 4, then line 3. A FIFO of the three first
+  // lines, line 2 of thread 0 and 5 bytes more keeps those four; the other five lines (13 bytes or
+  // more each) are dropped.
+  std::string first[3], second[3], third[3];
+  for (int k = 0; k < 3; ++k) {
+    const std::string all = lines_of(0, 2 * k, 6);
+    const size_t a = all.find('\n') + 1, b = all.find('\n', a) + 1;
+    first[k] = all.substr(0, a), second[k] = all.substr(a, b - a), third[k] = all.substr(b);
+  }
+  const size_t fifo = first[0].size() + first[1].size() + first[2].size() + second[0].size() + 5;
+  Outs outs;
+  RunResult r = exec_ok(fmt::format("--preset tx2 --set sm.count=1 --set host.printf_fifo_bytes={} --ptx {} "
+                                    "--kernel print_values --grid 1 --block 6 --arg buf:i32:18:out={}",
+                                    fifo, ptx_of("printf"), outs("ret.bin")));
+  const std::string want = first[0] + second[0] + first[1] + first[2] +
+                           fmt::format("gpuvp: device printf FIFO full ({} bytes): 5 lines dropped "
+                                       "(host.printf_fifo_bytes sets its size)\n", fifo);
+  CHECK(r.out.substr(0, want.size()) == want);
+  CHECK_THAT(r.out.substr(want.size()), StartsWith("print_values on tx2"));
+}

@@ -13,6 +13,7 @@ using namespace gpuvp;
 
 TEST_CASE("host program: two launches of vectorAdd with results checked on the host") {
   Platform p(Config::preset("tx2"));
+  p.record_timeline();
   std::vector<float> c1, c2;
   p.run([&](rt::Runtime& rt) {
     CHECK(rt.device().sm_count == 2);
@@ -118,4 +119,38 @@ TEST_CASE("host program: device printf goes to the runtime's device output when 
     ret = rt.download<int32_t>(dout, 2);
   });
   CHECK(ret == std::vector<int32_t>{1, 1});
+}
+
+namespace {
+// vectorAdd over 64 blocks of 32 threads.
+void run_64_blocks(Platform& p) {
+  p.run([&](rt::Runtime& rt) {
+    auto da = rt.malloc(2048 * 4), db = rt.malloc(2048 * 4), dc = rt.malloc(2048 * 4);
+    auto m = rt.load_module(kernels::ptx("vectorAdd"), "vectorAdd.ptx");
+    rt::KernelArgs args;
+    args.ptr(da).ptr(db).ptr(dc).i32(2048);
+    rt.launch(m, "vectorAdd", {64}, {32}, args);
+    rt.synchronize();
+  });
+}
+}  // namespace
+
+TEST_CASE("host program: no per-block record is kept unless asked for (a huge grid grows no memory)") {
+  // The statistics count the 64 blocks; no block record or dispatch instant is kept.
+  Platform p(Config::preset("tx2"));
+  run_64_blocks(p);
+  uint64_t blocks = 0;
+  for (auto& s : p.stats().sms) blocks += s.blocks;
+  CHECK(blocks == 64);
+  CHECK(p.timeline().empty());
+  CHECK(p.dispatch_times().empty());
+}
+
+TEST_CASE("host program: the block timeline and dispatch instants are kept when asked for") {
+  Platform p(Config::preset("tx2"));
+  p.record_timeline();
+  p.record_dispatches();
+  run_64_blocks(p);
+  CHECK(p.timeline().size() == 64);
+  CHECK_FALSE(p.dispatch_times().empty());
 }

@@ -42,3 +42,11 @@ TEST_CASE("rta: no slots or a kernel without blocks is refused") {
   CHECK_THROWS_AS(analyse({{"k", 1, 1}}, 0), std::invalid_argument);
   CHECK_THROWS_AS(analyse({{"k", 0, 1}}, 2), std::invalid_argument);
 }
+
+TEST_CASE("rta: a completion beyond 2^64 - 1 ns is refused naming the kernel, never wrapped") {
+  // 1 slot, 2 blocks of 10^19 ns: the second ends at 2 * 10^19 > 2^64 - 1 (about 1.8447 * 10^19).
+  CHECK_THROWS_WITH(analyse({{"big", 2, 10000000000000000000ull}}, 1),
+                    Catch::Matchers::Contains("kernel big") && Catch::Matchers::Contains("does not fit 64 bits"));
+  // One block less fits exactly: 10^19.
+  CHECK(analyse({{"big", 1, 10000000000000000000ull}}, 1)[0].completion_ns == 10000000000000000000ull);
+}

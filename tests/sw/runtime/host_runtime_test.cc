@@ -165,6 +165,10 @@ TEST_CASE("runtime: launch checks name what is wrong") {
   CHECK_THROWS_WITH(r.launch(m, "vectorAdd", {1}, {32}, wrong, 0, 0), Contains("argument 3") && Contains("is 8 bytes, the parameter is 4"));
   CHECK_THROWS_WITH(r.launch(m, "vectorAdd", {1}, {1024}, ok, 0, 0), Contains("1024 threads exceeds 512"));
   CHECK_THROWS_WITH(r.launch(m, "vectorAdd", {0}, {32}, ok, 0, 0), Contains("non-zero"));
+  // 536838145 * 536903681 * 64 = 2^64 + 64: the thread count saturates, it does not wrap to 64.
+  const rt::Dim3 wraps{536838145u, 536903681u, 64u};
+  CHECK(wraps.count() == ~uint64_t{0});
+  CHECK_THROWS_WITH(r.launch(m, "vectorAdd", {1}, wraps, ok, 0, 0), Contains("threads exceeds 512"));
   CHECK_THROWS_WITH(r.launch(m, "vectorAdd", {70000}, {32}, ok, 0, 0), Contains("16-bit grid"));
   CHECK_THROWS_WITH(r.launch(m, "vectorAdd", {1}, {512}, ok, 0, 4), Contains("4 blocks per core requested, only 2 fit"));
   CHECK_THROWS_WITH(r.launch(m, "vectorAdd", {1}, {32}, ok, 20000, 0), Contains("shared memory per block exceed"));
