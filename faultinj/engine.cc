@@ -113,6 +113,14 @@ std::optional<double> cpu_seconds(pid_t pid) {
   return double(utime + stime) / double(::sysconf(_SC_CLK_TCK));
 }
 
+// The job's configuration without the host-time limit of plain runs: a host-side limit never decides
+// an outcome (the simulated-time bound makes a Timeout; the leader's CPU-time watchdog catches a spin).
+Config campaign_config(const Job& job) {
+  Config c = job.config();
+  c.set("sim.host_timeout_s", nlohmann::json(0), "fault-injection campaign");
+  return c;
+}
+
 void silence_output() {
   int null = ::open("/dev/null", O_WRONLY);
   if (null < 0) return;
@@ -214,8 +222,9 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm) {
     json answer;
     try {
       auto job = make();
-      Platform p(job->config(), job->hooks());
+      Platform p(campaign_config(*job), job->hooks());
       job->attach(p);
+      p.record_dispatches();  // block_dispatch triggers draw from them
       if (issues_of_sm >= 0) p.record_issues(unsigned(issues_of_sm));
       p.run([&](rt::Runtime& rt) { job->run(rt); });
       g = record_golden(p, *job);
@@ -262,7 +271,7 @@ void record_checkpoints(const JobFactory& make, GoldenRun& g, unsigned count) {
     json answer = json::array();
     try {
       auto job = make();
-      Platform p(job->config(), job->hooks());
+      Platform p(campaign_config(*job), job->hooks());
       job->attach(p);
       p.start([&](rt::Runtime& rt) { job->run(rt); });
       const uint64_t span = g.sim_end_ps > g.start_ps ? g.sim_end_ps - g.start_ps : 0;
@@ -375,7 +384,7 @@ class Leader {
   }
 
   void run(Job& job, const std::vector<Fault>& faults) {
-    Platform p(job.config(), job.hooks());
+    Platform p(campaign_config(job), job.hooks());
     job.attach(p);
     p.start([&](rt::Runtime& rt) { job.run(rt); });
     for (const Fault& f : faults) {

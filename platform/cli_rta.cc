@@ -2,6 +2,7 @@
 //   {"kernels": [{"name": "k1", "blocks": 8, "threads": 256, "time_ns": 1000000, "release_ns": 0}, ...]}
 // in queue order. The analysis assumes one block size and one release instant for the whole set.
 #include "platform/cli_rta.h"
+#include "platform/text.h"
 
 #include <fmt/format.h>
 
@@ -110,13 +111,13 @@ int cmd_rta(const Config& cfg, const std::string& file) {
   const KernelSet set = read_kernel_set(file);
   const uint64_t slots = block_slots(cfg, set.threads, file);
   const std::vector<rta::Result> res = analyse_from_release(set, slots, file);
-  fmt::print("{}: {} SM{} x {} blocks of {} threads = {} block slots; all released at {} ns\n", file, cfg.i("sm.count"),
+  print_out("{}: {} SM{} x {} blocks of {} threads = {} block slots; all released at {} ns\n", file, cfg.i("sm.count"),
              cfg.i("sm.count") == 1 ? "" : "s", slots / uint64_t(cfg.i("sm.count")), set.threads, slots, set.release_ns);
-  fmt::print("{:<16} {:>8} {:>14} {:>14} {:>16} {:>14}\n", "kernel", "blocks", "block ns", "start ns", "completion ns",
+  print_out("{:<16} {:>8} {:>14} {:>14} {:>16} {:>14}\n", "kernel", "blocks", "block ns", "start ns", "completion ns",
              "response ns");
   for (size_t i = 0; i < res.size(); ++i) {
     const rta::Kernel& k = set.kernels[i];
-    fmt::print("{:<16} {:>8} {:>14} {:>14} {:>16} {:>14}\n", k.name, k.blocks, k.block_ns,
+    print_out("{:<16} {:>8} {:>14} {:>14} {:>16} {:>14}\n", k.name, k.blocks, k.block_ns,
                set.release_ns + res[i].start_ns, set.release_ns + res[i].completion_ns, res[i].completion_ns);
   }
   return 0;

@@ -1,4 +1,6 @@
 #include "platform/experiment_run.h"
+#include "platform/config/json_text.h"
+#include "platform/text.h"
 
 #include <fmt/format.h>
 
@@ -288,7 +290,7 @@ void write_logs(const LogFiles& lf, const ExperimentRun& r, const std::string& f
     if (t.empty()) fail(lf.paths[i], errno);
     temps.push_back(t);
     std::ofstream f(t, std::ios::trunc);
-    f << r.logs[i].dump(2) << "\n";
+    f << json_dump(r.logs[i], 2) << "\n";
     f.flush();
     if (!f) fail(lf.paths[i], errno ? errno : EIO);
   }
@@ -308,10 +310,10 @@ int cmd_experiment_run(const Config& cfg, const std::string& file, const std::st
   const LogFiles lf = prepare_logs(e, file, out_dir);
   const ExperimentRun r = run_experiment(e, cfg, file);
   write_logs(lf, r, file);
-  fmt::print("{}: experiment '{}' on {}: {:.6f} s simulated in {:.2f} s\n", file, e.name, cfg.name(), r.simulated_s,
+  print_out("{}: experiment '{}' on {}: {:.6f} s simulated in {:.2f} s\n", file, e.name, cfg.name(), r.simulated_s,
              r.host_s);
   for (size_t i = 0; i < e.benchmarks.size(); ++i)
-    fmt::print("  [{}] {} '{}': {} kernel runs -> {}\n", i, to_string(e.benchmarks[i].kind), e.benchmarks[i].label,
+    print_out("  [{}] {} '{}': {} kernel runs -> {}\n", i, to_string(e.benchmarks[i].kind), e.benchmarks[i].label,
                r.logs[i]["times"].size() - 1, lf.paths[i].string());
   return 0;
 }
