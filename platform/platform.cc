@@ -59,6 +59,7 @@ PlatformImpl::PlatformImpl(sc_core::sc_module_name name, const Config& c, const 
   }
   prints.set_capacity(uint64_t(cfg.i("host.printf_fifo_bytes")));
   fill_props();
+  if (sched) sched->record_history(false);  // Platform::record_markers asks for them
   if (concurrent) build_concurrent();
   bus = std::make_unique<HostBus>("host_bus", HostBusConfig::from(cfg.params("host", "gpu.host_bus")));
   host = std::make_unique<HostPort>("host", dev, errors, prints, *gmem);
@@ -332,7 +333,10 @@ void Platform::finish(double limit_ms) {
 
 std::vector<std::string> Platform::link_names() const { return impl_->links; }
 std::vector<uint64_t> Platform::dispatch_times() const { return impl_->dispatches; }
-void Platform::record_dispatches() { impl_->keep_dispatches = true; }
+void Platform::record_markers() {
+  impl_->keep_dispatches = true;
+  if (impl_->sched) impl_->sched->record_history(true);
+}
 void Platform::record_timeline() {
   for (auto& sm : impl_->sms) sm->record_blocks(true);
 }

@@ -92,14 +92,15 @@ class Platform {
   // Kernel execution windows so far (scheduler leaving IDLE to kernel_done), in ps.
   std::vector<std::pair<uint64_t, uint64_t>> kernel_windows() const;
   // Scheduler phases so far (configuration, dispatch, wait, exchange, idle) with the instant (ps) each
-  // began, from the scheduler's state (the model's or the RTL's flip-flops).
+  // began, from the scheduler's state (the model's or the RTL's flip-flops); after record_markers().
   std::vector<std::pair<std::string, uint64_t>> scheduler_phases() const;
   // A hash of the platform's state at this instant: every registered value, the SMs' timing, the
   // host's progress, what the kernels printed. Two runs with equal hashes at the same instant go on identically.
   uint64_t state_hash() const;
-  // Instants (ps) at which the scheduler dispatched a batch (an smp_en rose), recorded only after
-  // record_dispatches() (fault triggers): a huge grid must not grow memory per block.
-  void record_dispatches();
+  // Keeps the fault-campaign markers from now on (call before run): dispatch instants and scheduler
+  // phases. Off by default: a huge grid must not grow memory per block or batch.
+  void record_markers();
+  // Instants (ps) at which the scheduler dispatched a batch (an smp_en rose); after record_markers().
   std::vector<uint64_t> dispatch_times() const;
   // Records the instant (ps) each warp instruction of SM `sm` issues, from now on (fault triggers).
   void record_issues(unsigned sm);

@@ -65,7 +65,7 @@ class PlatformImpl : public sc_core::sc_module {
   PlatformHooks hooks;
   std::vector<std::string> links;  // every link name, in wiring order
   std::vector<uint64_t> dispatches;  // instants (ps) at which the scheduler raised an smp_en
-  bool keep_dispatches = false;      // Platform::record_dispatches: one entry per instant, asked for
+  bool keep_dispatches = false;      // Platform::record_markers: one entry per instant, asked for
   sc_core::sc_trace_file* vcd = nullptr;
   double host_seconds = 0;
 

@@ -83,7 +83,8 @@ void RtlBlockScheduler::process() {
   rtl::gated_step(*m_, snap_, edge_, at_edge, [this] { drive(); });
   if (at_edge) {
     const SchedPhase ph = phase_of_state(unsigned(o_state_.get()), o_reset_.get() != 0);
-    if (ph != phases_.back().phase) phases_.push_back({ph, cfg_.clock.cycle(sc_core::sc_time_stamp())});
+    if (ph != phase_ && record_history_) phases_.push_back({ph, cfg_.clock.cycle(sc_core::sc_time_stamp())});
+    phase_ = ph;
   }
 }
 

@@ -44,6 +44,7 @@ class RtlBlockScheduler : public BlockDispatcher {
   rtl::Var i_rst_, i_en_, i_bpc_, i_gx_, i_gy_, i_gz_, i_bx_, i_by_, i_bz_, i_shmem_, i_dyn_, i_param_, i_done_;
   // Output flip-flops.
   std::vector<PhaseMark> phases_{{SchedPhase::Idle, 0}};
+  SchedPhase phase_ = SchedPhase::Idle;  // the phase now, recorded or not
   rtl::Var o_state_;
   rtl::Var o_rdy_, o_kdone_, o_en_, o_reset_, o_bx_, o_by_, o_bz_, o_gx_, o_gy_, o_gz_, o_tpb_, o_shmem_;
   std::vector<rtl::Var> o_nb_, o_idx_;

@@ -254,7 +254,7 @@ void BlockScheduler::account(const Regs& b, const Regs& a, uint64_t cyc) {
     rec.dispatch_cycle = cyc;
     for (uint32_t v : b.num_blocks) stats_.blocks += v;
     log::debug(cfg_.path, "cycle {}: batch {} from block {}", cyc, stats_.batches, rec.first_block);
-    stats_.batch_log.push_back(std::move(rec));
+    if (record_history_) stats_.batch_log.push_back(std::move(rec));
   }
   if (a.kernel_done && !b.kernel_done) {
     ++stats_.kernels_done;
@@ -265,7 +265,7 @@ void BlockScheduler::account(const Regs& b, const Regs& a, uint64_t cyc) {
     stats_.phase_cycles[static_cast<int>(cur_phase_)] += cyc - phase_since_;
     cur_phase_ = ph;
     phase_since_ = cyc;
-    stats_.phases.push_back({ph, cyc});
+    if (record_history_) stats_.phases.push_back({ph, cyc});
   }
 }
 

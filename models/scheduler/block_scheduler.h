@@ -121,6 +121,12 @@ class BlockDispatcher : public sc_core::sc_module {
         smp_en("smp_en", num_sms),
         smp_reset("smp_reset", num_sms) {}
   unsigned num_sms() const { return static_cast<unsigned>(smp_done.size()); }
+  // Phase entries (fault-campaign markers) and the batch log, records per batch: kept only when
+  // asked (default on), so that a huge grid grows no memory.
+  void record_history(bool on) { record_history_ = on; }
+
+ protected:
+  bool record_history_ = true;
 };
 
 struct BlockSchedulerConfig {

@@ -149,8 +149,23 @@ TEST_CASE("host program: no per-block record is kept unless asked for (a huge gr
 TEST_CASE("host program: the block timeline and dispatch instants are kept when asked for") {
   Platform p(Config::preset("tx2"));
   p.record_timeline();
-  p.record_dispatches();
+  p.record_markers();
   run_64_blocks(p);
   CHECK(p.timeline().size() == 64);
+  CHECK_FALSE(p.dispatch_times().empty());
+}
+
+TEST_CASE("host program: the batch scheduler keeps no phase or dispatch marker unless asked for") {
+  Platform p(Config::preset("flexgrip"));
+  run_64_blocks(p);
+  CHECK(p.scheduler_phases().size() == 1);  // the idle phase it starts in
+  CHECK(p.dispatch_times().empty());
+}
+
+TEST_CASE("host program: the batch scheduler's phases and dispatches are kept when asked for") {
+  Platform p(Config::preset("flexgrip"));
+  p.record_markers();
+  run_64_blocks(p);
+  CHECK(p.scheduler_phases().size() > 4);  // configuration, dispatch, wait, exchange, ...
   CHECK_FALSE(p.dispatch_times().empty());
 }
