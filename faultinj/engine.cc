@@ -224,7 +224,7 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm) {
       auto job = make();
       Platform p(campaign_config(*job), job->hooks());
       job->attach(p);
-      p.record_dispatches();  // block_dispatch triggers draw from them
+      p.record_markers();  // phases and dispatch instants: triggers, windows and reports draw from them
       if (issues_of_sm >= 0) p.record_issues(unsigned(issues_of_sm));
       p.run([&](rt::Runtime& rt) { job->run(rt); });
       g = record_golden(p, *job);
