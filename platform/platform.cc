@@ -225,6 +225,7 @@ void PlatformImpl::wire() {
     disp->host_lookahead = [this] { return host->earliest_submission_ps(); };
     disp->on_done = [this](const WorkItem& w, uint64_t ps) { host->work_done(w, ps); };
     link("gpu.ce.out", ce->out, gmem->in);
+    ce->share(gmem->dram_bus());  // copies and kernels contend for the DRAM data bus
   }
   for (unsigned i = 0; i < n; ++i) {
     Sm& sm = *sms[i];

@@ -1,7 +1,8 @@
 #pragma once
 // How long a target is busy with a transaction. An arbiter attaches this to what it forwards; a
-// pipelined target (DRAM) sets `hold` to its occupancy, and the rest of the delay it annotates is
-// latency that overlaps with later transactions. The arbiter keeps the grant only for `hold` and
+// pipelined target (DRAM) sets `hold` to the time the port must stay with it (DRAM: its wait for the
+// data bus; memory.cc), and the rest of the delay it annotates (the transfer and the latency) overlaps
+// with later transactions. The arbiter keeps the grant only for `hold` and
 // hands the remaining latency back to the requester as annotated delay. A target that does not
 // set it is busy for the whole delay.
 #include <systemc>

@@ -1,5 +1,6 @@
 #include "models/copy_engine/copy_engine.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "models/common/log.h"
@@ -11,10 +12,15 @@ const bool declared = declare_params({
     "copy", "gpu.ce", "",
     {
         ParamDef::Float("copy.bytes_per_ns", 8.0, 0.001, 1000,
-                        "Copy engine bandwidth (bytes per ns = GB/s): every host copy of the concurrent mode "
-                        "goes through the copy engine; no effect with scheduler.kind = batch (copies over the host bus)"),
+                        "Copy engine link bandwidth (bytes per ns = GB/s): every host copy of the concurrent mode "
+                        "goes through the copy engine; with dram global memory a copy also needs its bytes on the "
+                        "DRAM bus, shared with the SMs; no effect with scheduler.kind = batch (copies over the host bus)"),
         ParamDef::Float("copy.latency_ns", 10000, 0, 1e9,
                         "Copy engine set-up time per copy (ns); concurrent mode only, as copy.bytes_per_ns"),
+        ParamDef::Int("copy.burst_bytes", 256, 32, 1 << 20,
+                      "Copy engine DRAM transfer size (bytes): with dram global memory, a copy moves its bytes over "
+                      "the DRAM data bus in bursts of this size, one at a time, queued with the SMs' transfers; it "
+                      "ends at the later of its link time and its last burst; concurrent mode only"),
     },
 });
 }  // namespace
@@ -24,6 +30,7 @@ CopyEngineConfig CopyEngineConfig::from(const Params& p) {
   CopyEngineConfig c;
   c.bytes_per_ns = p.f("bytes_per_ns");
   c.latency_ns = p.f("latency_ns");
+  c.burst_bytes = static_cast<unsigned>(p.i("burst_bytes"));
   c.path = p.instance();
   return c;
 }
@@ -49,7 +56,7 @@ void CopyEngine::run() {
   for (;;) {
     wait(start_);
     if (!job_) continue;
-    wait(duration(job_->bytes));
+    wait(stream(job_->bytes));
     if (!transfer(*job_))
       log::error(name(), "copy of {} bytes at {:#x} failed: no global memory there", job_->bytes, job_->device_addr);
     ++copies_;
@@ -58,6 +65,28 @@ void CopyEngine::run() {
     busy_ = 0;
     sink_.copy_done(slot_);
   }
+}
+
+// The copy's timing from now: its link time, or longer if its bursts wait for the DRAM bus. The
+// engine is one more requester of the bus with one burst outstanding, as each SM port has one
+// transfer: burst k is offered when its slot on the link begins (latency + k * burst / bytes_per_ns)
+// and burst k-1 has left the bus, so on an idle bus at least as fast as the link the copy takes
+// exactly duration(bytes), and under contention it shares the bus request by request. Returns the
+// time left to wait.
+sc_core::sc_time CopyEngine::stream(uint64_t bytes) {
+  const sc_core::sc_time t0 = sc_core::sc_time_stamp();
+  sc_core::sc_time end = t0 + duration(bytes);
+  if (!bus_) return end - t0;
+  sc_core::sc_time prev = t0;
+  for (uint64_t off = 0; off < bytes; off += cfg_.burst_bytes) {
+    const sc_core::sc_time slot = t0 + sc_core::sc_time(cfg_.latency_ns + double(off) / cfg_.bytes_per_ns, sc_core::SC_NS);
+    // Offered at its instant, in time order with the SMs' transfers: the bus serves in arrival order.
+    const sc_core::sc_time offer = std::max(slot, prev);
+    if (offer > sc_core::sc_time_stamp()) wait(offer - sc_core::sc_time_stamp());
+    prev = bus_->reserve(sc_core::sc_time_stamp(), std::min<uint64_t>(cfg_.burst_bytes, bytes - off)).end;
+  }
+  end = std::max(end, prev);
+  return end - sc_core::sc_time_stamp();
 }
 
 // The data moves when the copy ends (a debug transport: the timing is the engine's own).

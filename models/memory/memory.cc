@@ -13,7 +13,7 @@
 namespace gpuvp {
 
 Memory::Memory(sc_core::sc_module_name name, const MemoryConfig& cfg, Registry& reg, const std::string& path)
-    : sc_module(name), cfg_(cfg), protect_(cfg.check_bounds) {
+    : sc_module(name), cfg_(cfg), protect_(cfg.check_bounds), bus_(cfg.bandwidth_gbps) {
   if (cfg_.size == 0 || cfg_.size % 4 != 0) throw std::invalid_argument(fmt::format("{}: size must be a non-zero multiple of 4", path));
   data_ = static_cast<uint8_t*>(std::calloc(cfg_.size, 1));
   if (!data_) throw std::bad_alloc();
@@ -39,27 +39,36 @@ Memory::Memory(sc_core::sc_module_name name, const MemoryConfig& cfg, Registry& 
 
 Memory::~Memory() { std::free(data_); }
 
+namespace {
+// B bytes at `gbps` (bytes per ns), to the ps (rounded up).
+sc_core::sc_time transfer(unsigned bytes, double gbps) {
+  return sc_core::sc_time(std::ceil(bytes * 1000.0 / gbps - 1e-6), sc_core::SC_PS);
+}
+}  // namespace
+
+// DRAM latency: a fixed part per access (gmem.latency cycles + gmem.latency_ns), the same for
+// every address (one channel, no row-buffer state: docs/validation.md, "DRAM model").
+sc_core::sc_time Memory::dram_latency() const {
+  return cfg_.clock.cycles(cfg_.latency) + sc_core::sc_time(cfg_.latency_ns, sc_core::SC_NS);
+}
+
 sc_core::sc_time Memory::access_time(unsigned bytes) const {
   switch (cfg_.timing) {
     case MemoryConfig::Timing::Fixed:
     case MemoryConfig::Timing::ByteSerial:
       return cfg_.clock.cycles(cfg_.latency + (bytes + cfg_.bytes_per_cycle - 1) / cfg_.bytes_per_cycle);
-    case MemoryConfig::Timing::Dram: {
-      // Latency in cycles plus transfer at the DRAM bandwidth, rounded up to whole GPU cycles.
-      double ns = cfg_.latency_ns + bytes / cfg_.bandwidth_gbps;
-      double period_ns = cfg_.clock.period().to_seconds() * 1e9;
-      return cfg_.clock.cycles(cfg_.latency + static_cast<uint64_t>(std::ceil(ns / period_ns - 1e-9)));
-    }
+    case MemoryConfig::Timing::Dram:
+      // The transfer at the bandwidth, then the latency: no rounding to cycles here (the requester
+      // rounds once, to its own clock, when it takes the data).
+      return transfer(bytes, cfg_.bandwidth_gbps) + dram_latency();
   }
   return sc_core::SC_ZERO_TIME;
 }
 
 sc_core::sc_time Memory::occupancy(unsigned bytes) const {
   if (cfg_.timing != MemoryConfig::Timing::Dram) return access_time(bytes);
-  // DRAM is pipelined: the channel is busy only while the data moves; the latency overlaps.
-  double period_ns = cfg_.clock.period().to_seconds() * 1e9;
-  uint64_t cyc = static_cast<uint64_t>(std::ceil(bytes / cfg_.bandwidth_gbps / period_ns - 1e-9));
-  return cfg_.clock.cycles(std::max<uint64_t>(1, cyc));
+  // DRAM is pipelined: the bus is busy only while the data moves; the latency overlaps.
+  return transfer(bytes, cfg_.bandwidth_gbps);
 }
 
 bool Memory::check(tlm::tlm_generic_payload& p, bool debug) {
@@ -114,26 +123,24 @@ void Memory::b_transport(int id, tlm::tlm_generic_payload& p, sc_core::sc_time& 
     ++reads_;
     ++writes_;
     // A read-modify-write: the read (latency and transfer), then the write back. The memory
-    // applies it at once, so it stays atomic whatever the timing. A pipelined memory (DRAM, with
-    // its read-modify-write done next to it as an L2 atomic unit would) is busy only for the two
-    // transfers; the others are busy for the whole of it.
-    total = access_time(n) + (dram ? occupancy(n) : access_time(n));
-    busy = dram ? occupancy(n) * 2.0 : total;
+    // applies it at once, so it stays atomic whatever the timing. A non-pipelined memory is busy
+    // for the whole of both; DRAM (below) for the two transfers only, as an L2 atomic unit would be.
+    total = busy = access_time(n) * 2.0;
   } else if (p.is_read()) {
     std::memcpy(p.get_data_ptr(), mem, n);
     ++reads_;
-    total = access_time(n);
-    busy = occupancy(n);
+    total = busy = access_time(n);
   } else if (p.is_write()) {
     store(p.get_address() - cfg_.base, p.get_data_ptr(), n);
     ++writes_;
-    total = access_time(n);
-    busy = occupancy(n);
+    total = busy = access_time(n);
   } else {
     p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
     return;
   }
-  if (!dram && cfg_.recovery) {
+  if (dram) {
+    dram_timing(atom ? 2 * n : n, sc_core::sc_time_stamp() + delay, total, busy);
+  } else if (cfg_.recovery) {
     // A port serves its next access only `recovery` cycles after the last one ended.
     if (port_free_.size() <= size_t(id)) port_free_.resize(size_t(id) + 1);
     const sc_core::sc_time start = sc_core::sc_time_stamp() + delay;
@@ -142,18 +149,23 @@ void Memory::b_transport(int id, tlm::tlm_generic_payload& p, sc_core::sc_time& 
     total += queued;
     busy += queued;
   }
-  if (dram) {
-    // One DRAM data bus serves every port (reads, writes, host copies): a transfer starts when the
-    // bus is free, so together they never exceed the configured bandwidth.
-    const sc_core::sc_time start = sc_core::sc_time_stamp() + delay;
-    const sc_core::sc_time queued = bus_free_ > start ? bus_free_ - start : sc_core::SC_ZERO_TIME;
-    bus_free_ = start + queued + busy;
-    total += queued;
-    busy += queued;
-  }
   delay += total;
   if (hold) hold->valid = true, hold->hold = busy;
   p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+// One DRAM data bus serves every port (reads, writes, the copy engine) in arrival order, exact to
+// the bandwidth (dram_bus.h). The access holds its port while it queues for the bus: once its
+// transfer starts, the controller has it, and the port's next transaction (a grant and an ack, two
+// or three edges) overlaps the transfer, so back-to-back transfers keep the bus busy without a gap
+// and no per-port rounding to cycles returns (a port held to the transfer's end would take whole
+// cycles plus a handshake per transfer: the staircase again). Its data is usable the DRAM latency
+// after the transfer ends; the requester rounds that once, up to its own clock edge.
+void Memory::dram_timing(unsigned bytes, const sc_core::sc_time& arrival, sc_core::sc_time& total,
+                         sc_core::sc_time& busy) {
+  const DramBus::Slot s = bus_.reserve(arrival, bytes);
+  busy = s.start - arrival;
+  total = s.end - arrival + dram_latency();
 }
 
 unsigned Memory::transport_dbg(int, tlm::tlm_generic_payload& p) {

@@ -17,6 +17,7 @@
 #include "models/common/clock.h"
 #include "models/common/params.h"
 #include "models/common/registry.h"
+#include "models/memory/dram_bus.h"
 
 namespace gpuvp {
 
@@ -49,11 +50,15 @@ class Memory : public sc_core::sc_module {
   ~Memory() override;
 
   const MemoryConfig& config() const { return cfg_; }
-  // Time an access of `bytes` occupies the memory (what b_transport adds to the delay).
+  // Time an access of `bytes` takes on an idle memory (what b_transport adds to the delay; DRAM
+  // adds any wait for its data bus).
   sc_core::sc_time access_time(unsigned bytes) const;
   // Time the memory is busy with such an access: all of access_time, except for DRAM, which is
-  // pipelined (only the transfer occupies it; an arbiter learns this through HoldExtension).
+  // pipelined: only the transfer occupies its data bus, exactly bytes / bandwidth (to the ps). A
+  // DRAM access holds its port only while it waits for the bus (HoldExtension, b_transport).
   sc_core::sc_time occupancy(unsigned bytes) const;
+  // DRAM: the data bus every port and the copy engine share (dram_bus.h); nullptr for the others.
+  DramBus* dram_bus() { return cfg_.timing == MemoryConfig::Timing::Dram ? &bus_ : nullptr; }
 
   // Direct access for loaders and tests (no timing); throws std::out_of_range.
   void peek(uint64_t addr, void* dst, size_t n) const;
@@ -75,13 +80,15 @@ class Memory : public sc_core::sc_module {
   unsigned transport_dbg(int id, tlm::tlm_generic_payload& p);
   bool check(tlm::tlm_generic_payload& p, bool debug);
   void store(uint64_t offset, const void* src, size_t n);
+  sc_core::sc_time dram_latency() const;
+  void dram_timing(unsigned bytes, const sc_core::sc_time& arrival, sc_core::sc_time& total, sc_core::sc_time& busy);
 
   MemoryConfig cfg_;
   uint8_t* data_ = nullptr;  // calloc'd: untouched pages cost nothing
   uint64_t reads_ = 0, writes_ = 0;
   bool protect_ = false;
   uint64_t digest_ = 0;  // of the contents (Registry::state_hash)
-  sc_core::sc_time bus_free_;  // DRAM: when the shared data bus is next free
+  DramBus bus_;  // DRAM: the shared data bus
   std::vector<sc_core::sc_time> port_free_;  // with a recovery time: when each port may be used again
   std::map<uint64_t, uint64_t> mapped_;  // base -> size
 };

@@ -11,13 +11,17 @@ const bool declared_gmem = declare_params({
     "gmem", "gpu.gmem", "",
     {
         P::String("gmem.model", "byte_serial", {"byte_serial", "dram", "fixed"},
-                  "Global memory timing: byte_serial (latency + bytes/bytes_per_cycle), dram (latency + "
-                  "bytes/bandwidth), fixed"),
+                  "Global memory timing: byte_serial (latency + bytes/bytes_per_cycle), dram (one data bus shared by "
+                  "every port and the copy engine, served in arrival order: bytes/bandwidth exact to the ps, then "
+                  "latency), fixed"),
         P::Float("gmem.size_mib", 64, 1, 4096, "Global memory size (MiB)"),
         P::Int("gmem.latency", 2, 0, 100000, "Global memory access latency (cycles)"),
         P::Int("gmem.bytes_per_cycle", 1, 1, 1024, "Bytes transferred per cycle (byte_serial, fixed)"),
-        P::Float("gmem.bandwidth_gbps", 14.8, 0.1, 10000, "DRAM bandwidth (GB/s, dram model)"),
-        P::Float("gmem.latency_ns", 0, 0, 100000, "Extra DRAM access latency (ns, dram model)"),
+        P::Float("gmem.bandwidth_gbps", 14.8, 0.1, 10000,
+                 "DRAM bandwidth (GB/s, dram model): a transfer of B bytes occupies the data bus B/bandwidth, not "
+                 "rounded to cycles; the SMs' and the copy engine's transfers queue for it"),
+        P::Float("gmem.latency_ns", 0, 0, 100000,
+                 "Extra DRAM access latency (ns, dram model), added to gmem.latency after the transfer"),
         P::Int("gmem.recovery", 0, 0, 1000,
                "Cycles a port of the memory needs between two accesses (byte_serial, fixed): the controller's "
                "return to idle and the hand-over to the next requester; an access that comes sooner waits"),

@@ -13,6 +13,7 @@
 using namespace gpuvp;
 using sc_core::sc_time;
 using sc_core::SC_NS;
+using sc_core::SC_PS;
 
 namespace {
 
@@ -102,12 +103,12 @@ TEST_CASE("memory: fixed and DRAM timing") {
   dr.latency_ns = 0;
   Memory dram("dram", dr, reg, "b");
   CHECK(dram.access_time(128) == sc_time(1010, SC_NS));
-  // 129 bytes need a second (partial) cycle.
-  CHECK(dram.access_time(129) == sc_time(1020, SC_NS));
-  // DRAM is pipelined: only the transfer occupies it (at least one cycle); the latency overlaps.
+  // 129 bytes take 129 / 12.8 = 10.078125 ns, to the ps (10079): no rounding to whole cycles.
+  CHECK(dram.access_time(129) == sc_time(1010079, SC_PS));
+  // DRAM is pipelined: only the transfer occupies it; the latency overlaps.
   CHECK(dram.occupancy(128) == sc_time(10, SC_NS));
-  CHECK(dram.occupancy(129) == sc_time(20, SC_NS));
-  CHECK(dram.occupancy(4) == sc_time(10, SC_NS));
+  CHECK(dram.occupancy(129) == sc_time(10079, SC_PS));
+  CHECK(dram.occupancy(4) == sc_time(313, SC_PS));  // 312.5 ps, rounded up
   // The other models are busy for the whole access.
   CHECK(fixed.occupancy(32) == fixed.access_time(32));
 }
@@ -221,21 +222,23 @@ TEST_CASE("memory: how long an access holds the memory (HoldExtension)") {
   };
   sc_time d;
   HoldExtension h;
-  // DRAM read of 32 bytes: 100 cycles of latency + 1 of transfer; busy only for the transfer.
+  // DRAM read of 32 bytes: 1 cycle of transfer + 100 of latency. The bus is idle, so the port is
+  // held not at all: the transfer starts at once, and the DRAM controller, not the port, carries it.
   REQUIRE(access(a, 32, nullptr, d, h) == tlm::TLM_OK_RESPONSE);
   CHECK(d == sc_time(1010, SC_NS));
   CHECK(h.valid);
-  CHECK(h.hold == sc_time(10, SC_NS));
-  // DRAM atomic of 4 bytes: read (100 + 1 cycles) then write back (1): busy for the two transfers.
-  // It arrives at the same instant as the read above, whose transfer holds the shared data bus
-  // until 10 ns: it queues for one cycle first.
+  CHECK(h.hold == sc_core::SC_ZERO_TIME);
+  // DRAM atomic of 4 bytes: the read's and the write back's transfers (8 bytes, 2.5 ns) on the bus,
+  // then the 100 cycles of latency. It arrives at the same instant as the read above, whose
+  // transfer holds the shared data bus until 10 ns: it waits for it, holding its port from 0 to
+  // 10 ns, moves its 8 bytes from 10 to 12.5 ns, and its result is there at 12.5 + 1000 ns.
   AtomicExtension ext;
   ext.op = isa::AtomOp::Add;
   ext.operand = 1;
   h = HoldExtension{};
   REQUIRE(access(a, 4, &ext, d, h) == tlm::TLM_OK_RESPONSE);
-  CHECK(d == sc_time(1030, SC_NS));
-  CHECK(h.hold == sc_time(30, SC_NS));
+  CHECK(d == sc_time(1012.5, SC_NS));
+  CHECK(h.hold == sc_time(10, SC_NS));
   // Byte-serial: busy for the whole access (2 + 4 cycles), twice for an atomic.
   h = HoldExtension{};
   REQUIRE(access(b, 4, nullptr, d, h) == tlm::TLM_OK_RESPONSE);

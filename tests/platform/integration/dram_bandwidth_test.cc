@@ -1,0 +1,155 @@
+// The tk1/tx2 DRAM data bus on the whole platform (docs/validation.md, "DRAM model"): streaming time
+// follows 1/bandwidth without a staircase while the bus is the bottleneck, never beats the configured
+// bandwidth, and host copies contend with kernels for it (docs/concurrent-kernels.md, "Copies and
+// DRAM"). Every expected figure is worked by hand from the bytes moved and the bandwidth.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "common/subprocess.h"
+#include "platform/platform.h"
+#include "sw/kernels/kernels.h"
+
+using gpuvp::test::run_stats;
+
+namespace {
+
+// vectorAdd "large" moves 4096 floats of a and b in and 4096 of c out: 49152 bytes; tx2 runs at
+// 1300 MHz, so at bw GB/s (bytes per ns) the bytes alone need 49152 / bw * 1.3 cycles.
+constexpr double kBytes = 49152, kMhz = 1300;
+double bus_cycles(double bw) { return kBytes / bw * kMhz / 1000; }
+
+uint64_t vector_add_cycles(double bw) {
+  auto j = run_stats(fmt::format("--preset tx2 --set gmem.bandwidth_gbps={} --workload vectorAdd --launch large", bw));
+  INFO(j["stderr"].get<std::string>());
+  REQUIRE(j["exit_status"] == 0);
+  REQUIRE(j["correct"] == true);
+  return j["kernel_cycles"].get<uint64_t>();
+}
+
+}  // namespace
+
+// Below about 10 GB/s the DRAM bus is vectorAdd's bottleneck on tx2: the time is the bytes at the
+// bandwidth plus fixed costs (200 cycles of latency, blocks' set-up, code fetches: about 1800
+// cycles), so doubling the bandwidth takes exactly half the bus time off. Tolerance 1 % of that half
+// (the fixed costs cancel; what is left is where the last warps' latencies fall). Above it the run
+// is limited by the SMs (a warp waits for each load: no scoreboard yet), not the bus.
+TEST_CASE("dram bandwidth: streaming time scales as 1/bandwidth and never beats it") {
+  std::map<double, uint64_t> t;
+  for (double bw : {0.5, 1.0, 2.0, 4.0, 8.0, 29.2, 41.6, 58.4}) {
+    t[bw] = vector_add_cycles(bw);
+    INFO(bw << " GB/s: " << t[bw] << " cycles, the bytes alone " << bus_cycles(bw));
+    // Achieved bandwidth 49152 bytes / time <= the configured one.
+    CHECK(double(t[bw]) >= bus_cycles(bw));
+  }
+  for (double bw : {0.5, 1.0, 2.0, 4.0}) {
+    const double saved = double(t[bw]) - double(t[2 * bw]), half = bus_cycles(bw) / 2;
+    INFO(bw << " -> " << 2 * bw << " GB/s saves " << saved << " cycles; half the bus time is " << half);
+    CHECK(std::abs(saved - half) <= 0.01 * half);
+  }
+}
+
+// Bandwidths that took the same whole cycles per 32-byte transfer before (rounded up: 32 / 0.4975 =
+// 64.32 ns and 32 / 0.5 = 64 ns are both 84 cycles of 0.769 ns; 32 / 4.8 = 6.67 ns and 32 / 5.1 =
+// 6.27 ns both 9) now differ by the bytes' time: 49152 * 1.3 * (1/0.4975 - 1/0.5) = 642.2 cycles and
+// 49152 * 1.3 * (1/4.8 - 1/5.1) = 783.1 cycles. Tolerance 2 %.
+TEST_CASE("dram bandwidth: no staircase, bandwidths one cycle per transfer could not tell apart differ") {
+  const struct {
+    double lo, hi;
+  } pairs[] = {{0.4975, 0.5}, {4.8, 5.1}};
+  for (const auto& p : pairs) {
+    const double diff = double(vector_add_cycles(p.lo)) - double(vector_add_cycles(p.hi));
+    const double expect = bus_cycles(p.lo) - bus_cycles(p.hi);
+    INFO(p.lo << " vs " << p.hi << " GB/s: " << diff << " cycles apart, expected " << expect);
+    CHECK(std::abs(diff - expect) <= 0.02 * expect);
+  }
+}
+
+namespace {
+
+using namespace gpuvp;
+
+// A vectorAdd of 16384 floats (64 blocks of 256 threads: 196608 bytes through DRAM) on stream 1,
+// a host-to-device copy of 196608 bytes on stream 2, or both, on tx2 with DRAM and the copy link at
+// 1 GB/s (1 byte per ns) and no copy set-up time. The kernel is launched first (it reaches the
+// queues 20 µs later, when the launch call returns); the copy is queued as that call returns, so both
+// start at that instant, c0. Returns the copy's and the kernel's ends, µs after c0. (One platform per
+// process: the three scenarios run one after the other on it, each from an idle GPU.)
+struct Ends {
+  double copy = 0, kernel = 0;
+};
+constexpr uint32_t kN = 16384;
+constexpr size_t kCopyBytes = 196608;
+
+Ends scenario(rt::Runtime& rt, const rt::Module& m, bool kernel, bool copy) {
+  std::vector<float> a(kN), b(kN);
+  for (uint32_t i = 0; i < kN; ++i) a[i] = float(i), b[i] = 2.0f * float(i);
+  const rt::DevPtr da = rt.upload(a), db = rt.upload(b), dc = rt.malloc(kN * 4), dst = rt.malloc(kCopyBytes);
+  std::vector<uint8_t> host(kCopyBytes, 7);
+  const rt::Stream s1 = rt.create_stream(), s2 = rt.create_stream();
+  const rt::Event c0 = rt.create_event(), c1 = rt.create_event(), k1 = rt.create_event();
+  rt.synchronize();
+  if (kernel) {
+    rt::KernelArgs args;
+    args.ptr(da).ptr(db).ptr(dc).i32(int32_t(kN));
+    rt.launch_async(s1, m, "vectorAdd", {kN / 256}, {256}, args);
+  }
+  rt.record_event(c0, s2);
+  if (copy) rt.memcpy_h2d_async(dst, host.data(), kCopyBytes, s2);
+  rt.record_event(c1, s2);
+  rt.record_event(k1, s1);
+  rt.synchronize();
+  Ends e;
+  e.copy = rt.event_elapsed_ms(c0, c1) * 1000;
+  e.kernel = rt.event_elapsed_ms(c0, k1) * 1000;
+  if (kernel) {
+    const auto c = rt.download<float>(dc, kN);
+    for (uint32_t i = 0; i < kN; i += 1021) REQUIRE(c[i] == 3.0f * float(i));
+  }
+  if (copy) REQUIRE(rt.download<uint8_t>(dst, kCopyBytes) == host);
+  return e;
+}
+
+}  // namespace
+
+// Worked by hand (1 byte per ns on the bus and the link):
+//   copy alone: its link time, 196608 ns = 196.608 µs; each 256-byte burst, offered as its link slot
+//     begins, ends on the idle bus as the slot does: the bus adds nothing;
+//   kernel alone: at least its 196608 bytes on the bus, 196.608 µs, plus fixed costs (latency,
+//     set-up, fetches: about 2 µs, at most 5 µs);
+//   both: the bus carries 196608 + 196608 bytes from c0, so the later end is at least 393.216 µs and
+//     at most that plus the kernel's fixed costs (5 µs). The copy offers each burst as the previous
+//     one ends (its slots are never later: the link is no faster than the bus), and ahead of it wait
+//     at most the two SM ports' transfers, 2 x 32 bytes: the copy gets at least 256 / 320 = 80 % of
+//     the bus while it runs, so it ends by 196.608 / 0.8 = 245.76 µs, and the kernel moves at most a
+//     quarter of the copy's bytes (49152) meanwhile, so it ends at least (196608 - 49152) bytes =
+//     147.456 µs after the copy. The copy still takes longer than alone (by more than 1 µs).
+TEST_CASE("dram sharing: a copy and a memory-bound kernel at once share the DRAM bus") {
+  Config cfg = Config::preset("tx2");
+  cfg.set("gmem.bandwidth_gbps=1");
+  cfg.set("copy.bytes_per_ns=1");
+  cfg.set("copy.latency_ns=0");
+  Platform p(cfg);
+  Ends copy, kernel, both;
+  p.run([&](rt::Runtime& rt) {
+    const rt::Module m = rt.load_module(kernels::ptx("vectorAdd"), "vectorAdd.ptx");
+    copy = scenario(rt, m, false, true);
+    kernel = scenario(rt, m, true, false);
+    both = scenario(rt, m, true, true);
+  });
+  INFO("copy alone " << copy.copy << " µs, kernel alone " << kernel.kernel << " µs, together copy " << both.copy
+                     << " kernel " << both.kernel);
+  CHECK_THAT(copy.copy, Catch::Matchers::WithinAbs(196.608, 0.01));
+  CHECK(kernel.kernel >= 196.608);
+  CHECK(kernel.kernel <= 196.608 + 5);
+  const double last = std::max(both.copy, both.kernel);
+  CHECK(last >= 393.216);
+  CHECK(last <= 393.216 + 5);
+  CHECK(both.copy > copy.copy + 1);
+  CHECK(both.copy <= 245.76 + 0.01);
+  CHECK(both.kernel >= both.copy + 147.456);
+}
