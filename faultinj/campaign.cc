@@ -274,37 +274,38 @@ std::string dir_of(const std::string& path) {
   return p.string();
 }
 
-// `campaign run` and `resume` own their store for their whole life: an exclusive flock on DB.lock,
-// a file beside it (not the store itself: NFS emulates flock with the POSIX locks SQLite uses).
+// `campaign run` and `resume` own their store for their whole life: an exclusive POSIX record lock on
+// DB.lock, a file beside it (not the store itself, whose POSIX locks are SQLite's). A record lock
+// belongs to this process alone: the forked leader and faulty runs do not hold it, so the moment this
+// process dies (kill -9 included) another may take the store.
 class StoreLock {
  public:
   explicit StoreLock(const std::string& db) {
     const std::string path = db + ".lock";
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0) throw StoreError(fmt::format("{}: cannot create its lock file {}: {}", db, path, std::strerror(errno)));
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    struct flock want = whole_file(F_WRLCK);
+    if (::fcntl(fd_, F_SETLK, &want) != 0) {
       const int err = errno;
-      const unsigned long owner = owner_pid();
+      struct flock held = whole_file(F_WRLCK);
+      const bool known = ::fcntl(fd_, F_GETLK, &held) == 0 && held.l_type != F_UNLCK;
       ::close(fd_);
-      if (err == EWOULDBLOCK)
+      if (err == EACCES || err == EAGAIN)
         throw StoreError(fmt::format("{}: another process{} owns the store (a campaign run or resume); wait for it to "
-                                     "end or stop it", db, owner ? fmt::format(" (pid {})", owner) : ""));
+                                     "end or stop it", db, known ? fmt::format(" (pid {})", held.l_pid) : ""));
       throw StoreError(fmt::format("{}: cannot lock {}: {}", db, path, std::strerror(err)));
     }
-    const std::string me = std::to_string(::getpid()) + "\n";
-    (void)!::ftruncate(fd_, 0);  // the pid is only a hint for the message above
-    (void)!::pwrite(fd_, me.data(), me.size(), 0);
   }
   ~StoreLock() { ::close(fd_); }
   StoreLock(const StoreLock&) = delete;
   StoreLock& operator=(const StoreLock&) = delete;
 
  private:
-  // The pid the owner wrote into the lock file (0: none yet).
-  unsigned long owner_pid() const {
-    char buf[24] = {};
-    (void)!::pread(fd_, buf, sizeof buf - 1, 0);
-    return std::strtoul(buf, nullptr, 10);
+  static struct flock whole_file(short type) {
+    struct flock f {};
+    f.l_type = type;
+    f.l_whence = SEEK_SET;
+    return f;  // l_start = l_len = 0: the whole file
   }
 
   int fd_ = -1;

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "faultinj/saboteur.h"
-#include "platform/cli_exec.h"
+#include "platform/exec_job.h"
 #include "sw/workloads/workload.h"
 
 namespace gpuvp::fi {

@@ -11,7 +11,7 @@
 
 #include "platform/config/config.h"
 #include "faultinj/fault.h"
-#include "platform/cli_exec.h"
+#include "platform/exec_job.h"
 #include "platform/platform.h"
 #include "sw/runtime/runtime.h"
 

@@ -26,6 +26,4 @@ ExperimentRun run_experiment(const Experiment& e, const Config& cfg, const std::
 
 // `gpuvp experiment FILE`: runs it, writes the logs under base_result_directory (or `out_dir`), prints
 // one line per benchmark. Exit status 0, or 2 for a bad file (named), 1 for a failed run.
-int cmd_experiment_run(const Config& cfg, const std::string& file, const std::string& out_dir);
-
 }  // namespace gpuvp

@@ -1,13 +1,11 @@
 #include "platform/int_text.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
 #include <cctype>
 #include <cmath>
-#include <functional>
 
 namespace gpuvp {
 
@@ -28,21 +26,6 @@ bool digits(const char* s, unsigned base, uint64_t& v, bool& overflow) {
   return true;
 }
 
-CLI::Option* add_checked(CLI::App* app, const std::string& name, const std::string& desc, uint64_t lo, uint64_t hi,
-                         std::function<void(uint64_t)> store) {
-  const std::string flag = name.substr(0, name.find(','));
-  auto* opt = app->add_option_function<std::string>(
-      name,
-      [=](const std::string& text) {
-        IntText v;
-        const char* why = parse_int_text(text, v);
-        if (!why && ((v.neg && v.mag != 0) || v.mag < lo || v.mag > hi)) why = "is out of range";
-        if (why) throw CLI::ValidationError(flag, fmt::format("'{}' {}; expected an integer in [{}, {}]", text, why, lo, hi));
-        store(v.mag);
-      },
-      desc);
-  return opt->type_name("UINT");
-}
 
 }  // namespace
 
@@ -75,16 +58,6 @@ const char* parse_json_int(const nlohmann::json& v, IntText& out) {
     return "is not an integer";
   }
   return nullptr;
-}
-
-CLI::Option* add_uint_option(CLI::App* app, const std::string& name, uint64_t& target, const std::string& desc,
-                             uint64_t lo, uint64_t hi) {
-  return add_checked(app, name, desc, lo, hi, [&target](uint64_t v) { target = v; });
-}
-
-CLI::Option* add_uint_option(CLI::App* app, const std::string& name, unsigned& target, const std::string& desc,
-                             uint64_t lo, uint64_t hi) {
-  return add_checked(app, name, desc, lo, hi, [&target](uint64_t v) { target = static_cast<unsigned>(v); });
 }
 
 }  // namespace gpuvp

@@ -8,11 +8,6 @@
 #include <cstdint>
 #include <string>
 
-namespace CLI {
-class App;
-class Option;
-}  // namespace CLI
-
 namespace gpuvp {
 
 struct IntText {
@@ -28,12 +23,5 @@ const char* parse_int_text(const std::string& text, IntText& out);
 // An integer in a JSON value, exactly: a JSON integer, an integral JSON number up to 2^53 (2.0, 1e3),
 // or a string parse_int_text reads. Returns nullptr and sets `out`, or the reason it is not one.
 const char* parse_json_int(const nlohmann::json& v, IntText& out);
-
-// An unsigned CLI option in [lo, hi] read by parse_int_text; a bad value is a CLI11 validation error
-// naming the option (exit 2).
-CLI::Option* add_uint_option(CLI::App* app, const std::string& name, uint64_t& target, const std::string& desc,
-                             uint64_t lo, uint64_t hi);
-CLI::Option* add_uint_option(CLI::App* app, const std::string& name, unsigned& target, const std::string& desc,
-                             uint64_t lo, uint64_t hi);
 
 }  // namespace gpuvp

@@ -78,8 +78,7 @@ def main(root):
         allowed = closure(lib, {k: v[1] for k, v in rows.items()}) | {lib}
         for dirpath, _, files in os.walk(os.path.join(root, folder)):
             for name in files:
-                # main.cc is the gpuvp executable, not the library: it links every layer.
-                if not name.endswith((".h", ".cc", ".in")) or name == "main.cc":
+                if not name.endswith((".h", ".cc", ".in")):
                     continue
                 path = os.path.join(dirpath, name)
                 for n, line in enumerate(open(path, errors="replace"), 1):

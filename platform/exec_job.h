@@ -1,6 +1,7 @@
 #pragma once
-// `gpuvp exec`: run any PTX kernel without writing C++. Command-line arguments are turned into the
-// same JSON launch description that --launch-file reads, so both forms share one executor.
+// A kernel launch described in JSON (a launch file, a campaign's "exec", or `gpuvp exec`'s command line
+// turned into one): validated, then run as a host program that allocates, fills, launches, waits and
+// reads every buffer back.
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -9,20 +10,9 @@
 
 #include "sw/runtime/runtime.h"
 
-namespace CLI {
-class App;
-}
-
 namespace gpuvp {
 class Config;
 
-struct ExecOptions {
-  std::string ptx, kernel, grid = "1", block = "1", launch_file;
-  std::vector<std::string> args;
-  unsigned dyn_shmem = 0;
-  unsigned blocks_per_core = 0;
-  uint64_t print = 8;  // elements of each buffer to print after the run
-};
 
 struct ExecBuffer {
   std::string type;
@@ -67,9 +57,7 @@ struct ExecJob {
   std::vector<uint8_t> output() const;
 };
 
-void add_exec_options(CLI::App* app, ExecOptions& o);
-// The JSON launch description of command-line options (throws ConfigError naming the bad option).
-nlohmann::json exec_description(const ExecOptions& o);
-int cmd_exec(const Config& cfg, const ExecOptions& o);
+// The bytes of an argument type (u8 i8 u16 i16 u32 i32 u64 i64 f32 f64), 0 for anything else.
+unsigned exec_type_bytes(const std::string& type);
 
 }  // namespace gpuvp

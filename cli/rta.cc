@@ -1,8 +1,7 @@
 // Kernel-set files of `gpuvp rta`:
 //   {"kernels": [{"name": "k1", "blocks": 8, "threads": 256, "time_ns": 1000000, "release_ns": 0}, ...]}
 // in queue order. The analysis assumes one block size and one release instant for the whole set.
-#include "platform/cli_rta.h"
-#include "platform/text.h"
+#include "cli/rta.h"
 
 #include <fmt/format.h>
 
@@ -13,6 +12,7 @@
 #include <set>
 
 #include "platform/config/json_text.h"
+#include "platform/text.h"
 #include "platform/user_file.h"
 #include "sw/analysis/rta.h"
 

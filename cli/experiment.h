@@ -8,6 +8,9 @@
 namespace gpuvp {
 
 // Prints one line per benchmark; throws ConfigError naming the file and the field (exit 2).
+// `gpuvp experiment check FILE`: the file checked against the configured GPU, its benchmarks printed.
 int cmd_experiment_check(const Config& cfg, const std::string& file);
+// `gpuvp experiment FILE`: every output checked before simulating, then the logs written.
+int cmd_experiment_run(const Config& cfg, const std::string& file, const std::string& out_dir);
 
 }  // namespace gpuvp

@@ -1,0 +1,42 @@
+#include "cli/options.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <functional>
+
+#include "platform/int_text.h"
+
+namespace gpuvp {
+
+namespace {
+
+CLI::Option* add_checked(CLI::App* app, const std::string& name, const std::string& desc, uint64_t lo, uint64_t hi,
+                         std::function<void(uint64_t)> store) {
+  const std::string flag = name.substr(0, name.find(','));
+  auto* opt = app->add_option_function<std::string>(
+      name,
+      [=](const std::string& text) {
+        IntText v;
+        const char* why = parse_int_text(text, v);
+        if (!why && ((v.neg && v.mag != 0) || v.mag < lo || v.mag > hi)) why = "is out of range";
+        if (why) throw CLI::ValidationError(flag, fmt::format("'{}' {}; expected an integer in [{}, {}]", text, why, lo, hi));
+        store(v.mag);
+      },
+      desc);
+  return opt->type_name("UINT");
+}
+
+}  // namespace
+
+CLI::Option* add_uint_option(CLI::App* app, const std::string& name, uint64_t& target, const std::string& desc,
+                             uint64_t lo, uint64_t hi) {
+  return add_checked(app, name, desc, lo, hi, [&target](uint64_t v) { target = v; });
+}
+
+CLI::Option* add_uint_option(CLI::App* app, const std::string& name, unsigned& target, const std::string& desc,
+                             uint64_t lo, uint64_t hi) {
+  return add_checked(app, name, desc, lo, hi, [&target](uint64_t v) { target = static_cast<unsigned>(v); });
+}
+
+}  // namespace gpuvp

@@ -1,0 +1,21 @@
+#pragma once
+// Command-line options read by platform/int_text.h's one integer reader (decimal or 0x hexadecimal,
+// exactly; CLI11's own conversion reads 010 as octal and wraps -1).
+#include <cstdint>
+#include <string>
+
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
+
+namespace gpuvp {
+
+// An unsigned CLI option in [lo, hi] read by parse_int_text; a bad value is a CLI11 validation error
+// naming the option (exit 2).
+CLI::Option* add_uint_option(CLI::App* app, const std::string& name, uint64_t& target, const std::string& desc,
+                             uint64_t lo, uint64_t hi);
+CLI::Option* add_uint_option(CLI::App* app, const std::string& name, unsigned& target, const std::string& desc,
+                             uint64_t lo, uint64_t hi);
+
+}  // namespace gpuvp
