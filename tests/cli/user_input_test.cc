@@ -207,6 +207,8 @@ TEST_CASE("exec: paths in a launch file are the file neighbours and dumps never 
   float x = 0;
   std::memcpy(&x, &c[31 * 4], 4);
   CHECK(x == 3.0f);  // 1 + 2, from a.bin beside the launch file
+  // The summary says which time is the kernel's and which the whole program's.
+  CHECK_THAT(r.out, Contains("us kernel)") && Contains("us simulated in all (module load, copies, launch latency, kernel)"));
 
   const std::string ptx_before = gpuvp::test::slurp(d / "sub/k.ptx");
   struct Case {
