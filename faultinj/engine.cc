@@ -113,9 +113,11 @@ std::optional<double> cpu_seconds(pid_t pid) {
   return double(utime + stime) / double(::sysconf(_SC_CLK_TCK));
 }
 
-// The job's configuration without the host-time limit of plain runs: a host-side limit never decides
-// an outcome (the simulated-time bound makes a Timeout; the leader's CPU-time watchdog catches a spin).
-Config campaign_config(const Job& job) {
+// The configuration of the leader and so of the faulty runs it forks: without the host-time limit of
+// plain runs, as a host-side limit never decides an outcome (the simulated-time bound makes a Timeout;
+// the leader's CPU-time watchdog catches a simulator that spins). The golden run keeps the limit: a
+// campaign whose kernel never ends is an error found in a minute.
+Config faulty_run_config(const Job& job) {
   Config c = job.config();
   c.set("sim.host_timeout_s", nlohmann::json(0), "fault-injection campaign");
   return c;
@@ -136,7 +138,7 @@ json to_json(const RunResult& r) {
   return {{"id", r.fault_id},         {"outcome", to_string(r.outcome)},
           {"due", to_string(r.due)},  {"detail", cut_utf8(r.detail, kMaxDetailBytes)},
           {"end_ps", r.end_ps},       {"cycles", r.kernel_cycles},
-          {"early", r.early_stop},    {"host_ms", r.host_ms}};
+          {"early", r.early_stop},    {"host_ms", r.host_ms},   {"not_run", r.not_run}};
 }
 
 RunResult from_json(const json& j) {
@@ -149,6 +151,7 @@ RunResult from_json(const json& j) {
   r.kernel_cycles = j.at("cycles");
   r.early_stop = j.at("early");
   r.host_ms = j.at("host_ms");
+  r.not_run = j.value("not_run", false);
   return r;
 }
 
@@ -222,7 +225,7 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm) {
     json answer;
     try {
       auto job = make();
-      Platform p(campaign_config(*job), job->hooks());
+      Platform p(job->config(), job->hooks());
       job->attach(p);
       p.record_markers();  // phases and dispatch instants: triggers, windows and reports draw from them
       if (issues_of_sm >= 0) p.record_issues(unsigned(issues_of_sm));
@@ -271,7 +274,7 @@ void record_checkpoints(const JobFactory& make, GoldenRun& g, unsigned count) {
     json answer = json::array();
     try {
       auto job = make();
-      Platform p(campaign_config(*job), job->hooks());
+      Platform p(job->config(), job->hooks());
       job->attach(p);
       p.start([&](rt::Runtime& rt) { job->run(rt); });
       const uint64_t span = g.sim_end_ps > g.start_ps ? g.sim_end_ps - g.start_ps : 0;
@@ -384,7 +387,7 @@ class Leader {
   }
 
   void run(Job& job, const std::vector<Fault>& faults) {
-    Platform p(campaign_config(job), job.hooks());
+    Platform p(faulty_run_config(job), job.hooks());
     job.attach(p);
     p.start([&](rt::Runtime& rt) { job.run(rt); });
     for (const Fault& f : faults) {
@@ -461,10 +464,18 @@ class Leader {
     return any;
   }
 
-  // The result of a child that did not report: killed by the watchdog (a hang), or died.
+  // The result of a child that did not report: killed by the watchdog (a hang), or died. A signal
+  // a simulator never raises itself (SIGKILL: the OOM killer, a job's memory limit; SIGTERM, SIGINT,
+  // SIGHUP: someone stopping it) decides nothing: the run is not run, and is run again.
   RunResult lost(const Child& c, int status) const {
     RunResult r;
     r.fault_id = c.fault.id;
+    const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    if (!c.killed && (sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP)) {
+      r.not_run = true;
+      r.detail = fmt::format("killed from outside the campaign: signal {} ({})", sig, strsignal(sig));
+      return r;
+    }
     if (c.killed) {
       r.outcome = Outcome::Timeout;
       r.detail = fmt::format("host watchdog: more than {:.1f} s of CPU time", wall_.count());
@@ -557,6 +568,21 @@ class Pending {
 };
 }  // namespace
 
+namespace {
+// Faults whose run was killed from outside twice leave the list, still pending in the store: a host
+// that keeps killing them must not turn them into outcomes, nor stop the campaign. Returns how many.
+size_t drop_killed_twice(std::vector<Fault>& to_run, const std::map<uint64_t, int>& killed_outside) {
+  const size_t before = to_run.size();
+  to_run.erase(std::remove_if(to_run.begin(), to_run.end(),
+                              [&](const Fault& f) {
+                                auto it = killed_outside.find(f.id);
+                                return it != killed_outside.end() && it->second >= 2;
+                              }),
+               to_run.end());
+  return before - to_run.size();
+}
+}  // namespace
+
 void run_faults(const JobFactory& make, const GoldenRun& golden, std::vector<Fault> to_run,
                 const EngineOptions& opt, const std::function<void(const RunResult&)>& on_result,
                 const std::function<void()>& before_fork) {
@@ -565,6 +591,8 @@ void run_faults(const JobFactory& make, const GoldenRun& golden, std::vector<Fau
   std::sort(to_run.begin(), to_run.end(),
             [](const Fault& a, const Fault& b) { return std::tie(a.time_ps, a.id) < std::tie(b.time_ps, b.id); });
   int leaders_lost = 0;
+  std::map<uint64_t, int> killed_outside;  // fault id -> runs killed by a signal from outside
+  size_t left_pending = 0;
   while (!to_run.empty()) {
     int fds[2];
     if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe failed: {}", std::strerror(errno)));
@@ -597,6 +625,10 @@ void run_faults(const JobFactory& make, const GoldenRun& golden, std::vector<Fau
       while ((nl = buf.find('\n')) != std::string::npos) {
         RunResult r = from_json(json::parse(buf.substr(0, nl)));
         buf.erase(0, nl + 1);
+        if (r.not_run) {  // still pending: the next leader runs it again
+          ++killed_outside[r.fault_id];
+          continue;
+        }
         if (pending.finish(r.fault_id)) on_result(r);
       }
     }
@@ -606,6 +638,7 @@ void run_faults(const JobFactory& make, const GoldenRun& golden, std::vector<Fau
     const size_t before = to_run.size();
     to_run.erase(std::remove_if(to_run.begin(), to_run.end(), [&](const Fault& f) { return pending.done(f.id); }),
                  to_run.end());
+    left_pending += drop_killed_twice(to_run, killed_outside);
     if (to_run.empty()) break;
     // The leader died with faults left: start another for them; give up if it makes no progress.
     leaders_lost = to_run.size() < before ? 0 : leaders_lost + 1;
@@ -613,6 +646,11 @@ void run_faults(const JobFactory& make, const GoldenRun& golden, std::vector<Fau
       throw std::runtime_error(fmt::format("the campaign leader died {} times without progress ({} faults left)",
                                            leaders_lost, to_run.size()));
   }
+  if (left_pending)
+    print_err("gpuvp: {} faulty run{} killed from outside the campaign twice (a signal such as SIGKILL from the OOM "
+              "killer or a job's memory limit) {} not recorded: `gpuvp campaign resume` runs {} again\n",
+              left_pending, left_pending == 1 ? "" : "s", left_pending == 1 ? "is" : "are",
+              left_pending == 1 ? "it" : "them");
 }
 
 }  // namespace gpuvp::fi

@@ -87,6 +87,7 @@ struct RunResult {
   uint64_t kernel_cycles = 0;
   bool early_stop = false;
   double host_ms = 0;
+  bool not_run = false;  // killed from outside (a signal the simulator never raises itself): run again
 };
 
 // Runs `faults` (any order; they are sorted in place by injection time: the list is taken, not copied)

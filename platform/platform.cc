@@ -277,14 +277,26 @@ bool Platform::advance_to(uint64_t t_ps) {
   return !finished();
 }
 
+namespace {
+// CPU time of this process: a run paused (Ctrl-Z, SIGSTOP, a suspended VM) or starved of CPU by other
+// work does not spend its host-time limit.
+double process_cpu_seconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+}  // namespace
+
 // Simulates up to `end` (none: until nothing is left to do) in slices of simulated time, reading the
-// host clock between slices, never per event: false once sim.host_timeout_s of host time has passed.
-// A slice doubles while it takes under 50 ms of host time and halves above 200 ms. Pausing
-// sc_start between slices changes nothing in the simulation (advance_to does the same).
+// process's CPU clock between slices, never per event: false once sim.host_timeout_s of CPU time has
+// passed. A slice doubles while it takes under 50 ms and halves above 200 ms, but never grows past
+// kMaxSlice, so that a cheap stretch cannot hide an expensive one inside one slice; an idle stretch (no
+// event before the next slice ends) is crossed in one call whatever its length. Pausing sc_start
+// between slices changes nothing in the simulation (advance_to does the same).
 bool PlatformImpl::run_until(const std::optional<sc_time>& end) {
-  using clock = std::chrono::steady_clock;
+  const sc_time kMaxSlice(10, sc_core::SC_MS);
   const double limit_s = cfg.f("sim.host_timeout_s");
-  const auto t0 = clock::now();
+  const double t0 = process_cpu_seconds();
   sc_time slice(1, sc_core::SC_US);
   const auto done = [&] { return host->finished() || sc_core::sc_get_status() == sc_core::SC_STOPPED; };
   for (bool first = true; !done() && (!end || sc_core::sc_time_stamp() < *end); first = false) {
@@ -293,12 +305,15 @@ bool PlatformImpl::run_until(const std::optional<sc_time>& end) {
       end ? sc_core::sc_start(*end - sc_core::sc_time_stamp()) : sc_core::sc_start();
       return true;
     }
-    const auto s0 = clock::now();
-    sc_core::sc_start(end ? std::min(slice, *end - sc_core::sc_time_stamp()) : slice);
-    const double took = std::chrono::duration<double>(clock::now() - s0).count();
-    if (std::chrono::duration<double>(clock::now() - t0).count() >= limit_s && !done()) return false;
-    if (took < 0.05) slice = slice * 2;
-    else if (took > 0.2 && slice > sc_time(1, sc_core::SC_NS)) slice = slice / 2;
+    const sc_time idle = first ? sc_core::SC_ZERO_TIME : sc_core::sc_time_to_pending_activity();
+    const sc_time step = std::max(slice, idle);
+    const double s0 = process_cpu_seconds();
+    sc_core::sc_start(end ? std::min(step, *end - sc_core::sc_time_stamp()) : step);
+    const double now = process_cpu_seconds();
+    if (now - t0 >= limit_s && !done()) return false;
+    if (idle > slice) continue;  // a jump over an idle stretch says nothing about the cost of a slice
+    if (now - s0 < 0.05 && slice < kMaxSlice) slice = std::min(slice * 2, kMaxSlice);
+    else if (now - s0 > 0.2 && slice > sc_time(1, sc_core::SC_NS)) slice = slice / 2;
   }
   return true;
 }
@@ -318,7 +333,7 @@ void Platform::finish(double limit_ms) {
     if (p.errors.first) throw DeviceError(*p.errors.first);
     if (!in_time)
       throw TimeoutError(fmt::format(
-          "timeout: the host-time limit: the run had not finished after {} s of host time (sim.host_timeout_s sets "
+          "timeout: the host-time limit: the run had not finished after {} s of CPU time (sim.host_timeout_s sets "
           "it, 0: no limit); simulated time reached: {:.6f} ms; it was {}",
           p.cfg.f("sim.host_timeout_s"), sc_core::sc_time_stamp().to_seconds() * 1e3, p.host->activity()));
     if (bounded && sc_core::sc_time_stamp() >= sc_time(limit_ms, sc_core::SC_MS))

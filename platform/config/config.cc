@@ -44,9 +44,10 @@ std::vector<KeyDef> platform_keys() {
       P::Float("sim.timeout_ms", 2000, 0, 1e9,
                "Simulated time after which a run that has not finished stops with a timeout error (0: no limit)"),
       P::Float("sim.host_timeout_s", 60, 0, 1e9,
-               "Host (wall-clock) seconds after which a run that has not finished stops with a timeout error "
-               "naming this key and the simulated time reached (0: no limit). Fault-injection campaigns turn "
-               "it off: their simulated-time bound alone makes a timeout"),
+               "Host seconds (the process's CPU time: a paused run does not spend them) after which a run that "
+               "has not finished stops with a timeout error naming this key and the simulated time reached (0: "
+               "no limit). A campaign's golden run keeps it; its faulty runs run without it: their "
+               "simulated-time bound alone makes a timeout"),
       P::Int("host.printf_fifo_bytes", 1048576, 0, 1073741824,
              "Device printf FIFO (bytes of formatted text between two host synchronisations; CUDA's "
              "cudaLimitPrintfFifoSize): lines beyond it are dropped, and the host prints how many"),

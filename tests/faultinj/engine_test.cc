@@ -526,3 +526,67 @@ TEST_CASE("engine: the golden run sends back every block dispatch and warp instr
   CHECK(r.at(1).outcome == Outcome::ToolError);
   CHECK_THAT(r.at(1).detail, Catch::Matchers::Contains("no occurrence"));
 }
+
+namespace {
+
+// The vectorAdd job with a target whose setter has the run killed from outside (as the OOM killer
+// would) while a marker file says so: `kills` times, counted in the file, then it writes nothing.
+class KilledFromOutsideJob : public Job {
+ public:
+  KilledFromOutsideJob(std::string marker, int kills)
+      : Job(engine_config(), "killed"), inner_(vector_add_factory()()), marker_(std::move(marker)), kills_(kills) {}
+  void run(rt::Runtime& rt) override { inner_->run(rt); }
+  std::vector<uint8_t> output() const override { return inner_->output(); }
+  void attach(Platform& p) override {
+    inner_->attach(p);
+    Target t;
+    t.name = "test.killed";
+    t.width = 8;
+    t.get = [](uint64_t) { return uint64_t{0}; };
+    t.set = [this](uint64_t, uint64_t) {
+      int done = 0;
+      if (std::FILE* f = std::fopen(marker_.c_str(), "r")) {
+        if (std::fscanf(f, "%d", &done) != 1) done = 0;
+        std::fclose(f);
+      }
+      if (done >= kills_) return;
+      if (std::FILE* f = std::fopen(marker_.c_str(), "w")) {
+        std::fprintf(f, "%d\n", done + 1);
+        std::fclose(f);
+      }
+      ::kill(::getpid(), SIGKILL);
+    };
+    p.registry().add(std::move(t));
+  }
+
+ private:
+  std::unique_ptr<Job> inner_;
+  std::string marker_;
+  int kills_;
+};
+
+}  // namespace
+
+TEST_CASE("engine: a run killed from outside is run again, never stored as a DUE; killed twice, it stays pending") {
+  const std::string marker = fmt::format("/tmp/gpuvp_engine_killed_{}", ::getpid());
+  for (int kills : {1, 2}) {
+    std::remove(marker.c_str());
+    const JobFactory make = [&] { return std::make_unique<KilledFromOutsideJob>(marker, kills); };
+    const GoldenRun g = run_golden(make);
+    const uint64_t in_kernel = mid_edge(g, g.start_ps, g.end_ps);
+    const std::vector<Fault> faults = {fault_at(0, "test.killed", 0, 0, in_kernel),
+                                       fault_at(1, "gpu.sm0.regs", 32767, 0, in_kernel)};
+    std::map<uint64_t, RunResult> got;
+    run_faults(make, g, faults, EngineOptions{}, [&](const RunResult& r) { got[r.fault_id] = r; });
+    INFO(kills << " kills: " << show_all(got));
+    CHECK(got.count(1) == 1);  // the other run is not disturbed
+    if (kills == 1) {
+      // Killed once, run again: the setter then leaves the state as it was, so the run is masked.
+      REQUIRE(got.count(0) == 1);
+      CHECK(got.at(0).outcome == Outcome::Masked);
+    } else {
+      CHECK(got.count(0) == 0);  // left pending for `campaign resume`, not a DUE of the platform
+    }
+  }
+  std::remove(marker.c_str());
+}
