@@ -6,7 +6,9 @@
 
 #include <cctype>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -176,7 +178,22 @@ int main(int argc, char* argv[]) {
   return sc_core::sc_elab_and_sim(argc, argv);
 }
 
+namespace {
+int run_command(int argc, char* argv[]);
+}  // namespace
+
+// Output is part of the result: a report cut short by a full disk must not exit 0.
 int sc_main(int argc, char* argv[]) {
+  const int status = run_command(argc, argv);
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    print_err("gpuvp: cannot write standard output: {}\n", std::strerror(errno ? errno : EIO));
+    return status ? status : 2;
+  }
+  return status;
+}
+
+namespace {
+int run_command(int argc, char* argv[]) {
   CLI::App app{"gpuvp: SystemC/TLM-2.0 virtual platform of an embedded multi-SM GPU"};
   app.require_subcommand(1);
 
@@ -213,7 +230,7 @@ int sc_main(int argc, char* argv[]) {
 
   ConfigOpts rta_co;
   std::string rta_file;
-  auto* rta = app.add_subcommand("rta", "Response-time analysis of a kernel set (tx2-scheduling.md): completion times "
+  auto* rta = app.add_subcommand("rta", "Response-time analysis of a kernel set (docs/concurrent-kernels.md): completion times "
                                         "without simulating");
   rta_co.add(rta);
   rta->add_option("file", rta_file, "Kernel set (JSON: kernels with blocks, threads, time_ns, release_ns)")->required();
@@ -298,7 +315,7 @@ int sc_main(int argc, char* argv[]) {
       else if (register_map)
         print_out("{}", cfgreg::reference_markdown());
       else
-        print_out("{}\n", json_dump(cfg_co.build().to_json(), 2));
+        std::fputs((json_dump_ascii(cfg_co.build().to_json(), 2) + "\n").c_str(), stdout);
       return 0;
     }
     if (*targets) {
@@ -378,8 +395,11 @@ int sc_main(int argc, char* argv[]) {
     return fail(1, "", e);
   } catch (const rt::RuntimeError& e) {
     return fail(2, "runtime error: ", e);
+  } catch (const std::filesystem::filesystem_error& e) {  // a path the user gave that cannot be used
+    return fail(2, "", e);
   } catch (const std::exception& e) {
     return fail(3, "error: ", e);
   }
   return 0;
 }
+}  // namespace

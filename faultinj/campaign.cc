@@ -33,6 +33,7 @@
 #include <SQLiteCpp/Exception.h>
 #include "faultinj/sizing.h"
 #include "faultinj/store.h"
+#include "platform/output_file.h"
 #include "platform/text.h"
 #include "platform/user_file.h"
 
@@ -92,7 +93,7 @@ JobFactory plain_job_factory(const CampaignSpec& spec, const std::string& base_d
     try {
       workload_job(cfg, w.name, w.launch, w.seed);  // unknown names fail here, before any fork
     } catch (const ConfigError& e) {
-      throw CampaignError(fmt::format("{}: workload: {}", spec.origin, e.what()));
+      throw CampaignError(fmt::format("{}: {}", spec.origin, e.what()));  // it names the workload
     }
     return [cfg, w] { return workload_job(cfg, w.name, w.launch, w.seed); };
   }
@@ -241,6 +242,17 @@ GoldenRun golden_of(const JobFactory& make, const CampaignSpec& spec, const std:
   } catch (const std::runtime_error& e) {
     throw CampaignError(fmt::format("{}: {}", origin, e.what()));
   }
+}
+
+// Whether a new store may be created at `path`: false when nothing is there; true when something is;
+// a path that cannot even be looked at (a folder the user cannot enter, a symlink loop, a name too
+// long) is an error naming it, exit 2.
+bool path_taken(const std::string& path) {
+  std::error_code ec;
+  const auto st = fs::symlink_status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    throw StoreError(fmt::format("{}: cannot create a store there: {}", path, ec.message()));
+  return !ec && st.type() != fs::file_type::not_found;
 }
 
 // An output path that would overwrite a store the command reads (or its WAL/SHM files) is refused.
@@ -557,10 +569,10 @@ int campaign_run(const std::string& file, const CampaignOptions& opt) {
                          : shard ? fmt::format("{}.shard{}-of-{}.db", stem, shard->first, shard->second)
                                  : stem + ".db";
   const std::string exists = fmt::format("{}: exists; `gpuvp campaign resume {}` continues it, or remove it", db, db);
-  if (fs::exists(db)) throw CampaignError(exists);
+  if (path_taken(db)) throw CampaignError(exists);
   Prepared p = prepare(file);  // errors of the file leave nothing behind
   StoreLock lock(db);
-  if (fs::exists(db)) throw CampaignError(exists);  // made while this one prepared
+  if (path_taken(db)) throw CampaignError(exists);  // made while this one prepared
   const CampaignSpec& spec = p.spec;
   const NewStore ns = new_store(p, file, shard);
   const ShardInfo& sh = ns.shard;
@@ -579,6 +591,7 @@ int campaign_run(const std::string& file, const CampaignOptions& opt) {
 
 int campaign_resume(const std::string& db, const CampaignOptions& opt) {
   return on_stores({db}, [&] {
+  Store::open_read_only(db).close();  // a store at all, before its lock file is made beside it
   StoreLock lock(db);
   CampaignSpec spec;
   GoldenRecord stored;
@@ -616,13 +629,17 @@ int campaign_resume(const std::string& db, const CampaignOptions& opt) {
 int campaign_export(const std::string& db, const std::string& csv, const std::string& json) {
   return on_stores({db}, [&] {
   for (const std::string& out : {csv, json})
-    if (!out.empty() && out != "-") refuse_overwriting(out, {db}, "export");
+    if (!out.empty() && out != "-") {
+      refuse_overwriting(out, {db}, "export");
+      check_output(out, "export");  // writable now, without blocking (a FIFO with no reader is refused)
+    }
   Store st = open_for_reading(db);
   auto write = [&](const std::string& path, bool as_csv) {
     std::ostringstream out;
-    as_csv ? st.export_csv(out) : st.export_json(out);
-    if (path == "-") {  // data for a pipe stays exact; a terminal gets no control characters
-      std::fputs(::isatty(STDOUT_FILENO) ? terminal_safe(out.str()).c_str() : out.str().c_str(), stdout);
+    const bool to_stdout = path == "-";  // maybe a terminal: nothing there a terminal acts on
+    as_csv ? st.export_csv(out) : st.export_json(out, to_stdout);
+    if (to_stdout) {
+      std::fputs(as_csv ? terminal_safe(out.str()).c_str() : out.str().c_str(), stdout);
       return;
     }
     std::ofstream f(path, std::ios::binary);
@@ -718,7 +735,7 @@ int campaign_merge(const std::string& out, const std::vector<std::string>& paths
   return on_stores(paths, [&] {
   if (paths.empty()) throw CampaignError("campaign merge: no shard given");
   refuse_overwriting(out, paths, "merge");
-  if (fs::exists(out))
+  if (path_taken(out))
     throw CampaignError(fmt::format("{}: exists; the merged store must be a new file (remove it first)", out));
   std::vector<ShardStore> shards;
   for (const std::string& p : paths) shards.push_back(read_shard(p));
@@ -787,7 +804,10 @@ int campaign_merge(const std::string& out, const std::vector<std::string>& paths
 int campaign_report(const std::vector<std::string>& dbs, std::optional<double> raw_fit_per_bit,
                     const std::string& html) {
   return on_stores(dbs, [&] {
-  if (!html.empty()) refuse_overwriting(html, dbs, "--html");
+  if (!html.empty()) {
+    refuse_overwriting(html, dbs, "--html");
+    check_output(html, "--html");
+  }
   std::vector<Store> stores;
   for (const std::string& db : dbs) stores.push_back(open_for_reading(db));
   if (!html.empty()) {

@@ -273,6 +273,9 @@ CampaignSpec parse_campaign(const json& j, const std::string& origin) {
   if (s.bus && s.fault.duration != Duration::Transient)
     c.fail("fault.duration", j.at("fault").at("duration"), "a bus fault corrupts one transaction; only transient");
   if (s.bus && s.window) c.error("window: a bus campaign's instants are its link's transactions; remove window");
+  // A command fault swaps read and write: there is no bit to choose, no mask and no value to force.
+  if (s.bus && s.bus->field == "command" && s.fault.model != FaultModel::BitFlip)
+    c.fail("fault.model", j.at("fault").at("model"), "bus.field command swaps read and write; only bit_flip");
   if (s.window && s.trigger.event != "time") c.error("window: only with the time trigger");
   parse_run_options(c, j, s);
   return s;

@@ -415,7 +415,7 @@ void Store::export_csv(std::ostream& out) const {
                        r.kernel_cycles, r.early_stop ? 1 : 0, r.host_ms, r.shard);
 }
 
-void Store::export_json(std::ostream& out) const {
+void Store::export_json(std::ostream& out, bool ascii) const {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& [f, r] : joined())
     rows.push_back({{"id", f.id},
@@ -439,7 +439,7 @@ void Store::export_json(std::ostream& out) const {
                     {"early_stop", r.early_stop},
                     {"host_ms", r.host_ms},
                     {"shard", r.shard}});
-  out << json_dump(rows, 1) << "\n";
+  out << (ascii ? json_dump_ascii(rows, 1) : json_dump(rows, 1)) << "\n";
 }
 
 }  // namespace gpuvp::fi

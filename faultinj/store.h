@@ -128,7 +128,7 @@ class Store {
 
   // Every fault with a run, fault and run columns joined, in id order.
   void export_csv(std::ostream& out) const;
-  void export_json(std::ostream& out) const;
+  void export_json(std::ostream& out, bool ascii = false) const;  // ascii: for a terminal (\uXXXX)
 
  private:
   Store(std::string path, std::unique_ptr<SQLite::Database> db);

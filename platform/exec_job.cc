@@ -84,8 +84,12 @@ std::vector<uint8_t> encode(const std::string& type, const json& v, const std::s
 }
 
 // Two dump paths naming one file (the second dump would overwrite the first).
+// Two paths naming one file: the same file on disk (hard links and symlinks included) when both exist,
+// else the same canonical path.
 bool same_file(const std::string& a, const std::string& b) {
   if (a.empty() || b.empty()) return false;
+  std::error_code ec;
+  if (std::filesystem::equivalent(a, b, ec) && !ec) return true;
   std::error_code ea, eb;
   auto ca = std::filesystem::weakly_canonical(a, ea), cb = std::filesystem::weakly_canonical(b, eb);
   return ea || eb ? a == b : ca == cb;

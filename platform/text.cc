@@ -34,8 +34,8 @@ void escape_byte(std::string& out, uint8_t c) { out += fmt::format("\\x{:02x}", 
 
 // Characters a terminal acts on rather than shows.
 bool is_control(uint32_t cp) {
-  return (cp < 0x20 && cp != '\n' && cp != '\t') || (cp >= 0x7F && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) ||
-         (cp >= 0x2066 && cp <= 0x2069);
+  return (cp < 0x20 && cp != '\n' && cp != '\t') || (cp >= 0x7F && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 ||
+         (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
 }
 
 template <class Keep>

@@ -7,7 +7,8 @@
 // - cut_utf8: every truncation ends on a character boundary.
 // - terminal_safe: a terminal gets no control characters (an ESC in a campaign name would change
 //   the title and colours of whoever reads the report): C0 controls but newline and tab, DEL, the C1
-//   controls and the bidirectional overrides are written as \xNN or \u{NNNN}.
+//   controls, the line and paragraph separators and the bidirectional overrides are written as \xNN or
+//   \u{NNNN}.
 #include <cstddef>
 #include <string>
 #include <string_view>

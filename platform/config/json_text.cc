@@ -97,4 +97,12 @@ std::string json_dump(const nlohmann::json& v, int indent) {
   return v.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+std::string json_dump_ascii(const nlohmann::json& v, int indent) {
+  std::string s = v.dump(indent, ' ', true, nlohmann::json::error_handler_t::replace);
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) out += c == '\x7f' ? std::string("\\u007f") : std::string(1, c);  // DEL is ASCII, not printable
+  return out;
+}
+
 }  // namespace gpuvp

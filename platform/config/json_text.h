@@ -47,4 +47,8 @@ std::string json_shown(const nlohmann::json& v);
 // a path, a message built in code) are replaced rather than thrown on (nlohmann's default).
 std::string json_dump(const nlohmann::json& v, int indent = -1);
 
+// The same for a terminal: every character outside printable ASCII escaped (\uXXXX), so the text is
+// valid JSON and holds nothing a terminal acts on.
+std::string json_dump_ascii(const nlohmann::json& v, int indent = -1);
+
 }  // namespace gpuvp

@@ -30,8 +30,8 @@ constexpr Field kFields[] = {
     {kLocalBytes, "local_bytes", 0, A::ReadWrite, "local memory per thread (bytes)"},
     {kNumRegSlots, "num_reg_slots", 0, A::ReadWrite, "64-bit register slots per thread (the SM's register file layout)"},
     {kNumPreds, "num_preds", 0, A::ReadWrite, "predicate slots per thread"},
-    {kStream, "stream", 0, A::ReadWrite, "reserved for the concurrent-kernel mode (tx2-scheduling.md)"},
-    {kPriority, "priority", 0, A::ReadWrite, "reserved for the concurrent-kernel mode (tx2-scheduling.md)"},
+    {kStream, "stream", 0, A::ReadWrite, "reserved for the concurrent-kernel mode"},
+    {kPriority, "priority", 0, A::ReadWrite, "reserved for the concurrent-kernel mode"},
     {kLaunchId, "launch_id", 0, A::ReadWrite, "sequence number of the launch (statistics, traces)"},
 };
 constexpr unsigned kNumFields = sizeof(kFields) / sizeof(kFields[0]);

@@ -57,4 +57,5 @@ TEST_CASE("text: a terminal gets no control characters, newlines and tabs aside"
   CHECK(terminal_safe("\xe2\x80\xae" "txt") == "\\u{202e}txt");  // right-to-left override
   CHECK(terminal_safe("caf\xe9") == "caf\\xe9");
   CHECK(terminal_safe("caf\xc3\xa9") == "caf\xc3\xa9");
+  CHECK(terminal_safe("a\xe2\x80\xa8" "b") == "a\\u{2028}b");  // line separator
 }

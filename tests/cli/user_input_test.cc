@@ -168,11 +168,15 @@ TEST_CASE("campaign files: bus faults are transient and have no window, and ever
       {with(bus, {{"fault", {{"duration", "permanent"}}}}), "fault.duration = \"permanent\": a bus fault"},
       {with(bus, {{"fault", {{"duration", "intermittent"}, {"hold_ns", 5}}}}), "only transient"},
       {with(bus, {{"window", {{"from_ns", 0}, {"to_ns", 100}}}}), "window: a bus campaign's instants"},
+      {with(bus, {{"bus", {{"link", "gpu.sm0.gmem_wr"}, {"field", "command"}}}, {"fault", {{"model", "xor_mask"}, {"mask", 5}}}}),
+       "bus.field command swaps read and write; only bit_flip"},
+      {with(bus, {{"bus", {{"link", "gpu.sm0.gmem_wr"}, {"field", "command"}}}, {"fault", {{"model", "stuck_at_0"}}}}),
+       "only bit_flip"},
       {campaign_with({{"workload", {{"name", "vectorAdd"}}}, {"targets", {"gpu.sm0.regs", "gpu.sm0.regz"}}}),
        "targets[1] 'gpu.sm0.regz' matches no target"},
       {campaign_with({{"workload", {{"name", "vectorAdd"}}}, {"targets", {"gpu.sm3.*"}}}),
        "targets: gpu.sm3.*: the platform has 1 SM"},
-      {campaign_with({{"workload", {{"name", "nosuch"}}}}), "workload: nosuch: unknown workload"},
+      {campaign_with({{"workload", {{"name", "nosuch"}}}}), ": nosuch: unknown workload"},
   };
   const std::string file = d / "c.json";
   for (auto& c : cases) {
@@ -211,9 +215,11 @@ TEST_CASE("exec: paths in a launch file are the file neighbours and dumps never 
   CHECK_THAT(r.out, Contains("us kernel)") && Contains("us simulated in all (module load, copies, launch latency, kernel)"));
 
   const std::string ptx_before = gpuvp::test::slurp(d / "sub/k.ptx");
+  fs::create_hard_link(d / "sub/k.ptx", d / "sub/hard.ptx");
   struct Case {
     std::string dump, expect;
   } cases[] = {{"k.ptx", "would overwrite the PTX file"},
+               {"hard.ptx", "would overwrite the PTX file"},  // another name of the same file
                {"l.json", "would overwrite the launch file"},
                {"a.bin", "would overwrite buffer 0's input file"}};
   for (auto& k : cases) {

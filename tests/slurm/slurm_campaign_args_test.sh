@@ -30,7 +30,9 @@ case "$2" in
     case $FAKE_RESUME in
       ok) exit 0;;
       ptx) echo "gpuvp: $3: exec: vectorAdd.ptx: cannot open" >&2; exit 2;;
-      nofaults) echo "gpuvp: $3: no fault list recorded (the campaign was stopped before it started)" >&2; exit 2;;
+      nofaults) echo "gpuvp: $3: no fault list recorded (the campaign was stopped before it started; remove the file and run the campaign again)" >&2; exit 2;;
+      # A store whose path holds the message's words, refused for another reason: it keeps its runs.
+      wordy) echo "gpuvp: /x/no fault list recorded (the campaign never started)/$3: another process (pid 1) owns the store (a campaign run or resume); wait for it to end or stop it" >&2; exit 2;;
     esac;;
 esac
 exit 3
@@ -70,9 +72,22 @@ rc=$?
 [ ! -f "${db%.db}.done" ] || failed "a failed task left its marker"
 echo "ok: a resume error other than a missing fault list keeps the store"
 
+run_task wordy
+rc=$?
+[ $rc -eq 2 ] && [ -f "$db" ] && ! ls "$db".bad.* >/dev/null 2>&1 || { cat task.out; failed "a path holding the words of the message had its store moved aside"; }
+echo "ok: the message's words in a path do not discard a store"
+
 run_task nofaults
 rc=$?
 [ $rc -eq 0 ] || { cat task.out; failed "task exited $rc after a store without fault list"; }
 [ -f "$db.bad.7" ] || failed "a store without fault list was not moved aside"
 [ "$(grep -c 'campaign run' gpuvp.calls)" -eq 2 ] || failed "the shard was not run again"
 echo "ok: only a store without fault list is moved aside and run again"
+
+# $(dirname) and $(basename) drop a trailing newline: a path holding one is refused, never another file run.
+mkdir -p "$work/nl"$'\n' && cp "$src/campaigns/quick.json" "$work/nl"$'\n'"/x.json" || exit 1
+cp "$src/campaigns/quick.json" "$work/x.json"
+"$src/scripts/slurm-campaign" "nl"$'\n'"/x.json" --shards 2 --gpuvp tools/gpuvp --out out2 >nl.out 2>nl.err
+rc=$?
+[ $rc -ne 0 ] && grep -q "a newline in the campaign file's path" nl.err || { cat nl.err; failed "a path with a newline was not refused (exit $rc)"; }
+echo "ok: a campaign file path holding a newline is refused"
