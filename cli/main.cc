@@ -27,6 +27,7 @@
 #include "platform/int_text.h"
 #include "platform/output_file.h"
 #include "platform/platform.h"
+#include "platform/run_outputs.h"
 #include "platform/user_file.h"
 #include "sw/isa/address_map.h"
 #include "sw/isa/config_regs.h"
@@ -116,8 +117,8 @@ void print_summary(const Platform& p, const PlatformStats& st, const std::string
   print_out("  thread-insts:    {} ({:.2f} M per host second, host {:.3f} s)\n", st.thread_insts,
              st.host_seconds > 0 ? st.thread_insts / st.host_seconds / 1e6 : 0.0, st.host_seconds);
   for (size_t i = 0; i < st.sms.size(); ++i)
-    print_out("  SM {:<2} busy {:5.1f} %  warp-insts {:>9}  blocks {:>5}  batches {:>4}\n", i,
-               100 * st.sm_busy_fraction[i], st.sms[i].warp_insts, st.sms[i].blocks, st.sms[i].batches);
+    print_out("  SM {:<2} residency {:5.1f} %  warp-insts {:>9}  blocks {:>5}  batches {:>4}\n", i,
+               100 * st.sm_residency_fraction[i], st.sms[i].warp_insts, st.sms[i].blocks, st.sms[i].batches);
   for (auto& a : st.arbiters) {
     std::string g, s;
     for (size_t i = 0; i < a.grants.size(); ++i) {
@@ -129,7 +130,7 @@ void print_summary(const Platform& p, const PlatformStats& st, const std::string
 }
 
 int cmd_run(const ConfigOpts& co, const std::string& workload, const std::string& cfg_name, uint64_t seed,
-            const std::string& stats_file, const std::string& vcd_file, const std::string& timeline_file) {
+            const RunOutputs& outputs) {
   Config c = co.build();
   const wl::Workload* w = nullptr;
   wl::LaunchConfig lc;
@@ -143,28 +144,16 @@ int cmd_run(const ConfigOpts& co, const std::string& workload, const std::string
   } catch (const std::invalid_argument& e) {
     throw ConfigError(std::string("--launch: ") + e.what());
   }
-  if (!stats_file.empty()) check_output(stats_file, "--stats");
-  if (!timeline_file.empty()) check_output(timeline_file, "--timeline");
-  if (!vcd_file.empty()) check_output(vcd_file + ".vcd", "--vcd");
+  outputs.check();
   PlatformHooks hooks;
-  hooks.arbiter_pins = !vcd_file.empty();  // waveforms show the arbiters' pins
+  outputs.apply(hooks);
   Platform p(c, hooks);
-  if (!vcd_file.empty()) p.trace_vcd(vcd_file);
-  if (!timeline_file.empty()) p.record_timeline();
+  outputs.attach(p);
   wl::Result result;
   p.run([&](rt::Runtime& rt) { result = w->run(rt, lc, seed); });
-  PlatformStats st = p.stats();
-  print_summary(p, st, fmt::format("{} ({})", w->name(), lc.name), result);
-  if (!stats_file.empty()) {
-    nlohmann::json j = st.to_json();
-    j["workload"] = w->name();
-    j["launch_config"] = lc.name;
-    j["preset"] = c.name();
-    j["correct"] = result.ok;
-    j["config"] = c.to_json();
-    write_output(stats_file, json_dump(j, 2) + "\n");
-  }
-  if (!timeline_file.empty()) write_output(timeline_file, json_dump(timeline_trace_events(p.timeline(), st.launches), 1) + "\n");
+  print_summary(p, p.stats(), fmt::format("{} ({})", w->name(), lc.name), result);
+  outputs.write(p, {{"command", "run"}, {"workload", w->name()}, {"launch_config", lc.name}, {"seed", seed},
+                    {"correct", result.ok}});
   return result.ok ? 0 : 1;
 }
 
@@ -181,16 +170,15 @@ int sc_main(int argc, char* argv[]) {
   app.require_subcommand(1);
 
   ConfigOpts run_co, cfg_co, tgt_co;
-  std::string workload = "vectorAdd", launch, stats_file, vcd_file, timeline_file;
+  std::string workload = "vectorAdd", launch;
+  RunOutputs run_out;
   uint64_t seed = 1;
   auto* run = app.add_subcommand("run", "Run a workload, check it against its CPU reference, print statistics");
   run_co.add(run);
   run->add_option("--workload,-w", workload, "Workload (gpuvp workloads lists them)");
   run->add_option("--launch,-l", launch, "Launch configuration of the workload (default: its first)");
   add_uint_option(run, "--seed", seed, "Seed of the input generator", 0, ~uint64_t{0});
-  run->add_option("--stats", stats_file, "Write statistics as JSON");
-  run->add_option("--vcd", vcd_file, "Write waveforms (FILE.vcd) of the scheduler, arbiters and SM handshakes");
-  run->add_option("--timeline", timeline_file, "Write the block timeline (Chrome trace-event JSON, opens in Perfetto)");
+  add_output_options(run, run_out);
 
   bool reference = false;
   auto* config = app.add_subcommand("config", "Print the effective configuration");
@@ -291,7 +279,7 @@ int sc_main(int argc, char* argv[]) {
   }
 
   try {
-    if (*run) return cmd_run(run_co, workload, launch, seed, stats_file, vcd_file, timeline_file);
+    if (*run) return cmd_run(run_co, workload, launch, seed, run_out);
     if (*config) {
       if (reference)
         print_out("{}", config_reference_markdown());
