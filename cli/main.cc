@@ -221,6 +221,8 @@ int sc_main(int argc, char* argv[]) {
   exp_run_co.add(experiment);
   experiment->add_option("file", exp_run_file, "Experiment file (JSON)");
   experiment->add_option("--out", exp_out, "Directory for the logs (default: the file's base_result_directory)");
+  RunOutputs exp_outputs;
+  add_output_options(experiment, exp_outputs);
   auto* exp_check = experiment->add_subcommand("check", "Check an experiment file against the configured GPU and "
                                                         "print its benchmarks; nothing runs");
   exp_co.add(exp_check);
@@ -343,7 +345,7 @@ int sc_main(int argc, char* argv[]) {
     if (*exp_check) return cmd_experiment_check(exp_co.build(), exp_file);
     if (*experiment) {
       if (exp_run_file.empty()) throw CLI::RequiredError("experiment: FILE (or experiment check FILE)");
-      return cmd_experiment_run(exp_run_co.build(), exp_run_file, exp_out);
+      return cmd_experiment_run(exp_run_co.build(), exp_run_file, exp_out, exp_outputs);
     }
     if (*camp_run) return fi::campaign_run(camp_file, camp);
     if (*camp_check) return fi::campaign_check(check_file);
