@@ -16,6 +16,7 @@
 #include "faultinj/campaign.h"
 #include "faultinj/campaign_file.h"
 #include "faultinj/store.h"
+#include "cli/compare.h"
 #include "cli/exec.h"
 #include "cli/experiment.h"
 #include "cli/options.h"
@@ -228,6 +229,14 @@ int sc_main(int argc, char* argv[]) {
   exp_co.add(exp_check);
   exp_check->add_option("file", exp_file, "Experiment file (JSON)")->required();
 
+  std::string cmp_a, cmp_b;
+  double cmp_threshold = 1;
+  auto* compare = app.add_subcommand("compare", "Print two statistics files (--stats) side by side with their differences");
+  compare->add_option("a", cmp_a, "Statistics file A")->required();
+  compare->add_option("b", cmp_b, "Statistics file B")->required();
+  compare->add_option("--threshold", cmp_threshold, "Mark values whose relative difference exceeds this many percent (default 1)")
+      ->check(CLI::Range(0.0, 1e12));
+
   auto* campaign = app.add_subcommand("campaign", "Fault-injection campaigns (docs/campaigns.md)");
   campaign->require_subcommand(1);
   fi::CampaignOptions camp;
@@ -342,6 +351,7 @@ int sc_main(int argc, char* argv[]) {
     }
     if (*exec) return cmd_exec(exec_co.build(), exec_opts);
     if (*rta) return cmd_rta(rta_co.build(), rta_file);
+    if (*compare) return cmd_compare(cmp_a, cmp_b, cmp_threshold);
     if (*exp_check) return cmd_experiment_check(exp_co.build(), exp_file);
     if (*experiment) {
       if (exp_run_file.empty()) throw CLI::RequiredError("experiment: FILE (or experiment check FILE)");

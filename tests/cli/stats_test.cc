@@ -1,9 +1,10 @@
 // The statistics every way of running work writes (docs/statistics.md): one schema, the same counters
-// for the same kernel whichever command launched it.
+// for the same kernel whichever command launched it, and `gpuvp compare` of two files.
 #include <catch2/catch.hpp>
 
 #include <cstdio>
 
+#include "cli/compare.h"
 #include "common/subprocess.h"
 #include "platform/config/config.h"
 
@@ -12,6 +13,8 @@ using Catch::Matchers::Contains;
 using nlohmann::json;
 
 namespace {
+
+const std::string kStats = std::string(GPUVP_TEST_DATA) + "/stats/";
 
 json read_stats(const std::string& path) {
   const std::string text = slurp(path);
@@ -108,4 +111,59 @@ TEST_CASE("stats: an unwritable --stats is refused before exec or experiment run
                             GPUVP_SOURCE_DIR, temp_path("exp_out")));
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Contains("--timeline /nonexistent/dir/t.json: cannot write"));
+}
+
+// a.json and b.json, by hand: kernel_cycles 1000 -> 1100 (+100, +10 %), launches[0].cycles 0 -> 5 (+5,
+// no relative difference), sim_seconds 0.5 -> 0.25 (-0.25, -50 %), sms[0].id 0 -> 0, sms[0].warp_insts
+// 200 -> 199 (-1, -0.5 %), extra only in B; booleans and strings are not compared. Keys in order.
+TEST_CASE("compare: two hand-written statistics files give the hand-computed differences") {
+  const auto rows = gpuvp::compare_stats(kStats + "a.json", kStats + "b.json", 1);
+  REQUIRE(rows.size() == 6);
+  struct Want {
+    const char *path, *a, *b, *diff, *rel;
+    bool marked;
+  } want[] = {{"kernel_cycles", "1000", "1100", "+100", "+10.00 %", true},
+              {"launches[0].cycles", "0", "5", "+5", "new", true},
+              {"sim_seconds", "0.5", "0.25", "-0.25", "-50.00 %", true},
+              {"sms[0].id", "0", "0", "+0", "0 %", false},
+              {"sms[0].warp_insts", "200", "199", "-1", "-0.50 %", false},
+              {"extra", "-", "7", "-", "-", true}};
+  for (size_t i = 0; i < rows.size(); ++i) {
+    INFO(i);
+    CHECK(rows[i].path == want[i].path);
+    CHECK(rows[i].a == want[i].a);
+    CHECK(rows[i].b == want[i].b);
+    CHECK(rows[i].diff == want[i].diff);
+    CHECK(rows[i].rel == want[i].rel);
+    CHECK(rows[i].marked == want[i].marked);
+  }
+  // A threshold of 0.1 % marks the 0.5 % too.
+  CHECK(gpuvp::compare_stats(kStats + "a.json", kStats + "b.json", 0.1)[4].marked);
+  auto r = run_gpuvp(fmt::format("compare {}a.json {}b.json", kStats, kStats));
+  INFO(r.out << r.err);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("* kernel_cycles       1000  1100   +100  +10.00 %"));
+  CHECK_THAT(r.out, Contains("  sms[0].warp_insts    200   199     -1   -0.50 %"));
+  CHECK_THAT(r.out, Contains("4 of 6 values marked *: relative difference above 1 %, from zero, or in one file only"));
+}
+
+TEST_CASE("compare: a file that is not a statistics file of a known schema exits 2 naming it") {
+  struct Case {
+    const char *file, *expect;
+  } cases[] = {{"old_schema.json", "statistics schema \"gpuvp-stats/0\" is not known (known: gpuvp-stats/1)"},
+               {"no_schema.json", "not a gpuvp statistics file"},
+               {"array.json", "not a gpuvp statistics file"},
+               {"truncated.json", "truncated.json"},
+               {"missing.json", "missing.json"}};
+  for (const Case& c : cases) {
+    INFO(c.file);
+    // Either side: the message names the bad one.
+    auto r = run_gpuvp(fmt::format("compare {}a.json {}{}", kStats, kStats, c.file));
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Contains(kStats + c.file));
+    CHECK_THAT(r.err, Contains(c.expect));
+    r = run_gpuvp(fmt::format("compare {}{} {}b.json", kStats, c.file, kStats));
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Contains(kStats + c.file));
+  }
 }
