@@ -129,6 +129,7 @@ void add_exec_options(CLI::App* app, ExecOptions& o) {
   auto* file = app->add_option("--launch-file", o.launch_file, "JSON launch description (same fields as the options; none of them beside it)");
   for (auto* opt : launch) file->excludes(opt);
   add_uint_option(app, "--print", o.print, "Elements of each buffer to print after the run", 0, ~uint64_t{0});
+  add_output_options(app, o.outputs);
 }
 
 json exec_description(const ExecOptions& o) {
@@ -155,8 +156,13 @@ int cmd_exec(const Config& cfg, const ExecOptions& o) {
                              ? ExecSource{"exec", "", "", true}
                              : ExecSource{o.launch_file, std::filesystem::path(o.launch_file).parent_path().string(),
                                           o.launch_file, true};
-  ExecJob job = ExecJob::parse(exec_description(o), src);
-  Platform p(cfg);
+  const json launch = exec_description(o);
+  ExecJob job = ExecJob::parse(launch, src);
+  o.outputs.check();
+  PlatformHooks hooks;
+  o.outputs.apply(hooks);
+  Platform p(cfg, hooks);
+  o.outputs.attach(p);
   p.run([&](rt::Runtime& rt) { job.run(rt); });
   const auto& bufs = job.bufs;
   const rt::LaunchStats& ls = job.launch;
@@ -176,6 +182,7 @@ int cmd_exec(const Config& cfg, const ExecOptions& o) {
       write_output(b.dump, std::string(reinterpret_cast<const char*>(b.bytes.data()), b.bytes.size()));
     }
   }
+  o.outputs.write(p, {{"command", "exec"}, {"kernel", ls.kernel}, {"launch", launch}});
   return 0;
 }
 

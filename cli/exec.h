@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "platform/run_outputs.h"
+
 namespace CLI {
 class App;
 }
@@ -21,6 +23,7 @@ struct ExecOptions {
   unsigned dyn_shmem = 0;
   unsigned blocks_per_core = 0;
   uint64_t print = 8;  // elements of each buffer to print after the run
+  RunOutputs outputs;  // --stats, --timeline, --vcd
 };
 
 void add_exec_options(CLI::App* app, ExecOptions& o);

@@ -131,10 +131,12 @@ void write_logs(const LogFiles& lf, const ExperimentRun& r, const std::string& f
 
 }  // namespace
 
-int cmd_experiment_run(const Config& cfg, const std::string& file, const std::string& out_dir) {
+int cmd_experiment_run(const Config& cfg, const std::string& file, const std::string& out_dir,
+                       const RunOutputs& outputs) {
   const Experiment e = load_experiment(file, cfg);
   const LogFiles lf = prepare_logs(e, file, out_dir);
-  const ExperimentRun r = run_experiment(e, cfg, file);
+  outputs.check();
+  const ExperimentRun r = run_experiment(e, cfg, file, outputs);
   write_logs(lf, r, file);
   print_out("{}: experiment '{}' on {}: {:.6f} s simulated in {:.2f} s\n", file, e.name, cfg.name(), r.simulated_s,
              r.host_s);

@@ -18,6 +18,7 @@
 #include "faultinj/campaign.h"
 #include "faultinj/campaign_file.h"
 #include "faultinj/store.h"
+#include "cli/compare.h"
 #include "cli/exec.h"
 #include "cli/experiment.h"
 #include "cli/options.h"
@@ -29,6 +30,7 @@
 #include "platform/int_text.h"
 #include "platform/output_file.h"
 #include "platform/platform.h"
+#include "platform/run_outputs.h"
 #include "platform/user_file.h"
 #include "sw/isa/address_map.h"
 #include "sw/isa/config_regs.h"
@@ -118,8 +120,8 @@ void print_summary(const Platform& p, const PlatformStats& st, const std::string
   print_out("  thread-insts:    {} ({:.2f} M per host second, host {:.3f} s)\n", st.thread_insts,
              st.host_seconds > 0 ? st.thread_insts / st.host_seconds / 1e6 : 0.0, st.host_seconds);
   for (size_t i = 0; i < st.sms.size(); ++i)
-    print_out("  SM {:<2} busy {:5.1f} %  warp-insts {:>9}  blocks {:>5}  batches {:>4}\n", i,
-               100 * st.sm_busy_fraction[i], st.sms[i].warp_insts, st.sms[i].blocks, st.sms[i].batches);
+    print_out("  SM {:<2} residency {:5.1f} %  warp-insts {:>9}  blocks {:>5}  batches {:>4}\n", i,
+               100 * st.sm_residency_fraction[i], st.sms[i].warp_insts, st.sms[i].blocks, st.sms[i].batches);
   for (auto& a : st.arbiters) {
     std::string g, s;
     for (size_t i = 0; i < a.grants.size(); ++i) {
@@ -131,7 +133,7 @@ void print_summary(const Platform& p, const PlatformStats& st, const std::string
 }
 
 int cmd_run(const ConfigOpts& co, const std::string& workload, const std::string& cfg_name, uint64_t seed,
-            const std::string& stats_file, const std::string& vcd_file, const std::string& timeline_file) {
+            const RunOutputs& outputs) {
   Config c = co.build();
   const wl::Workload* w = nullptr;
   wl::LaunchConfig lc;
@@ -145,28 +147,16 @@ int cmd_run(const ConfigOpts& co, const std::string& workload, const std::string
   } catch (const std::invalid_argument& e) {
     throw ConfigError(std::string("--launch: ") + e.what());
   }
-  if (!stats_file.empty()) check_output(stats_file, "--stats");
-  if (!timeline_file.empty()) check_output(timeline_file, "--timeline");
-  if (!vcd_file.empty()) check_output(vcd_file + ".vcd", "--vcd");
+  outputs.check();
   PlatformHooks hooks;
-  hooks.arbiter_pins = !vcd_file.empty();  // waveforms show the arbiters' pins
+  outputs.apply(hooks);
   Platform p(c, hooks);
-  if (!vcd_file.empty()) p.trace_vcd(vcd_file);
-  if (!timeline_file.empty()) p.record_timeline();
+  outputs.attach(p);
   wl::Result result;
   p.run([&](rt::Runtime& rt) { result = w->run(rt, lc, seed); });
-  PlatformStats st = p.stats();
-  print_summary(p, st, fmt::format("{} ({})", w->name(), lc.name), result);
-  if (!stats_file.empty()) {
-    nlohmann::json j = st.to_json();
-    j["workload"] = w->name();
-    j["launch_config"] = lc.name;
-    j["preset"] = c.name();
-    j["correct"] = result.ok;
-    j["config"] = c.to_json();
-    write_output(stats_file, json_dump(j, 2) + "\n");
-  }
-  if (!timeline_file.empty()) write_output(timeline_file, json_dump(timeline_trace_events(p.timeline(), st.launches), 1) + "\n");
+  print_summary(p, p.stats(), fmt::format("{} ({})", w->name(), lc.name), result);
+  outputs.write(p, {{"command", "run"}, {"workload", w->name()}, {"launch_config", lc.name}, {"seed", seed},
+                    {"correct", result.ok}});
   return result.ok ? 0 : 1;
 }
 
@@ -198,16 +188,15 @@ int run_command(int argc, char* argv[]) {
   app.require_subcommand(1);
 
   ConfigOpts run_co, cfg_co, tgt_co;
-  std::string workload = "vectorAdd", launch, stats_file, vcd_file, timeline_file;
+  std::string workload = "vectorAdd", launch;
+  RunOutputs run_out;
   uint64_t seed = 1;
   auto* run = app.add_subcommand("run", "Run a workload, check it against its CPU reference, print statistics");
   run_co.add(run);
   run->add_option("--workload,-w", workload, "Workload (gpuvp workloads lists them)");
   run->add_option("--launch,-l", launch, "Launch configuration of the workload (default: its first)");
   add_uint_option(run, "--seed", seed, "Seed of the input generator", 0, ~uint64_t{0});
-  run->add_option("--stats", stats_file, "Write statistics as JSON");
-  run->add_option("--vcd", vcd_file, "Write waveforms (FILE.vcd) of the scheduler, arbiters and SM handshakes");
-  run->add_option("--timeline", timeline_file, "Write the block timeline (Chrome trace-event JSON, opens in Perfetto)");
+  add_output_options(run, run_out);
 
   bool reference = false;
   auto* config = app.add_subcommand("config", "Print the effective configuration");
@@ -250,10 +239,20 @@ int run_command(int argc, char* argv[]) {
   exp_run_co.add(experiment);
   experiment->add_option("file", exp_run_file, "Experiment file (JSON)");
   experiment->add_option("--out", exp_out, "Directory for the logs (default: the file's base_result_directory)");
+  RunOutputs exp_outputs;
+  add_output_options(experiment, exp_outputs);
   auto* exp_check = experiment->add_subcommand("check", "Check an experiment file against the configured GPU and "
                                                         "print its benchmarks; nothing runs");
   exp_co.add(exp_check);
   exp_check->add_option("file", exp_file, "Experiment file (JSON)")->required();
+
+  std::string cmp_a, cmp_b;
+  double cmp_threshold = 1;
+  auto* compare = app.add_subcommand("compare", "Print two statistics files (--stats) side by side with their differences");
+  compare->add_option("a", cmp_a, "Statistics file A")->required();
+  compare->add_option("b", cmp_b, "Statistics file B")->required();
+  compare->add_option("--threshold", cmp_threshold, "Mark values whose relative difference exceeds this many percent (default 1)")
+      ->check(CLI::Range(0.0, 1e12));
 
   auto* campaign = app.add_subcommand("campaign", "Fault-injection campaigns (docs/campaigns.md)");
   campaign->require_subcommand(1);
@@ -308,7 +307,7 @@ int run_command(int argc, char* argv[]) {
   }
 
   try {
-    if (*run) return cmd_run(run_co, workload, launch, seed, stats_file, vcd_file, timeline_file);
+    if (*run) return cmd_run(run_co, workload, launch, seed, run_out);
     if (*config) {
       if (reference)
         print_out("{}", config_reference_markdown());
@@ -369,10 +368,11 @@ int run_command(int argc, char* argv[]) {
     }
     if (*exec) return cmd_exec(exec_co.build(), exec_opts);
     if (*rta) return cmd_rta(rta_co.build(), rta_file);
+    if (*compare) return cmd_compare(cmp_a, cmp_b, cmp_threshold);
     if (*exp_check) return cmd_experiment_check(exp_co.build(), exp_file);
     if (*experiment) {
       if (exp_run_file.empty()) throw CLI::RequiredError("experiment: FILE (or experiment check FILE)");
-      return cmd_experiment_run(exp_run_co.build(), exp_run_file, exp_out);
+      return cmd_experiment_run(exp_run_co.build(), exp_run_file, exp_out, exp_outputs);
     }
     if (*camp_run) return fi::campaign_run(camp_file, camp);
     if (*camp_check) return fi::campaign_check(check_file);

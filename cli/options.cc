@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "platform/int_text.h"
+#include "platform/run_outputs.h"
 
 namespace gpuvp {
 
@@ -37,6 +38,12 @@ CLI::Option* add_uint_option(CLI::App* app, const std::string& name, uint64_t& t
 CLI::Option* add_uint_option(CLI::App* app, const std::string& name, unsigned& target, const std::string& desc,
                              uint64_t lo, uint64_t hi) {
   return add_checked(app, name, desc, lo, hi, [&target](uint64_t v) { target = static_cast<unsigned>(v); });
+}
+
+void add_output_options(CLI::App* app, RunOutputs& out) {
+  app->add_option("--stats", out.stats, "Write statistics as JSON (docs/statistics.md)");
+  app->add_option("--timeline", out.timeline, "Write the block timeline (Chrome trace-event JSON, opens in Perfetto)");
+  app->add_option("--vcd", out.vcd, "Write waveforms (PREFIX.vcd) of the scheduler, arbiters and SM handshakes");
 }
 
 }  // namespace gpuvp

@@ -10,6 +10,7 @@ class Option;
 }  // namespace CLI
 
 namespace gpuvp {
+struct RunOutputs;
 
 // An unsigned CLI option in [lo, hi] read by parse_int_text; a bad value is a CLI11 validation error
 // naming the option (exit 2).
@@ -17,5 +18,8 @@ CLI::Option* add_uint_option(CLI::App* app, const std::string& name, uint64_t& t
                              uint64_t lo, uint64_t hi);
 CLI::Option* add_uint_option(CLI::App* app, const std::string& name, unsigned& target, const std::string& desc,
                              uint64_t lo, uint64_t hi);
+
+// --stats FILE, --timeline FILE and --vcd PREFIX, the same for every command that runs work.
+void add_output_options(CLI::App* app, RunOutputs& out);
 
 }  // namespace gpuvp

@@ -199,13 +199,17 @@ double time_bound(const Experiment& e, const rt::DeviceProps& p) {
 
 }  // namespace
 
-ExperimentRun run_experiment(const Experiment& e, const Config& cfg, const std::string& origin) {
+ExperimentRun run_experiment(const Experiment& e, const Config& cfg, const std::string& origin,
+                             const RunOutputs& outputs) {
   for (size_t i = 0; i < e.benchmarks.size(); ++i)
     if (!e.benchmarks[i].max_iterations && !(e.benchmarks[i].max_time > 0))
       throw ConfigError(fmt::format("{}: benchmarks[{}]: max_iterations and max_time are both unlimited (0), here or "
                                     "at the top level: the simulation would never end; set one of them",
                                     origin, i));
-  Platform p(cfg);
+  PlatformHooks hooks;
+  outputs.apply(hooks);
+  Platform p(cfg, hooks);
+  outputs.attach(p);
   ExperimentRun out;
   for (const Benchmark& b : e.benchmarks) out.logs.push_back(log_header(e, b, p.props()));
   double t0 = 0, t_end = 0;
@@ -228,6 +232,7 @@ ExperimentRun run_experiment(const Experiment& e, const Config& cfg, const std::
   p.finish(std::max(cfg.f("sim.timeout_ms"), 1e3 * time_bound(e, p.props())));
   out.simulated_s = (t_end - t0) / 1e9;
   out.host_s = p.stats().host_seconds;
+  outputs.write(p, {{"command", "experiment"}, {"experiment", origin}, {"name", e.name}});
   return out;
 }
 

@@ -11,6 +11,7 @@
 
 #include "platform/config/config.h"
 #include "platform/experiment_file.h"
+#include "platform/run_outputs.h"
 
 namespace gpuvp {
 
@@ -22,7 +23,9 @@ struct ExperimentRun {
 
 // Runs `e` on a platform of `cfg`; `origin` names the file in messages. Throws ConfigError for an
 // experiment that cannot end (no iteration or time limit), DeviceError/RuntimeError as a run would.
-ExperimentRun run_experiment(const Experiment& e, const Config& cfg, const std::string& origin);
+// `outputs` (checked by the caller before) are written once the run has ended.
+ExperimentRun run_experiment(const Experiment& e, const Config& cfg, const std::string& origin,
+                             const RunOutputs& outputs = {});
 
 // `gpuvp experiment FILE`: runs it, writes the logs under base_result_directory (or `out_dir`), prints
 // one line per benchmark. Exit status 0, or 2 for a bad file (named), 1 for a failed run.

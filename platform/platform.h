@@ -21,7 +21,7 @@ namespace gpuvp {
 struct ArbiterStats {
   std::string name;
   std::vector<uint64_t> grants;         // per requester
-  std::vector<uint64_t> stall_cycles;   // per requester
+  std::vector<uint64_t> stall_cycles;   // per requester: cycles its stall pin was high
 };
 
 struct PlatformStats {
@@ -29,7 +29,7 @@ struct PlatformStats {
   uint64_t kernel_cycles = 0;  // GPU cycles inside kernels (scheduler out of IDLE)
   double host_seconds = 0;     // wall-clock time of run()
   std::vector<SmStats> sms;
-  std::vector<double> sm_busy_fraction;  // busy time / kernel time
+  std::vector<double> sm_residency_fraction;  // time with a resident block / kernel time
   std::vector<ArbiterStats> arbiters;
   std::vector<rt::LaunchStats> launches;
   uint64_t thread_insts = 0;

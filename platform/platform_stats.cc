@@ -40,7 +40,7 @@ PlatformStats Platform::stats() const {
   for (auto& sm : p.sms) {
     st.sms.push_back(sm->stats());
     st.thread_insts += sm->stats().thread_insts;
-    st.sm_busy_fraction.push_back(window_ps ? double(sm->stats().busy_ps) / double(window_ps) : 0.0);
+    st.sm_residency_fraction.push_back(window_ps ? double(sm->stats().busy_ps) / double(window_ps) : 0.0);
   }
   for (ArbitratedTarget* a : p.arbiters()) {
     ArbiterStats as;
@@ -63,17 +63,24 @@ std::vector<BlockRecord> Platform::timeline() const {
   return all;
 }
 
+// Schema gpuvp-stats/1 (docs/statistics.md): whole-run totals at the top, then one section per SM,
+// per kernel launch and per arbiter.
 nlohmann::json PlatformStats::to_json() const {
   nlohmann::json j;
+  uint64_t warp_insts = 0;
+  for (const SmStats& s : sms) warp_insts += s.warp_insts;
   j["sim_seconds"] = sim_seconds;
   j["host_seconds"] = host_seconds;
   j["kernel_cycles"] = kernel_cycles;
+  j["warp_insts"] = warp_insts;
   j["thread_insts"] = thread_insts;
   j["thread_insts_per_host_second"] = host_seconds > 0 ? thread_insts / host_seconds : 0.0;
+  j["sms"] = nlohmann::json::array();
   for (size_t i = 0; i < sms.size(); ++i) {
     const SmStats& s = sms[i];
     j["sms"].push_back({{"id", i},
-                        {"busy_fraction", sm_busy_fraction[i]},
+                        {"residency_ps", s.busy_ps},
+                        {"residency_fraction", sm_residency_fraction[i]},
                         {"warp_insts", s.warp_insts},
                         {"thread_insts", s.thread_insts},
                         {"fetches", s.fetches},
@@ -81,7 +88,9 @@ nlohmann::json PlatformStats::to_json() const {
                         {"batches", s.batches},
                         {"blocks", s.blocks}});
   }
+  j["arbiters"] = nlohmann::json::array();
   for (auto& a : arbiters) j["arbiters"].push_back({{"name", a.name}, {"grants", a.grants}, {"stall_cycles", a.stall_cycles}});
+  j["launches"] = nlohmann::json::array();
   for (auto& l : launches)
     j["launches"].push_back({{"kernel", l.kernel},
                              {"launch_id", l.launch_id},

@@ -37,9 +37,9 @@ TEST_CASE("params: a slower ALU on one SM slows that SM only") {
     CHECK((*j)["correct"] == true);
   }
   CHECK(slow1["kernel_cycles"].get<uint64_t>() > plain["kernel_cycles"].get<uint64_t>());
-  double b0 = slow1["sms"][0]["busy_fraction"], b1 = slow1["sms"][1]["busy_fraction"];
+  double b0 = slow1["sms"][0]["residency_fraction"], b1 = slow1["sms"][1]["residency_fraction"];
   CHECK(b1 > b0 + 0.1);
-  double c0 = slow0["sms"][0]["busy_fraction"], c1 = slow0["sms"][1]["busy_fraction"];
+  double c0 = slow0["sms"][0]["residency_fraction"], c1 = slow0["sms"][1]["residency_fraction"];
   CHECK(c0 > c1 + 0.1);
   // The instructions executed are the same: only timing changed.
   CHECK(slow1["sms"][1]["warp_insts"] == plain["sms"][1]["warp_insts"]);

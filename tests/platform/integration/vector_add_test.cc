@@ -54,8 +54,8 @@ TEST_CASE("platform: statistics account for every block and every SM") {
   for (auto& sm : j["sms"]) {
     CHECK(sm["blocks"] == 16);
     CHECK(sm["batches"] == 2);
-    CHECK(sm["busy_fraction"].get<double>() > 0.5);
-    CHECK(sm["busy_fraction"].get<double>() <= 1.0);
+    CHECK(sm["residency_fraction"].get<double>() > 0.5);
+    CHECK(sm["residency_fraction"].get<double>() <= 1.0);
   }
   // 32 blocks x 32 threads: every thread loads a and b and stores c, lane by lane on flexgrip.
   uint64_t rd = 0, wr = 0;
