@@ -567,7 +567,7 @@ class KilledFromOutsideJob : public Job {
 
 }  // namespace
 
-TEST_CASE("engine: a run killed from outside is run again, never stored as a DUE; killed twice, it stays pending") {
+TEST_CASE("engine: a run killed from outside is run again, never stored as a DUE, and killed twice it stays pending") {
   const std::string marker = fmt::format("/tmp/gpuvp_engine_killed_{}", ::getpid());
   for (int kills : {1, 2}) {
     std::remove(marker.c_str());
