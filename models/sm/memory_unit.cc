@@ -148,6 +148,7 @@ bool SimtCore::global_lanes(Warp& w, uint32_t m, unsigned size, bool write, Core
       if (ok && !transact(port, addr_[l], buf_[l], size, write, is, f)) ok = fault_at(f, w, int(l), addr_[l]);
     });
     done_at_ = std::max(done_at_, is.ready);
+    issued_at_ = is.next;
     return ok;
   }
   unsigned seg = std::max(cfg_.coalesce_bytes, size);
@@ -169,6 +170,7 @@ bool SimtCore::global_lanes(Warp& w, uint32_t m, unsigned size, bool write, Core
     if (!(write ? write_segment(w, s, lo, hi, is) : read_segment(w, s, lo, hi, is))) return false;
   }
   done_at_ = std::max(done_at_, is.ready);
+  issued_at_ = is.next;
   return true;
 }
 
@@ -290,6 +292,7 @@ void SimtCore::do_ld(Warp& w, const Inst& in, uint32_t m) {
   lanes(om, [&](unsigned l) { std::memcpy(buf_[l], ptrs[l], size); });
   if (gm && !global_lanes(w, gm, size, false, CoreEnv::Port::GlobalRead)) return;
   if (cm && !global_lanes(w, cm, size, false, CoreEnv::Port::Const)) return;
+  if (cfg_.max_pending_loads && !pipe_) return defer_load(w, in, m);  // data lands at completion
   bool sx = is_signed(in.type) && es < 8;
   uint64_t scratch[32];
   for (unsigned i = 0; i < n; ++i) {

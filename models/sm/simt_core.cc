@@ -51,6 +51,7 @@ void SimtCore::clear() {
   batch_ = false;
   finished_.clear();
   completed_.clear();
+  pending_.clear();
 }
 
 void SimtCore::fail(const std::string& kind, const std::string& what, const Warp* w, int lane, uint64_t addr) {
@@ -104,6 +105,7 @@ bool SimtCore::launch(const LaunchParams& lp, uint64_t start) {
     place_block(k, s, p, lp.blocks[j], start);
   }
   now_ = synced_ = start;
+  pending_.clear();
   last_ = -1;
   stats_.batches++;
   return true;
@@ -226,11 +228,14 @@ void SimtCore::init_warps(unsigned j) {
 
 inline void SimtCore::issue(int i) {
   if (now_ >= horizon_) sync_now();  // let simulated time reach the core before it goes past the horizon
-  last_ = i;
-  if (issue_log_) issue_log_->push_back(now_);
+  const uint64_t at = now_;
   in_step_ = true;  // a stop while the instruction waits for memory sees its data in flight
-  step(warps_[unsigned(i)]);
+  const bool issued = step(warps_[unsigned(i)]);
   in_step_ = false;
+  if (issued) {  // (a scoreboard stall issued nothing: the warp waits, the policy's order stays)
+    last_ = i;
+    if (issue_log_) issue_log_->push_back(at);
+  }
   if (now_ - synced_ >= quantum_) sync_now();
 }
 
@@ -253,6 +258,7 @@ bool SimtCore::wait_turn(int picked, bool batch) {
 // issues an instruction, or time moves on to when one can (wait_turn).
 bool SimtCore::run() {
   while (live_warps_ && !has_error_) {
+    retire_due();
     const int i = scheduler_->pick(warps_, last_, now_);
     if (i >= 0 && warps_[i].ready <= now_) issue(i);
     else wait_turn(i, true);
@@ -272,6 +278,7 @@ bool SimtCore::run_blocks() {
       if (env_.work_waiting()) break;
       arrivals_at_ = next_arrival_check();
     }
+    retire_due();
     const int i = scheduler_->pick(warps_, last_, now_);
     if (i >= 0 && warps_[i].ready <= now_) issue(i);
     else if (!wait_turn(i, false)) break;
@@ -289,6 +296,7 @@ bool SimtCore::run_blocks() {
 // lets simulated time follow: a batch syncs, otherwise the environment may end the wait early because
 // work arrived for the core (false; now_ is where it ended).
 bool SimtCore::wait_until(uint64_t t, bool batch) {
+  t = std::min(t, next_completion());  // a load's data lands at its instant (stops see it then)
   if (batch ? t - synced_ < 1000 : t <= arrivals_at_) {  // (concurrent: nothing can arrive meanwhile)
     now_ = t;
     return true;
@@ -319,9 +327,13 @@ uint64_t SimtCore::next_ready() const {
   return t;
 }
 
+// Loads done before the horizon are written before simulated time may stop there, those done at
+// or after it only once simulated time has passed it.
 void SimtCore::sync_now() {
+  retire(now_, horizon_);
   env_.sync(now_);
   synced_ = now_;
+  retire(now_, ~uint64_t{0});
 }
 
 // Register and predicate slots of an instruction against the counts of kernel lp (the warp's).
@@ -372,21 +384,31 @@ const Inst* SimtCore::fetched(Warp& w, uint64_t pc, const Inst* in, const sm::In
 }
 
 // Issues one instruction of warp w: its frontier group, timed by the SM's timing model.
-void SimtCore::step(Warp& w) {
+// False when the scoreboard holds it (w.ready is then when it may issue).
+bool SimtCore::step(Warp& w) {
   unsigned gi = w.ngroups == 1 ? 0 : w.frontier();
   uint64_t pc = w.groups[gi].pc;
   cur_pc_ = pc;
-  if (pipe_) return step_flexgrip(w, gi, pc);
-  const Inst* in = fetch(w, pc);
-  if (!in) return;
-  if (now_ >= horizon_) {  // the fetch took the core to the horizon: execute only once time is there
-    env_.sync(now_);
-    synced_ = now_;
+  if (pipe_) {
+    step_flexgrip(w, gi, pc);
+    return true;
   }
+  const Inst* in = fetch(w, pc);
+  if (!in) return true;
+  if (w.pending) {
+    const uint64_t t = scoreboard_wait(w, *in);
+    if (t > now_) {
+      w.ready = t;
+      return false;
+    }
+  }
+  if (now_ >= horizon_) sync_now();  // the fetch took the core to the horizon: execute only once time is there
+  else retire_due();                 // (the fetch may have passed a load's completion)
   now_ += issue_cycles_;
   lat_ = cfg_.lat.alu;
   done_at_ = now_;
   if (execute(w, gi, *in, pc) && w.state == Warp::Ready) w.ready = std::max(w.ready, done_at_ + lat_);
+  return true;
 }
 
 // The instruction's semantics: the lanes the guard enables, then the family handler of the opcode

@@ -222,7 +222,13 @@ class SimtCore {
   const isa::Inst* fetch(Warp& w, uint64_t pc);
   const isa::Inst* fetched(Warp& w, uint64_t pc, const isa::Inst* in, const sm::FetchError& err, bool validated);
   bool validate(const isa::Inst& in, uint64_t pc, const LaunchParams& lp);
-  void step(Warp& w);
+  bool step(Warp& w);
+  // Scoreboard of issue timing (sm.max_pending_loads, scoreboard.cc; docs/sm.md "Scoreboard").
+  uint64_t scoreboard_wait(const Warp& w, const isa::Inst& in) const;
+  void defer_load(Warp& w, const isa::Inst& in, uint32_t m);
+  void retire_due();
+  void retire(uint64_t upto, uint64_t before);
+  uint64_t next_completion() const;
   bool execute(Warp& w, unsigned gi, const isa::Inst& in, uint64_t pc);
   // FlexGripPlus pipeline timing (simt_core_flexgrip.cc).
   void step_flexgrip(Warp& w, unsigned gi, uint64_t pc);
@@ -323,6 +329,18 @@ class SimtCore {
   uint64_t fg_costs_decodes_ = ~uint64_t{0};
   const sm::FgCosts& fg_costs_of(const isa::Inst& in);
   bool in_step_ = false;  // an instruction is executing (its memory accesses may be in flight)
+  // A global/constant load whose data is in flight: it is written to the warp's registers at `done`
+  // (the data was read at issue), so a fault injected into them before then is overwritten.
+  struct PendingLoad {
+    unsigned warp = 0;
+    uint64_t done = 0;
+    uint32_t mask = 0;  // lanes written
+    unsigned n = 0;     // destination registers
+    uint16_t regs[4] = {};
+    uint64_t vals[4][32] = {};
+  };
+  std::vector<PendingLoad> pending_;
+  uint64_t issued_at_ = 0;  // release of the last transaction of the instruction (next one may start)
 
   // Storage warps point into, reserved at construction; regfile_ and predfile_ change size only
   // while no block is resident (a batch has them at its size, as the registry shows them). warps_

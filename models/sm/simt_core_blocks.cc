@@ -59,17 +59,19 @@ void SimtCore::compact() {
     if (blocks_[j].lp) order.push_back(j);
   std::sort(order.begin(), order.end(), [&](unsigned a, unsigned b) { return blocks_[a].first_warp < blocks_[b].first_warp; });
   std::vector<Warp> packed;
+  std::vector<unsigned> moved_to(warps_.size(), 0);
   for (unsigned j : order) {
     Block& b = blocks_[j];
     for (unsigned k = 0; k < b.nwarps; ++k) {
       packed.push_back(warps_[b.first_warp + k]);
-      packed.back().id = unsigned(packed.size() - 1);
+      packed.back().id = moved_to[b.first_warp + k] = unsigned(packed.size() - 1);
       warps_[b.first_warp + k].rstack = nullptr;  // moved with the warp
     }
     b.first_warp = unsigned(packed.size()) - b.nwarps;
   }
   for (Warp& w : warps_) free_warp(w);
   warps_.swap(packed);
+  for (PendingLoad& p : pending_) p.warp = moved_to[p.warp];  // their data follows the warp
   last_ = -1;
   std::sort(order.begin(), order.end(), [&](unsigned a, unsigned b) { return blocks_[a].smem_base < blocks_[b].smem_base; });
   uint32_t next = 0;

@@ -38,6 +38,11 @@ uint64_t SimtCore::timing_hash() const {
   uint64_t h = word_digest(1, now_ + 1);
   for (const Warp& w : warps_) h = word_digest(h, w.ready + 1) ^ (h << 1);
   if (pipe_) h = pipe_->hash(word_digest(h, fg_last_ + 1));
+  for (const PendingLoad& p : pending_) {  // loads in flight: their data lands later
+    h = word_digest(h, p.done + 1) ^ word_digest(p.warp + 1, p.mask);
+    for (unsigned i = 0; i < p.n; ++i)
+      for (uint64_t v : p.vals[i]) h = word_digest(h, v + p.regs[i]) ^ (h << 1);
+  }
   // Data in flight: while an instruction waits for its memory transactions, its lane addresses
   // and data wait here. Between instructions these buffers hold leftovers no one reads.
   if (!in_step_) return h;

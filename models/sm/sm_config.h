@@ -62,6 +62,9 @@ struct SmConfig {
   WarpPolicy warp_policy = WarpPolicy::RoundRobin;
   SmTiming timing = SmTiming::Issue;
   bool fold_operands = false;           // flexgrip: PTX that G80 code has as operands takes no packet
+  // Issue timing: global/constant loads a warp may have in flight while it issues independent
+  // instructions (docs/sm.md, "Scoreboard"); 0: a warp waits for each load's data.
+  unsigned max_pending_loads = 0;
   uint32_t max_local_bytes = 16384;     // per-thread local memory limit
   // Per-thread call stack of kernels that reach recursive functions: the runtime adds it to their
   // local memory (docs/sm.md, "Call stack"); the SM names it when a call overflows.

@@ -34,6 +34,9 @@ const bool declared = declare_params({
                 "code FlexGripPlus runs has them as operands of their consumers)"),
         P::Bool("sm.coalesce", false, "Coalesce global accesses into segments (false: lane by lane)"),
         P::Int("sm.coalesce_bytes", 32, 4, 256, "Coalescing segment (bytes)", true),
+        P::Int("sm.max_pending_loads", 0, 0, 64,
+               "Issue timing: global/constant loads a warp keeps in flight while it issues instructions that do not "
+               "use their destination registers (scoreboard); 0: a warp waits for each load's data (docs/sm.md)"),
         P::Int("sm.local_bytes", 16384, 0, 524288, "Local memory per thread limit (bytes)"),
         P::Int("sm.stack_bytes", 1024, 0, 524288,
                "Call stack per thread (bytes) of kernels with recursive functions, taken from sm.local_bytes; a "
@@ -73,6 +76,7 @@ SmConfig SmConfig::from(const Params& p) {
   s.coalesce_bytes = u(p, "coalesce_bytes");
   s.warp_policy = parse_warp_policy(p.s("warp_policy"));
   s.max_local_bytes = u(p, "local_bytes");
+  s.max_pending_loads = u(p, "max_pending_loads");
   s.stack_bytes = u(p, "stack_bytes");
   s.timing = p.s("timing") == "flexgrip" ? SmTiming::Flexgrip : SmTiming::Issue;
   s.fold_operands = p.b("fold_operands");
