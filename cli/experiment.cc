@@ -46,6 +46,7 @@ std::string own_limits(const Benchmark& b, const Experiment& e) {
 
 int cmd_experiment_check(const Config& cfg, const std::string& file) {
   const Experiment e = load_experiment(file, cfg);
+  refuse_unbounded_logs(e, cfg.f("host.launch_latency_ns"), file);
   print_out("{}: experiment {} on {}: {} benchmark{}, max_iterations {}, max_time {} s (0: unlimited), results in {}\n",
              file, quoted(e.name), cfg.name(), e.benchmarks.size(), e.benchmarks.size() == 1 ? "" : "s",
              e.max_iterations, e.max_time, quoted(e.base_result_directory));

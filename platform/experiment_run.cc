@@ -197,7 +197,36 @@ double time_bound(const Experiment& e, const rt::DeviceProps& p) {
   return latest + 2 * work + 1;
 }
 
+// The logs are kept in memory until the end (every kernel run of every iteration is a record, as the
+// examiner writes them): an upper bound of their size, so that an experiment whose logs could not fit
+// is refused before it starts rather than growing without end. Bytes.
+constexpr double kMaxLogBytes = double(uint64_t{1} << 30);
+double log_bytes_bound(const Benchmark& b, double launch_latency_ns) {
+  // An iteration launches its kernels and waits for them: at least a microsecond on any preset.
+  double per_iteration = 0, min_iteration_ns = std::max(launch_latency_ns, 1000.0);
+  for (const SpinLaunch& k : launches_of(b)) {
+    per_iteration += 400 + 48 * double(k.grid.count());  // a record's fields, then two times and an SM a block
+    min_iteration_ns = std::max(min_iteration_ns, double(k.spin_ns));
+  }
+  double iterations = b.max_iterations ? double(b.max_iterations) : 1e300;
+  if (b.max_time > 0) iterations = std::min(iterations, b.max_time * 1e9 / min_iteration_ns + 1);
+  return iterations * per_iteration;
+}
+
 }  // namespace
+
+void refuse_unbounded_logs(const Experiment& e, double launch_latency_ns, const std::string& origin) {
+  double total = 0;
+  for (size_t i = 0; i < e.benchmarks.size(); ++i) {
+    total += log_bytes_bound(e.benchmarks[i], launch_latency_ns);
+    if (total > kMaxLogBytes)
+      throw ConfigError(fmt::format("{}: benchmarks[{}]: its iterations (max_iterations {}, max_time {} s) could log "
+                                    "about {:.3g} GB, kept in memory until the experiment ends (at most {:.3g} GB); "
+                                    "lower max_iterations or max_time",
+                                    origin, i, e.benchmarks[i].max_iterations, e.benchmarks[i].max_time, total / 1e9,
+                                    kMaxLogBytes / 1e9));
+  }
+}
 
 ExperimentRun run_experiment(const Experiment& e, const Config& cfg, const std::string& origin,
                              const RunOutputs& outputs) {
@@ -206,6 +235,7 @@ ExperimentRun run_experiment(const Experiment& e, const Config& cfg, const std::
       throw ConfigError(fmt::format("{}: benchmarks[{}]: max_iterations and max_time are both unlimited (0), here or "
                                     "at the top level: the simulation would never end; set one of them",
                                     origin, i));
+  refuse_unbounded_logs(e, double(cfg.f("host.launch_latency_ns")), origin);
   PlatformHooks hooks;
   outputs.apply(hooks);
   Platform p(cfg, hooks);

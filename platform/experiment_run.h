@@ -24,6 +24,10 @@ struct ExperimentRun {
 // Runs `e` on a platform of `cfg`; `origin` names the file in messages. Throws ConfigError for an
 // experiment that cannot end (no iteration or time limit), DeviceError/RuntimeError as a run would.
 // `outputs` (checked by the caller before) are written once the run has ended.
+// Refuses (ConfigError naming the benchmark) an experiment whose logs, kept in memory until it ends,
+// could grow past 1 GiB: run_experiment calls it, and `experiment check` too.
+void refuse_unbounded_logs(const Experiment& e, double launch_latency_ns, const std::string& origin);
+
 ExperimentRun run_experiment(const Experiment& e, const Config& cfg, const std::string& origin,
                              const RunOutputs& outputs = {});
 

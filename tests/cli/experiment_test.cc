@@ -435,3 +435,20 @@ TEST_CASE("experiment cli: an experiment of billions of iterations stops at the 
   std::filesystem::remove_all(out);
   std::remove(f.c_str());
 }
+
+TEST_CASE("experiment cli: an experiment whose logs could not fit in memory is refused before it runs") {
+  // tx2_priorities with a billion iterations of each benchmark: its first benchmark alone logs 8 blocks
+  // a kernel run, about 400 + 48 x 8 bytes a run, 784 GB in all: far past the 1 GiB kept in memory.
+  nlohmann::json e = nlohmann::json::parse(gpuvp::test::slurp(std::string(GPUVP_SOURCE_DIR) +
+                                                              "/experiments/tx2_priorities.json"));
+  e["max_iterations"] = 1000000000;
+  const std::string f = gpuvp::test::temp_path("huge_experiment.json");
+  std::ofstream(f) << e.dump();
+  for (const std::string& cmd : {"experiment check " + f, "experiment " + f + " --out " + gpuvp::test::temp_path("o")}) {
+    auto r = gpuvp::test::run_gpuvp(cmd);
+    INFO(cmd);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::Matchers::Contains("benchmarks[0]") && Catch::Matchers::Contains("could log about 784 GB"));
+  }
+  std::remove(f.c_str());
+}
