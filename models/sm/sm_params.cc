@@ -9,7 +9,10 @@ using P = ParamDef;
 const bool declared = declare_params({
     "sm", "gpu.sm#", "sm.count",
     {
-        P::Int("sm.count", 1, 1, 16, "Number of SMs").one_for_all(),
+        P::Int("sm.count", 1, 1, 64,
+               "Number of SMs: 1..16 with the FlexGripPlus batch scheduler or the RTL arbiters, up to 64 "
+               "with the concurrent dispatcher")
+            .one_for_all(),
         P::Int("sm.sps", 8, 1, 256, "SPs (CUDA cores) per SM; a warp instruction issues over warp_size/sps cycles"),
         P::Int("sm.warp_size", 32, 4, 32,
                "Threads per warp (power of two); nvcc's warp-level instructions (shfl, vote, activemask) need 32 "
