@@ -190,7 +190,7 @@ int run_command(int argc, char* argv[]) {
                                                 "run again with the same folder to resume");
   add_uint_option(sweep, "--jobs,-j", sweep_opts.jobs, "Points at once (default: the CPU count)", 0, 1024);
   sweep->add_option("--shard", sweep_opts.shard, "I/N: run only the points whose index - 1 is I - 1 modulo N");
-  sweep->add_option("--timeout", sweep_opts.timeout_s, "Host seconds a point may take before it is killed (default: "
+  sweep->add_option("--timeout", sweep_opts.timeout_s, "Wall-clock seconds a point may take before it is killed (default: "
                                                        "the file's timeout_s, else 300)")
       ->check(CLI::Range(0.0, 1e6));
   sweep->add_flag("--retry-failed", sweep_opts.retry_failed, "Run again the points that failed, crashed or timed out");

@@ -78,12 +78,13 @@ json manifest_of(const SweepSpec& spec) {
 }
 
 // A folder's manifest, checked against `now` (the points' runs, not the metrics: the table may change).
-// Throws ConfigError when the folder holds another sweep.
-void check_same_sweep(const json& old, const json& now, const std::string& dir, const std::string& file) {
+// Throws ConfigError when the folder holds another sweep than `what` (the sweep file, or the first folder
+// of a merge).
+void check_same_sweep(const json& old, const json& now, const std::string& dir, const std::string& what) {
   auto refuse = [&](const std::string& why) {
-    return ConfigError(fmt::format("{}: holds the results of another sweep ({}); {} changed since: give another --out, "
-                                   "or remove the folder to start again",
-                                   dir, why, file));
+    return ConfigError(fmt::format("{}: holds the results of another sweep than {} ({}): give another output folder, "
+                                   "or remove this one to start again",
+                                   dir, what, why));
   };
   if (!old.is_object() || old.value("schema", "") != kManifestSchema) throw refuse("its sweep.json is not a gpuvp-sweep/1 manifest");
   const json& a = old["points"];
@@ -217,7 +218,7 @@ json result_of(const Running& r, int wstatus, const Layout& out, double timeout_
   json res = {{"point", i}, {"run", r.point->describe()}, {"host_seconds", secs}, {"error", nullptr}};
   if (r.killed) {
     res["status"] = "timeout";
-    res["error"] = fmt::format("no result after {} s of host time: killed", timeout_s);
+    res["error"] = fmt::format("no result after {} s (wall clock): killed", timeout_s);
   } else if (WIFSIGNALED(wstatus)) {
     res["status"] = "crashed";
     res["error"] = fmt::format("killed by signal {} ({})", WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
@@ -333,11 +334,11 @@ int cmd_sweep_merge(const std::string& out_dir, const std::vector<std::string>& 
   for (const std::string& d : dirs) {
     const std::optional<json> m = read_json_file(Layout{d}.manifest());
     if (!m) throw ConfigError(fmt::format("{}: not a sweep output folder (no readable sweep.json)", d));
-    if (!manifests.empty()) check_same_sweep(*m, manifests.front(), d, "the sweep file");
+    if (!manifests.empty()) check_same_sweep(*m, manifests.front(), d, dirs.front());
     manifests.push_back(*m);
   }
   const json& manifest = manifests.front();
-  const Layout out = prepare_out(out_dir, manifest, "the sweep file");
+  const Layout out = prepare_out(out_dir, manifest, dirs.front());
   std::vector<size_t> missing;
   for (const json& p : manifest["points"]) {
     const size_t i = p["point"].get<size_t>();

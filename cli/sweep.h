@@ -12,7 +12,7 @@ struct SweepOptions {
   std::string file, out;  // out "": FILE's stem + ".sweep" (or + ".shardI-of-N")
   unsigned jobs = 0;      // points at once; 0: the machine's CPUs
   std::string shard;      // "I/N": the points whose index (1, 2, ...) - 1 is I - 1 modulo N
-  double timeout_s = 0;   // host seconds per point; 0: the file's timeout_s
+  double timeout_s = 0;   // wall-clock seconds per point; 0: the file's timeout_s
   bool retry_failed = false;
   bool quiet = false;
 };

@@ -226,7 +226,7 @@ SweepSpec read_sweep(const std::string& path) {
   }
   if (doc.contains("timeout_s")) {
     if (!doc["timeout_s"].is_number() || !(doc["timeout_s"].get<double>() > 0) || doc["timeout_s"].get<double>() > 1e6)
-      rd.error("timeout_s", "a number of host seconds in (0, 1e6]");
+      rd.error("timeout_s", "a number of wall-clock seconds in (0, 1e6]");
     spec.timeout_s = doc["timeout_s"].get<double>();
   }
   if (doc.contains("set")) {

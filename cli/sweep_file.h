@@ -39,7 +39,7 @@ struct SweepSpec {
   std::vector<std::string> columns;  // the axes' columns, in order
   std::vector<SweepMetric> metrics;  // the file's, after the defaults
   std::vector<SweepPoint> points;
-  double timeout_s = 300;            // host seconds a point may take before it is killed
+  double timeout_s = 300;            // wall-clock seconds a point may take before it is killed
 };
 
 // Throws ConfigError "FILE: ..." naming the key, axis or point at fault.

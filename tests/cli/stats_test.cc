@@ -86,7 +86,7 @@ TEST_CASE("stats: exec --stats equals run --stats for vectorAdd launched both wa
   // sim_seconds, host_seconds and the launch's start_ps/end_ps depend on the host program (docs/statistics.md).
 }
 
-TEST_CASE("stats: a lone requester at an arbiter waits 0 cycles; its stall is the arbitration cycle of each grant") {
+TEST_CASE("stats: a lone requester at an arbiter waits 0 cycles, its stall is the arbitration cycle of each grant") {
   const std::string s = temp_path("lone_stats.json");
   RunResult r = run_gpuvp(fmt::format("run --preset flexgrip --set sm.count=1 --workload vectorAdd --launch small --stats {}", s));
   INFO(r.out << r.err);
