@@ -242,3 +242,33 @@ TEST_CASE("sweep: bad sweep files are refused before anything runs, naming the f
   CHECK_THAT(r.err, Contains("--out /proc/gpuvp-sweep"));
   std::remove(file.c_str());
 }
+
+TEST_CASE("sweep: the example sweep file checks whole, and its points equal the direct commands") {
+  const std::string ex = std::string(GPUVP_SOURCE_DIR) + "/examples/sweeps/";
+  // The transpose kernel transposes: out[x][y] = in[y][x] of a 64 x 64 iota, so out[0..2] = 0, 64, 128.
+  const std::string s = temp_path("transpose_stats.json");
+  const RunResult e = run_gpuvp(fmt::format("exec --preset tx2 --set gmem.bandwidth_gbps=7.3 --set sm.count=1 "
+                                            "--launch-file {}transpose.json --print 3 --stats {}",
+                                            ex, s));
+  INFO(e.err);
+  REQUIRE(e.status == 0);
+  CHECK_THAT(e.out, Contains("buffer 0 (4096 x f32): 0 64 128 ...") && Contains("buffer 1 (4096 x f32): 0 1 2 ..."));
+  const json direct_exec = read_json(s);
+  std::remove(s.c_str());
+  const json direct_run = run_stats("--preset tx2 --set gmem.bandwidth_gbps=7.3 --set sm.count=1 --workload matrixMul "
+                                    "--launch square32");
+  REQUIRE(direct_run["exit_status"] == 0);
+  // Shards 1 and 25 of 48 are points 1 (matrixMul, 7.3 GB/s, 1 SM) and 25 (the transpose, the same): every
+  // one of the 48 points is checked before those run.
+  for (const int k : {1, 25}) {
+    const std::string out = temp_path("example.out");
+    const RunResult r = sweep(fmt::format("{}tx2_sm_bandwidth.json --shard {}/48 --out {} -q", ex, k, out));
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    const json t = read_json(out + "/results.json");
+    REQUIRE(t["rows"].size() == 1);
+    CHECK(t["rows"][0]["point"] == k);
+    CHECK(t["rows"][0]["kernel_cycles"] == (k == 1 ? direct_run : direct_exec)["kernel_cycles"]);
+    fs::remove_all(out);
+  }
+}
