@@ -23,6 +23,8 @@
 #include "cli/experiment.h"
 #include "cli/options.h"
 #include "cli/rta.h"
+#include "cli/run.h"
+#include "cli/sweep.h"
 #include "platform/text.h"
 #include "platform/experiment_run.h"
 #include "platform/config/json_text.h"
@@ -69,34 +71,6 @@ struct ConfigOpts {
   }
 };
 
-// Messages echo what the user gave (a key, an identifier, a value): a 5 MB identifier must not make
-// 10 MB of stderr. Every whitespace-separated word longer than 80 characters keeps its first 40 and
-// last 37 characters around "..." (the end of a long path keeps the file name and line).
-std::string clip_words(const std::string& text) {
-  constexpr size_t kMax = 80, kHead = 40, kTail = 37;
-  const std::string msg = valid_utf8(text);  // cuts below land on character boundaries
-  std::string out;
-  size_t i = 0;
-  while (i < msg.size()) {
-    size_t j = i;
-    while (j < msg.size() && !std::isspace(static_cast<unsigned char>(msg[j]))) ++j;
-    if (j - i > kMax) {
-      const size_t head_end = utf8_boundary(msg, i + kHead), tail = utf8_boundary(msg, j - kTail);
-      out += msg.substr(i, head_end - i) + "..." + msg.substr(tail, j - tail);
-    } else {
-      out.append(msg, i, j - i);
-    }
-    while (j < msg.size() && std::isspace(static_cast<unsigned char>(msg[j]))) out += msg[j++];
-    i = j;
-  }
-  return out;
-}
-
-int fail(int status, const char* prefix, const std::exception& e) {
-  print_err("gpuvp: {}{}\n", prefix, clip_words(e.what()));
-  return status;
-}
-
 // disasm has no preset: it refuses the .const and .global variables no configuration's memories could
 // hold (the schema's largest sizes), before allocating them.
 ptx::Layout disasm_layout() {
@@ -108,57 +82,6 @@ ptx::Layout disasm_layout() {
   return lay;
 }
 
-
-void print_summary(const Platform& p, const PlatformStats& st, const std::string& what, const wl::Result& r) {
-  const rt::DeviceProps& d = p.props();
-  print_out("{} on {} ({} SM{}, {} MHz)\n", what, d.name, d.sm_count, d.sm_count > 1 ? "s" : "", d.clock_mhz);
-  print_out("  result:          {}{}\n", r.ok ? "correct" : "WRONG", r.ok ? "" : " - " + r.message);
-  print_out("  simulated time:  {:.3f} us ({} GPU cycles in kernels, {} launch{})\n", st.sim_seconds * 1e6,
-             st.kernel_cycles, st.launches.size(), st.launches.size() == 1 ? "" : "es");
-  for (auto& l : st.launches)
-    print_out("    {:<18} {:>10} cycles  blocks/core {}\n", l.kernel, l.cycles, l.blocks_per_core);
-  print_out("  thread-insts:    {} ({:.2f} M per host second, host {:.3f} s)\n", st.thread_insts,
-             st.host_seconds > 0 ? st.thread_insts / st.host_seconds / 1e6 : 0.0, st.host_seconds);
-  for (size_t i = 0; i < st.sms.size(); ++i)
-    print_out("  SM {:<2} residency {:5.1f} %  warp-insts {:>9}  blocks {:>5}  batches {:>4}\n", i,
-               100 * st.sm_residency_fraction[i], st.sms[i].warp_insts, st.sms[i].blocks, st.sms[i].batches);
-  for (auto& a : st.arbiters) {
-    std::string g, s;
-    for (size_t i = 0; i < a.grants.size(); ++i) {
-      g += fmt::format("{}{}", i ? "/" : "", a.grants[i]);
-      s += fmt::format("{}{}", i ? "/" : "", a.stall_cycles[i]);
-    }
-    print_out("  {:<12} grants {:<24} stall cycles {}\n", a.name, g, s);
-  }
-}
-
-int cmd_run(const ConfigOpts& co, const std::string& workload, const std::string& cfg_name, uint64_t seed,
-            const RunOutputs& outputs) {
-  Config c = co.build();
-  const wl::Workload* w = nullptr;
-  wl::LaunchConfig lc;
-  try {
-    w = &wl::find_or_throw(workload);
-  } catch (const std::invalid_argument& e) {
-    throw ConfigError(std::string("--workload ") + e.what());
-  }
-  try {
-    lc = wl::launch_or_default(*w, cfg_name);
-  } catch (const std::invalid_argument& e) {
-    throw ConfigError(std::string("--launch: ") + e.what());
-  }
-  outputs.check();
-  PlatformHooks hooks;
-  outputs.apply(hooks);
-  Platform p(c, hooks);
-  outputs.attach(p);
-  wl::Result result;
-  p.run([&](rt::Runtime& rt) { result = w->run(rt, lc, seed); });
-  print_summary(p, p.stats(), fmt::format("{} ({})", w->name(), lc.name), result);
-  outputs.write(p, {{"command", "run"}, {"workload", w->name()}, {"launch_config", lc.name}, {"seed", seed},
-                    {"correct", result.ok}});
-  return result.ok ? 0 : 1;
-}
 
 }  // namespace
 
@@ -254,6 +177,29 @@ int run_command(int argc, char* argv[]) {
   compare->add_option("--threshold", cmp_threshold, "Mark values whose relative difference exceeds this many percent (default 1)")
       ->check(CLI::Range(0.0, 1e12));
 
+  SweepOptions sweep_opts;
+  std::string sweep_merge_out;
+  std::vector<std::string> sweep_merge_dirs;
+  bool sweep_allow_missing = false;
+  auto* sweep = app.add_subcommand("sweep", "Run every point of a sweep file's grid (configuration keys, presets, workloads, "
+                                            "exec launches), each in its own process, into a table of chosen statistics; "
+                                            "`sweep merge OUT DIR...` joins shards");
+  sweep->require_subcommand(0, 1);
+  sweep->add_option("file", sweep_opts.file, "Sweep file (JSON, docs/user-guide.md \"Sweeps\")");
+  sweep->add_option("--out,-o", sweep_opts.out, "Output folder (default: the file's stem + .sweep, or + .shardI-of-N); "
+                                                "run again with the same folder to resume");
+  add_uint_option(sweep, "--jobs,-j", sweep_opts.jobs, "Points at once (default: the CPU count)", 0, 1024);
+  sweep->add_option("--shard", sweep_opts.shard, "I/N: run only the points whose index - 1 is I - 1 modulo N");
+  sweep->add_option("--timeout", sweep_opts.timeout_s, "Wall-clock seconds a point may take before it is killed (default: "
+                                                       "the file's timeout_s, else 300)")
+      ->check(CLI::Range(0.0, 1e6));
+  sweep->add_flag("--retry-failed", sweep_opts.retry_failed, "Run again the points that failed, crashed or timed out");
+  sweep->add_flag("--quiet,-q", sweep_opts.quiet, "No progress on standard error");
+  auto* sweep_merge = sweep->add_subcommand("merge", "Join the output folders of a sweep's shards into one with its table");
+  sweep_merge->add_option("out", sweep_merge_out, "Output folder to write")->required();
+  sweep_merge->add_option("dirs", sweep_merge_dirs, "Output folders of the shards (gpuvp sweep FILE --shard I/N)")->required();
+  sweep_merge->add_flag("--allow-missing", sweep_allow_missing, "Write the table even when points have no result (named)");
+
   auto* campaign = app.add_subcommand("campaign", "Fault-injection campaigns (docs/campaigns.md)");
   campaign->require_subcommand(1);
   fi::CampaignOptions camp;
@@ -306,8 +252,8 @@ int run_command(int argc, char* argv[]) {
     return 2;
   }
 
-  try {
-    if (*run) return cmd_run(run_co, workload, launch, seed, run_out);
+  return run_guarded([&]() -> int {
+    if (*run) return cmd_run(run_co.build(), workload, launch, seed, run_out);
     if (*config) {
       if (reference)
         print_out("{}", config_reference_markdown());
@@ -374,6 +320,11 @@ int run_command(int argc, char* argv[]) {
       if (exp_run_file.empty()) throw CLI::RequiredError("experiment: FILE (or experiment check FILE)");
       return cmd_experiment_run(exp_run_co.build(), exp_run_file, exp_out, exp_outputs);
     }
+    if (*sweep_merge) return cmd_sweep_merge(sweep_merge_out, sweep_merge_dirs, sweep_allow_missing);
+    if (*sweep) {
+      if (sweep_opts.file.empty()) throw ConfigError("sweep: no sweep file given (gpuvp sweep FILE, or sweep merge OUT DIR...)");
+      return cmd_sweep(sweep_opts);
+    }
     if (*camp_run) return fi::campaign_run(camp_file, camp);
     if (*camp_check) return fi::campaign_check(check_file);
     if (*camp_resume) return fi::campaign_resume(camp_db, camp);
@@ -381,25 +332,8 @@ int run_command(int argc, char* argv[]) {
     if (*camp_merge) return fi::campaign_merge(merge_out, merge_shards, allow_missing);
     if (*report)
       return fi::campaign_report(report_dbs, raw_fit >= 0 ? std::optional<double>(raw_fit) : std::nullopt, html_file);
-  } catch (const fi::CampaignError& e) {
-    return fail(2, "", e);
-  } catch (const fi::StoreError& e) {
-    return fail(2, "", e);
-  } catch (const ConfigError& e) {
-    return fail(2, "", e);
-  } catch (const ptx::ParseError& e) {
-    return fail(2, "", e);
-  } catch (const DeviceError& e) {
-    return fail(1, "device error: ", e);
-  } catch (const TimeoutError& e) {
-    return fail(1, "", e);
-  } catch (const rt::RuntimeError& e) {
-    return fail(2, "runtime error: ", e);
-  } catch (const std::filesystem::filesystem_error& e) {  // a path the user gave that cannot be used
-    return fail(2, "", e);
-  } catch (const std::exception& e) {
-    return fail(3, "error: ", e);
-  }
-  return 0;
+    return 0;
+  });
 }
 }  // namespace
+

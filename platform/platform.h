@@ -22,6 +22,7 @@ struct ArbiterStats {
   std::string name;
   std::vector<uint64_t> grants;         // per requester
   std::vector<uint64_t> stall_cycles;   // per requester: cycles its stall pin was high
+  std::vector<uint64_t> wait_cycles;    // per requester: cycles waited beyond an uncontended request's
 };
 
 struct PlatformStats {

@@ -46,8 +46,10 @@ PlatformStats Platform::stats() const {
     ArbiterStats as;
     as.name = a->basename();
     for (unsigned i = 0; i < a->size(); ++i) {
-      as.grants.push_back(a->stats(i).grants);
-      as.stall_cycles.push_back(a->stats(i).stall_cycles);
+      const ArbiterPortStats ps = a->stats(i);
+      as.grants.push_back(ps.grants);
+      as.stall_cycles.push_back(ps.stall_cycles);
+      as.wait_cycles.push_back(ps.wait_cycles);
     }
     st.arbiters.push_back(std::move(as));
   }
@@ -89,7 +91,9 @@ nlohmann::json PlatformStats::to_json() const {
                         {"blocks", s.blocks}});
   }
   j["arbiters"] = nlohmann::json::array();
-  for (auto& a : arbiters) j["arbiters"].push_back({{"name", a.name}, {"grants", a.grants}, {"stall_cycles", a.stall_cycles}});
+  for (auto& a : arbiters)
+    j["arbiters"].push_back(
+        {{"name", a.name}, {"grants", a.grants}, {"stall_cycles", a.stall_cycles}, {"wait_cycles", a.wait_cycles}});
   j["launches"] = nlohmann::json::array();
   for (auto& l : launches)
     j["launches"].push_back({{"kernel", l.kernel},

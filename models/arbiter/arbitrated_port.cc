@@ -26,10 +26,7 @@ ArbitratedTarget::ArbitratedTarget(sc_core::sc_module_name name, const Arbitrate
       busy_(cfg.requesters, false),
       ack_pin_(cfg.requesters, AckLow),
       ack_at_(cfg.requesters, sc_core::SC_ZERO_TIME),
-      stats_(cfg.requesters),
-      stall_seen_(cfg.requesters, false),
-      grant_seen_(cfg.requesters, false),
-      stall_since_(cfg.requesters, 0),
+      counters_(cfg.requesters),
       transactions_(cfg.requesters, 0) {
   const unsigned n = cfg.requesters;
   for (unsigned i = 0; i < n; ++i) {
@@ -189,12 +186,8 @@ void ArbitratedTarget::monitor() {
   const uint64_t cyc = cfg_.clock.cycle(sc_core::sc_time_stamp());
   PortFlags& f = flags_;
   for (unsigned i = 0; i < cfg_.requesters; ++i) {
-    bool g = grant_[i].read(), s = stall_[i].read();
-    if (g && !grant_seen_[i]) ++stats_[i].grants;
-    if (s && !stall_seen_[i]) stall_since_[i] = cyc;
-    if (!s && stall_seen_[i]) stats_[i].stall_cycles += cyc - stall_since_[i];
-    grant_seen_[i] = g;
-    stall_seen_[i] = s;
+    const bool g = grant_[i].read();
+    counters_[i].observe(g, stall_[i].read(), cyc);
     // The caller's handshake (see b_transport).
     if (f.want_req[i] && !g) {
       f.want_req[i] = 0;
@@ -210,9 +203,7 @@ void ArbitratedTarget::monitor() {
 
 ArbiterPortStats ArbitratedTarget::stats(unsigned i) const {
   if (direct_) return direct_->stats(i);
-  ArbiterPortStats s = stats_.at(i);
-  if (stall_seen_[i]) s.stall_cycles += cfg_.clock.cycle(sc_core::sc_time_stamp()) - stall_since_[i];
-  return s;
+  return counters_.at(i).at(cfg_.clock.cycle(sc_core::sc_time_stamp()));
 }
 
 unsigned ArbitratedTarget::transport_dbg(int, tlm::tlm_generic_payload& trans) { return out->transport_dbg(trans); }

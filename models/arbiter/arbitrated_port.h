@@ -97,9 +97,7 @@ class ArbitratedTarget : public sc_core::sc_module {
   std::vector<AckPin> ack_pin_;
   std::vector<sc_core::sc_time> ack_at_;
   sc_core::sc_event ack_ev_;
-  std::vector<ArbiterPortStats> stats_;
-  std::vector<bool> stall_seen_, grant_seen_;
-  std::vector<uint64_t> stall_since_;
+  std::vector<PortCounter> counters_;  // measured on the core's pins
   std::vector<uint64_t> transactions_;
   // Per-port handshake state between callers and the monitor method (arbitrated_port.cc).
   struct PortFlags {

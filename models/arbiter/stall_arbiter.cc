@@ -40,8 +40,7 @@ StallArbiter::StallArbiter(sc_core::sc_module_name name, unsigned n, const Clock
       StallArbiterLogic(n, reg, path, sequential, [this] { wake(); }),
       clock_(clock),
       edge_(clock),
-      stats_(n),
-      stall_since_(n, 0) {
+      counters_(n) {
   SC_METHOD(process);  // runs once at time 0: drives the reset outputs
   // A falling ack changes nothing by itself (the edge that saw it high already acted): only its rise wakes.
   for (unsigned i = 0; i < n; ++i) sensitive << req[i] << ack[i].pos();
@@ -115,12 +114,7 @@ void StallArbiter::process() {
     ++evaluations_;
     Regs x = next(r_, rq, ak);
     uint64_t cyc = clock_.cycle(now);
-    for (unsigned i = 0; i < n_; ++i) {
-      uint64_t b = uint64_t{1} << i;
-      if ((x.grant & b) && !(r_.grant & b)) ++stats_[i].grants;
-      if ((x.stall & b) && !(r_.stall & b)) stall_since_[i] = cyc;
-      if (!(x.stall & b) && (r_.stall & b)) stats_[i].stall_cycles += cyc - stall_since_[i];
-    }
+    for (unsigned i = 0; i < n_; ++i) counters_[i].observe(x.grant >> i & 1u, x.stall >> i & 1u, cyc);
     if (x.grant != r_.grant)
       log::debug(path_, "cycle {}: grant {:#x} -> {:#x}, stall {:#x}", cyc, r_.grant, x.grant, x.stall);
     r_ = x;
@@ -141,9 +135,7 @@ void StallArbiter::drive() {
 }
 
 ArbiterPortStats StallArbiter::stats(unsigned i) const {
-  ArbiterPortStats s = stats_.at(i);
-  if (r_.stall >> i & 1u) s.stall_cycles += clock_.cycle(sc_core::sc_time_stamp()) - stall_since_[i];
-  return s;
+  return counters_.at(i).at(clock_.cycle(sc_core::sc_time_stamp()));
 }
 
 }  // namespace gpuvp

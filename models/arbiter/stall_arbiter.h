@@ -59,6 +59,42 @@ namespace gpuvp {
 struct ArbiterPortStats {
   uint64_t grants = 0;
   uint64_t stall_cycles = 0;  // cycles with stall[i] high
+  // Cycles requester i waited beyond the one arbitration cycle an uncontended request costs: each stall
+  // interval (request seen to grant) minus 1. A lone requester under the parallel search waits 0; with
+  // arbiter.search = sequential the cycles the search spends looking at idle requesters count too.
+  uint64_t wait_cycles = 0;
+};
+
+// The counters of one requester's grant and stall pins, kept identically by every arbiter model (pin-level,
+// transaction-level and the wrapper that watches an RTL core's pins), so that they measure the same thing.
+class PortCounter {
+ public:
+  // The pins as driven at the edge of cycle `cyc` (only changes matter; repeats are harmless).
+  void observe(bool grant, bool stall, uint64_t cyc) {
+    if (grant && !grant_) ++s_.grants;
+    if (stall && !stall_) since_ = cyc;
+    if (!stall && stall_) close(s_, cyc);
+    grant_ = grant;
+    stall_ = stall;
+  }
+  // The counts at cycle `cyc`, a stall still in progress counted up to it.
+  ArbiterPortStats at(uint64_t cyc) const {
+    ArbiterPortStats s = s_;
+    if (stall_) close(s, cyc);
+    return s;
+  }
+  bool grant() const { return grant_; }
+  bool stall() const { return stall_; }
+
+ private:
+  void close(ArbiterPortStats& s, uint64_t cyc) const {
+    const uint64_t len = cyc - since_;
+    s.stall_cycles += len;
+    s.wait_cycles += len > 0 ? len - 1 : 0;
+  }
+  bool grant_ = false, stall_ = false;
+  uint64_t since_ = 0;
+  ArbiterPortStats s_;
 };
 
 // The pins of an arbiter core: the SystemC model below and the Verilated RTL implement them.
@@ -134,8 +170,7 @@ class StallArbiter : public StallArbiterCore, public StallArbiterLogic {
   sc_core::sc_event wake_ev_;
   EdgeTimer edge_;
   uint64_t evaluations_ = 0;
-  std::vector<ArbiterPortStats> stats_;
-  std::vector<uint64_t> stall_since_;  // cycle at which the current stall interval began
+  std::vector<PortCounter> counters_;
 };
 
 }  // namespace gpuvp

@@ -35,7 +35,7 @@ void TransactionArbiter::acquire(unsigned i, const sc_core::sc_time& at) {
   Port& p = ports_[i];
   p.waiting = true;
   // A back-to-back request must not ride on the previous grant (arbitrated_port.cc).
-  if (p.grant_pin) {  // the edge that drops the grant raises req: nothing to schedule before it
+  if (p.pins.grant()) {  // the edge that drops the grant raises req: nothing to schedule before it
     p.want = true;
     p.want_at = at.value();
   } else {
@@ -91,18 +91,15 @@ void TransactionArbiter::drive(uint64_t now) {
     const unsigned i = unsigned(__builtin_ctzll(changed));
     Port& p = ports_[i];
     const bool g = r_.grant >> i & 1u, s = r_.stall >> i & 1u;
-    if (g && !p.grant_pin) ++p.stats.grants;
-    if (s && !p.stall_pin) p.stall_since = cyc;
-    if (!s && p.stall_pin) p.stats.stall_cycles += cyc - p.stall_since;
-    if (p.grant_pin && !g && p.want) raise(p, std::max({p.want_at, now, p.free_at}));
+    const bool was_granted = p.pins.grant();
+    p.pins.observe(g, s, cyc);
+    if (was_granted && !g && p.want) raise(p, std::max({p.want_at, now, p.free_at}));
     // A grant rising (a fault) before a posted req does: the requester will see it high and wait.
-    if (!p.grant_pin && g && p.req && p.rise > now) {
+    if (!was_granted && g && p.req && p.rise > now) {
       p.req = false;
       p.want = true;
       p.want_at = p.rise;
     }
-    p.grant_pin = g;
-    p.stall_pin = s;
     // (While `want`, req and the grant are still the previous transaction's.)
     if (p.waiting && g && !p.want && p.req && p.rise <= now && p.fall > now) {
       p.waiting = false;
@@ -144,9 +141,7 @@ void TransactionArbiter::schedule(uint64_t now) {
 
 ArbiterPortStats TransactionArbiter::stats(unsigned i) const {
   const Port& p = ports_.at(i);
-  ArbiterPortStats s = p.stats;
-  if (p.stall_pin) s.stall_cycles += ticks() / period_ - p.stall_since;
-  return s;
+  return p.pins.at(ticks() / period_);
 }
 
 }  // namespace gpuvp

@@ -54,9 +54,7 @@ class TransactionArbiter : public sc_core::sc_module, public StallArbiterLogic {
     uint64_t free_at = 0;  // the last ack: the next req rises no earlier (a fault may drop the grant sooner)
     bool waiting = false;  // the requester's thread waits for the grant
     sc_core::sc_event granted;
-    bool grant_pin = false, stall_pin = false;
-    uint64_t stall_since = 0;
-    ArbiterPortStats stats;
+    PortCounter pins;  // the grant and stall pins as last driven, and their statistics
   };
 
   void process();

@@ -122,6 +122,9 @@ void three_initiators(bool pins) {
   CHECK(arb.stats(0).stall_cycles == 1);   // [1, 2)
   CHECK(arb.stats(1).stall_cycles == 6);   // [1, 7)
   CHECK(arb.stats(2).stall_cycles == 10);  // [2, 12)
+  CHECK(arb.stats(0).wait_cycles == 0);
+  CHECK(arb.stats(1).wait_cycles == 5);
+  CHECK(arb.stats(2).wait_cycles == 9);
   // The model's own counters agree with the pin-level measurement.
   const StallArbiterLogic* logic = arb.transaction_core();
   if (pins) {
@@ -129,6 +132,7 @@ void three_initiators(bool pins) {
     for (unsigned i = 0; i < 3; ++i) {
       CHECK(core.stats(i).grants == arb.stats(i).grants);
       CHECK(core.stats(i).stall_cycles == arb.stats(i).stall_cycles);
+      CHECK(core.stats(i).wait_cycles == arb.stats(i).wait_cycles);
     }
     logic = &core;
   }

@@ -137,6 +137,8 @@ TEST_CASE("arbiter: four simultaneous requests served in round-robin order", "[a
   CHECK(tb.arb->stats(1).stall_cycles == 4);   // [1, 5)
   CHECK(tb.arb->stats(2).stall_cycles == 7);   // [1, 8)
   CHECK(tb.arb->stats(3).stall_cycles == 10);  // [1, 11)
+  // Waited: each stall interval minus the one arbitration cycle a lone request costs.
+  for (unsigned i = 0; i < 4; ++i) CHECK(tb.arb->stats(i).wait_cycles == 3 * i);
   for (unsigned i = 0; i < 4; ++i) CHECK(tb.arb->stats(i).grants == 1);
   CHECK(tb.arb->regs().state == StallArbiter::IDLE);
   CHECK(tb.arb->regs().last == 3);
@@ -146,6 +148,24 @@ TEST_CASE("arbiter: four simultaneous requests served in round-robin order", "[a
   CHECK(tb.arb->evaluations() == 9);
   sc_core::sc_start(sc_time(100, sc_core::SC_US));
   CHECK(tb.arb->evaluations() == 9);
+}
+
+TEST_CASE("arbiter: a lone requester waits 0 cycles, the loser of a tie the winner's hold and ack", "[arbiter]") {
+  ArbTb tb("tb", 2);
+  tb.script[0] = {Request{sc_core::SC_ZERO_TIME}, Request{sc_time(100, SC_NS)}};
+  tb.script[1] = {Request{sc_core::SC_ZERO_TIME}};
+  sc_core::sc_start(sc_time(1000, SC_NS));
+  // Both seen at edge 1 (REQUESTED, both stalled); edge 2 grants 0 (last resets to 1); 0 acks at 3T,
+  // seen at edge 4 (grant drops, 1 still stalled); edge 5 grants 1; its ack at 6T is seen at 7 (IDLE).
+  // 0 asks again at 100 ns, alone: seen at edge 11 (stalled one cycle), granted at 12.
+  CHECK(order_of(tb.grants) == std::vector<unsigned>{0, 1, 0});
+  CHECK(cycles_of(tb.grants) == std::vector<uint64_t>{2, 5, 12});
+  CHECK(tb.arb->stats(0).stall_cycles == 2);  // [1, 2) + [11, 12)
+  CHECK(tb.arb->stats(1).stall_cycles == 4);  // [1, 5)
+  CHECK(tb.arb->stats(0).wait_cycles == 0);   // both requests granted one cycle after being seen
+  CHECK(tb.arb->stats(1).wait_cycles == 3);   // grant at 5 instead of 2: 0's hold, its ack, the re-arbitration
+  CHECK(tb.arb->stats(0).grants == 2);
+  CHECK(tb.arb->stats(1).grants == 1);
 }
 
 TEST_CASE("arbiter: requests arriving while another is served and at the ack edge", "[arbiter]") {
@@ -164,6 +184,9 @@ TEST_CASE("arbiter: requests arriving while another is served and at the ack edg
   CHECK(tb.arb->stats(0).stall_cycles == 10);  // [3, 13)
   CHECK(tb.arb->stats(1).stall_cycles == 9);   // [1, 2) + [9, 17)
   CHECK(tb.arb->stats(2).stall_cycles == 6);   // [3, 9)
+  CHECK(tb.arb->stats(0).wait_cycles == 9);  // 10 - 1
+  CHECK(tb.arb->stats(1).wait_cycles == 7);  // (1 - 1) + (8 - 1)
+  CHECK(tb.arb->stats(2).wait_cycles == 5);  // 6 - 1
   CHECK(tb.arb->stats(1).grants == 2);
   CHECK(tb.arb->regs().state == StallArbiter::IDLE);
   tb.check_fairness();

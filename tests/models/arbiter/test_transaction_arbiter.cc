@@ -146,6 +146,7 @@ void compare(unsigned n, bool sequential, unsigned flips, unsigned seed = 77) {
     CHECK(tl.reqs[i]->done == pin.reqs[i]->done);
     CHECK(tl.arb->stats(i).grants == pin.arb->stats(i).grants);
     CHECK(tl.arb->stats(i).stall_cycles == pin.arb->stats(i).stall_cycles);
+    CHECK(tl.arb->stats(i).wait_cycles == pin.arb->stats(i).wait_cycles);
     CHECK(tl.arb->transactions(i) == pin.arb->transactions(i));
   }
   for (const char* r : {"state", "last", "grant", "stall"})
