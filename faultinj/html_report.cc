@@ -42,6 +42,7 @@ const char* colour(Outcome o) {
     case Outcome::DUE: return "#9467bd";
     case Outcome::Timeout: return "#ff9f1c";
     case Outcome::ToolError: return "#000000";
+    case Outcome::Tolerable: return "#f4a6a6";
   }
   return "#000000";
 }
@@ -228,14 +229,15 @@ std::string group_table(const std::map<std::string, ClassCounts>& groups) {
   std::string s =
       "<table class=\"grp\"><thead><tr><th>name</th><th>runs</th><th title=\"masked\">msk</th>"
       "<th title=\"masked_timing\">tim</th><th>sdc</th><th>due</th><th title=\"timeout\">tmo</th>"
-      "<th title=\"tool_error\">tool</th><th>SDC AVF</th></tr></thead><tbody>";
+      "<th title=\"tool_error\">tool</th><th title=\"tolerable\">tol</th><th>SDC AVF</th></tr></thead><tbody>";
   for (const auto& [name, c] : groups) {
     const AvfText t = avf_text(c, Outcome::SDC);
     s += fmt::format(
         "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
-        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{} %<br>[{}, {}]</td></tr>",
+        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{} %<br>[{}, {}]</td></tr>",
         breakable(name), c.runs, c.count(Outcome::Masked), c.count(Outcome::MaskedTiming), c.count(Outcome::SDC),
-        c.count(Outcome::DUE), c.count(Outcome::Timeout), c.count(Outcome::ToolError), t.avf, t.lo, t.hi);
+        c.count(Outcome::DUE), c.count(Outcome::Timeout), c.count(Outcome::ToolError), c.count(Outcome::Tolerable),
+        t.avf, t.lo, t.hi);
   }
   return s + "</tbody></table>";
 }

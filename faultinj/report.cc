@@ -98,13 +98,13 @@ std::string class_table(const ClassCounts& c) {
 }
 
 std::string group_table(const char* title, const std::map<std::string, ClassCounts>& groups) {
-  std::string out = fmt::format("{}\n  {:<36} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}  {}\n", title, "name", "runs",
-                                "masked", "timing", "sdc", "due", "tmout", "tool", "SDC AVF");
+  std::string out = fmt::format("{}\n  {:<36} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}  {}\n", title, "name",
+                                "runs", "masked", "timing", "sdc", "due", "tmout", "tool", "tol", "SDC AVF");
   for (const auto& [name, c] : groups)
-    out += fmt::format("  {:<36} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}  {}\n", name, c.runs,
+    out += fmt::format("  {:<36} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}  {}\n", name, c.runs,
                        c.count(Outcome::Masked), c.count(Outcome::MaskedTiming), c.count(Outcome::SDC),
                        c.count(Outcome::DUE), c.count(Outcome::Timeout), c.count(Outcome::ToolError),
-                       avf_cell(c, Outcome::SDC));
+                       c.count(Outcome::Tolerable), avf_cell(c, Outcome::SDC));
   return out;
 }
 
