@@ -699,7 +699,6 @@ int campaign_resume(const std::string& db, const CampaignOptions& opt) {
       if (!opt.quiet) print_err("{}: every fault has its run: nothing to do\n", db);
       return 0;
     }
-    if (auto dir = st.meta("base_dir")) base_dir = *dir;
     stored = *g;
     if (spec.lists_faults()) spec.listed_faults = st.faults();  // a CSV's faults, as stored
   }

@@ -32,6 +32,15 @@ std::string fault_line(const FaultTemplate& f) {
   return s;
 }
 
+std::string check_line(const OutputCheckSpec& k) {
+  std::string outs = k.outputs.empty() ? "the buffers the kernel wrote" : join(k.outputs);
+  if (!k.command.empty()) return fmt::format("{}, by the command {} (timeout {} s)", outs, join(k.command), k.timeout_s);
+  if (!k.tolerant()) return outs + ", exactly";
+  std::string t = fmt::format("|faulty - golden| <= {} + {} x |golden|", k.abs.value_or(0), k.rel.value_or(0));
+  if (k.max_share) t += fmt::format(", up to {} of the elements beyond it", *k.max_share);
+  return fmt::format("{}, tolerable when {}", outs, t);
+}
+
 std::string spec_lines(const CampaignSpec& s) {
   std::string out = fmt::format("  platform: preset {}{}\n", s.preset, s.set.empty() ? "" : ", set " + json_dump(s.set));
   if (s.workload)
@@ -39,10 +48,16 @@ std::string spec_lines(const CampaignSpec& s) {
                        s.workload->launch.empty() ? "default" : s.workload->launch, s.workload->seed);
   else
     out += fmt::format("  exec: {}\n", s.exec->dump());
-  out += fmt::format("  targets: {}{}\n", join(s.targets), s.exclude.empty() ? "" : " minus " + join(s.exclude));
-  out += fmt::format("  fault: {}\n  size: {}\n", fault_line(s.fault), size_line(s.size));
-  out += s.window ? fmt::format("  window: {} .. {} ns\n", s.window->from_ns, s.window->to_ns)
-                  : "  window: the golden execution window\n";
+  if (s.lists_faults()) {
+    out += s.faults_csv.empty() ? fmt::format("  faults: {} listed in the file\n", s.listed_faults->size())
+                                : fmt::format("  faults: listed in {}\n", s.faults_csv);
+  } else {
+    out += fmt::format("  targets: {}{}\n", join(s.targets), s.exclude.empty() ? "" : " minus " + join(s.exclude));
+    out += fmt::format("  fault: {}\n  size: {}\n", fault_line(s.fault), size_line(s.size));
+    out += s.window ? fmt::format("  window: {} .. {} ns\n", s.window->from_ns, s.window->to_ns)
+                    : "  window: the golden execution window\n";
+  }
+  out += "  output check: " + check_line(s.check) + "\n";
   return out + fmt::format("  timeout factor {}, workers {}, early stop {}\n", s.timeout_factor,
                            s.workers ? std::to_string(s.workers) : "= CPUs", s.early_stop ? "on" : "off");
 }

@@ -59,7 +59,7 @@ TEST_CASE("output check: a float perturbation below the absolute tolerance is to
   CHECK(check_f32(spec, kGolden).outcome == Outcome::Masked);
 }
 
-TEST_CASE("output check: relative tolerance scales with the golden value; NaN is never within") {
+TEST_CASE("output check: relative tolerance scales with the golden value, NaN is never within") {
   OutputCheckSpec spec;
   spec.rel = 0.002;
   // 4.004f = 4 + 8389 * 2^-21 (0.004 * 2^21 = 8388.6 rounds to 8389) = 4.00400019: error <= 0.002 * 4.
@@ -122,7 +122,7 @@ TEST_CASE("output check: input buffers never count") {
   CHECK_THROWS_WITH(select_outputs(OutputCheckSpec{}, {buf("args[0]", "f32", in, in)}), Contains("check.outputs"));
 }
 
-TEST_CASE("output check: an external command's exit status decides; a failing or hanging one is a tool error") {
+TEST_CASE("output check: an external command's exit status decides, a failing or hanging one is a tool error") {
   gpuvp::fi::test::TempDir dir("output_check_cmd");
   OutputCheckSpec spec;
   auto run = [&](const std::string& body) {

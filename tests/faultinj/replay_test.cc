@@ -86,7 +86,7 @@ Instants instants(const TempDir& d) {
 
 }  // namespace
 
-TEST_CASE("listed faults: exactly the listed faults run; tolerance decides tolerable or SDC; inputs never count") {
+TEST_CASE("listed faults: exactly the listed faults run, tolerance decides tolerable or SDC, inputs never count") {
   TempDir d("listed");
   const Instants after = instants(d);
   const auto t = run_listed(d, "tol", R"({"abs": 0.001})", after);
@@ -106,6 +106,10 @@ TEST_CASE("listed faults: exactly the listed faults run; tolerance decides toler
   CHECK_THAT(t.rows[1].at("detail"), Contains("largest error 6 absolute, 1 relative"));
   // a[5] = 5 with bit 30 flipped is 0x40a00000 ^ 0x40000000 = 0x00a00000 (1.25 * 2^-126): c[5] = 1.
   CHECK_THAT(t.rows[3].at("detail"), Contains("(golden 6, faulty 1)"));
+  // The report says what was run and how outputs were judged.
+  const auto rep = test::run_gpuvp("report " + d("tol.db"));
+  CHECK_THAT(rep.out, Contains("faults: 4 listed in the file"));
+  CHECK_THAT(rep.out, Contains("output check: the buffers the kernel wrote, tolerable when |faulty - golden| <= 0.001 + 0 x |golden|"));
   // Exact comparison: the ulp is an SDC.
   CHECK(run_listed(d, "exact", "{}", after).rows[0].at("outcome") == "sdc");
 }
@@ -146,7 +150,7 @@ TEST_CASE("listed faults: a fault the platform cannot take is refused naming the
   CHECK_THAT(r.err, Contains("faults: a campaign lists its faults or draws them; remove 'size'"));
 }
 
-TEST_CASE("check command: its exit status decides; one that refuses the golden output is refused first") {
+TEST_CASE("check command: its exit status decides, one that refuses the golden output is refused first") {
   TempDir d("check_cmd");
   const Instants after = instants(d);
   write_file(d("ok.sh"), "#!/bin/sh\nexit 0\n");

@@ -74,7 +74,7 @@ TEST_CASE("report: no runs and no golden run divide by nothing") {
   CHECK_THAT(r, Contains("0 FIT, MTBF inf h"));
 }
 
-TEST_CASE("report: every metric says what it is; tolerable counted with and without; a default raw rate") {
+TEST_CASE("report: every metric says what it is, tolerable counted with and without, a default raw rate") {
   TempDir d("report_labels");
   Store s = make_store(d("c.db"));
   s.set_golden({100, 900, 1000, "out", 64, 80, 0.5, 1000, "[]"});
