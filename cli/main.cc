@@ -228,6 +228,15 @@ int run_command(int argc, char* argv[]) {
   camp_merge->add_option("out", merge_out, "Result store to create")->required();
   camp_merge->add_option("shards", merge_shards, "Shard stores (gpuvp campaign run --shard)")->required();
   camp_merge->add_flag("--allow-missing", allow_missing, "Merge even with missing or unfinished shards (named)");
+  std::string replay_db;
+  std::vector<uint64_t> replay_ids;
+  fi::ReplayOptions replay_opt;
+  auto* camp_replay = campaign->add_subcommand("replay", "Run recorded faults of a store again and check that they reproduce their outcomes");
+  camp_replay->add_option("db", replay_db, "Result store")->required();
+  camp_replay->add_option("id", replay_ids, "Fault ids (gpuvp campaign export shows them)")->required();
+  camp_replay->add_option("--vcd", replay_opt.vcd, "Waveforms of the replayed run: FILE.vcd (one id)");
+  camp_replay->add_option("--timeline", replay_opt.timeline, "Block timeline of the replayed run (Chrome trace JSON; one id)");
+  camp_replay->add_option("--log", replay_opt.logs, "Log level of a module and those below it: --log gpu.sched=debug (repeatable)");
   std::vector<std::string> report_dbs;
   std::string html_file;
   double raw_fit = -1;
@@ -330,6 +339,7 @@ int run_command(int argc, char* argv[]) {
     if (*camp_resume) return fi::campaign_resume(camp_db, camp);
     if (*camp_export) return fi::campaign_export(camp_db, csv_file, json_file);
     if (*camp_merge) return fi::campaign_merge(merge_out, merge_shards, allow_missing);
+    if (*camp_replay) return fi::campaign_replay(replay_db, replay_ids, replay_opt);
     if (*report)
       return fi::campaign_report(report_dbs, raw_fit >= 0 ? std::optional<double>(raw_fit) : std::nullopt, html_file);
     return 0;

@@ -53,7 +53,7 @@ std::string hex(uint64_t v) { return fmt::format("{:016x}", v); }
 std::string build_id() { return fmt::format("gpuvp {} {} (gcc {})", __DATE__, __TIME__, __VERSION__); }
 
 // Every message names the campaign file (Config::set's through its origin argument).
-Config config_of(const CampaignSpec& spec) {
+Config config_of(const CampaignSpec& spec, const std::vector<std::string>& logs = {}) {
   auto named = [&](const char* key, auto&& f) {
     try {
       return f();
@@ -63,6 +63,11 @@ Config config_of(const CampaignSpec& spec) {
   };
   Config c = named("platform.preset", [&] { return Config::preset(spec.preset); });
   for (auto& [key, value] : spec.set.items()) c.set(key, value, spec.origin + ": platform.set");
+  if (!logs.empty()) {  // a replay's --log: what the run prints, never what it computes
+    std::string modules = c.s("log.modules");
+    for (const std::string& l : logs) modules += (modules.empty() ? "" : ",") + l;
+    c.set("log.modules", modules, "--log");
+  }
   named("platform", [&] {
     c.validate();
     return 0;
@@ -86,8 +91,8 @@ void check_sms(const CampaignSpec& spec) {
 }
 
 // The job of a campaign; an exec launch's relative PTX path is relative to `base_dir`.
-JobFactory plain_job_factory(const CampaignSpec& spec, const std::string& base_dir) {
-  Config cfg = config_of(spec);
+JobFactory plain_job_factory(const CampaignSpec& spec, const std::string& base_dir, const std::vector<std::string>& logs) {
+  Config cfg = config_of(spec, logs);
   if (spec.workload) {
     WorkloadSpec w = *spec.workload;
     try {
@@ -103,9 +108,9 @@ JobFactory plain_job_factory(const CampaignSpec& spec, const std::string& base_d
   return [cfg, desc = *spec.exec, src] { return exec_job(cfg, desc, src); };
 }
 
-JobFactory job_factory(const CampaignSpec& spec, const std::string& base_dir) {
+JobFactory job_factory(const CampaignSpec& spec, const std::string& base_dir, const std::vector<std::string>& logs = {}) {
   check_sms(spec);
-  JobFactory make = plain_job_factory(spec, base_dir);
+  JobFactory make = plain_job_factory(spec, base_dir, logs);
   if (!spec.bus) return make;
   parse_bus_field(spec.bus->field);
   return [make, bus = *spec.bus] { return with_saboteur(make(), bus.link, bus.field); };
@@ -230,15 +235,29 @@ std::vector<Fault> state_faults(const CampaignSpec& spec, const GoldenRun& g, st
 // Golden checkpoints for early stops, spread over the run from the kernel's start.
 constexpr unsigned kCheckpoints = 64;
 
+// The SM whose warp instructions the golden run records: the trigger's, or the one a listed fault's
+// event names ("warp_instruction:sm3"); a list naming two SMs is refused (one SM's issues are recorded).
 int issues_sm(const CampaignSpec& spec) {
-  return spec.trigger.event == "warp_instruction" ? int(spec.trigger.sm) : -1;
+  if (!spec.listed_faults) return spec.trigger.event == "warp_instruction" ? int(spec.trigger.sm) : -1;
+  int sm = -1;
+  static const std::regex warp_event(R"(^warp_instruction:sm([0-9]{1,2})$)");
+  std::smatch m;
+  for (const Fault& f : *spec.listed_faults) {
+    if (f.trigger != TriggerKind::Event || !std::regex_match(f.event, m, warp_event)) continue;
+    const int k = std::stoi(m[1].str());
+    if (sm >= 0 && k != sm)
+      throw CampaignError(fmt::format("{}: faults: events of warp instructions of SMs {} and {}; one SM per campaign",
+                                      spec.origin, sm, k));
+    sm = k;
+  }
+  return sm;
 }
 
 // The golden run must succeed: when it does not, the campaign asks for something the platform cannot
 // run (an unknown link, a kernel that is not in the PTX, PTX the toolchain refuses): the file's error.
 GoldenRun golden_of(const JobFactory& make, const CampaignSpec& spec, const std::string& origin) {
   try {
-    return run_golden(make, issues_sm(spec));
+    return run_golden(make, issues_sm(spec), spec.check);
   } catch (const std::runtime_error& e) {
     throw CampaignError(fmt::format("{}: {}", origin, e.what()));
   }
@@ -443,6 +462,7 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
   eo.workers = workers_of(opt, spec);
   eo.timeout_factor = spec.timeout_factor;
   eo.early_stop = spec.early_stop;
+  eo.check = spec.check;
   auto commit = [&](const RunResult& r) {
     if (!st) st.emplace(Store::open(db));
     st->add_run(record_of(r, shard));
@@ -505,6 +525,54 @@ struct Prepared {
   uint64_t space = 0;
 };
 
+// The campaign file's text parsed, its check command's relative path resolved from `base_dir`.
+CampaignSpec spec_of(const std::string& text, const std::string& origin, const std::string& base_dir) {
+  CampaignSpec spec = parse_campaign_text(text, origin);
+  spec.check.base_dir = base_dir;
+  return spec;
+}
+
+// A check command must accept the golden output compared with itself (exit 0): one that does not is
+// broken, and would turn every differing run into a wrong outcome. Found before anything is stored.
+void check_command_accepts_golden(const CampaignSpec& spec, const GoldenRun& g) {
+  if (spec.check.command.empty()) return;
+  std::vector<uint8_t> out;
+  for (const GoldenOutput& o : g.outputs) out.insert(out.end(), o.bytes.begin(), o.bytes.end());
+  const CheckVerdict v = run_check_command(spec.check, out, out);
+  if (v.outcome != Outcome::Tolerable)
+    throw CampaignError(fmt::format("{}: check.command: given the golden output twice it did not exit 0: {}",
+                                    spec.origin, v.detail));
+}
+
+// A listed fault's problem with this platform ("" if none): an unknown target, a word or bit beyond it,
+// an instant after the end of the golden run.
+std::string listed_fault_problem(const Fault& f, const std::map<std::string, TargetDesc>& reg, const GoldenRun& g) {
+  auto it = reg.find(f.target);
+  if (it == reg.end()) return fmt::format("target '{}' is not a registered target of this platform", f.target);
+  const TargetDesc& t = it->second;
+  if (f.index >= t.count) return fmt::format("idx {} is beyond {} ({} words)", f.index, f.target, t.count);
+  const unsigned top = f.bit + (f.model == FaultModel::MultiBitFlip ? f.nbits : 1);
+  if (top > t.width) return fmt::format("bit {} (+{} bits) is beyond {} ({} bits wide)", f.bit, top - f.bit - 1, f.target, t.width);
+  if (f.trigger == TriggerKind::Time && f.time_ps >= g.sim_end_ps)
+    return fmt::format("time_ps {} is not before the end of the golden run ({} ps)", f.time_ps, g.sim_end_ps);
+  return "";
+}
+
+// A listed campaign's faults, checked against the golden run's registry; `targets` gets the targets
+// they name (their bits are the state bits of FIT).
+std::vector<Fault> listed_faults(const CampaignSpec& spec, const GoldenRun& g, std::vector<TargetInfo>& targets) {
+  std::map<std::string, TargetDesc> reg;
+  for (const TargetDesc& t : g.targets) reg[t.name] = t;
+  std::set<std::string> named;
+  const std::string where = spec.faults_csv.empty() ? "faults" : spec.faults_csv;
+  for (const Fault& f : *spec.listed_faults) {
+    const std::string problem = listed_fault_problem(f, reg, g);
+    if (!problem.empty()) throw CampaignError(fmt::format("{}: {}: fault {}: {}", spec.origin, where, f.id, problem));
+    if (named.insert(f.target).second) targets.push_back({f.target, reg[f.target].width, reg[f.target].count});
+  }
+  return *spec.listed_faults;
+}
+
 // Why a campaign has no fault: its window holds no clock edge, or its size comes to 0.
 std::string no_faults(const CampaignSpec& spec, const GoldenRun& g, uint64_t space) {
   if (spec.window && space == 0)
@@ -516,10 +584,20 @@ std::string no_faults(const CampaignSpec& spec, const GoldenRun& g, uint64_t spa
 Prepared prepare(const std::string& file) {
   Prepared p;
   p.text = read_text(file);
-  p.spec = parse_campaign_text(p.text, file);
+  p.spec = spec_of(p.text, file, dir_of(file));
+  if (!p.spec.faults_csv.empty()) {
+    const fs::path csv = fs::path(dir_of(file)) / p.spec.faults_csv;
+    p.spec.listed_faults = read_fault_csv(fs::path(p.spec.faults_csv).is_absolute() ? p.spec.faults_csv : csv.string());
+  }
   p.make = job_factory(p.spec, dir_of(file));
   p.golden = golden_of(p.make, p.spec, file);
+  check_command_accepts_golden(p.spec, p.golden);
   const CampaignSpec& spec = p.spec;
+  if (spec.listed_faults) {
+    p.faults = listed_faults(spec, p.golden, p.targets);
+    p.space = p.faults.size();
+    return p;
+  }
   p.faults = spec.bus ? bus_faults(spec, p.golden, p.space) : state_faults(spec, p.golden, p.targets, p.space);
   if (p.faults.empty()) throw CampaignError(no_faults(spec, p.golden, p.space));
   if (spec.bus) p.targets = {{p.faults[0].target, bus_field_bits(parse_bus_field(spec.bus->field)), 1}};
@@ -589,6 +667,16 @@ int campaign_run(const std::string& file, const CampaignOptions& opt) {
   return 0;
 }
 
+namespace {
+// A campaign continued or replayed must see the golden run it started with.
+void check_same_golden(const std::string& db, const GoldenRun& g, const GoldenRecord& stored) {
+  if (hex(g.output_hash) != stored.output_hash || g.end_ps != stored.end_ps)
+    throw CampaignError(fmt::format("{}: this build's golden run differs from the one the campaign started with "
+                                    "(output {} vs {}, end {} vs {} ps)",
+                                    db, hex(g.output_hash), stored.output_hash, g.end_ps, stored.end_ps));
+}
+}  // namespace
+
 int campaign_resume(const std::string& db, const CampaignOptions& opt) {
   return on_stores({db}, [&] {
   Store::open_read_only(db).close();  // a store at all, before its lock file is made beside it
@@ -598,7 +686,8 @@ int campaign_resume(const std::string& db, const CampaignOptions& opt) {
   std::string base_dir = dir_of(db);  // stores written before `meta`: their folder
   {
     Store st = Store::open(db);
-    spec = parse_campaign_text(st.campaign().file_text, db + " (its campaign file)");
+    if (auto dir = st.meta("base_dir")) base_dir = *dir;
+    spec = spec_of(st.campaign().file_text, db + " (its campaign file)", base_dir);
     auto g = st.golden();
     if (!g) throw StoreError(fmt::format("{}: no golden run recorded (the campaign never started)", db));
     const bool complete = st.meta("complete").has_value();
@@ -610,15 +699,12 @@ int campaign_resume(const std::string& db, const CampaignOptions& opt) {
       if (!opt.quiet) print_err("{}: every fault has its run: nothing to do\n", db);
       return 0;
     }
-    if (auto dir = st.meta("base_dir")) base_dir = *dir;
     stored = *g;
+    if (spec.lists_faults()) spec.listed_faults = st.faults();  // a CSV's faults, as stored
   }
   JobFactory make = job_factory(spec, base_dir);
   GoldenRun g = golden_of(make, spec, db);
-  if (hex(g.output_hash) != stored.output_hash || g.end_ps != stored.end_ps)
-    throw CampaignError(fmt::format("{}: this build's golden run differs from the one the campaign started with "
-                                    "(output {} vs {}, end {} vs {} ps)",
-                                    db, hex(g.output_hash), stored.output_hash, g.end_ps, stored.end_ps));
+  check_same_golden(db, g, stored);
   if (spec.early_stop) record_checkpoints(make, g, kCheckpoints);
   execute(db, make, g, spec, opt);
   if (!opt.quiet) print_summary(db);
@@ -798,6 +884,64 @@ int campaign_merge(const std::string& out, const std::vector<std::string>& paths
   print_err("campaign merge {}: {} shard{} of {}, {} faults, {} runs\n", out, by_index.size(),
             by_index.size() == 1 ? "" : "s", n, faults.size(), ns.runs.size());
   return 0;
+  });
+}
+
+namespace {
+std::string fault_where(const Fault& f) {
+  const std::string when = f.trigger == TriggerKind::Event ? fmt::format("{} #{}", f.event, f.count)
+                                                           : fmt::format("{} ps", f.time_ps);
+  return fmt::format("{}[{}] bit {} ({}, {}) at {}", f.target, f.index, f.bit, to_string(f.model),
+                     to_string(f.duration), when);
+}
+
+// Replays one recorded run; prints both outcomes; true when they agree.
+bool replay_one(const JobFactory& make, const GoldenRun& g, const Fault& f, const RunRecord& rec,
+                const EngineOptions& eo, const ReplayOptions& opt) {
+  const RunResult r = replay_fault(make, g, f, eo, opt.vcd, opt.timeline);
+  const bool same = r.outcome == rec.outcome && r.due == rec.due_kind && !r.not_run;
+  auto named = [](Outcome o, DueKind k) {
+    return o == Outcome::DUE ? fmt::format("due ({})", to_string(k)) : std::string(to_string(o));
+  };
+  print_out("fault {}: {}\n  recorded {}, replayed {}: {}\n", f.id, fault_where(f), named(rec.outcome, rec.due_kind),
+            named(r.outcome, r.due), same ? "reproduced" : "NOT reproduced");
+  if (!r.detail.empty()) print_out("  replay detail: {}\n", r.detail);
+  if (!same && !rec.detail.empty()) print_out("  recorded detail: {}\n", rec.detail);
+  return same;
+}
+}  // namespace
+
+int campaign_replay(const std::string& db, const std::vector<uint64_t>& ids, const ReplayOptions& opt) {
+  return on_stores({db}, [&] {
+    if (ids.size() > 1 && (!opt.vcd.empty() || !opt.timeline.empty()))
+      throw CampaignError("campaign replay: --vcd and --timeline record one run: give one fault id");
+    Store st = open_for_reading(db);
+    const std::string base_dir = st.meta("base_dir").value_or(dir_of(db));
+    CampaignSpec spec = spec_of(st.campaign().file_text, db + " (its campaign file)", base_dir);
+    const auto stored = st.golden();
+    if (!stored) throw StoreError(fmt::format("{}: no golden run recorded (the campaign never started)", db));
+    std::map<uint64_t, Fault> faults;
+    for (Fault& f : st.faults()) faults.emplace(f.id, std::move(f));
+    if (spec.lists_faults()) {
+      spec.listed_faults.emplace();
+      for (auto& [id, f] : faults) spec.listed_faults->push_back(f);
+    }
+    std::map<uint64_t, RunRecord> runs;
+    for (RunRecord& r : st.runs()) runs.emplace(r.fault_id, std::move(r));
+    for (uint64_t id : ids) {
+      if (!faults.count(id)) throw CampaignError(fmt::format("{}: no fault {} (ids 0 to {})", db, id, faults.size() - 1));
+      if (!runs.count(id)) throw CampaignError(fmt::format("{}: fault {} has no recorded run yet (pending)", db, id));
+    }
+    st.close();
+    JobFactory make = job_factory(spec, base_dir, opt.logs);
+    GoldenRun g = golden_of(make, spec, db);
+    check_same_golden(db, g, *stored);
+    EngineOptions eo;
+    eo.timeout_factor = spec.timeout_factor;
+    eo.check = spec.check;
+    bool all = true;
+    for (uint64_t id : ids) all = replay_one(make, g, faults.at(id), runs.at(id), eo, opt) && all;
+    return all ? 0 : 1;
   });
 }
 

@@ -28,6 +28,15 @@ int campaign_export(const std::string& db, const std::string& csv, const std::st
 // refuses shards of other campaigns, overlapping ones, missing ones and unfinished ones (the last
 // two are merged anyway, and named, with allow_missing).
 int campaign_merge(const std::string& out, const std::vector<std::string>& shards, bool allow_missing);
+struct ReplayOptions {
+  std::string vcd, timeline;      // waveforms (path without .vcd) and block timeline of the replayed run
+  std::vector<std::string> logs;  // log levels, as --log gives them (gpu.sched=debug)
+};
+// Runs the faults `ids` of a store again, each from the start in its own process (same fault, instant
+// and target; no early stop) and prints, for each, the recorded and the replayed outcome. Returns 0
+// when every replay reproduces its recorded outcome (and DUE kind), 1 otherwise.
+int campaign_replay(const std::string& db, const std::vector<uint64_t>& ids, const ReplayOptions& opt);
+
 // The text report of each store; with `html` non-empty, one self-contained HTML page instead.
 int campaign_report(const std::vector<std::string>& dbs, std::optional<double> raw_fit_per_bit,
                     const std::string& html = "");

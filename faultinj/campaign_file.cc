@@ -243,19 +243,153 @@ BusSpec parse_bus(const Ctx& c, const json& v) {
   return b;
 }
 
+std::vector<std::string> read_strings(const Ctx& c, const json& v, const std::string& path) {
+  if (!v.is_array() || v.empty()) c.fail(path, v, "not a non-empty list of strings");
+  std::vector<std::string> out;
+  for (size_t i = 0; i < v.size(); ++i) out.push_back(read_string(c, v[i], fmt::format("{}[{}]", path, i)));
+  return out;
+}
+
+double read_nonneg(const Ctx& c, const json& obj, const char* key, const std::string& path, double hi) {
+  const json& v = obj.at(key);
+  const double x = read_number(c, v, path);
+  if (!(x >= 0 && x <= hi)) c.fail(path, v, fmt::format("out of range; expected a number in [0, {}]", hi));
+  return x;
+}
+
+OutputCheckSpec parse_check(const Ctx& c, const json& v) {
+  object(c, v, "check", {"outputs", "abs", "rel", "max_share", "command", "timeout_s"});
+  OutputCheckSpec k;
+  if (v.contains("outputs")) k.outputs = read_strings(c, v.at("outputs"), "check.outputs");
+  if (v.contains("abs")) k.abs = read_nonneg(c, v, "abs", "check.abs", 1e300);
+  if (v.contains("rel")) k.rel = read_nonneg(c, v, "rel", "check.rel", 1e300);
+  if (v.contains("max_share")) k.max_share = read_nonneg(c, v, "max_share", "check.max_share", 1);
+  if (v.contains("command")) {
+    if (k.tolerant()) c.error("check.command: give either a command or abs/rel/max_share, not both");
+    k.command = read_strings(c, v.at("command"), "check.command");
+  }
+  if (v.contains("timeout_s")) {
+    if (k.command.empty()) c.error("check.timeout_s: only with check.command");
+    k.timeout_s = read_nonneg(c, v, "timeout_s", "check.timeout_s", 86400);
+    if (k.timeout_s <= 0) c.fail("check.timeout_s", v.at("timeout_s"), "not > 0");
+  }
+  return k;
+}
+
+// One listed fault; `at` is its path in messages ("faults[3]", or a CSV's column names on its line).
+Fault parse_fault_entry(const Ctx& c, const json& e, const std::string& at, bool lenient) {
+  if (!e.is_object()) c.fail(at, e, "not an object");
+  if (!lenient)
+    object(c, e, at, {"target", "idx", "bit", "nbits", "mask", "model", "duration", "hold_ps", "trigger", "time_ps",
+                      "event", "count"});
+  auto key = [&](const char* k) { return join_path(at, k); };
+  auto u64 = [&](const char* k, uint64_t lo, uint64_t hi, uint64_t dflt) {
+    return e.contains(k) ? read_u64(c, e.at(k), key(k), lo, hi) : dflt;
+  };
+  Fault f;
+  f.target = read_string(c, required(c, e, at, "target", "a registered target name"), key("target"));
+  f.index = u64("idx", 0, kU64Max, 0);
+  f.bit = static_cast<unsigned>(u64("bit", 0, 63, 0));
+  if (e.contains("model")) f.model = read_enum<FaultModel>(c, e.at("model"), key("model"), kFaultModelCount);
+  f.nbits = static_cast<unsigned>(u64("nbits", 1, 64, f.model == FaultModel::MultiBitFlip ? 2 : 1));
+  f.mask = u64("mask", 0, kU64Max, 0);
+  if (f.model == FaultModel::XorMask && f.mask == 0) c.error(key("mask") + ": missing or 0 (required for xor_mask)");
+  if (e.contains("duration")) f.duration = read_enum<Duration>(c, e.at("duration"), key("duration"), kDurationCount);
+  f.hold_ps = u64("hold_ps", 0, kU64Max, 0);
+  if ((f.duration == Duration::Intermittent) != (f.hold_ps > 0))
+    c.error(key("hold_ps") + ": > 0 for an intermittent fault, else 0");
+  const std::string trig = e.contains("trigger") ? read_string(c, e.at("trigger"), key("trigger"))
+                           : e.contains("event") && e.at("event") != "" ? "event" : "time";
+  if (trig == "time") {
+    f.time_ps = read_u64(c, required(c, e, at, "time_ps", "the injection instant in ps"), key("time_ps"), 0, kU64Max);
+  } else if (trig == "event") {
+    f.trigger = TriggerKind::Event;
+    f.event = read_string(c, required(c, e, at, "event", "block_dispatch or warp_instruction:smN"), key("event"));
+    f.count = read_u64(c, required(c, e, at, "count", "the occurrence, from 1"), key("count"), 1, kU64Max);
+  } else {
+    c.fail(key("trigger"), e.at("trigger"), "unknown (time or event)");
+  }
+  return f;
+}
+
+// A CSV line's fields ("a,\"b,c\",d": quotes around a field that holds commas or quotes, "" for a quote).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char ch = line[i];
+    if (quoted && ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      out.back() += '"';
+      ++i;
+    } else if (ch == '"') {
+      quoted = !quoted;
+    } else if (ch == ',' && !quoted) {
+      out.emplace_back();
+    } else if (ch != '\r' || quoted) {
+      out.back() += ch;
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+std::vector<Fault> parse_fault_entries(const json& list, const std::string& where, bool lenient) {
+  const Ctx c{where};
+  if (!list.is_array() || list.empty()) c.fail("faults", list, "not a non-empty list of faults");
+  std::vector<Fault> out;
+  for (size_t i = 0; i < list.size(); ++i) {
+    out.push_back(parse_fault_entry(c, list[i], fmt::format("faults[{}]", i), lenient));
+    out.back().id = i;
+  }
+  return out;
+}
+
+std::vector<Fault> read_fault_csv(const std::string& path) {
+  std::istringstream in(read_user_file(path, "faults CSV"));
+  std::string line;
+  if (!std::getline(in, line)) throw CampaignError(fmt::format("{}: empty; expected a header line of columns", path));
+  const std::vector<std::string> header = csv_fields(line);
+  std::vector<Fault> out;
+  for (unsigned no = 2; std::getline(in, line); ++no) {
+    if (line.empty() || line == "\r") continue;
+    const std::vector<std::string> v = csv_fields(line);
+    if (v.size() != header.size())
+      throw CampaignError(fmt::format("{}:{}: {} fields, the header has {}", path, no, v.size(), header.size()));
+    json row = json::object();
+    for (size_t k = 0; k < v.size(); ++k)
+      if (header[k] != "id" && !(v[k].empty() && header[k] != "target")) row[header[k]] = v[k];
+    out.push_back(parse_fault_entry(Ctx{fmt::format("{}:{}", path, no)}, row, "", true));
+    out.back().id = out.size() - 1;
+  }
+  if (out.empty()) throw CampaignError(fmt::format("{}: no fault (a header line, then one fault a line)", path));
+  return out;
+}
 
 CampaignSpec parse_campaign(const json& j, const std::string& origin) {
   const Ctx c{origin};
   if (!j.is_object()) c.error("not a JSON object");
   object(c, j, "",
          {"name", "platform", "workload", "exec", "targets", "exclude", "bus", "trigger", "fault", "size", "window",
-          "seed", "timeout_factor", "workers", "early_stop"});
+          "seed", "timeout_factor", "workers", "early_stop", "check", "faults", "raw_fit_per_bit"});
   CampaignSpec s;
   s.origin = origin;
   s.name = read_string(c, required(c, j, "", "name", "a string"), "name");
   parse_platform(c, required(c, j, "", "platform", "an object"), s);
   parse_run(c, j, s);
+  if (j.contains("check")) s.check = parse_check(c, j.at("check"));
+  if (j.contains("raw_fit_per_bit")) s.raw_fit_per_bit = read_nonneg(c, j, "raw_fit_per_bit", "raw_fit_per_bit", 1e12);
+  if (j.contains("faults")) {
+    for (const char* k : {"targets", "exclude", "bus", "trigger", "fault", "size", "window"})
+      if (j.contains(k)) c.error(fmt::format("faults: a campaign lists its faults or draws them; remove '{}'", k));
+    const json& f = j.at("faults");
+    if (f.is_string())
+      s.faults_csv = read_string(c, f, "faults");
+    else
+      s.listed_faults = parse_fault_entries(f, origin, false);
+    parse_run_options(c, j, s);
+    return s;
+  }
   if (j.contains("bus")) {
     if (j.contains("targets") || j.contains("exclude")) c.error("bus: give either targets or bus, not both");
     s.bus = parse_bus(c, j.at("bus"));

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "faultinj/fault.h"
+#include "faultinj/output_check.h"
 
 namespace gpuvp::fi {
 
@@ -70,7 +71,25 @@ struct CampaignSpec {
   double timeout_factor = 3;
   unsigned workers = 0;  // 0: the number of CPUs
   bool early_stop = true;
+  OutputCheckSpec check;  // "check": outputs and how they are compared (base_dir set by the caller)
+  // "faults": the faults to run instead of drawing them: a list in the file, or the path of a CSV
+  // (the columns of `gpuvp campaign export --csv`), relative to the campaign file's folder.
+  std::optional<std::vector<Fault>> listed_faults;
+  std::string faults_csv;
+  // "raw_fit_per_bit": the raw upset rate reports turn into FIT and MTBF in hours (none: the default of
+  // docs/reliability.md, kDefaultRawFitPerBit).
+  std::optional<double> raw_fit_per_bit;
+
+  bool lists_faults() const { return listed_faults || !faults_csv.empty(); }
 };
+
+// Faults given as JSON objects with the columns of the export CSV (target, idx, bit, nbits, mask, model,
+// duration, hold_ps, trigger, time_ps, event, count); `where` names the list in messages ("f.json:
+// faults"). `lenient`: unknown keys are ignored (a CSV export's outcome columns).
+std::vector<Fault> parse_fault_entries(const nlohmann::json& list, const std::string& where, bool lenient);
+// A CSV file of faults (a header line naming the columns, then one fault a line); errors name the
+// file and line.
+std::vector<Fault> read_fault_csv(const std::string& path);
 
 // Checks a parsed document; `origin` names it in messages.
 CampaignSpec parse_campaign(const nlohmann::json& j, const std::string& origin);

@@ -23,6 +23,7 @@
 #include "faultinj/injector.h"
 #include "platform/config/json_text.h"
 #include "platform/platform.h"
+#include "platform/run_outputs.h"
 #include "platform/text.h"
 
 namespace gpuvp::fi {
@@ -207,13 +208,44 @@ GoldenRun record_golden(Platform& p, const Job& job) {
   for (auto& [phase, ps] : p.scheduler_phases()) g.phases.push_back({phase, ps});
   g.links = p.link_names();
   g.info = job.golden_info();
+  g.buffers = job.buffers();
   return g;
+}
+
+// The buffers' names and sizes go with the JSON; their bytes (before, after, buffer by buffer) as
+// one binary block.
+json buffers_to_json(const std::vector<OutputBuffer>& bufs, std::vector<uint8_t>& bytes) {
+  json j = json::array();
+  for (const OutputBuffer& b : bufs) {
+    j.push_back({b.name, b.type, b.known_before, b.before.size(), b.after.size()});
+    bytes.insert(bytes.end(), b.before.begin(), b.before.end());
+    bytes.insert(bytes.end(), b.after.begin(), b.after.end());
+  }
+  return j;
+}
+
+std::vector<OutputBuffer> buffers_from_json(const json& j, const std::vector<uint8_t>& bytes) {
+  std::vector<OutputBuffer> out;
+  size_t off = 0;
+  auto take = [&](size_t n) {
+    if (off + n > bytes.size()) throw std::runtime_error("golden run: truncated buffer contents");
+    std::vector<uint8_t> v(bytes.begin() + std::ptrdiff_t(off), bytes.begin() + std::ptrdiff_t(off + n));
+    off += n;
+    return v;
+  };
+  for (const json& b : j) {
+    OutputBuffer ob{b[0], b[1], b[2], {}, {}};
+    ob.before = take(b[3].get<size_t>());
+    ob.after = take(b[4].get<size_t>());
+    out.push_back(std::move(ob));
+  }
+  return out;
 }
 
 }  // namespace
 
 // The golden child's answer: the figures as JSON, then the event instants as binary arrays.
-GoldenRun run_golden(const JobFactory& make, int issues_of_sm) {
+GoldenRun run_golden(const JobFactory& make, int issues_of_sm, const OutputCheckSpec& check) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe failed: {}", std::strerror(errno)));
   const pid_t self = ::getpid();
@@ -223,6 +255,7 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm) {
     ::close(fds[0]);
     GoldenRun g;
     json answer;
+    std::vector<uint8_t> buffer_bytes;
     try {
       auto job = make();
       Platform p(job->config(), job->hooks());
@@ -235,6 +268,7 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm) {
       if (issues_of_sm >= 0) g.issue_ps = p.issue_times(unsigned(issues_of_sm));
       g.issue_sm = issues_of_sm;
       answer = golden_to_json(g);
+      answer["buffers"] = buffers_to_json(g.buffers, buffer_bytes);
     } catch (const std::exception& e) {
       answer = {{"error", cut_utf8(e.what(), 64 * kMaxDetailBytes)}};
     }
@@ -242,12 +276,15 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm) {
     send_block(fds[1], text.data(), text.size(), 1);
     send_block(fds[1], g.dispatch_ps.data(), g.dispatch_ps.size(), sizeof(uint64_t));
     send_block(fds[1], g.issue_ps.data(), g.issue_ps.size(), sizeof(uint64_t));
+    send_block(fds[1], buffer_bytes.data(), buffer_bytes.size(), 1);
     ::_exit(0);
   }
   ::close(fds[1]);
   std::vector<char> text;
   std::vector<uint64_t> dispatch, issue;
-  const bool whole = receive_block(fds[0], text) && receive_block(fds[0], dispatch) && receive_block(fds[0], issue);
+  std::vector<uint8_t> buffer_bytes;
+  const bool whole = receive_block(fds[0], text) && receive_block(fds[0], dispatch) && receive_block(fds[0], issue) &&
+                     receive_block(fds[0], buffer_bytes);
   ::close(fds[0]);
   int status = 0;
   ::waitpid(pid, &status, 0);
@@ -260,6 +297,12 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm) {
   GoldenRun g = golden_from_json(j);
   g.dispatch_ps = std::move(dispatch);
   g.issue_ps = std::move(issue);
+  g.buffers = buffers_from_json(j.at("buffers"), buffer_bytes);
+  try {
+    g.outputs = select_outputs(check, g.buffers);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(e.what());
+  }
   return g;
 }
 
@@ -297,9 +340,11 @@ void record_checkpoints(const JobFactory& make, GoldenRun& g, unsigned count) {
   if (!text.empty()) g.checkpoints = json::parse(text).get<std::vector<std::pair<uint64_t, uint64_t>>>();
 }
 
-Outcome classify_completed(const GoldenRun& g, uint64_t output_hash, uint64_t output_bytes, uint64_t end_ps) {
-  if (output_hash != g.output_hash || output_bytes != g.output_bytes) return Outcome::SDC;
-  return end_ps == g.end_ps ? Outcome::Masked : Outcome::MaskedTiming;
+CheckVerdict classify_completed(const GoldenRun& g, const OutputCheckSpec& check, const std::vector<OutputBuffer>& buffers,
+                                uint64_t end_ps) {
+  CheckVerdict v = check_outputs(check, g.outputs, buffers);
+  if (v.outcome == Outcome::Masked && end_ps != g.end_ps) v.outcome = Outcome::MaskedTiming;
+  return v;
 }
 
 namespace {
@@ -318,20 +363,22 @@ bool reconverged(Platform& p, const Job& job, const Fault& f, const GoldenRun& g
   return false;
 }
 
-// A faulty run, in its own process: inject, run to the end, classify, report. Never returns.
-[[noreturn]] void faulty_child(Platform& p, Job& job, const Fault& f, const GoldenRun& g, const EngineOptions& opt,
-                               int out_fd) {
-  silence_output();
+// A faulty run on a platform standing at the fault's instant: inject, run to the end (or to a
+// reconverged checkpoint), classify.
+RunResult faulty_run(Platform& p, Job& job, const Fault& f, const GoldenRun& g, const EngineOptions& opt) {
   const auto t0 = Clock::now();
   RunResult r;
   r.fault_id = f.id;
+  auto done = [&] {
+    r.host_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    return r;
+  };
   try {
     if (!job.inject(p, f)) inject(p.registry(), f, g.period_ps);
   } catch (const std::exception& e) {
     r.outcome = Outcome::ToolError;
     r.detail = fmt::format("fault not applied: {}", e.what());
-    send(out_fd, r);
-    ::_exit(0);
+    return r;
   }
   try {
     if (reconverged(p, job, f, g, opt)) {
@@ -340,16 +387,15 @@ bool reconverged(Platform& p, const Job& job, const Fault& f, const GoldenRun& g
       r.end_ps = g.end_ps;
       r.kernel_cycles = g.kernel_cycles;
       r.detail = "state equal to the golden run's at a checkpoint";
-      r.host_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-      send(out_fd, r);
-      ::_exit(0);
+      return done();
     }
     p.finish(double(g.sim_end_ps) * opt.timeout_factor / 1e9);
-    std::vector<uint8_t> out = job.output();
     auto windows = p.kernel_windows();
     r.end_ps = windows.empty() ? 0 : windows.back().second;
     r.kernel_cycles = p.stats().kernel_cycles;
-    r.outcome = classify_completed(g, hash_bytes(out), out.size(), r.end_ps);
+    const CheckVerdict v = classify_completed(g, opt.check, job.buffers(), r.end_ps);
+    r.outcome = v.outcome;
+    r.detail = v.detail;
   } catch (const DeviceError& e) {
     r.outcome = Outcome::DUE;
     r.due = due_kind_of(e.info().kind);
@@ -365,9 +411,45 @@ bool reconverged(Platform& p, const Job& job, const Fault& f, const GoldenRun& g
     if (r.outcome == Outcome::DUE) r.due = DueKind::Other;
     r.detail = what;
   }
-  r.host_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-  send(out_fd, r);
+  return done();
+}
+
+// A faulty run, in its own process: reports its result and never returns.
+[[noreturn]] void faulty_child(Platform& p, Job& job, const Fault& f, const GoldenRun& g, const EngineOptions& opt,
+                               int out_fd) {
+  silence_output();
+  send(out_fd, faulty_run(p, job, f, g, opt));
   ::_exit(0);
+}
+
+// The result of a child that did not report: killed by the watchdog (a hang), or died. A signal
+// a simulator never raises itself (SIGKILL: the OOM killer, a job's memory limit; SIGTERM, SIGINT,
+// SIGHUP: someone stopping it) decides nothing: the run is not run, and is run again.
+RunResult lost_run(uint64_t fault_id, bool killed, int status, double wall_s) {
+  RunResult r;
+  r.fault_id = fault_id;
+  const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  if (!killed && (sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP)) {
+    r.not_run = true;
+    r.detail = fmt::format("killed from outside the campaign: signal {} ({})", sig, strsignal(sig));
+    return r;
+  }
+  if (killed) {
+    r.outcome = Outcome::Timeout;
+    r.detail = fmt::format("host watchdog: more than {:.1f} s of CPU time", wall_s);
+  } else {
+    r.outcome = Outcome::DUE;
+    r.due = DueKind::Died;
+    r.detail = WIFSIGNALED(status) ? fmt::format("simulator died: signal {} ({})", WTERMSIG(status),
+                                                 strsignal(WTERMSIG(status)))
+                                   : fmt::format("simulator died: exit status {}", WEXITSTATUS(status));
+  }
+  return r;
+}
+
+// The host watchdog's CPU-time limit of one faulty run.
+double watchdog_seconds(const GoldenRun& g, const EngineOptions& opt) {
+  return std::max(opt.wall_min_seconds, opt.wall_factor * g.host_seconds);
 }
 
 struct Child {
@@ -383,7 +465,7 @@ class Leader {
     sigemptyset(&s);
     sigaddset(&s, SIGCHLD);
     sigprocmask(SIG_BLOCK, &s, nullptr);  // children's ends are awaited with sigtimedwait
-    wall_ = std::chrono::duration<double>(std::max(opt.wall_min_seconds, opt.wall_factor * g.host_seconds));
+    wall_ = std::chrono::duration<double>(watchdog_seconds(g, opt));
   }
 
   void run(Job& job, const std::vector<Fault>& faults) {
@@ -464,30 +546,7 @@ class Leader {
     return any;
   }
 
-  // The result of a child that did not report: killed by the watchdog (a hang), or died. A signal
-  // a simulator never raises itself (SIGKILL: the OOM killer, a job's memory limit; SIGTERM, SIGINT,
-  // SIGHUP: someone stopping it) decides nothing: the run is not run, and is run again.
-  RunResult lost(const Child& c, int status) const {
-    RunResult r;
-    r.fault_id = c.fault.id;
-    const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    if (!c.killed && (sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP)) {
-      r.not_run = true;
-      r.detail = fmt::format("killed from outside the campaign: signal {} ({})", sig, strsignal(sig));
-      return r;
-    }
-    if (c.killed) {
-      r.outcome = Outcome::Timeout;
-      r.detail = fmt::format("host watchdog: more than {:.1f} s of CPU time", wall_.count());
-    } else {
-      r.outcome = Outcome::DUE;
-      r.due = DueKind::Died;
-      r.detail = WIFSIGNALED(status) ? fmt::format("simulator died: signal {} ({})", WTERMSIG(status),
-                                                   strsignal(WTERMSIG(status)))
-                                     : fmt::format("simulator died: exit status {}", WEXITSTATUS(status));
-    }
-    return r;
-  }
+  RunResult lost(const Child& c, int status) const { return lost_run(c.fault.id, c.killed, status, wall_.count()); }
 
   const GoldenRun& g_;
   const EngineOptions& opt_;
@@ -651,6 +710,78 @@ void run_faults(const JobFactory& make, const GoldenRun& golden, std::vector<Fau
               "killer or a job's memory limit) {} not recorded: `gpuvp campaign resume` runs {} again\n",
               left_pending, left_pending == 1 ? "" : "s", left_pending == 1 ? "is" : "are",
               left_pending == 1 ? "it" : "them");
+}
+
+namespace {
+// The replay child: the whole run in one process (no leader: waveforms and timeline cover it from the
+// start), its result on `fd`; the platform is destroyed before exit so that the waveforms are complete.
+[[noreturn]] void replay_child(const JobFactory& make, const GoldenRun& g, const Fault& f, const EngineOptions& opt,
+                               const RunOutputs& outs, int fd) {
+  RunResult r;
+  r.fault_id = f.id;
+  try {
+    auto job = make();
+    PlatformHooks hooks = job->hooks();
+    outs.apply(hooks);
+    auto p = std::make_unique<Platform>(faulty_run_config(*job), hooks);
+    job->attach(*p);
+    outs.attach(*p);
+    p->start([&](rt::Runtime& rt) { job->run(rt); });
+    if (!p->advance_to(f.time_ps)) {
+      r.detail = fmt::format("the run ended before the injection instant {} ps", f.time_ps);
+    } else {
+      r = faulty_run(*p, *job, f, g, opt);
+      outs.write(*p, {{"command", "campaign replay"}, {"fault", f.id}});
+    }
+    p.reset();
+  } catch (const std::exception& e) {
+    r.outcome = Outcome::ToolError;
+    r.detail = fmt::format("replay: {}", e.what());
+  }
+  send(fd, r);
+  std::fflush(nullptr);
+  ::_exit(0);
+}
+}  // namespace
+
+RunResult replay_fault(const JobFactory& make, const GoldenRun& golden, Fault f, const EngineOptions& opt,
+                       const std::string& vcd, const std::string& timeline) {
+  EngineOptions o = opt;
+  o.early_stop = false;  // the whole run, for its waveforms and its output
+  std::optional<RunResult> unresolved;
+  std::vector<Fault> one{f};
+  resolve_instants(golden, one, [&](const RunResult& r) { unresolved = r; });
+  if (unresolved) return *unresolved;
+  RunOutputs outs;
+  outs.vcd = vcd;
+  outs.timeline = timeline;
+  outs.check();
+  int fds[2];
+  if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe failed: {}", std::strerror(errno)));
+  const pid_t self = ::getpid();
+  const pid_t pid = fork_clean();
+  if (pid == 0) {
+    die_with_parent(self);
+    ::close(fds[0]);
+    replay_child(make, golden, one.front(), o, outs, fds[1]);
+  }
+  ::close(fds[1]);
+  // The same CPU-time watchdog as a campaign's runs: a replayed hang ends as the recorded one did.
+  const double wall = watchdog_seconds(golden, o);
+  bool killed = false;
+  int status = 0;
+  while (::waitpid(pid, &status, WNOHANG) == 0) {
+    if (!killed && cpu_seconds(pid).value_or(0) >= wall) {
+      ::kill(pid, SIGKILL);
+      killed = true;
+    }
+    ::usleep(10000);
+  }
+  const std::string text = read_all(fds[0]);
+  ::close(fds[0]);
+  const size_t nl = text.find('\n');
+  if (nl == std::string::npos) return lost_run(f.id, killed, status, wall);
+  return from_json(json::parse(text.substr(0, nl)));
 }
 
 }  // namespace gpuvp::fi

@@ -56,6 +56,9 @@ struct GoldenRun {
   // (instant, Platform::state_hash) pairs for early stops: a faulty run whose state hash equals the
   // golden run's at one of these instants has reconverged (record_checkpoints fills them).
   std::vector<std::pair<uint64_t, uint64_t>> checkpoints;
+  // The buffers the host program read back (Job::buffers()), and those the output check compares.
+  std::vector<OutputBuffer> buffers;
+  std::vector<GoldenOutput> outputs;
 };
 
 // Runs the job once, fault-free, in a child process. Throws std::runtime_error with the child's
@@ -63,7 +66,9 @@ struct GoldenRun {
 // reference).
 // dispatch_ps gets the block dispatch instants and, with `issues_of_sm` >= 0, issue_ps the instant
 // each warp instruction of that SM issued (sent back from the child as binary arrays).
-GoldenRun run_golden(const JobFactory& make, int issues_of_sm = -1);
+// `check` selects the outputs (GoldenRun::outputs); a selection that names an unknown buffer, or finds
+// none, throws std::runtime_error.
+GoldenRun run_golden(const JobFactory& make, int issues_of_sm = -1, const OutputCheckSpec& check = {});
 
 // Replays the golden run stopping at `count` instants spread over [start_ps, sim_end_ps) and records
 // the platform's state hash at each (in a child process).
@@ -76,6 +81,7 @@ struct EngineOptions {
   double wall_min_seconds = 5;     // ... but never less than this
   bool early_stop = true;          // compare state with the golden checkpoints after a transient fault
   unsigned early_checks = 8;       // at most this many checkpoints after the injection
+  OutputCheckSpec check;           // how a completed run's outputs are compared (default: exactly)
 };
 
 struct RunResult {
@@ -97,7 +103,15 @@ void run_faults(const JobFactory& make, const GoldenRun& golden, std::vector<Fau
                 const EngineOptions& opt, const std::function<void(const RunResult&)>& on_result,
                 const std::function<void()>& before_fork = {});
 
-// The same classification the children make, for a run that completed with `output` (tests).
-Outcome classify_completed(const GoldenRun& g, uint64_t output_hash, uint64_t output_bytes, uint64_t end_ps);
+// The same classification the children make, for a run that completed with `buffers` ending its last
+// kernel at `end_ps`: Masked or MaskedTiming when the outputs are identical, else the check's verdict.
+CheckVerdict classify_completed(const GoldenRun& g, const OutputCheckSpec& check, const std::vector<OutputBuffer>& buffers,
+                                uint64_t end_ps);
+
+// Runs one fault of `golden` again from the start in a child process, without early stop, with
+// `outputs` (waveforms, timeline) written by that run; the same classification and host watchdog as a
+// campaign's runs. An event-triggered fault gets its instant from the golden run.
+RunResult replay_fault(const JobFactory& make, const GoldenRun& golden, Fault f, const EngineOptions& opt,
+                       const std::string& vcd, const std::string& timeline);
 
 }  // namespace gpuvp::fi

@@ -20,7 +20,7 @@ E parse(const std::string& s, const char* const (&names)[N], const char* what) {
 
 constexpr const char* kModels[] = {"bit_flip", "multi_bit_flip", "stuck_at_0", "stuck_at_1", "xor_mask"};
 constexpr const char* kDurations[] = {"transient", "intermittent", "permanent"};
-constexpr const char* kOutcomes[] = {"masked", "masked_timing", "sdc", "due", "timeout", "tool_error"};
+constexpr const char* kOutcomes[] = {"masked", "masked_timing", "sdc", "due", "timeout", "tool_error", "tolerable"};
 constexpr const char* kDueKinds[] = {"none", "tlm", "illegal_instruction", "out_of_bounds", "trap", "died", "other"};
 }  // namespace
 

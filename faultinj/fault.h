@@ -70,8 +70,9 @@ enum class Outcome : uint8_t {
   DUE = 3,           // the platform detected an error (see DueKind)
   Timeout = 4,       // did not finish within the bound (simulated time or host watchdog)
   ToolError = 5,     // the fault could not be applied: an error of the tool, never counted as masked
+  Tolerable = 6,     // completed, output differs within the campaign's output check (tolerance, share, command)
 };
-constexpr int kOutcomeCount = 6;
+constexpr int kOutcomeCount = 7;
 
 enum class DueKind : uint8_t { None = 0, Tlm = 1, IllegalInstruction = 2, OutOfBounds = 3, Trap = 4, Died = 5, Other = 6 };
 constexpr int kDueKindCount = 7;

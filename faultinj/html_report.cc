@@ -42,6 +42,7 @@ const char* colour(Outcome o) {
     case Outcome::DUE: return "#9467bd";
     case Outcome::Timeout: return "#ff9f1c";
     case Outcome::ToolError: return "#000000";
+    case Outcome::Tolerable: return "#f4a6a6";
   }
   return "#000000";
 }
@@ -209,7 +210,9 @@ std::string class_table(const ClassCounts& c, size_t db) {
         s += fmt::format(R"(<tr class="sub"><td>{}</td><td class="n">{}</td><td></td></tr>)",
                          to_string(static_cast<DueKind>(k)), c.by_due[k]);
   }
-  return s + R"(</tbody></table><p class="note">tool_error is over all runs; the other classes over the faults injected.</p>)";
+  const AvfText with = sdc_with_tolerable(c);
+  return s + fmt::format(R"(</tbody></table><p class="note">AVF of a class = its runs / faults injected (runs &minus; tool errors), in %, with the 95 % Wilson score interval; tool_error is over all runs. SDC AVF counting tolerable runs as SDCs: {} % [{}, {}].</p>)",
+                         with.avf, with.lo, with.hi);
 }
 
 // A target name that may break after its dots and before its brackets in a narrow column.
@@ -228,14 +231,15 @@ std::string group_table(const std::map<std::string, ClassCounts>& groups) {
   std::string s =
       "<table class=\"grp\"><thead><tr><th>name</th><th>runs</th><th title=\"masked\">msk</th>"
       "<th title=\"masked_timing\">tim</th><th>sdc</th><th>due</th><th title=\"timeout\">tmo</th>"
-      "<th title=\"tool_error\">tool</th><th>SDC AVF</th></tr></thead><tbody>";
+      "<th title=\"tool_error\">tool</th><th title=\"tolerable\">tol</th><th title=\"sdc runs / faults injected, %, 95 % Wilson interval\">SDC AVF</th></tr></thead><tbody>";
   for (const auto& [name, c] : groups) {
     const AvfText t = avf_text(c, Outcome::SDC);
     s += fmt::format(
         "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
-        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{} %<br>[{}, {}]</td></tr>",
+        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{} %<br>[{}, {}]</td></tr>",
         breakable(name), c.runs, c.count(Outcome::Masked), c.count(Outcome::MaskedTiming), c.count(Outcome::SDC),
-        c.count(Outcome::DUE), c.count(Outcome::Timeout), c.count(Outcome::ToolError), t.avf, t.lo, t.hi);
+        c.count(Outcome::DUE), c.count(Outcome::Timeout), c.count(Outcome::ToolError), c.count(Outcome::Tolerable),
+        t.avf, t.lo, t.hi);
   }
   return s + "</tbody></table>";
 }
@@ -286,10 +290,11 @@ std::string html_report(const std::vector<Store>& stores, std::optional<double> 
   s += section("Configuration", [&](size_t i) { return "<pre>" + esc(report_header(*cols[i].st)) + "</pre>"; });
   s += section("AVF per outcome class", [&](size_t i) { return class_table(cols[i].t.all, i) + avf_svg(cols[i].t.all); });
   s += section("Fault profile over time", [&](size_t i) { return legend() + profile_svg(*cols[i].st); });
-  s += section("Per structure", [&](size_t i) { return group_table(cols[i].t.per_structure); });
+  s += section("Per structure (register file, predicates, warp control, ... across SMs)",
+               [&](size_t i) { return group_table(cols[i].t.per_structure); });
   s += section("Per target", [&](size_t i) { return group_table(cols[i].t.per_target); });
-  s += section(raw_fit_per_bit ? "MTBF and FIT" : "MTBF (FIT with --raw-fit)", [&](size_t i) {
-    return "<pre>" + esc(mtbf_text(cols[i].t.all, cols[i].golden, raw_fit_per_bit)) + "</pre>";
+  s += section("MTBF and FIT", [&](size_t i) {
+    return "<pre>" + esc(mtbf_text(cols[i].t.all, cols[i].golden, raw_rate(*cols[i].st, raw_fit_per_bit))) + "</pre>";
   });
   return s + "</body></html>\n";
 }

@@ -28,7 +28,9 @@ class WorkloadJob : public Job {
 
 class ExecLaunchJob : public Job {
  public:
-  ExecLaunchJob(const Config& c, ExecJob job) : Job(c, job.kernel), job_(std::move(job)) {}
+  ExecLaunchJob(const Config& c, ExecJob job) : Job(c, job.kernel), job_(std::move(job)) {
+    for (const ExecBuffer& b : job_.bufs) initial_.push_back(b.bytes);
+  }
   // What the kernel printed (device printf) is output like its buffers: a fault that changes it is
   // an SDC. It goes after the buffers' bytes, and not to the campaign's stdout.
   void run(rt::Runtime& rt) override {
@@ -41,9 +43,23 @@ class ExecLaunchJob : public Job {
     out.insert(out.end(), text.begin(), text.end());
     return out;
   }
+  // Each buffer by its argument's name (args[i]), then the printed text (type "text": compared exactly).
+  std::vector<OutputBuffer> buffers() const override {
+    std::vector<OutputBuffer> out;
+    for (size_t i = 0; i < job_.args.size(); ++i) {
+      const int k = job_.args[i].buf;
+      if (k < 0) continue;
+      const ExecBuffer& b = job_.bufs[size_t(k)];
+      out.push_back({fmt::format("args[{}]", i), b.type, true, initial_[size_t(k)], b.bytes});
+    }
+    const std::string text = printed_.str();
+    out.push_back({"printf", "text", false, {}, std::vector<uint8_t>(text.begin(), text.end())});
+    return out;
+  }
 
  private:
   ExecJob job_;
+  std::vector<std::vector<uint8_t>> initial_;  // each buffer's contents before the run
   std::ostringstream printed_;
 };
 
@@ -53,6 +69,7 @@ class SaboteurJob : public Job {
       : Job(inner->config(), inner->describe()), inner_(std::move(inner)), link_(std::move(link)), field_(field) {}
   void run(rt::Runtime& rt) override { inner_->run(rt); }
   std::vector<uint8_t> output() const override { return inner_->output(); }
+  std::vector<OutputBuffer> buffers() const override { return inner_->buffers(); }
   PlatformHooks hooks() override {
     PlatformHooks h;
     h.interpose = [this](const std::string& link) -> Interposer {

@@ -11,6 +11,7 @@
 
 #include "platform/config/config.h"
 #include "faultinj/fault.h"
+#include "faultinj/output_check.h"
 #include "platform/exec_job.h"
 #include "platform/platform.h"
 #include "sw/runtime/runtime.h"
@@ -25,6 +26,10 @@ class Job {
   virtual void run(rt::Runtime& rt) = 0;
   // The bytes the host program read back from the GPU (valid after run()).
   virtual std::vector<uint8_t> output() const = 0;
+  // The same bytes as buffers, with what each held before the kernel ran where the job knows it (the
+  // output checks tell inputs from outputs by it). By default one u8 buffer "output", contents before
+  // unknown (a workload's host program reads back its results only).
+  virtual std::vector<OutputBuffer> buffers() const { return {{"output", "u8", false, {}, output()}}; }
   std::string describe() const { return describe_; }
 
   // What the platform is built with (a bus saboteur on a link), and a call once it is built (to

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -30,9 +31,51 @@ Interval ClassCounts::ci(Outcome o, double z) const {
   return wilson(count(o), o == Outcome::ToolError ? runs : injected(), z);
 }
 
+namespace {
+// The part of a target name after its owner: "gpu.sm3.warp[5].group_pc" -> owner "sm", rest
+// "warp[5].group_pc"; "gpu.l2.tags" -> owner "l2", rest "tags".
+struct NameParts {
+  std::string owner, rest;
+};
+NameParts parts_of(const std::string& t) {
+  std::string s = t.rfind("gpu.", 0) == 0 ? t.substr(4) : t;
+  const size_t dot = s.find('.');
+  std::string owner = s.substr(0, dot), rest = dot == std::string::npos ? "" : s.substr(dot + 1);
+  // smN, smN_l1d...: the SM index says where, not what.
+  if (owner.rfind("sm", 0) == 0 && owner.size() > 2 && std::isdigit(static_cast<unsigned char>(owner[2]))) {
+    size_t k = 2;
+    while (k < owner.size() && std::isdigit(static_cast<unsigned char>(owner[k]))) ++k;
+    rest = owner.substr(k) + (owner.size() > k && !rest.empty() ? "." : "") + rest;  // "_l1d.tags"
+    owner = "sm";
+  }
+  return {owner, rest};
+}
+
+bool starts(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+std::string sm_structure(const std::string& rest) {
+  if (starts(rest, "regs")) return "register file";
+  if (starts(rest, "preds")) return "predicates";
+  if (starts(rest, "warp")) return "warp control";
+  if (starts(rest, "smem")) return "shared memory";
+  if (starts(rest, "l1d") || starts(rest, "_l1d") || starts(rest, "l1")) return "L1 data caches";
+  return "SM control";  // state, block_idx, num_blocks, done, ...
+}
+}  // namespace
+
 std::string structure_of(const std::string& target) {
-  const size_t cut = target.find_last_of(".[");
-  return cut == std::string::npos || cut == 0 ? target : target.substr(0, cut);
+  if (starts(target, "bus:")) return "bus links";
+  const NameParts n = parts_of(target);
+  if (n.owner == "sm") return sm_structure(n.rest);
+  if (starts(n.owner, "l1d")) return "L1 data caches";
+  if (starts(n.owner, "l2")) return "L2 cache";
+  if (n.owner == "sched") return "block scheduler";
+  if (starts(n.owner, "arb_")) return "arbiters";
+  if (n.owner == "cfg") return "configuration block";
+  if (n.owner == "gmem") return "global memory";
+  if (n.owner == "cmem") return "constant memory";
+  if (n.owner == "sysmem") return "system memory";
+  return "other";
 }
 
 namespace {

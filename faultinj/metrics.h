@@ -47,8 +47,10 @@ struct AvfTables {
   std::map<std::string, ClassCounts> per_structure;
 };
 
-// The structure a target belongs to: its name up to the last '.' or '['
-// (gpu.sched.num_blocks[3] -> gpu.sched.num_blocks, gpu.sched.state -> gpu.sched).
+// The semantic structure a registered target belongs to, across SMs (docs/campaigns.md, "Structures"):
+// register file, predicates, warp control, shared memory, SM control, block scheduler, arbiters, L1
+// data caches, L2 cache, configuration block, global memory, constant memory, system memory, bus
+// links; "other" for a name none of these claims.
 std::string structure_of(const std::string& target);
 
 AvfTables avf_tables(const std::vector<RunPoint>& runs);
@@ -61,6 +63,12 @@ double study_mtbf(uint64_t sdc, uint64_t injected, double exec_time);
 // FIT (failures per 1e9 device hours) = raw FIT per bit x bits x AVF; MTBF hours = 1e9 / FIT
 // (+inf when FIT is 0).
 double fit(double raw_fit_per_bit, uint64_t bits, double avf);
+
+// The raw upset rate reports use when neither `gpuvp report --raw-fit` nor the campaign file's
+// raw_fit_per_bit gives one: 1e-3 FIT per bit, i.e. 1000 FIT per Mbit (10^6 bits), the order of magnitude
+// commonly cited for unprotected SRAM at sea level (R. Baumann, "Radiation-induced soft errors in advanced
+// semiconductor technologies", IEEE TDMR 5(3), 2005). A default, not a property of any design.
+constexpr double kDefaultRawFitPerBit = 1e-3;
 double mtbf_hours_of_fit(double fit);
 
 // A number for reports: "inf" for +inf, else up to `digits` significant digits.

@@ -32,6 +32,15 @@ std::string fault_line(const FaultTemplate& f) {
   return s;
 }
 
+std::string check_line(const OutputCheckSpec& k) {
+  std::string outs = k.outputs.empty() ? "the buffers the kernel wrote" : join(k.outputs);
+  if (!k.command.empty()) return fmt::format("{}, by the command {} (timeout {} s)", outs, join(k.command), k.timeout_s);
+  if (!k.tolerant()) return outs + ", exactly";
+  std::string t = fmt::format("|faulty - golden| <= {} + {} x |golden|", k.abs.value_or(0), k.rel.value_or(0));
+  if (k.max_share) t += fmt::format(", up to {} of the elements beyond it", *k.max_share);
+  return fmt::format("{}, tolerable when {}", outs, t);
+}
+
 std::string spec_lines(const CampaignSpec& s) {
   std::string out = fmt::format("  platform: preset {}{}\n", s.preset, s.set.empty() ? "" : ", set " + json_dump(s.set));
   if (s.workload)
@@ -39,10 +48,16 @@ std::string spec_lines(const CampaignSpec& s) {
                        s.workload->launch.empty() ? "default" : s.workload->launch, s.workload->seed);
   else
     out += fmt::format("  exec: {}\n", s.exec->dump());
-  out += fmt::format("  targets: {}{}\n", join(s.targets), s.exclude.empty() ? "" : " minus " + join(s.exclude));
-  out += fmt::format("  fault: {}\n  size: {}\n", fault_line(s.fault), size_line(s.size));
-  out += s.window ? fmt::format("  window: {} .. {} ns\n", s.window->from_ns, s.window->to_ns)
-                  : "  window: the golden execution window\n";
+  if (s.lists_faults()) {
+    out += s.faults_csv.empty() ? fmt::format("  faults: {} listed in the file\n", s.listed_faults->size())
+                                : fmt::format("  faults: listed in {}\n", s.faults_csv);
+  } else {
+    out += fmt::format("  targets: {}{}\n", join(s.targets), s.exclude.empty() ? "" : " minus " + join(s.exclude));
+    out += fmt::format("  fault: {}\n  size: {}\n", fault_line(s.fault), size_line(s.size));
+    out += s.window ? fmt::format("  window: {} .. {} ns\n", s.window->from_ns, s.window->to_ns)
+                    : "  window: the golden execution window\n";
+  }
+  out += "  output check: " + check_line(s.check) + "\n";
   return out + fmt::format("  timeout factor {}, workers {}, early stop {}\n", s.timeout_factor,
                            s.workers ? std::to_string(s.workers) : "= CPUs", s.early_stop ? "on" : "off");
 }
@@ -84,7 +99,8 @@ std::string shard_lines(const std::optional<ShardInfo>& s) {
 }
 
 std::string class_table(const ClassCounts& c) {
-  std::string out = fmt::format("Outcomes ({} runs, {} faults injected; AVF with 95 % Wilson interval)\n",
+  std::string out = fmt::format("Outcomes ({} runs, {} faults injected = runs - tool errors)\n"
+                                "  AVF of a class = its runs / faults injected, in %, [95 % Wilson score interval]\n",
                                 c.runs, c.injected());
   out += fmt::format("  {:<22} {:>8}  {}\n", "class", "count", "AVF");
   for (int i = 0; i < kOutcomeCount; ++i) {
@@ -94,39 +110,69 @@ std::string class_table(const ClassCounts& c) {
       if (c.by_due[k])
         out += fmt::format("    {:<20} {:>8}\n", to_string(static_cast<DueKind>(k)), c.by_due[k]);
   }
+  const AvfText with = sdc_with_tolerable(c);
+  out += fmt::format("  SDC AVF counting tolerable runs as SDCs too (sdc + tolerable) / injected: {:>6} % [{:>6}, {:>6}]\n",
+                     with.avf, with.lo, with.hi);
   return out + "  (tool_error is over all runs; the other classes over the faults injected)\n";
 }
 
 std::string group_table(const char* title, const std::map<std::string, ClassCounts>& groups) {
-  std::string out = fmt::format("{}\n  {:<36} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}  {}\n", title, "name", "runs",
-                                "masked", "timing", "sdc", "due", "tmout", "tool", "SDC AVF");
+  std::string out = fmt::format("{} (counts of runs; SDC AVF = sdc runs / faults injected there, %, [95 % Wilson "
+                                "interval])\n  {:<36} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}  {}\n", title, "name",
+                                "runs", "masked", "timing", "sdc", "due", "tmout", "tool", "tol", "SDC AVF");
   for (const auto& [name, c] : groups)
-    out += fmt::format("  {:<36} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}  {}\n", name, c.runs,
+    out += fmt::format("  {:<36} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}  {}\n", name, c.runs,
                        c.count(Outcome::Masked), c.count(Outcome::MaskedTiming), c.count(Outcome::SDC),
                        c.count(Outcome::DUE), c.count(Outcome::Timeout), c.count(Outcome::ToolError),
-                       avf_cell(c, Outcome::SDC));
+                       c.count(Outcome::Tolerable), avf_cell(c, Outcome::SDC));
   return out;
 }
 
 }  // namespace
 
+namespace {
+AvfText percent(uint64_t k, uint64_t n) {
+  const Interval ci = wilson(k, n);
+  const double avf = n == 0 ? 0.0 : double(k) / double(n);
+  return {fmt::format("{:.2f}", 100 * avf), fmt::format("{:.2f}", 100 * ci.lo), fmt::format("{:.2f}", 100 * ci.hi)};
+}
+}  // namespace
+
 AvfText avf_text(const ClassCounts& c, Outcome o) {
-  const Interval ci = c.ci(o);
-  return {fmt::format("{:.2f}", 100 * c.avf(o)), fmt::format("{:.2f}", 100 * ci.lo), fmt::format("{:.2f}", 100 * ci.hi)};
+  return percent(c.count(o), o == Outcome::ToolError ? c.runs : c.injected());
 }
 
-std::string mtbf_text(const ClassCounts& c, const std::optional<GoldenRecord>& g, std::optional<double> raw) {
+AvfText sdc_with_tolerable(const ClassCounts& c) {
+  return percent(c.count(Outcome::SDC) + c.count(Outcome::Tolerable), c.injected());
+}
+
+RawRate raw_rate(const Store& store, std::optional<double> given) {
+  if (given) return {*given, "--raw-fit"};
+  try {
+    const CampaignSpec spec = parse_campaign_text(store.campaign().file_text, "campaign file");
+    if (spec.raw_fit_per_bit) return {*spec.raw_fit_per_bit, "the campaign file's raw_fit_per_bit"};
+  } catch (const CampaignError&) {
+    // an unreadable stored file: the default, as for a file without the key
+  }
+  return {kDefaultRawFitPerBit, "default: 1000 FIT per Mbit, unprotected SRAM at sea level (Baumann 2005; "
+                                "docs/reliability.md); give the design's own with raw_fit_per_bit or --raw-fit"};
+}
+
+std::string mtbf_text(const ClassCounts& c, const std::optional<GoldenRecord>& g, const RawRate& raw) {
   if (!g) return "MTBF: needs the golden run\n";
   const double exec_s = static_cast<double>(g->end_ps - g->start_ps) * 1e-12;
   const uint64_t sdc = c.count(Outcome::SDC);
   std::string out = fmt::format(
-      "MTBF (study: cross section = SDC / injected = {} / {}, flux = 1 / {} s): {} s\n", sdc, c.injected(),
-      format_number(exec_s), format_number(study_mtbf(sdc, c.injected(), exec_s)));
-  if (!raw) return out;
+      "MTBF (study: cross section = SDC / injected = {} / {}, flux = 1 / {} s): {} s\n"
+      "  the FlexGripPlus study's figure: simulated seconds between SDCs if one fault struck every execution\n"
+      "  (flux = 1 / execution window); comparable only with that study, not a field MTBF\n",
+      sdc, c.injected(), format_number(exec_s), format_number(study_mtbf(sdc, c.injected(), exec_s)));
+  out += fmt::format("FIT (failures per 10^9 device hours) = raw FIT/bit x state bits x AVF; MTBF (hours) = 10^9 / FIT\n"
+                     "  raw rate {} FIT/bit ({})\n", format_number(raw.fit_per_bit), raw.source);
   for (Outcome o : {Outcome::SDC, Outcome::DUE}) {
-    const double f = fit(*raw, g->state_bits, c.avf(o));
+    const double f = fit(raw.fit_per_bit, g->state_bits, c.avf(o));
     out += fmt::format("{} FIT = {} FIT/bit x {} bits x AVF {}: {} FIT, MTBF {} h\n", to_string(o),
-                       format_number(*raw), g->state_bits, format_number(c.avf(o)), format_number(f),
+                       format_number(raw.fit_per_bit), g->state_bits, format_number(c.avf(o)), format_number(f),
                        format_number(mtbf_hours_of_fit(f)));
   }
   return out;
@@ -151,8 +197,8 @@ std::string text_report(const Store& store, std::optional<double> raw_fit_per_bi
   std::string out = report_header(store) + "\n";
   out += class_table(t.all) + "\n";
   out += group_table("Per target", t.per_target) + "\n";
-  out += group_table("Per structure", t.per_structure) + "\n";
-  return out + mtbf_text(t.all, store.golden(), raw_fit_per_bit);
+  out += group_table("Per structure (docs/campaigns.md, \"Structures\")", t.per_structure) + "\n";
+  return out + mtbf_text(t.all, store.golden(), raw_rate(store, raw_fit_per_bit));
 }
 
 }  // namespace gpuvp::fi

@@ -20,9 +20,18 @@ struct AvfText {
   std::string avf, lo, hi;  // percentages, two decimals: the AVF and its 95 % Wilson interval
 };
 AvfText avf_text(const ClassCounts& c, Outcome o);
+// (sdc + tolerable) / injected: the SDC AVF when tolerable differences count as errors.
+AvfText sdc_with_tolerable(const ClassCounts& c);
+// The raw upset rate of FIT and MTBF in hours, and where it came from: --raw-fit, else the campaign
+// file's raw_fit_per_bit, else kDefaultRawFitPerBit (named as a default).
+struct RawRate {
+  double fit_per_bit = kDefaultRawFitPerBit;
+  std::string source;
+};
+RawRate raw_rate(const Store& store, std::optional<double> given);
 AvfTables report_tables(const Store& store);
 // Campaign, configuration, shard, golden run and runs done / total.
 std::string report_header(const Store& store);
-std::string mtbf_text(const ClassCounts& all, const std::optional<GoldenRecord>& g, std::optional<double> raw);
+std::string mtbf_text(const ClassCounts& all, const std::optional<GoldenRecord>& g, const RawRate& raw);
 
 }  // namespace gpuvp::fi

@@ -1,5 +1,7 @@
 #include "faultinj/store.h"
 
+#include "faultinj/metrics.h"
+
 #include "platform/config/json_text.h"
 #include "platform/text.h"
 
@@ -406,13 +408,13 @@ std::vector<std::pair<Fault, RunRecord>> Store::joined() const {
 
 void Store::export_csv(std::ostream& out) const {
   out << "id,target,idx,bit,nbits,mask,model,duration,hold_ps,trigger,time_ps,event,count,"
-         "outcome,due_kind,detail,end_ps,kernel_cycles,early_stop,host_ms,shard\n";
+         "outcome,due_kind,detail,end_ps,kernel_cycles,early_stop,host_ms,shard,structure\n";
   for (const auto& [f, r] : joined())
-    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", f.id, csv_field(f.target),
+    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", f.id, csv_field(f.target),
                        f.index, f.bit, f.nbits, f.mask, to_string(f.model), to_string(f.duration), f.hold_ps,
                        f.trigger == TriggerKind::Event ? "event" : "time", f.time_ps, csv_field(f.event), f.count,
                        to_string(r.outcome), to_string(r.due_kind), csv_field(r.detail), r.end_ps,
-                       r.kernel_cycles, r.early_stop ? 1 : 0, r.host_ms, r.shard);
+                       r.kernel_cycles, r.early_stop ? 1 : 0, r.host_ms, r.shard, csv_field(structure_of(f.target)));
 }
 
 void Store::export_json(std::ostream& out, bool ascii) const {
@@ -438,7 +440,8 @@ void Store::export_json(std::ostream& out, bool ascii) const {
                     {"kernel_cycles", r.kernel_cycles},
                     {"early_stop", r.early_stop},
                     {"host_ms", r.host_ms},
-                    {"shard", r.shard}});
+                    {"shard", r.shard},
+                    {"structure", structure_of(f.target)}});
   out << (ascii ? json_dump_ascii(rows, 1) : json_dump(rows, 1)) << "\n";
 }
 

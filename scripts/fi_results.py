@@ -15,7 +15,7 @@ import subprocess
 
 CLASSES = ["masked", "masked_timing", "sdc", "due", "timeout"]
 CLASS_LABEL = {"masked": "Masked", "masked_timing": "Masked-timing", "sdc": "SDC", "due": "DUE",
-               "timeout": "Timeout", "tool_error": "Tool error"}
+               "timeout": "Timeout", "tool_error": "Tool error", "tolerable": "Tolerable"}
 
 
 def wilson(k, n, z=1.959964):

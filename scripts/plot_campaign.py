@@ -25,7 +25,7 @@ import fi_results as fr  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COLOUR = {"masked": "#c8c8c8", "masked_timing": "#4c9be8", "sdc": "#d62728", "due": "#9467bd",
-          "timeout": "#ff9f1c", "tool_error": "#000000"}
+          "timeout": "#ff9f1c", "tool_error": "#000000", "tolerable": "#f4a6a6"}
 PHASE_COLOUR = {"configuration": "#2ca02c", "dispatch": "#17becf", "exchange": "#8c564b", "wait": None,
                 "idle": None}
 
@@ -65,7 +65,7 @@ def plot_profile(plt, c, label, path):
     t1 = rep.get("end_ps", max((r["time_ps"] for r in runs), default=1))
     us = 1e-6
     fig, ax = plt.subplots(figsize=(11, 0.32 * len(rows) + 2.2))
-    for cls in ["masked", "masked_timing", "sdc", "due", "timeout", "tool_error"]:
+    for cls in ["masked", "masked_timing", "sdc", "due", "timeout", "tool_error", "tolerable"]:
         sel = [r for r in runs if r["outcome"] == cls]
         if not sel:
             continue
@@ -106,8 +106,8 @@ def plot_profile(plt, c, label, path):
 def plot_avf(plt, c, label, path):
     runs = c["runs"]
     rows = sorted({row_of(r["target"]) for r in runs})
-    cls_list = ["sdc", "due", "timeout", "masked_timing"]
-    per = {k: {cl: 0 for cl in fr.CLASSES + ["tool_error"]} for k in rows}
+    cls_list = ["sdc", "tolerable", "due", "timeout", "masked_timing"]
+    per = {k: {cl: 0 for cl in fr.CLASSES + ["tool_error", "tolerable"]} for k in rows}
     for r in runs:
         per[row_of(r["target"])][r["outcome"]] += 1
     fig, ax = plt.subplots(figsize=(9, 0.3 * len(rows) + 1.8))

@@ -296,7 +296,7 @@ std::pair<double, double> wilson95(double k, double n) {
   return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
 }
 
-const char* const kClasses[] = {"masked", "masked_timing", "sdc", "due", "timeout", "tool_error"};
+const char* const kClasses[] = {"masked", "masked_timing", "sdc", "due", "timeout", "tool_error", "tolerable"};
 
 // "AVF % [lo, hi]" per class, from the export's outcome counts.
 std::map<std::string, std::string> expected_avf(const std::vector<Row>& rows) {
@@ -413,14 +413,14 @@ TEST_CASE("report --html: a self-contained page that chromium renders without co
   static const std::regex cell(R"re(data-db="(\d+)" data-class="(\w+)">([^<]*)<)re");
   for (std::sregex_iterator it(dom.out.begin(), dom.out.end(), cell), end; it != end; ++it)
     cells[{std::stoi((*it)[1]), (*it)[2]}] = (*it)[3];
-  CHECK(cells.size() == 3 * 6);
+  CHECK(cells.size() == 3 * 7);
   for (int k = 0; k < 3; ++k) {
     INFO("store " << dbs[k]);
     test::RunResult rep = test::run_gpuvp("report " + dbs[k]);
     REQUIRE(rep.status == 0);
     const auto printed = report_avf(rep.out);
     const auto expected = expected_avf(export_rows(dbs[k]));
-    REQUIRE(printed.size() == 6);
+    REQUIRE(printed.size() == 7);
     for (const std::string c : kClasses) {
       INFO("class " << c);
       CHECK(cells[{k, c}] == printed.at(c));

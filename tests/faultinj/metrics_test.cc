@@ -24,11 +24,35 @@ TEST_CASE("metrics: Wilson interval") {
   CHECK(d.hi == 1.0);
 }
 
-TEST_CASE("metrics: structure of a target") {
-  CHECK(structure_of("gpu.sched.num_blocks[3]") == "gpu.sched.num_blocks");
-  CHECK(structure_of("gpu.sched.state") == "gpu.sched");
-  CHECK(structure_of("gpu.gmem[0x10]") == "gpu.gmem");
-  CHECK(structure_of("top") == "top");
+TEST_CASE("metrics: semantic structures group registered names across SMs") {
+  const std::pair<const char*, const char*> known[] = {
+      {"gpu.sm0.regs", "register file"},
+      {"gpu.sm15.regs", "register file"},
+      {"gpu.sm1.preds", "predicates"},
+      {"gpu.sm0.warp[0].group_pc", "warp control"},
+      {"gpu.sm3.warp[127].live", "warp control"},
+      {"gpu.sm0.smem", "shared memory"},
+      {"gpu.sm2.state", "SM control"},
+      {"gpu.sm0.block_idx", "SM control"},
+      {"gpu.sm0.l1d.tags", "L1 data caches"},
+      {"gpu.sm7.l1d_data", "L1 data caches"},
+      {"gpu.l2.tags", "L2 cache"},
+      {"gpu.l2_data[3]", "L2 cache"},
+      {"gpu.sched.num_blocks[3]", "block scheduler"},
+      {"gpu.sched.state", "block scheduler"},
+      {"gpu.arb_gmem_rd.grant", "arbiters"},
+      {"gpu.arb_cfg.state", "arbiters"},
+      {"gpu.cfg.param[0]", "configuration block"},
+      {"gpu.gmem", "global memory"},
+      {"gpu.cmem", "constant memory"},
+      {"gpu.sysmem", "system memory"},
+      {"bus:gpu.sm0.gmem_wr.data", "bus links"},
+      {"top", "other"},
+  };
+  for (auto& [name, group] : known) {
+    INFO(name);
+    CHECK(structure_of(name) == group);
+  }
 }
 
 TEST_CASE("metrics: AVF tables per class, target and structure") {
@@ -49,12 +73,11 @@ TEST_CASE("metrics: AVF tables per class, target and structure") {
   CHECK(t.all.by_due[static_cast<int>(DueKind::Tlm)] == 1);
   REQUIRE(t.per_target.size() == 3);
   CHECK(t.per_target.at("gpu.sched.num_blocks[0]").avf(Outcome::SDC) == Approx(0.5));
-  REQUIRE(t.per_structure.size() == 2);
-  const ClassCounts& nb = t.per_structure.at("gpu.sched.num_blocks");
-  CHECK(nb.runs == 4);  // [0]: SDC, DUE, tool error; [1]: masked
-  CHECK(nb.injected() == 3);
-  CHECK(nb.avf(Outcome::Masked) == Approx(1.0 / 3));
-  CHECK(t.per_structure.at("gpu.sched").avf(Outcome::SDC) == Approx(0.5));
+  REQUIRE(t.per_structure.size() == 1);  // all of it is the block scheduler
+  const ClassCounts& sched = t.per_structure.at("block scheduler");
+  CHECK(sched.runs == 6);
+  CHECK(sched.injected() == 5);
+  CHECK(sched.avf(Outcome::SDC) == Approx(0.4));
   // The interval of SDC overall is Wilson(2, 5).
   CHECK(t.all.ci(Outcome::SDC).lo == Approx(wilson(2, 5).lo));
 }

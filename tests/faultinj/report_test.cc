@@ -73,3 +73,40 @@ TEST_CASE("report: no runs and no golden run divide by nothing") {
   CHECK_THAT(r, Contains("): inf s"));
   CHECK_THAT(r, Contains("0 FIT, MTBF inf h"));
 }
+
+TEST_CASE("report: every metric says what it is, tolerable counted with and without, a default raw rate") {
+  TempDir d("report_labels");
+  Store s = make_store(d("c.db"));
+  s.set_golden({100, 900, 1000, "out", 64, 80, 0.5, 1000, "[]"});
+  add(s, 0, Outcome::Masked);
+  add(s, 1, Outcome::SDC);
+  add(s, 2, Outcome::Tolerable);
+  add(s, 3, Outcome::Tolerable);
+  const std::string r = text_report(s, std::nullopt);
+  CHECK_THAT(r, Contains("AVF of a class = its runs / faults injected, in %, [95 % Wilson score interval]"));
+  CHECK_THAT(r, Contains("faults injected = runs - tool errors"));
+  // SDC 1 of 4 = 25 %; with the two tolerable runs 3 of 4 = 75 %.
+  CHECK_THAT(r, Contains("sdc                           1   25.00 %"));
+  CHECK_THAT(r, Contains("tolerable                     2   50.00 %"));
+  CHECK_THAT(r, Contains("(sdc + tolerable) / injected:  75.00 %"));
+  CHECK_THAT(r, Contains("SDC AVF = sdc runs / faults injected there"));
+  CHECK_THAT(r, Contains("simulated seconds between SDCs if one fault struck every execution"));
+  CHECK_THAT(r, Contains("FIT (failures per 10^9 device hours) = raw FIT/bit x state bits x AVF"));
+  // No rate given: the documented default, named as one. 1e-3 x 1000 bits x 0.25 = 0.25 FIT, 4e9 h.
+  CHECK_THAT(r, Contains("raw rate 0.001 FIT/bit (default: 1000 FIT per Mbit"));
+  CHECK_THAT(r, Contains("sdc FIT = 0.001 FIT/bit x 1000 bits x AVF 0.25: 0.25 FIT, MTBF 4e+09 h"));
+  CHECK_THAT(r, Contains("Per structure"));
+  CHECK_THAT(r, Contains("block scheduler"));
+  // --raw-fit names itself.
+  CHECK_THAT(text_report(s, 2e-3), Contains("raw rate 0.002 FIT/bit (--raw-fit)"));
+}
+
+TEST_CASE("report: the campaign file's raw_fit_per_bit is the raw rate") {
+  TempDir d("report_raw_key");
+  std::string file = kFile;
+  file.insert(file.size() - 1, R"(, "raw_fit_per_bit": 0.0005)");
+  Store s = Store::create(d("c.db"), {"va", file, "h", 1, "b1", "2026-11-23T00:00:00Z"});
+  s.set_golden({100, 900, 1000, "out", 64, 80, 0.5, 1000, "[]"});
+  // 5e-4 x 1000 bits x AVF 0 = 0 FIT.
+  CHECK_THAT(text_report(s, std::nullopt), Contains("raw rate 0.0005 FIT/bit (the campaign file's raw_fit_per_bit)"));
+}

@@ -10,6 +10,7 @@
 #include "common/subprocess.h"
 #include "engine_job.h"
 #include "faultinj/saboteur.h"
+#include "faultinj/export_csv.h"
 
 using namespace gpuvp;
 using namespace gpuvp::fi;
@@ -94,11 +95,7 @@ TEST_CASE("early stop: a campaign gives the same outcomes with and without it, a
     std::string line;
     std::getline(in, line);
     while (std::getline(in, line)) {
-      std::vector<std::string> f;
-      std::istringstream ls(line);
-      std::string x;
-      while (std::getline(ls, x, ',')) f.push_back(x);
-      v.push_back(f);
+      v.push_back(fi::test::split_csv(line));  // an SDC's detail holds commas (quoted)
     }
     return v;
   };
