@@ -26,9 +26,10 @@ struct SpinBuffers {
 // The GPU as a policy sees it during one policy's run, over the runtime; it records what it is asked.
 class RuntimeGpu : public Gpu {
  public:
+  // `sets`: the SM sets earlier policies' runs created, reused before new ones are created.
   RuntimeGpu(rt::Runtime& rt, const Config& cfg, const rt::Module& m, const std::vector<std::vector<SpinBuffers>>& bufs,
-             PolicyResult& out, const std::vector<AppState>& states)
-      : rt_(rt), cfg_(cfg), m_(m), bufs_(bufs), out_(out), states_(states), t0_(rt.now_ns()) {}
+             PolicyResult& out, const std::vector<AppState>& states, std::vector<uint32_t>& sets)
+      : rt_(rt), cfg_(cfg), m_(m), bufs_(bufs), out_(out), states_(states), sets_(sets), t0_(rt.now_ns()) {}
 
   // Rounded: the host time is ps, a release instant (t0 + release) must read back as the release.
   uint64_t now_ns() const override { return uint64_t(std::llround(rt_.now_ns() - t0_)); }
@@ -37,9 +38,10 @@ class RuntimeGpu : public Gpu {
   uint64_t launch_latency_ns() const override { return uint64_t(rt_.device().launch_latency_ns); }
   rt::Stream new_stream(int priority) override { return rt_.create_stream(priority); }
   uint32_t new_sm_set(uint64_t sms) override {
-    const uint32_t s = rt_.create_sm_set(sms);
-    note_set(s, sms);
-    return s;
+    if (used_sets_ == sets_.size()) sets_.push_back(rt_.create_sm_set(sms));
+    else rt_.set_sm_set(sets_[used_sets_], sms);
+    note_set(sets_[used_sets_], sms);
+    return sets_[used_sets_++];
   }
   void set_sms(uint32_t set, uint64_t sms) override {
     rt_.set_sm_set(set, sms);
@@ -68,6 +70,8 @@ class RuntimeGpu : public Gpu {
   const std::vector<std::vector<SpinBuffers>>& bufs_;
   PolicyResult& out_;
   const std::vector<AppState>& states_;
+  std::vector<uint32_t>& sets_;
+  size_t used_sets_ = 0;
   double t0_;
 };
 
@@ -116,14 +120,14 @@ bool take_completions(AppState& s, rt::Runtime& rt, RuntimeGpu& gpu, PolicyResul
 
 // One policy's run of the set; returns its time 0 (host ns).
 double run_policy(rt::Runtime& rt, const Config& cfg, const rt::Module& m, const Buffers& bufs, const AppSet& set,
-                  Policy& policy, PolicyResult& out) {
+                  Policy& policy, PolicyResult& out, std::vector<uint32_t>& sets) {
   std::vector<AppState> st(set.apps.size());
   for (size_t i = 0; i < st.size(); ++i) {
     st[i].app = &set.apps[i];
     st[i].launched.assign(set.apps[i].kernels.size(), 0);
     st[i].completed.assign(set.apps[i].kernels.size(), 0);
   }
-  RuntimeGpu gpu(rt, cfg, m, bufs, out, st);
+  RuntimeGpu gpu(rt, cfg, m, bufs, out, st, sets);
   size_t next_release = 0, finished = 0;
   while (finished < st.size()) {
     std::vector<uint64_t> ids;
@@ -189,10 +193,11 @@ std::vector<PolicyResult> run_set(const Config& cfg, const AppSet& set) {
   p.run([&](rt::Runtime& rt) {
     const rt::Module m = rt.load_module(kernels::ptx("timerSpin"), "timerSpin.ptx");
     const Buffers bufs = allocate(rt, set);
+    std::vector<uint32_t> sets;
     for (size_t i = 0; i < set.policies.size(); ++i) {
       auto policy = make_policy(set.policies[i]);
       results[i].policy = policy->name();
-      t0[i] = run_policy(rt, cfg, m, bufs, set, *policy, results[i]);
+      t0[i] = run_policy(rt, cfg, m, bufs, set, *policy, results[i], sets);
     }
   });
   std::map<uint64_t, std::pair<size_t, size_t>> by_launch;  // launch id -> (policy, launch index)

@@ -21,6 +21,8 @@ class Split : public Policy {
   void decide(const std::vector<AppState*>& active, Gpu& gpu) override {
     std::vector<AppState*> order = reallocation_list(active);
     const std::vector<unsigned> give = split_sms(order, gpu);
+    for (size_t i = 0; i < order.size(); ++i)
+      if (!give[i] && order[i]->inflight.empty()) finished(*order[i]);  // idle: its set may serve another
     place(order, give, gpu);
     for (size_t i = 0; i < order.size(); ++i)
       if (give[i]) launch_ahead(*order[i], give[i], gpu);
@@ -97,6 +99,7 @@ class Split : public Policy {
   void finished(AppState& a) override {
     if (a.set) free_sets_.push_back(a.set);
     a.set = 0;
+    a.sms = 0;
   }
 
  private:
