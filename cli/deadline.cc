@@ -18,7 +18,7 @@ CLI::App* add_deadline_command(CLI::App& app, DeadlineArgs& args) {
 }
 
 int cmd_deadline(const Config& cfg, const DeadlineArgs& args) {
-  const deadline::AppSet set = deadline::load_apps(args.file, cfg);
+  deadline::AppSet set = deadline::load_apps(args.file, cfg);
   std::string out_file;
   if (!args.out.empty()) {
     std::filesystem::create_directories(args.out);

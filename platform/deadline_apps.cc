@@ -139,8 +139,14 @@ const char* const kPolicies[] = {"fifo", "priority_streams", "split"};
 
 AppSet parse_apps(const json& j, const Config& cfg, const std::string& origin) {
   const Reader r{origin, cfg, unsigned(cfg.i("sm.count"))};
-  r.known(j, "", {"applications", "random", "decision_us", "policies"});
+  r.known(j, "", {"applications", "random", "decision_us", "policies", "profiles"});
   AppSet set;
+  if (j.contains("profiles")) {
+    const json& v = j.at("profiles");
+    if (!v.is_string() || (v.get<std::string>() != "measured" && v.get<std::string>() != "computed"))
+      r.fail("profiles", v, "is not 'measured' or 'computed'");
+    set.measure_profiles = v.get<std::string>() == "measured";
+  }
   if (j.contains("decision_us")) set.decision_ns = r.micros(j.at("decision_us"), "decision_us");
   if (j.contains("applications")) {
     const json& as = j.at("applications");

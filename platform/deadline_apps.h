@@ -36,6 +36,9 @@ struct AppSet {
   std::vector<App> apps;  // in release order (ties: file or draw order)
   uint64_t decision_ns = 0;  // host time one decision of a policy costs
   std::vector<std::string> policies;  // to run, in order (default: every policy)
+  // E(K, n) of kernels without profile_us: measured on the platform before the policies run (true),
+  // or computed as waves x spin (false).
+  bool measure_profiles = false;
 };
 
 // Blocks of `k` one SM of `cfg` holds at once (threads and block slots; the timer-spin kernel's small

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 #include <stdexcept>
 
 #include "platform/deadline_policy.h"
@@ -162,6 +163,33 @@ double run_policy(rt::Runtime& rt, const Config& cfg, const rt::Module& m, const
   return gpu.t0();
 }
 
+// E(K, n) of every kernel without a profile, measured: the kernel alone on SMs 0..n-1, from its arrival
+// in the queues (its launch call + the launch latency) to its completion. Equal kernels are measured once.
+void measure_profiles(rt::Runtime& rt, const rt::Module& m, const Buffers& bufs, AppSet& set, std::vector<uint32_t>& sets) {
+  const unsigned sms = rt.device().sm_count;
+  const double latency = rt.device().launch_latency_ns;
+  if (sets.empty()) sets.push_back(rt.create_sm_set(1));
+  const rt::Stream s = rt.create_stream(0);
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t>, std::vector<uint64_t>> measured;
+  for (size_t a = 0; a < set.apps.size(); ++a)
+    for (size_t k = 0; k < set.apps[a].kernels.size(); ++k) {
+      Kernel& kd = set.apps[a].kernels[k];
+      if (!kd.profile_ns.empty()) continue;
+      std::vector<uint64_t>& e = measured[{kd.blocks, kd.threads, kd.spin_ns}];
+      for (unsigned n = unsigned(e.size()) + 1; n <= sms; ++n) {
+        rt.set_sm_set(sets[0], n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1);
+        const SpinBuffers& b = bufs[a][k];
+        rt::KernelArgs args;
+        args.ptr(b.start).ptr(b.end).ptr(b.sm).ptr(b.spin).u32(kSleepNs);
+        const double call = rt.now_ns();
+        const uint64_t id = rt.launch_sub_async(s, m, "timerSpin", {kd.blocks}, {kd.threads}, args, rt::SubKernel{0, 0, sets[0]});
+        rt.stream_synchronize(s);
+        e.push_back(uint64_t(std::llround(rt.launch_done_ns(id) - call - latency)));
+      }
+      kd.profile_ns = e;
+    }
+}
+
 void summarise(PolicyResult& r) {
   for (const AppResult& a : r.apps) {
     ++r.total[size_t(a.priority)];
@@ -183,7 +211,7 @@ uint64_t allowed_sms(const PolicyResult& r, uint32_t set, uint64_t call_ns, uint
   return at_call | later;
 }
 
-std::vector<PolicyResult> run_set(const Config& cfg, const AppSet& set) {
+std::vector<PolicyResult> run_set(const Config& cfg, AppSet& set) {
   if (cfg.s("scheduler.kind") != "concurrent")
     throw ConfigError("deadline: the policies need scheduler.kind = concurrent (the tk1 and tx2 presets)");
   Platform p(cfg);
@@ -194,6 +222,7 @@ std::vector<PolicyResult> run_set(const Config& cfg, const AppSet& set) {
     const rt::Module m = rt.load_module(kernels::ptx("timerSpin"), "timerSpin.ptx");
     const Buffers bufs = allocate(rt, set);
     std::vector<uint32_t> sets;
+    if (set.measure_profiles) measure_profiles(rt, m, bufs, set, sets);
     for (size_t i = 0; i < set.policies.size(); ++i) {
       auto policy = make_policy(set.policies[i]);
       results[i].policy = policy->name();
@@ -219,6 +248,16 @@ std::vector<PolicyResult> run_set(const Config& cfg, const AppSet& set) {
 nlohmann::json to_json(const AppSet& set, const std::vector<PolicyResult>& results) {
   nlohmann::json j;
   j["decision_us"] = double(set.decision_ns) / 1000.0;
+  j["profiles"] = set.measure_profiles ? "measured" : "computed";
+  for (const App& a : set.apps) {
+    nlohmann::json ks = nlohmann::json::array();
+    for (const Kernel& k : a.kernels) {
+      nlohmann::json e = nlohmann::json::array();
+      for (uint64_t ns : k.profile_ns) e.push_back(double(ns) / 1000.0);
+      ks.push_back(e);
+    }
+    j["profile_us"].push_back(ks);  // per application, per kernel: E(K, n), n = 1.. (empty: waves x spin)
+  }
   j["policies"] = nlohmann::json::array();
   for (const PolicyResult& r : results) {
     nlohmann::json pj;

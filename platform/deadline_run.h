@@ -59,7 +59,8 @@ struct PolicyResult {
 // `start_ns`: its SMs at the call and after every change up to the start (0: every SM).
 uint64_t allowed_sms(const PolicyResult& r, uint32_t set, uint64_t call_ns, uint64_t start_ns);
 
-std::vector<PolicyResult> run_set(const Config& cfg, const AppSet& set);
+// With set.measure_profiles, the kernels' measured E(K, n) are written into `set` first.
+std::vector<PolicyResult> run_set(const Config& cfg, AppSet& set);
 
 nlohmann::json to_json(const AppSet& set, const std::vector<PolicyResult>& results);
 // Per policy: met / total by priority and total lateness; then per application and policy.

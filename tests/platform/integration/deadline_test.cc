@@ -34,7 +34,8 @@ nlohmann::json app(const std::string& name, const char* prio, double release_us,
 
 std::vector<PolicyResult> run(const nlohmann::json& j, const std::string& preset = "tx2") {
   const Config cfg = Config::preset(preset);
-  return run_set(cfg, parse_apps(j, cfg, "test"));
+  AppSet set = parse_apps(j, cfg, "test");
+  return run_set(cfg, set);
 }
 
 double us(uint64_t ns) { return double(ns) / 1000.0; }
@@ -201,7 +202,7 @@ void random_set(int seed) {
         {{"name", "lowlong"}, {"priority", "low"}, {"deadline_us", 5000}, {"kernels", {kernel(6, 1024, 200)}}}};
     nlohmann::json j = {{"decision_us", 2}, {"random", {{"seed", seed}, {"count", 12}, {"window_us", 2000}, {"templates", templates}}}};
     const Config cfg = Config::preset("tx2");
-    const AppSet set = parse_apps(j, cfg, "test");
+    AppSet set = parse_apps(j, cfg, "test");
     const auto r = run_set(cfg, set);
     REQUIRE(r.size() == 3);
     for (const PolicyResult& p : r) check_rules(set, p);
@@ -236,4 +237,18 @@ TEST_CASE("deadline: bad application files are refused naming the key") {
   nlohmann::json k = kernel(2, 32, 1);
   k["profile_us"] = {1};
   CHECK_THAT(err({{"applications", {app("A", "high", 0, 10, {k})}}}), Contains("profile_us") && Contains("2 times"));
+}
+
+// Measured profiles: 4 blocks of 1024 threads spinning 100 µs take 2 waves (200 µs) on 1 SM and one
+// (100 µs) on 2, from the kernel's arrival in the queues to its completion, plus the blocks' fixed costs.
+TEST_CASE("deadline: measured profiles E(K, n) on 1 and 2 SMs") {
+  nlohmann::json j = {{"policies", {"fifo"}}, {"profiles", "measured"},
+                      {"applications", {app("M", "medium", 0, 500, {kernel(4, 1024, 100)})}}};
+  const Config cfg = Config::preset("tx2");
+  AppSet set = parse_apps(j, cfg, "test");
+  run_set(cfg, set);
+  const auto& e = set.apps[0].kernels[0].profile_ns;
+  REQUIRE(e.size() == 2);
+  check_at(us(e[0]), 200, 2);
+  check_at(us(e[1]), 100, 1);
 }
