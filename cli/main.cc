@@ -20,6 +20,7 @@
 #include "faultinj/store.h"
 #include "cli/compare.h"
 #include "cli/exec.h"
+#include "cli/deadline.h"
 #include "cli/experiment.h"
 #include "cli/options.h"
 #include "cli/rta.h"
@@ -168,6 +169,10 @@ int run_command(int argc, char* argv[]) {
                                                         "print its benchmarks; nothing runs");
   exp_co.add(exp_check);
   exp_check->add_option("file", exp_file, "Experiment file (JSON)")->required();
+
+  ConfigOpts dl_co;
+  DeadlineArgs dl_args;
+  dl_co.add(add_deadline_command(app, dl_args));
 
   std::string cmp_a, cmp_b;
   double cmp_threshold = 1;
@@ -324,6 +329,7 @@ int run_command(int argc, char* argv[]) {
     if (*exec) return cmd_exec(exec_co.build(), exec_opts);
     if (*rta) return cmd_rta(rta_co.build(), rta_file);
     if (*compare) return cmd_compare(cmp_a, cmp_b, cmp_threshold);
+    if (app.got_subcommand("deadline")) return cmd_deadline(dl_co.build(), dl_args);
     if (*exp_check) return cmd_experiment_check(exp_co.build(), exp_file);
     if (*experiment) {
       if (exp_run_file.empty()) throw CLI::RequiredError("experiment: FILE (or experiment check FILE)");

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <stdexcept>
 
 #include "sw/runtime/host_runtime.h"
 
@@ -100,8 +101,10 @@ void HostPort::submit(rt::WorkRequest w) {
         throw rt::RuntimeError(fmt::format("launch: {} blocks exceed the dispatcher's 32-bit block counter",
                                            w.kernel->grid_blocks()));
       s.item.kind = WorkItem::Kernel;
-      s.item.blocks = uint32_t(w.kernel->grid_blocks());
+      s.item.blocks = uint32_t(w.block_count ? w.block_count : w.kernel->grid_blocks());
       s.kernel = w.kernel;
+      s.first_block = w.first_block;
+      s.sm_set = w.sm_set;
       kernel_start_[w.tag] = now_ps();
       break;
     case rt::WorkRequest::CopyToDevice:
@@ -126,6 +129,14 @@ void HostPort::submit(rt::WorkRequest w) {
   activity_ = "waiting for a free slot in the GPU's work queues";
   while (!disp_->submit(s)) wait(disp_->slot_freed());
   activity_ = "running the host program";
+}
+
+void HostPort::set_sm_set(uint32_t set, uint64_t sms) {
+  try {
+    disp_->set_sm_set(set, sms);
+  } catch (const std::invalid_argument& e) {
+    throw rt::RuntimeError(e.what());
+  }
 }
 
 void HostPort::submit_after(rt::WorkRequest w, double ns) {
@@ -163,6 +174,19 @@ uint64_t HostPort::wait_done(uint64_t tag) {
   activity_ = "running the host program";
   if (errors_.first) throw DeviceError(*errors_.first);
   return done_[tag];  // kept: other host threads may wait for the same work
+}
+
+void HostPort::wait_any_until(const std::vector<uint64_t>& tags, uint64_t until_ps) {
+  auto any_done = [&] {
+    for (uint64_t t : tags)
+      if (done_.count(t)) return true;
+    return false;
+  };
+  activity_ = "waiting for one of several kernels";
+  while (!any_done() && !errors_.first && now_ps() < until_ps)
+    wait(sc_core::sc_time::from_value(until_ps - now_ps()), work_ev_ | errors_.event);
+  activity_ = "running the host program";
+  if (errors_.first) throw DeviceError(*errors_.first);
 }
 
 uint64_t HostPort::done_at(uint64_t tag) const {

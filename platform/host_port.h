@@ -68,7 +68,10 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface {
   uint64_t earliest_submission_ps() const;
   uint64_t wait_done(uint64_t tag) override;
   uint64_t done_at(uint64_t tag) const override;
+  void wait_any_until(const std::vector<uint64_t>& tags, uint64_t until_ps) override;
   uint64_t now_ps() const override { return sc_core::sc_time_stamp().value(); }
+  void set_sm_set(uint32_t set, uint64_t sms) override;
+  unsigned sm_sets() const override { return disp_ ? disp_->sm_sets() : 0; }
   void spawn(std::function<void()> fn) override;
   void join() override;
   void lock() override;

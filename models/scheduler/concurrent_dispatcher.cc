@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <tuple>
 
 #include "models/common/log.h"
@@ -22,6 +23,9 @@ const bool declared = declare_params({
                       "Concurrent dispatcher: kernels, copies and event operations in flight (a full table "
                       "makes the host wait)"),
         ParamDef::Int("scheduler.events", 64, 1, 65536, "Concurrent dispatcher: events the host can record"),
+        ParamDef::Int("scheduler.sm_sets", 64, 1, 65536,
+                      "Concurrent dispatcher: SM sets kernels can be confined to (set 0: every SM; "
+                      "docs/concurrent-kernels.md, \"SM sets and sub-kernels\")"),
     },
 });
 }  // namespace
@@ -36,6 +40,7 @@ ConcurrentDispatcherConfig ConcurrentDispatcherConfig::from(const Params& p, uns
   c.slots = unsigned(p.i("work_slots"));
   c.events = unsigned(p.i("events"));
   c.dispatch_cycles = unsigned(p.i("dispatch_cycles"));
+  c.sm_sets = unsigned(p.i("sm_sets"));
   c.path = p.instance();
   return c;
 }
@@ -48,7 +53,9 @@ ConcurrentDispatcher::ConcurrentDispatcher(sc_core::sc_module_name name, const C
       room_(reg, cfg.path, cfg.num_sms, cfg.limits),
       sms_(cfg.num_sms, nullptr),
       work_(cfg.slots),
-      timer_(cfg.clock) {
+      timer_(cfg.clock),
+      set_sms_(cfg.sm_sets, all_sms()) {
+  reg.add_array(cfg.path + ".sm_set.sms", cfg.num_sms, set_sms_.data(), set_sms_.size(), [this] { wake(); });
   SC_METHOD(edge);
   sensitive << timer_.event();
   dont_initialize();
@@ -72,8 +79,8 @@ uint64_t ConcurrentDispatcher::no_assignment_before_ps() const {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   const uint64_t next_edge = cfg_.clock.next_edge(now).value();
   if (!inputs_.empty()) return next_edge;  // taken at the next edge; anything may follow
-  if (const int k = queues_.head_kernel(); k >= 0) {
-    if (!work_[k].kernel || room_.place(needs(*work_[k].kernel)) < 0) return kUnknown;  // waits for room
+  if (queues_.head_kernel() >= 0) {
+    if (pick().first < 0) return kUnknown;  // waits for room
     return std::max<uint64_t>(next_edge, cfg_.clock.at_cycle(next_assign_).value());
   }
   if (queues_.kernel_waiting()) return kUnknown;  // behind work in its stream: a completion releases it
@@ -93,18 +100,18 @@ std::string ConcurrentDispatcher::never_fits(const KernelDesc& k) const {
 bool ConcurrentDispatcher::submit(const Submission& s) {
   if (queues_.free_slots() <= staged_submissions_) return false;
   ++staged_submissions_;
-  inputs_.push_back(Input{sc_core::sc_time_stamp().value(), Input::Submit, 0, {}, 0, s});
+  inputs_.push_back(Input{sc_core::sc_time_stamp().value(), Input::Submit, 0, {}, 0, s, 0});
   wake();
   return true;
 }
 
 void ConcurrentDispatcher::block_done(unsigned sm, const BlockWork& w) {
-  inputs_.push_back(Input{sc_core::sc_time_stamp().value(), Input::Block, sm, w, 0, {}});
+  inputs_.push_back(Input{sc_core::sc_time_stamp().value(), Input::Block, sm, w, 0, {}, 0});
   wake();
 }
 
 void ConcurrentDispatcher::copy_done(uint32_t slot) {
-  inputs_.push_back(Input{sc_core::sc_time_stamp().value(), Input::Copy, 0, {}, slot, {}});
+  inputs_.push_back(Input{sc_core::sc_time_stamp().value(), Input::Copy, 0, {}, slot, {}, 0});
   wake();
 }
 
@@ -126,6 +133,7 @@ void ConcurrentDispatcher::take(const Input& in) {
       queues_.copy_completed(int(in.slot));
       done(int(in.slot));
       break;
+    case Input::SetSms: set_sms_[in.slot] = in.sms; break;
   }
 }
 
@@ -146,15 +154,49 @@ void ConcurrentDispatcher::settle_and_report() {
   }
 }
 
+uint64_t ConcurrentDispatcher::all_sms() const {
+  return cfg_.num_sms >= 64 ? ~uint64_t{0} : (uint64_t{1} << cfg_.num_sms) - 1;
+}
+
+uint64_t ConcurrentDispatcher::sm_set(uint32_t set) const {
+  if (set == 0 || set >= set_sms_.size()) return all_sms();
+  const uint64_t m = set_sms_[set] & all_sms();
+  return m ? m : all_sms();  // (a fault that empties a set must not make its kernels unrunnable)
+}
+
+void ConcurrentDispatcher::set_sm_set(uint32_t set, uint64_t sms) {
+  if (set == 0 || set >= set_sms_.size())
+    throw std::invalid_argument(fmt::format("SM set {}: sets are 1 to {} (scheduler.sm_sets; set 0 is every SM)",
+                                            set, set_sms_.size() - 1));
+  if (sms == 0 || (sms & ~all_sms()))
+    throw std::invalid_argument(fmt::format("SM set {}: SM mask {:#x} names no SM or an SM beyond the GPU's {}",
+                                            set, sms, cfg_.num_sms));
+  inputs_.push_back(Input{sc_core::sc_time_stamp().value(), Input::SetSms, 0, {}, set, {}, sms});
+  wake();
+}
+
+// X1 per SM: walking the EE queues in dispatch order, a kernel that cannot place a block keeps the
+// kernels behind it off its SMs (so with every kernel on every SM this is X1 and A2 exactly), while
+// kernels confined to other SMs go on (spatial multitasking: disjoint SM sets run side by side).
+std::pair<int, int> ConcurrentDispatcher::pick() const {
+  uint64_t held = 0;
+  for (int k : queues_.engine_kernels()) {
+    if (!work_[k].kernel) return {-1, -1};  // (no descriptor: a fault revived a free slot)
+    const uint64_t set = sm_set(work_[k].sm_set);
+    if (const int sm = room_.place(needs(*work_[k].kernel), set & ~held); sm >= 0) return {k, sm};
+    held |= set;
+    if (held == all_sms()) break;
+  }
+  return {-1, -1};
+}
+
 bool ConcurrentDispatcher::assign_one() {
-  const int k = queues_.head_kernel();
-  if (k < 0 || !work_[k].kernel) return false;  // (no descriptor: a fault revived a free slot)
+  const auto [k, sm] = pick();
+  if (k < 0) return false;
   const KernelDesc& kd = *work_[k].kernel;
-  const int sm = room_.place(needs(kd));
-  if (sm < 0) return false;
   BlockWork b;
   b.kernel = work_[k].kernel;
-  b.linear = queues_.next_block(k);
+  b.linear = work_[k].first_block + queues_.next_block(k);
   b.slot = uint32_t(k);
   room_.take(unsigned(sm), needs(kd));
   queues_.block_assigned(k);

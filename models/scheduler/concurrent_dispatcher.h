@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/common/clock.h"
@@ -32,6 +33,7 @@ struct ConcurrentDispatcherConfig {
   unsigned slots = 64;          // work table entries (kernels, copies, events in flight)
   unsigned events = 64;
   unsigned dispatch_cycles = 1; // cycles per block assignment
+  unsigned sm_sets = 64;        // SM sets (set 0: every SM, fixed)
   std::string path = "gpu.sched";
 
   static ConcurrentDispatcherConfig from(const Params& p, unsigned num_sms, const Clock& clk, const SmLimits& lim);
@@ -45,6 +47,10 @@ struct Submission {
   uint64_t order = 0;
   std::shared_ptr<const KernelDesc> kernel;
   std::shared_ptr<CopyJob> copy;
+  // A kernel: the grid's blocks it runs are [first_block, first_block + item.blocks) (a sub-kernel
+  // runs a range; the blocks keep their indices in the grid), and only on the SMs of SM set `sm_set`.
+  uint64_t first_block = 0;
+  uint32_t sm_set = 0;
 };
 
 class ConcurrentDispatcher : public sc_core::sc_module,
@@ -78,13 +84,24 @@ class ConcurrentDispatcher : public sc_core::sc_module,
   uint64_t no_assignment_before_ps() const override;
   void copy_done(uint32_t slot) override;
 
+  // SM set `set` (1 .. sm_sets-1) is now the SMs whose bits are set in `sms` (bit i: SM i), sampled at
+  // the next edge as every input is (before submissions of the same instant). Blocks handed out from
+  // then on go to these SMs only; blocks already running finish where they are.
+  // Throws std::invalid_argument for set 0, a set out of range, no SM or an SM the GPU lacks.
+  void set_sm_set(uint32_t set, uint64_t sms);
+  uint64_t sm_set(uint32_t set) const;  // the SMs a kernel of this set may use now
+  unsigned sm_sets() const { return unsigned(set_sms_.size()); }
+
   const WorkQueues& queues() const { return queues_; }
   uint64_t blocks_dispatched() const { return dispatched_; }
 
  private:
   void edge();                  // SC_METHOD at the clock edges where something may change
   void wake();                  // evaluate at the next edge strictly after now
-  bool assign_one();            // one block of the head kernel, if an SM has room
+  bool assign_one();            // one block of the first kernel that may take one (pick)
+  // The kernel whose next block may be assigned now and the SM it goes to (-1, -1: none).
+  std::pair<int, int> pick() const;
+  uint64_t all_sms() const;
   void settle_and_report();
   void done(int slot);
   BlockNeeds needs(const KernelDesc& k) const;
@@ -98,11 +115,12 @@ class ConcurrentDispatcher : public sc_core::sc_module,
   // Inputs since the last edge, with the instant (ps) they came.
   struct Input {
     uint64_t at;
-    enum { Submit, Block, Copy } what;
+    enum { Submit, Block, Copy, SetSms } what;
     unsigned sm;
     BlockWork block;
-    uint32_t slot;
+    uint32_t slot;  // Copy: its slot; SetSms: the set
     Submission sub;
+    uint64_t sms = 0;  // SetSms
   };
   std::vector<Input> inputs_;
   unsigned staged_submissions_ = 0;
@@ -111,6 +129,7 @@ class ConcurrentDispatcher : public sc_core::sc_module,
   sc_core::sc_event freed_;
   uint64_t dispatched_ = 0;
   uint64_t next_assign_ = 0;    // first cycle the next block may be assigned
+  std::vector<uint64_t> set_sms_;  // per SM set: its SMs (registered: <path>.sm_set.sms[i])
 };
 
 }  // namespace gpuvp

@@ -27,11 +27,11 @@ uint32_t SmRoom::room(unsigned sm, const BlockNeeds& b) const {
   return std::min(n, fits(lim_.regs, regs_[sm], b.regs));
 }
 
-int SmRoom::place(const BlockNeeds& b) const {
+int SmRoom::place(const BlockNeeds& b, uint64_t allowed) const {
   int best = -1;
   uint32_t most = 0;
   for (unsigned i = 0; i < sms(); ++i)
-    if (uint32_t r = room(i, b); r > most) most = r, best = int(i);
+    if (uint32_t r = room(i, b); (allowed >> i & 1) && r > most) most = r, best = int(i);
   return best;
 }
 

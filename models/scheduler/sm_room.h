@@ -29,8 +29,9 @@ class SmRoom {
 
   // Blocks of this size SM `sm` can take now (R1-R3).
   uint32_t room(unsigned sm, const BlockNeeds& b) const;
-  // The SM with the most room for one more block (ties: lowest id), or -1 if none has room.
-  int place(const BlockNeeds& b) const;
+  // The SM with the most room for one more block (ties: lowest id), or -1 if none has room; only SMs
+  // whose bit is set in `allowed` (bit i: SM i) are considered.
+  int place(const BlockNeeds& b, uint64_t allowed = ~uint64_t{0}) const;
   void take(unsigned sm, const BlockNeeds& b);
   void give(unsigned sm, const BlockNeeds& b);  // the block completed
   // Blocks of this size an empty SM holds (0: the block can never run here).

@@ -145,6 +145,16 @@ int WorkQueues::head_kernel() const {
   return -1;
 }
 
+std::vector<int> WorkQueues::engine_kernels() const {
+  std::vector<int> ks;
+  for (int i = 0; i < int(state_.size()); ++i)
+    if (state_[i] == InEE) ks.push_back(i);
+  std::sort(ks.begin(), ks.end(), [&](int a, int b) {
+    return level_[a] != level_[b] ? level_[a] < level_[b] : qseq_[a] < qseq_[b];
+  });
+  return ks;
+}
+
 void WorkQueues::block_assigned(int i) {
   if (++assigned_[i] >= blocks_[i] && state_[i] == InEE) state_[i] = Assigned;  // G3
 }

@@ -55,6 +55,9 @@ class WorkQueues {
   // X1 + A2: the kernel whose next block may be assigned (the head of the highest-priority non-empty
   // EE queue), or -1.
   int head_kernel() const;
+  // Every kernel in an EE queue, in dispatch order: higher priority levels first, each level in
+  // EE-queue order (the dispatcher walks it when kernels are confined to SM sets).
+  std::vector<int> engine_kernels() const;
   uint32_t next_block(int slot) const { return assigned_[slot]; }
   void block_assigned(int slot);               // G3 when the last block is assigned
   bool block_completed(int slot);              // G4: true when it was the kernel's last block

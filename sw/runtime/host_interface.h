@@ -42,6 +42,9 @@ struct WorkRequest {
   uint32_t stream = 0;   // 0: the NULL stream
   bool high_priority = false;
   std::shared_ptr<const KernelDesc> kernel;  // Kernel
+  uint64_t first_block = 0;                  // Kernel: runs grid blocks [first_block, first_block + block_count)
+  uint64_t block_count = 0;                  //   (0: the whole grid)
+  uint32_t sm_set = 0;                       // Kernel: on the SMs of this set (0: every SM)
   uint64_t device_addr = 0;                  // copies
   std::vector<uint8_t> data;                 // CopyToDevice: the bytes (staged at the call)
   void* host_dst = nullptr;                  // CopyToHost: written when the copy completes
@@ -84,8 +87,19 @@ class HostInterface {
   // Waits until the work `tag` completed and returns the instant (ps); throws DeviceError if the GPU
   // reported an error first.
   virtual uint64_t wait_done(uint64_t /*tag*/) { throw std::logic_error("wait_done: not a concurrent-mode GPU"); }
+  // Waits until one of `tags` completed or the time is `until_ps`, whichever comes first; throws
+  // DeviceError if the GPU reported an error first.
+  virtual void wait_any_until(const std::vector<uint64_t>& /*tags*/, uint64_t /*until_ps*/) {
+    throw std::logic_error("wait_any_until: not a concurrent-mode GPU");
+  }
   // The completion instant of `tag` if it completed (ps), else ~0 (does not wait).
   virtual uint64_t done_at(uint64_t /*tag*/) const { return ~uint64_t{0}; }
+  // SM set `set` (>= 1) is now the SMs of mask `sms` (bit i: SM i): blocks handed out from now on go
+  // there; running blocks finish where they are. Throws RuntimeError for a bad set or mask.
+  virtual void set_sm_set(uint32_t /*set*/, uint64_t /*sms*/) {
+    throw std::logic_error("set_sm_set: not a concurrent-mode GPU");
+  }
+  virtual unsigned sm_sets() const { return 0; }  // sets the GPU has (set 0 included)
   // Simulated time now (ps).
   virtual uint64_t now_ps() const { return 0; }
   // Starts another host thread running `fn` at the current instant (a SystemC process).

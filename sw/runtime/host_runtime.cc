@@ -323,9 +323,22 @@ uint64_t HostRuntime::submit(WorkRequest w, Pending p, double latency_ns) {
 uint64_t HostRuntime::launch_async(Stream s, const Module& m, const std::string& kernel, Dim3 grid, Dim3 block,
                                    const KernelArgs& args, uint32_t dyn_shmem) {
   if (!host_.concurrent()) return Runtime::launch_async(s, m, kernel, grid, block, args, dyn_shmem);
+  return launch_sub_async(s, m, kernel, grid, block, args, SubKernel{}, dyn_shmem);
+}
+
+uint64_t HostRuntime::launch_sub_async(Stream s, const Module& m, const std::string& kernel, Dim3 grid, Dim3 block,
+                                       const KernelArgs& args, SubKernel part, uint32_t dyn_shmem) {
+  if (!host_.concurrent()) return Runtime::launch_sub_async(s, m, kernel, grid, block, args, part, dyn_shmem);
   check_stream(s, "launch");
   uint32_t bpc = 0;
   auto d = std::make_shared<KernelDesc>(prepare(m, kernel, grid, block, args, dyn_shmem, bpc));
+  const uint64_t last = part.last ? part.last : d->grid_blocks();
+  if (part.first >= last || last > d->grid_blocks())
+    throw RuntimeError(fmt::format("launch of {}: blocks [{}, {}) are not a non-empty range of its {} blocks", kernel,
+                                   part.first, last, d->grid_blocks()));
+  if (part.sm_set > sm_sets_created_)
+    throw RuntimeError(fmt::format("launch of {}: SM set {} was not created ({} sets)", kernel, part.sm_set,
+                                   sm_sets_created_));
   d->launch_id = next_launch_++;
   Pending pend{WorkRequest::Kernel, s, {}, m.image};
   pend.launch.kernel = kernel;
@@ -334,8 +347,50 @@ uint64_t HostRuntime::launch_async(Stream s, const Module& m, const std::string&
   w.kind = WorkRequest::Kernel;
   w.stream = s;
   w.kernel = d;
-  submit(std::move(w), std::move(pend), host_.props().launch_latency_ns);  // the driver's share of the call
+  w.first_block = part.first;
+  w.block_count = last - part.first;
+  w.sm_set = part.sm_set;
+  launch_tags_[d->launch_id] = submit(std::move(w), std::move(pend), host_.props().launch_latency_ns);
   return d->launch_id;
+}
+
+uint64_t HostRuntime::tag_of(uint64_t launch_id, const char* what) const {
+  auto it = launch_tags_.find(launch_id);
+  if (it == launch_tags_.end())
+    throw RuntimeError(fmt::format("{}: launch {} is not an asynchronous launch of this program", what, launch_id));
+  return it->second;
+}
+
+double HostRuntime::launch_done_ns(uint64_t id) const {
+  if (!host_.concurrent()) return Runtime::launch_done_ns(id);
+  const uint64_t at = host_.done_at(tag_of(id, "launch_done_ns"));
+  return at == ~uint64_t{0} ? -1.0 : double(at) / 1000.0;
+}
+
+void HostRuntime::wait_any(const std::vector<uint64_t>& ids, double until_ns) {
+  if (!host_.concurrent()) return Runtime::wait_any(ids, until_ns);
+  std::vector<uint64_t> tags;
+  for (uint64_t id : ids) tags.push_back(tag_of(id, "wait_any"));
+  // (beyond 2^64 ps, about seven months: no limit)
+  const uint64_t until = until_ns <= 0 ? 0 : until_ns >= 1.8e16 ? ~uint64_t{0} : uint64_t(until_ns * 1000.0 + 0.5);
+  host_.wait_any_until(tags, until);
+}
+
+uint32_t HostRuntime::create_sm_set(uint64_t sms) {
+  if (!host_.concurrent()) return Runtime::create_sm_set(sms);
+  if (sm_sets_created_ + 1 >= host_.sm_sets())
+    throw RuntimeError(fmt::format("create_sm_set: the GPU has {} SM sets besides set 0 (scheduler.sm_sets)",
+                                   host_.sm_sets() - 1));
+  host_.set_sm_set(sm_sets_created_ + 1, sms);  // checks the mask before the set counts as created
+  return ++sm_sets_created_;
+}
+
+void HostRuntime::set_sm_set(uint32_t set, uint64_t sms) {
+  if (!host_.concurrent()) return Runtime::set_sm_set(set, sms);
+  if (set == 0 || set > sm_sets_created_)
+    throw RuntimeError(fmt::format("set_sm_set: SM set {} was not created ({} sets; set 0 is every SM and fixed)", set,
+                                   sm_sets_created_));
+  host_.set_sm_set(set, sms);
 }
 
 void HostRuntime::copy_async(WorkRequest w, Stream s, const char* what) {

@@ -33,6 +33,12 @@ class HostRuntime : public Runtime {
   void synchronize() override;
   uint64_t launch_async(Stream s, const Module& m, const std::string& kernel, Dim3 grid, Dim3 block,
                         const KernelArgs& args, uint32_t dyn_shmem = 0) override;
+  uint64_t launch_sub_async(Stream s, const Module& m, const std::string& kernel, Dim3 grid, Dim3 block,
+                            const KernelArgs& args, SubKernel part, uint32_t dyn_shmem = 0) override;
+  uint32_t create_sm_set(uint64_t sms) override;
+  double launch_done_ns(uint64_t id) const override;
+  void wait_any(const std::vector<uint64_t>& ids, double until_ns) override;
+  void set_sm_set(uint32_t set, uint64_t sms) override;
   void memcpy_h2d_async(DevPtr dst, const void* src, size_t bytes, Stream s) override;
   void memcpy_d2h_async(void* dst, DevPtr src, size_t bytes, Stream s) override;
   void record_event(Event e, Stream s) override;
@@ -88,6 +94,9 @@ class HostRuntime : public Runtime {
   std::ostream* out_ = &std::cout;
   std::map<uint64_t, Pending> pending_;  // tag -> work not yet retired
   uint64_t next_tag_ = 1, next_launch_ = 1;
+  uint32_t sm_sets_created_ = 0;
+  std::map<uint64_t, uint64_t> launch_tags_;  // concurrent mode: launch id -> tag
+  uint64_t tag_of(uint64_t launch_id, const char* what) const;
 };
 
 }  // namespace gpuvp::rt

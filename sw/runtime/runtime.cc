@@ -30,6 +30,28 @@ uint64_t Runtime::launch_async(Stream s, const Module& m, const std::string& ker
   return launch(m, kernel, grid, block, args, dyn_shmem);
 }
 
+uint64_t Runtime::launch_sub_async(Stream, const Module&, const std::string& kernel, Dim3, Dim3, const KernelArgs&,
+                                   SubKernel, uint32_t) {
+  throw RuntimeError(fmt::format("launch of a sub-kernel of {}: needs the concurrent mode (scheduler.kind = concurrent)",
+                                 kernel));
+}
+
+uint32_t Runtime::create_sm_set(uint64_t) {
+  throw RuntimeError("create_sm_set: SM sets need the concurrent mode (scheduler.kind = concurrent)");
+}
+
+void Runtime::set_sm_set(uint32_t, uint64_t) {
+  throw RuntimeError("set_sm_set: SM sets need the concurrent mode (scheduler.kind = concurrent)");
+}
+
+double Runtime::launch_done_ns(uint64_t) const {
+  throw RuntimeError("launch_done_ns: needs the concurrent mode (scheduler.kind = concurrent)");
+}
+
+void Runtime::wait_any(const std::vector<uint64_t>&, double) {
+  throw RuntimeError("wait_any: needs the concurrent mode (scheduler.kind = concurrent)");
+}
+
 void Runtime::memcpy_h2d_async(DevPtr dst, const void* src, size_t bytes, Stream s) {
   check_stream(s, "memcpy_h2d_async");
   memcpy_h2d(dst, src, bytes);

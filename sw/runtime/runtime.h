@@ -66,6 +66,13 @@ class KernelArgs {
 };
 
 using Stream = uint32_t;  // 0: the NULL stream
+
+// A sub-kernel: blocks [first, last) of a grid (linear indices, x fastest; last 0: the grid's end), run on
+// the SMs of SM set `sm_set` (0: every SM). Its blocks see their indices in the whole grid (%ctaid).
+struct SubKernel {
+  uint64_t first = 0, last = 0;
+  uint32_t sm_set = 0;
+};
 struct Event {
   uint32_t id = 0;
 };
@@ -124,6 +131,19 @@ class Runtime {
   Event create_event();
   virtual uint64_t launch_async(Stream s, const Module& m, const std::string& kernel, Dim3 grid, Dim3 block,
                                 const KernelArgs& args, uint32_t dyn_shmem = 0);
+  // A launch of part of a grid on an SM set (concurrent mode only; docs/concurrent-kernels.md, "SM sets
+  // and sub-kernels"). launch_async is launch_sub_async with the whole grid on every SM.
+  virtual uint64_t launch_sub_async(Stream s, const Module& m, const std::string& kernel, Dim3 grid, Dim3 block,
+                                    const KernelArgs& args, SubKernel part, uint32_t dyn_shmem = 0);
+  // A new SM set holding the SMs of mask `sms` (bit i: SM i), and a change of its SMs: blocks handed out
+  // from now on go to the new SMs, running blocks finish in place. Concurrent mode only.
+  virtual uint32_t create_sm_set(uint64_t sms);
+  virtual void set_sm_set(uint32_t set, uint64_t sms);
+  // The instant (ns) launch `id` (a launch_async or launch_sub_async id) completed, or -1 while it has
+  // not (does not wait); and a wait until one of the launches `ids` has completed or the host's time
+  // is `until_ns`, whichever is first (a host-side scheduler's event loop). Concurrent mode only.
+  virtual double launch_done_ns(uint64_t id) const;
+  virtual void wait_any(const std::vector<uint64_t>& ids, double until_ns);
   // Copies through the copy engine in stream order; `src` is staged at the call, `dst` must stay
   // valid until the copy completed (a synchronize of its stream, an event after it).
   virtual void memcpy_h2d_async(DevPtr dst, const void* src, size_t bytes, Stream s);

@@ -67,22 +67,42 @@ struct Launch {
   uint64_t at_ns, launch;
   uint32_t stream, blocks, threads, level;
   uint32_t smem = 256;
+  uint32_t set = 0;        // SM set
+  uint64_t first = 0;      // a sub-kernel: grid blocks [first, first + blocks) of a grid of `grid`
+  uint32_t grid = 0;       // (0: blocks)
+};
+// The host changes SM set `set` to `sms` at `at_ns` (before its launches of the same instant).
+struct SetChange {
+  uint64_t at_ns;
+  uint32_t set;
+  uint64_t sms;
 };
 
 class Host : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(Host);
-  Host(sc_core::sc_module_name n, ConcurrentDispatcher& d, std::vector<Launch> l) : sc_module(n), d_(d), l_(l) {
+  Host(sc_core::sc_module_name n, ConcurrentDispatcher& d, std::vector<Launch> l, std::vector<SetChange> c)
+      : sc_module(n), d_(d), l_(l), c_(c) {
     SC_THREAD(run);
+    SC_THREAD(change_sets);
+  }
+  void wait_until(uint64_t ns) {
+    const sc_time at(double(ns), SC_NS);
+    if (at > sc_core::sc_time_stamp()) wait(at - sc_core::sc_time_stamp());
+  }
+  void change_sets() {
+    for (auto& c : c_) {
+      wait_until(c.at_ns);
+      d_.set_sm_set(c.set, c.sms);
+    }
   }
   void run() {
     for (auto& l : l_) {
-      const sc_time at(double(l.at_ns), SC_NS);
-      if (at > sc_core::sc_time_stamp()) wait(at - sc_core::sc_time_stamp());
+      wait_until(l.at_ns);
       auto k = std::make_shared<KernelDesc>();
       k->launch_id = l.launch;
       k->block[0] = l.threads;
-      k->grid[0] = l.blocks;
+      k->grid[0] = l.grid ? l.grid : l.blocks;
       k->smem_per_block = l.smem;
       k->regs_per_thread = 16;
       Submission s;
@@ -92,11 +112,14 @@ class Host : public sc_core::sc_module {
       s.item.blocks = l.blocks;
       s.item.priority = l.level;
       s.item.tag = l.launch;
+      s.sm_set = l.set;
+      s.first_block = l.first;
       while (!d_.submit(s)) wait(d_.slot_freed());
     }
   }
   ConcurrentDispatcher& d_;
   std::vector<Launch> l_;
+  std::vector<SetChange> c_;
 };
 
 struct Bench {
@@ -108,7 +131,7 @@ struct Bench {
   std::vector<std::unique_ptr<FakeSm>> sms;
   std::unique_ptr<Host> host;
 
-  Bench(unsigned n, std::vector<Launch> launches, unsigned dispatch_cycles = 1) {
+  Bench(unsigned n, std::vector<Launch> launches, unsigned dispatch_cycles = 1, std::vector<SetChange> sets = {}) {
     ConcurrentDispatcherConfig c;
     c.num_sms = n;
     c.clock = Clock(sc_time(10, SC_NS));
@@ -119,7 +142,7 @@ struct Bench {
       d->connect_sm(i, *sms.back());
     }
     d->on_done = [this](const WorkItem& w, uint64_t ps) { done.push_back(Done{w.kind, w.tag, ps / 1000}); };
-    host = std::make_unique<Host>("host", *d, std::move(launches));
+    host = std::make_unique<Host>("host", *d, std::move(launches), std::move(sets));
   }
 };
 
@@ -203,4 +226,96 @@ TEST_CASE("concurrent dispatcher: all that fit at one edge, placed by most room"
   for (unsigned i = 0; i < 6; ++i) CHECK(same(b.runs[i], 1, i, i % 2, 10, 110));
   REQUIRE(b.done.size() == 1);
   CHECK(b.done[0].ns == 120);
+}
+
+// SM sets (docs/concurrent-kernels.md, "SM sets and sub-kernels"). Two SMs of two 1024-thread blocks.
+// K1 (set 1 = SM 0, 4 blocks of 1000 ns) and K2 (set 2 = SM 1, 2 blocks of 500 ns), submitted at 0:
+// K1's blocks 0 and 1 go to SM 0 at 10 and 20; at 30 K1 cannot place a block on its SM, and K2, behind
+// it but on other SMs, goes on: SM 1 at 30 and 40. K2 ends 540 (done 550); SM 1 is free from then but
+// K1 waits for SM 0: its blocks 2 and 3 at 1020 and 1030, done 2040.
+TEST_CASE("concurrent dispatcher: kernels on disjoint SM sets run side by side, each on its own SMs") {
+  Launch k1{0, 1, 1, 4, 1024, 1}, k2{0, 2, 2, 2, 1024, 1};
+  k1.set = 1;
+  k2.set = 2;
+  Bench b(2, {k1, k2}, 1, {{0, 1, 0b01}, {0, 2, 0b10}});
+  b.ns_of = {{1, 1000}, {2, 500}};
+  sc_core::sc_start(sc_time(5, sc_core::SC_US));
+  REQUIRE(b.runs.size() == 6);
+  CHECK(same(b.runs[0], 1, 0, 0, 10, 1010));
+  CHECK(same(b.runs[1], 1, 1, 0, 20, 1020));
+  CHECK(same(b.runs[2], 2, 0, 1, 30, 530));
+  CHECK(same(b.runs[3], 2, 1, 1, 40, 540));
+  CHECK(same(b.runs[4], 1, 2, 0, 1020, 2020));
+  CHECK(same(b.runs[5], 1, 3, 0, 1030, 2030));
+  REQUIRE(b.done.size() == 2);
+  CHECK((b.done[0].tag == 2 && b.done[0].ns == 550));
+  CHECK((b.done[1].tag == 1 && b.done[1].ns == 2040));
+}
+
+// A kernel that cannot place a block keeps the kernels behind it off its own SMs only: K1 (set 1 =
+// SM 0) fills SM 0 at 10 and 20; K2 (every SM, 4 blocks of 500 ns) gets SM 1 at 30 and 40, never SM 0
+// (held by K1): its blocks 2 and 3 wait for its own on SM 1 (ends 530, 540: at 540 and 550). K1's
+// blocks 2 and 3 take SM 0 as its first blocks end (1020, 1030).
+TEST_CASE("concurrent dispatcher: a blocked kernel on an SM set holds back later kernels on its SMs only") {
+  Launch k1{0, 1, 1, 4, 1024, 1}, k2{0, 2, 2, 4, 1024, 1};
+  k1.set = 1;
+  Bench b(2, {k1, k2}, 1, {{0, 1, 0b01}});
+  b.ns_of = {{1, 1000}, {2, 500}};
+  sc_core::sc_start(sc_time(5, sc_core::SC_US));
+  REQUIRE(b.runs.size() == 8);
+  CHECK(same(b.runs[2], 2, 0, 1, 30, 530));
+  CHECK(same(b.runs[3], 2, 1, 1, 40, 540));
+  CHECK(same(b.runs[4], 2, 2, 1, 540, 1040));
+  CHECK(same(b.runs[5], 2, 3, 1, 550, 1050));
+  CHECK(same(b.runs[6], 1, 2, 0, 1020, 2020));
+  CHECK(same(b.runs[7], 1, 3, 0, 1030, 2030));
+}
+
+// The set changes while its kernel runs: K1 (set 1 = SM 0, 6 blocks of 1000 ns) fills SM 0 at 10 and
+// 20; at 500 set 1 becomes SM 1 (sampled at 510): blocks 2 and 3 go to SM 1 at 510 and 520. Blocks 0
+// and 1 finish in place on SM 0 (1010, 1020), whose room K1 may no longer use: blocks 4 and 5 wait for
+// SM 1 (its blocks end 1510, 1520: at 1520 and 1530). Done 2540.
+TEST_CASE("concurrent dispatcher: a set changed while its kernel runs: running blocks finish in place, new ones go to the new SMs") {
+  Launch k1{0, 1, 1, 6, 1024, 1};
+  k1.set = 1;
+  Bench b(2, {k1}, 1, {{0, 1, 0b01}, {500, 1, 0b10}});
+  b.ns_of = {{1, 1000}};
+  sc_core::sc_start(sc_time(5, sc_core::SC_US));
+  REQUIRE(b.runs.size() == 6);
+  CHECK(same(b.runs[0], 1, 0, 0, 10, 1010));
+  CHECK(same(b.runs[1], 1, 1, 0, 20, 1020));
+  CHECK(same(b.runs[2], 1, 2, 1, 510, 1510));
+  CHECK(same(b.runs[3], 1, 3, 1, 520, 1520));
+  CHECK(same(b.runs[4], 1, 4, 1, 1520, 2520));
+  CHECK(same(b.runs[5], 1, 5, 1, 1530, 2530));
+  REQUIRE(b.done.size() == 1);
+  CHECK(b.done[0].ns == 2540);
+}
+
+// Sub-kernels: a grid of 5 blocks as launch 1 = blocks [0, 2) on SM 0 and launch 2 = [2, 5) on SM 1.
+// The blocks keep their grid indices; each launch completes on its own.
+TEST_CASE("concurrent dispatcher: sub-kernels run their range of the grid's blocks with the grid's indices") {
+  Launch a{0, 1, 1, 2, 256, 1}, c{0, 2, 2, 3, 256, 1};
+  a.set = 1, a.grid = 5;
+  c.set = 2, c.first = 2, c.grid = 5;
+  Bench b(2, {a, c}, 0, {{0, 1, 0b01}, {0, 2, 0b10}});
+  b.ns_of = {{1, 100}, {2, 200}};
+  sc_core::sc_start(sc_time(5, sc_core::SC_US));
+  REQUIRE(b.runs.size() == 5);
+  CHECK(same(b.runs[0], 1, 0, 0, 10, 110));
+  CHECK(same(b.runs[1], 1, 1, 0, 10, 110));
+  CHECK(same(b.runs[2], 2, 2, 1, 10, 210));
+  CHECK(same(b.runs[3], 2, 3, 1, 10, 210));
+  CHECK(same(b.runs[4], 2, 4, 1, 10, 210));
+  REQUIRE(b.done.size() == 2);
+  CHECK((b.done[0].tag == 1 && b.done[0].ns == 120));
+  CHECK((b.done[1].tag == 2 && b.done[1].ns == 220));
+}
+
+TEST_CASE("concurrent dispatcher: a bad SM set or mask is refused naming the set") {
+  Bench b(2, {});
+  CHECK_THROWS_WITH(b.d->set_sm_set(0, 1), Catch::Matchers::Contains("SM set 0"));
+  CHECK_THROWS_WITH(b.d->set_sm_set(64, 1), Catch::Matchers::Contains("scheduler.sm_sets"));
+  CHECK_THROWS_WITH(b.d->set_sm_set(1, 0b100), Catch::Matchers::Contains("beyond the GPU's 2"));
+  CHECK_THROWS_WITH(b.d->set_sm_set(1, 0), Catch::Matchers::Contains("names no SM"));
 }

@@ -1,0 +1,179 @@
+#include "platform/deadline_apps.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "platform/config/json_text.h"
+#include "platform/user_file.h"
+
+namespace gpuvp::deadline {
+
+using nlohmann::json;
+
+const char* to_string(Priority p) {
+  switch (p) {
+    case Priority::High: return "high";
+    case Priority::Medium: return "medium";
+    case Priority::Low: return "low";
+  }
+  return "?";
+}
+
+uint32_t blocks_per_sm(const Kernel& k, const Config& cfg) {
+  const Params p = cfg.params("sm", "gpu.sm0");
+  const uint64_t warp = uint64_t(p.i("warp_size"));
+  const uint64_t threads = (k.threads + warp - 1) / warp * warp;
+  return uint32_t(std::max<uint64_t>(1, std::min<uint64_t>(uint64_t(p.i("max_threads")) / threads, uint64_t(p.i("max_blocks")))));
+}
+
+uint64_t exec_ns(const Kernel& k, unsigned n, const Config& cfg) {
+  if (n == 0) return ~uint64_t{0};
+  if (!k.profile_ns.empty()) return k.profile_ns[std::min<size_t>(n, k.profile_ns.size()) - 1];
+  const uint64_t per_wave = uint64_t(n) * blocks_per_sm(k, cfg);
+  return (k.blocks + per_wave - 1) / per_wave * k.spin_ns;
+}
+
+namespace {
+
+constexpr double kMaxUs = 1e12;  // a million seconds: within 64 bits of picoseconds
+
+// The file being read; every error names it and the key's JSON path.
+struct Reader {
+  const std::string& origin;
+  const Config& cfg;
+  unsigned sms;
+
+  [[noreturn]] void fail(const std::string& path, const json& v, const std::string& what) const {
+    throw ConfigError(fmt::format("{}: {}: {} {}", origin, path, json_shown(v), what));
+  }
+  [[noreturn]] void error(const std::string& what) const { throw ConfigError(fmt::format("{}: {}", origin, what)); }
+
+  void known(const json& obj, const std::string& where, std::initializer_list<const char*> keys) const {
+    if (!obj.is_object()) fail(where.empty() ? "(top level)" : where.substr(0, where.size() - 1), obj, "is not an object");
+    if (std::string e = unknown_key_error(obj, keys, where); !e.empty()) error(e);
+  }
+  const json& required(const json& obj, const std::string& where, const char* key) const {
+    if (!obj.contains(key)) error(fmt::format("{}{}: missing", where, key));
+    return obj.at(key);
+  }
+  // Microseconds as a JSON number in [lo, kMaxUs], to nanoseconds.
+  uint64_t micros(const json& v, const std::string& path, double lo = 0) const {
+    if (!v.is_number()) fail(path, v, "is not a number of microseconds");
+    const double us = v.get<double>();
+    if (!(us >= lo && us <= kMaxUs)) fail(path, v, fmt::format("is out of range; expected microseconds in [{}, {}]", lo, kMaxUs));
+    return uint64_t(std::llround(us * 1000.0));
+  }
+  uint64_t integer(const json& v, const std::string& path, uint64_t lo, uint64_t hi) const {
+    if (!v.is_number_integer() || v.get<int64_t>() < int64_t(lo) || v.get<int64_t>() > int64_t(hi))
+      fail(path, v, fmt::format("is not an integer in [{}, {}]", lo, hi));
+    return v.get<uint64_t>();
+  }
+
+  Kernel kernel(const json& j, const std::string& path) const {
+    known(j, path + ".", {"blocks", "threads", "spin_us", "profile_us"});
+    Kernel k;
+    k.blocks = uint32_t(integer(required(j, path + ".", "blocks"), path + ".blocks", 1, 65535));
+    k.threads = uint32_t(integer(required(j, path + ".", "threads"), path + ".threads", 1,
+                                 uint64_t(cfg.params("sm", "gpu.sm0").i("max_threads_per_block"))));
+    k.spin_ns = micros(required(j, path + ".", "spin_us"), path + ".spin_us", 0.001);
+    if (j.contains("profile_us")) {
+      const json& p = j.at("profile_us");
+      if (!p.is_array() || p.size() != sms)
+        fail(path + ".profile_us", p, fmt::format("is not an array of {} times (E(K, n) for n = 1 .. {} SMs)", sms, sms));
+      for (size_t n = 0; n < p.size(); ++n) k.profile_ns.push_back(micros(p[n], fmt::format("{}.profile_us[{}]", path, n), 0.001));
+    }
+    return k;
+  }
+
+  Priority priority(const json& v, const std::string& path) const {
+    for (Priority p : {Priority::High, Priority::Medium, Priority::Low})
+      if (v.is_string() && v.get<std::string>() == to_string(p)) return p;
+    fail(path, v, "is not a priority (high, medium or low)");
+  }
+
+  // An application; with `template_only` its release comes from the generator.
+  App app(const json& j, const std::string& path, bool template_only) const {
+    if (template_only) known(j, path + ".", {"name", "priority", "deadline_us", "kernels"});
+    else known(j, path + ".", {"name", "priority", "deadline_us", "kernels", "release_us"});
+    App a;
+    const json& n = required(j, path + ".", "name");
+    if (!n.is_string() || n.get<std::string>().empty()) fail(path + ".name", n, "is not a non-empty string");
+    a.name = n.get<std::string>();
+    a.priority = priority(required(j, path + ".", "priority"), path + ".priority");
+    a.deadline_ns = micros(required(j, path + ".", "deadline_us"), path + ".deadline_us", 0.001);
+    if (!template_only) a.release_ns = micros(required(j, path + ".", "release_us"), path + ".release_us");
+    const json& ks = required(j, path + ".", "kernels");
+    if (!ks.is_array() || ks.empty()) fail(path + ".kernels", ks, "is not a non-empty array of kernels");
+    for (size_t i = 0; i < ks.size(); ++i) a.kernels.push_back(kernel(ks[i], fmt::format("{}.kernels[{}]", path, i)));
+    return a;
+  }
+
+  // n applications drawn uniformly from the templates, released uniformly in [0, window).
+  std::vector<App> random(const json& j) const {
+    known(j, "random.", {"seed", "count", "window_us", "templates"});
+    const uint64_t seed = integer(required(j, "random.", "seed"), "random.seed", 0, uint64_t(INT64_MAX));
+    const uint64_t count = integer(required(j, "random.", "count"), "random.count", 1, 100000);
+    const uint64_t window = micros(required(j, "random.", "window_us"), "random.window_us", 0.001);
+    const json& ts = required(j, "random.", "templates");
+    if (!ts.is_array() || ts.empty()) fail("random.templates", ts, "is not a non-empty array of applications");
+    std::vector<App> templates;
+    for (size_t i = 0; i < ts.size(); ++i) templates.push_back(app(ts[i], fmt::format("random.templates[{}]", i), true));
+    std::mt19937_64 rng(seed);
+    std::vector<App> apps;
+    for (uint64_t i = 0; i < count; ++i) {
+      App a = templates[rng() % templates.size()];
+      a.release_ns = rng() % window;
+      a.name = fmt::format("{}#{}", a.name, i);
+      apps.push_back(std::move(a));
+    }
+    return apps;
+  }
+};
+
+const char* const kPolicies[] = {"fifo", "priority_streams", "split"};
+
+}  // namespace
+
+AppSet parse_apps(const json& j, const Config& cfg, const std::string& origin) {
+  const Reader r{origin, cfg, unsigned(cfg.i("sm.count"))};
+  r.known(j, "", {"applications", "random", "decision_us", "policies", "profiles"});
+  AppSet set;
+  if (j.contains("profiles")) {
+    const json& v = j.at("profiles");
+    if (!v.is_string() || (v.get<std::string>() != "measured" && v.get<std::string>() != "computed"))
+      r.fail("profiles", v, "is not 'measured' or 'computed'");
+    set.measure_profiles = v.get<std::string>() == "measured";
+  }
+  if (j.contains("decision_us")) set.decision_ns = r.micros(j.at("decision_us"), "decision_us");
+  if (j.contains("applications")) {
+    const json& as = j.at("applications");
+    if (!as.is_array()) r.fail("applications", as, "is not an array of applications");
+    for (size_t i = 0; i < as.size(); ++i) set.apps.push_back(r.app(as[i], fmt::format("applications[{}]", i), false));
+  }
+  if (j.contains("random"))
+    for (App& a : r.random(j.at("random"))) set.apps.push_back(std::move(a));
+  if (set.apps.empty()) r.error("no applications (give 'applications', 'random' or both)");
+  std::stable_sort(set.apps.begin(), set.apps.end(), [](const App& a, const App& b) { return a.release_ns < b.release_ns; });
+  if (j.contains("policies")) {
+    const json& ps = j.at("policies");
+    if (!ps.is_array() || ps.empty()) r.fail("policies", ps, "is not a non-empty array of policy names");
+    for (size_t i = 0; i < ps.size(); ++i) {
+      const bool ok = ps[i].is_string() && std::find(std::begin(kPolicies), std::end(kPolicies), ps[i].get<std::string>()) !=
+                                               std::end(kPolicies);
+      if (!ok) r.fail(fmt::format("policies[{}]", i), ps[i], "is not a policy (fifo, priority_streams, split)");
+      set.policies.push_back(ps[i].get<std::string>());
+    }
+  } else {
+    set.policies.assign(std::begin(kPolicies), std::end(kPolicies));
+  }
+  return set;
+}
+
+AppSet load_apps(const std::string& path, const Config& cfg) {
+  return parse_apps(parse_user_json(read_user_file(path, "application file"), path), cfg, path);
+}
+
+}  // namespace gpuvp::deadline
