@@ -19,6 +19,7 @@
 #include "faultinj/campaign_file.h"
 #include "faultinj/store.h"
 #include "cli/compare.h"
+#include "cli/cuda.h"
 #include "cli/exec.h"
 #include "cli/experiment.h"
 #include "cli/options.h"
@@ -217,6 +218,9 @@ int run_command(int argc, char* argv[]) {
 
   auto* workloads = app.add_subcommand("workloads", "List workloads and their launch configurations");
 
+  CudaOptions cuda_opts;
+  auto* cuda = add_cuda_command(app, cuda_opts);
+
   ConfigOpts rta_co;
   std::string rta_file;
   auto* rta = app.add_subcommand("rta", "Response-time analysis of a kernel set (docs/concurrent-kernels.md): completion times "
@@ -367,6 +371,7 @@ int run_command(int argc, char* argv[]) {
       return 0;
     }
     if (*exec) return cmd_exec(exec_co.build(), exec_opts);
+    if (*cuda) return cmd_cuda(cuda_opts);
     if (*rta) return cmd_rta(rta_co.build(), rta_file);
     if (*compare) return cmd_compare(cmp_a, cmp_b, cmp_threshold);
     if (*exp_check) return cmd_experiment_check(exp_co.build(), exp_file);
