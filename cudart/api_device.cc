@@ -12,9 +12,7 @@ using namespace gpuvp::cudart;
 
 namespace {
 
-// nvcc 13's default architecture: PTX built without -arch is for it, and programs that compare the
-// capability with what they were built for accept it. The platform runs any PTX it can assemble.
-constexpr int kMajor = 7, kMinor = 5;
+constexpr int kMajor = kComputeCapability / 10, kMinor = kComputeCapability % 10;
 constexpr int kMaxGridDim = 0xFFFF;  // the configuration block's 16-bit grid fields
 
 void check_device(int device) {

@@ -85,6 +85,8 @@ Error current_error(const char* api, Error misuse) {
     return report(api, State::get().sticky = device_code(e), e.what());
   } catch (const TimeoutError& e) {
     return report(api, State::get().sticky = kErrorLaunchTimeout, e.what());
+  } catch (const UnloadingError& e) {
+    return report(api, kErrorCudartUnloading, e.what());
   } catch (const SessionError& e) {
     return report(api, kErrorInitializationError, e.what());
   } catch (const fatbin::FatbinError& e) {

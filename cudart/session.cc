@@ -165,7 +165,8 @@ void Session::fail_dead() const {
 void Session::call(const std::function<void(rt::Runtime&)>& fn) {
   std::lock_guard turn(turn_);
   std::unique_lock lk(m_);
-  if (dead_ || quit_) fail_dead();
+  if (quit_) throw UnloadingError("the program is exiting: the simulation has finished");
+  if (dead_) fail_dead();
   job_ = &fn;
   job_done_ = false;
   cv_.notify_all();

@@ -26,6 +26,12 @@ class SessionError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A call after the program began to exit (a global object's destructor freeing device memory).
+class UnloadingError : public SessionError {
+ public:
+  using SessionError::SessionError;
+};
+
 // What the environment asks for (docs/cuda.md, "Configuration").
 struct Settings {
   std::string preset = "tx2";

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "sw/fatbin/fatbin.h"
 
 namespace gpuvp::cudart {
@@ -28,7 +30,8 @@ std::unique_ptr<FatBinaryRecord> read_fatbin(const void* wrapper) {
   try {
     const fatbin::FatBinary bin = fatbin::read_wrapper(wrapper);
     const std::vector<fatbin::Ptx> all = bin.ptx();
-    const fatbin::Ptx& p = fatbin::pick_ptx(all);
+    const bool fits = std::any_of(all.begin(), all.end(), [](auto& x) { return x.arch <= kComputeCapability; });
+    const fatbin::Ptx& p = fatbin::pick_ptx(all, fits ? kComputeCapability : ~0u);
     fb->ptx = p.text;
     fb->ptx_isa = p.isa_major * 10 + p.isa_minor;
     fb->source_name = fmt::format("PTX for {} of the fat binary at {}", p.arch_name, wrapper);

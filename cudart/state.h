@@ -15,6 +15,12 @@
 
 namespace gpuvp::cudart {
 
+// The compute capability the device reports (major * 10 + minor): nvcc 13's default architecture, so
+// PTX built without -arch is for it and programs comparing it with their target accept it. A fat
+// binary's PTX for it (or the highest below) is taken, as the driver would; the platform assembles
+// any PTX it can, so a program with newer PTX only gets its highest.
+constexpr unsigned kComputeCapability = 75;
+
 // One __cudaRegisterFatBinary: its PTX (read at registration), assembled into the platform on first use.
 struct FatBinaryRecord {
   const void* wrapper = nullptr;

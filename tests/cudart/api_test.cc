@@ -89,6 +89,13 @@ TEST_CASE("cudart: zstd PTX runs its kernel") {
   check_vector_add(&stub);
 }
 
+TEST_CASE("cudart: of several PTX entries, the one for compute capability 7.5 runs") {
+  // The compute_90 entry is not PTX the assembler takes: chosen, it would fail the launch.
+  register_module(fbtest::container({fbtest::plain_ptx(vector_add_ptx(), 75), fbtest::plain_ptx("not PTX", 90)}),
+                  &stub);
+  check_vector_add(&stub);
+}
+
 TEST_CASE("cudart: a SASS-only fat binary is refused at launch, the rest goes on") {
   register_module(fbtest::container({fbtest::sass(75)}), &stub);
   void* p = nullptr;
