@@ -55,7 +55,7 @@ void set_environment(const CudaOptions& o, const fs::path& lib, const std::strin
   for (auto& f : o.files) files.push_back(fs::absolute(f).string());
   setenv("GPUVP_PRESET", o.preset.c_str(), 1);
   setenv("GPUVP_CONFIG", join(files, ":").c_str(), 1);
-  setenv("GPUVP_SET", join(o.sets, ",").c_str(), 1);
+  setenv("GPUVP_SET", join(o.sets, "\n").c_str(), 1);  // newlines: a value may hold commas
   setenv("GPUVP_STATS", stats.c_str(), 1);
   setenv("GPUVP_TIMELINE", o.timeline.empty() ? "" : fs::absolute(o.timeline).c_str(), 1);
   if (o.poll_ns > 0) setenv("GPUVP_POLL_NS", fmt::format("{}", o.poll_ns).c_str(), 1);

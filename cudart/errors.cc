@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "cudart/api.h"
+#include "platform/config/config.h"
 #include "platform/platform.h"
 #include "sw/fatbin/fatbin.h"
 #include "sw/ptx/parser.h"
@@ -88,6 +89,8 @@ Error current_error(const char* api, Error misuse) {
   } catch (const UnloadingError& e) {
     return report(api, kErrorCudartUnloading, e.what());
   } catch (const SessionError& e) {
+    return report(api, kErrorInitializationError, e.what());
+  } catch (const ConfigError& e) {  // the environment's configuration: the platform cannot be built
     return report(api, kErrorInitializationError, e.what());
   } catch (const fatbin::FatbinError& e) {
     return report(api, kErrorNoKernelImageForDevice, e.what());

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -52,12 +53,12 @@ Config build_config(const Settings& s) {
 }  // namespace
 
 std::vector<std::string> split_sets(const std::string& text) {
-  std::vector<std::string> out;
-  for (auto& piece : split(text, ',')) {
-    if (piece.find('=') == std::string::npos && !out.empty()) out.back() += "," + piece;
-    else out.push_back(piece);
+  if (text.find_first_of(";\n") != std::string::npos) {
+    std::string lines = text;
+    std::replace(lines.begin(), lines.end(), ';', '\n');
+    return split(lines, '\n');
   }
-  return out;
+  return split(text, ',');
 }
 
 Settings Settings::from_environment() {

@@ -36,13 +36,14 @@ class UnloadingError : public SessionError {
 struct Settings {
   std::string preset = "tx2";
   std::vector<std::string> config_files;  // GPUVP_CONFIG, ':'-separated
-  std::vector<std::string> sets;          // GPUVP_SET, "key=value,key=value"
+  std::vector<std::string> sets;          // GPUVP_SET, "key=value,key=value" (split_sets)
   std::string stats, timeline;            // GPUVP_STATS, GPUVP_TIMELINE: files written at exit
   double poll_ns = 1000;                  // GPUVP_POLL_NS: simulated time a polling call lets pass
   static Settings from_environment();
 };
 
-// Splits GPUVP_SET: a piece without '=' belongs to the previous value (log.modules lists hold commas).
+// Splits GPUVP_SET: on ';' or newlines when it has any (values may then hold commas, as log.modules
+// lists do), else on ','.
 std::vector<std::string> split_sets(const std::string& text);
 
 class Session {
