@@ -19,6 +19,7 @@
 #include "faultinj/campaign_file.h"
 #include "faultinj/store.h"
 #include "cli/compare.h"
+#include "cli/cuda.h"
 #include "cli/exec.h"
 #include "cli/deadline.h"
 #include "cli/experiment.h"
@@ -140,6 +141,9 @@ int run_command(int argc, char* argv[]) {
   disasm->add_option("file", ptx_file, "PTX file (or the name of a kernel of the library)")->required();
 
   auto* workloads = app.add_subcommand("workloads", "List workloads and their launch configurations");
+
+  CudaOptions cuda_opts;
+  auto* cuda = add_cuda_command(app, cuda_opts);
 
   ConfigOpts rta_co;
   std::string rta_file;
@@ -327,6 +331,7 @@ int run_command(int argc, char* argv[]) {
       return 0;
     }
     if (*exec) return cmd_exec(exec_co.build(), exec_opts);
+    if (*cuda) return cmd_cuda(cuda_opts);
     if (*rta) return cmd_rta(rta_co.build(), rta_file);
     if (*compare) return cmd_compare(cmp_a, cmp_b, cmp_threshold);
     if (app.got_subcommand("deadline")) return cmd_deadline(dl_co.build(), dl_args);

@@ -231,6 +231,15 @@ std::string Config::preset_dir() {
   return std::string(GPUVP_SOURCE_DIR) + "/platform/presets";
 }
 
+std::string Config::preset_dir_near(const std::string& dir) {
+  const std::filesystem::path d(dir);
+  for (auto p : {d / "presets", d / ".." / "share" / "gpuvp" / "presets", d / ".." / ".." / "share" / "gpuvp" / "presets"}) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(p, ec)) return p.lexically_normal().string();
+  }
+  return "";
+}
+
 std::vector<std::string> Config::preset_names() {
   std::vector<std::string> v;
   std::error_code ec;

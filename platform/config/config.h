@@ -44,6 +44,11 @@ class Config : public ParamSource {
   static Config preset(const std::string& name);
   static std::vector<std::string> preset_names();
   static std::string preset_dir();
+  // The preset folder of a build or installed tree, found from the folder of a file in it (the gpuvp
+  // executable, libcudart.so.13): <dir>/presets (next to the library in a build tree), then
+  // <dir>/../share/gpuvp/presets and <dir>/../../share/gpuvp/presets (installed: bin/, lib/gpuvp/).
+  // Empty when there is none. Setting GPUVP_PRESETS to it makes preset_dir() use it.
+  static std::string preset_dir_near(const std::string& dir);
 
   // Merges a (possibly nested) JSON object; `origin` names the file for messages.
   void merge(const nlohmann::json& j, const std::string& origin);

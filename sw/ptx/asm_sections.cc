@@ -41,6 +41,7 @@ void lay_out_module_vars(Program& p, Image& img) {
       cst = align_up(cst, V.align);
       check_fits(m, V, cst + V.size, p.layout.const_capacity, "constant");
       p.mvar[v] = p.layout.const_base + cst;
+      img.consts.push_back({V.name, p.mvar[v], V.size, V.init});
       img.const_data.resize(size_t(cst), 0);
       std::vector<uint8_t> bytes = V.init;
       bytes.resize(V.size, 0);

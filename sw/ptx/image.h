@@ -66,6 +66,7 @@ struct Image {
   std::vector<uint8_t> const_data; // written at layout.const_base
   uint64_t global_bytes = 0;       // bytes of .global variables at layout.global_base
   std::vector<GlobalVar> globals;
+  std::vector<GlobalVar> consts;   // .const variables: address in constant memory (CUDA's __constant__ symbols)
   std::vector<KernelInfo> kernels;
   std::vector<FuncInfo> functions;  // in module order
 

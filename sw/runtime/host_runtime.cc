@@ -126,6 +126,28 @@ void HostRuntime::write_variable(uint64_t addr, const uint8_t* data, size_t n) {
   host_.bus_write(addr, data, n);
 }
 
+void HostRuntime::check_symbol(uint64_t addr, size_t n, const char* what) const {
+  for (auto& img : modules_)
+    for (auto* vars : {&img->globals, &img->consts})
+      for (auto& v : *vars)
+        if (addr >= v.address && addr - v.address <= v.size && n <= v.size - (addr - v.address)) return;
+  throw RuntimeError(fmt::format("{}: [{:#x}, +{}) is not inside a variable of a loaded module", what, addr, n));
+}
+
+void HostRuntime::write_symbol(uint64_t addr, const void* src, size_t n) {
+  check_symbol(addr, n, "write_symbol");
+  Guard g(host_);
+  synchronize();
+  if (n) write_variable(addr, static_cast<const uint8_t*>(src), n);
+}
+
+void HostRuntime::read_symbol(void* dst, uint64_t addr, size_t n) {
+  check_symbol(addr, n, "read_symbol");
+  Guard g(host_);
+  synchronize();
+  if (n) host_.bus_read(addr, dst, n);
+}
+
 Module HostRuntime::load_module(const std::string& text, const std::string& source_name) {
   synchronize();
   const DeviceProps& p = host_.props();
@@ -463,6 +485,25 @@ void HostRuntime::stream_synchronize(Stream s) {
   if (!host_.concurrent()) return Runtime::stream_synchronize(s);
   check_stream(s, "stream_synchronize");
   wait_pending([s](const Pending& p) { return p.stream == s; });
+}
+
+bool HostRuntime::event_done(Event e) {
+  if (!host_.concurrent()) return Runtime::event_done(e);
+  check_event(e, "event_done");
+  const uint64_t tag = events_[e.id - 1].tag;
+  if (!pending_.count(tag)) return true;
+  if (host_.done_at(tag) == ~uint64_t{0}) return false;
+  retire(tag);
+  return true;
+}
+
+bool HostRuntime::stream_idle(Stream s) {
+  if (!host_.concurrent()) return Runtime::stream_idle(s);
+  check_stream(s, "stream_idle");
+  for (auto& [tag, p] : pending_)
+    if (p.stream == s && host_.done_at(tag) == ~uint64_t{0}) return false;
+  wait_pending([s](const Pending& p) { return p.stream == s; });  // all completed: retires without waiting
+  return true;
 }
 
 // Retires pending work in tag (submission) order; what a kernel printed is written as it retires.

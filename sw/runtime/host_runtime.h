@@ -27,6 +27,8 @@ class HostRuntime : public Runtime {
   void memcpy_h2d(DevPtr dst, const void* src, size_t bytes) override;
   void memcpy_d2h(void* dst, DevPtr src, size_t bytes) override;
   void memset(DevPtr dst, uint8_t value, size_t bytes) override;
+  void write_symbol(uint64_t addr, const void* src, size_t bytes) override;
+  void read_symbol(void* dst, uint64_t addr, size_t bytes) override;
   Module load_module(const std::string& ptx_text, const std::string& source_name) override;
   uint64_t launch(const Module& m, const std::string& kernel, Dim3 grid, Dim3 block, const KernelArgs& args,
                   uint32_t dyn_shmem = 0, uint32_t blocks_per_core = 0) override;
@@ -46,6 +48,8 @@ class HostRuntime : public Runtime {
   void event_synchronize(Event e) override;
   double event_elapsed_ms(Event start, Event end) override;
   void stream_synchronize(Stream s) override;
+  bool event_done(Event e) override;
+  bool stream_idle(Stream s) override;
   double now_ns() const override { return double(host_.now_ps()) / 1000.0; }
   void sleep_ns(double ns) override {
     if (ns > 0) host_.wait_ns(ns);
@@ -83,6 +87,8 @@ class HostRuntime : public Runtime {
   void check_range(DevPtr p, size_t n, const char* what) const;
   void print_device_output();
   void write_variable(uint64_t addr, const uint8_t* data, size_t n);
+  // Refuses a range that is not inside one variable of a loaded module.
+  void check_symbol(uint64_t addr, size_t n, const char* what) const;
 
   HostInterface& host_;
   std::map<DevPtr, size_t> allocs_;  // start -> size

@@ -96,6 +96,24 @@ void Runtime::stream_synchronize(Stream s) {
   synchronize();
 }
 
+void Runtime::write_symbol(uint64_t addr, const void*, size_t) {
+  throw RuntimeError(fmt::format("write_symbol at {:#x}: this runtime has no module variables", addr));
+}
+
+void Runtime::read_symbol(void*, uint64_t addr, size_t) {
+  throw RuntimeError(fmt::format("read_symbol at {:#x}: this runtime has no module variables", addr));
+}
+
+bool Runtime::event_done(Event e) {
+  check_event(e, "event_done");
+  return true;
+}
+
+bool Runtime::stream_idle(Stream s) {
+  stream_synchronize(s);
+  return true;
+}
+
 void Runtime::spawn(std::function<void(Runtime&)>) {
   throw RuntimeError("spawn: this runtime has no host threads");
 }

@@ -100,6 +100,11 @@ class Runtime {
   virtual void memcpy_h2d(DevPtr dst, const void* src, size_t bytes) = 0;
   virtual void memcpy_d2h(void* dst, DevPtr src, size_t bytes) = 0;
   virtual void memset(DevPtr dst, uint8_t value, size_t bytes) = 0;
+  // Writes or reads bytes of a loaded module's .const or .global variables (CUDA's cudaMemcpyToSymbol
+  // and FromSymbol), after the work before it (the default stream's order). `addr` as the module's
+  // Image gives it; a range outside one variable is refused with a RuntimeError.
+  virtual void write_symbol(uint64_t addr, const void* src, size_t bytes);
+  virtual void read_symbol(void* dst, uint64_t addr, size_t bytes);
 
   // Assembles PTX (source_name is used in error messages) and places it in system and constant memory.
   virtual Module load_module(const std::string& ptx_text, const std::string& source_name) = 0;
@@ -153,6 +158,12 @@ class Runtime {
   virtual void event_synchronize(Event e);
   virtual double event_elapsed_ms(Event start, Event end);  // both recorded and complete
   virtual void stream_synchronize(Stream s);
+  // Polls without waiting (cudaEventQuery, cudaStreamQuery): whether the event's last record completed
+  // (never recorded: true), whether the stream's work completed. Completed work is retired as a
+  // synchronisation would. The batch mode has nothing to poll: its calls complete before they return
+  // (a running kernel is waited for).
+  virtual bool event_done(Event e);
+  virtual bool stream_idle(Stream s);
   // Simulated time as the host sees it (ns), e.g. for timestamps around calls.
   virtual double now_ns() const { return 0; }
   // The calling host thread does nothing for `ns` of simulated time (a sleep until a release time).

@@ -1,0 +1,140 @@
+#include "cli/cuda.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "platform/config/config.h"
+#include "platform/text.h"
+
+namespace gpuvp {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kLibrary = "libcudart.so.13";
+
+// The library's folder: the option, else next to the executable as the build tree and an install lay
+// them out (<build>/cudart, <prefix>/lib/gpuvp).
+fs::path library_dir(const CudaOptions& o) {
+  if (!o.library_dir.empty()) {
+    if (!fs::exists(fs::path(o.library_dir) / kLibrary))
+      throw ConfigError(fmt::format("--cudart {}: no {} there", o.library_dir, kLibrary));
+    return fs::absolute(o.library_dir);
+  }
+  const fs::path exe = fs::read_symlink("/proc/self/exe").parent_path();
+  for (auto d : {exe / "cudart", exe / ".." / "cudart", exe / ".." / "lib" / "gpuvp"})
+    if (fs::exists(d / kLibrary)) return d.lexically_normal();
+  throw ConfigError(fmt::format("{} not found next to {} (build the gpuvp_cudart target, or give --cudart DIR)",
+                                kLibrary, exe.string()));
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (auto& x : v) s += (s.empty() ? "" : sep) + x;
+  return s;
+}
+
+void prepend(const char* var, const std::string& value, const char* sep) {
+  const char* old = std::getenv(var);
+  setenv(var, (old && *old ? value + sep + old : value).c_str(), 1);
+}
+
+// The environment the library reads (cudart/session.h): what the options say, paths made absolute
+// because the program may change its directory.
+void set_environment(const CudaOptions& o, const fs::path& lib, const std::string& stats) {
+  std::vector<std::string> files;
+  for (auto& f : o.files) files.push_back(fs::absolute(f).string());
+  setenv("GPUVP_PRESET", o.preset.c_str(), 1);
+  setenv("GPUVP_CONFIG", join(files, ":").c_str(), 1);
+  setenv("GPUVP_SET", join(o.sets, "\n").c_str(), 1);  // newlines: a value may hold commas
+  setenv("GPUVP_STATS", stats.c_str(), 1);
+  setenv("GPUVP_TIMELINE", o.timeline.empty() ? "" : fs::absolute(o.timeline).c_str(), 1);
+  if (o.poll_ns > 0) setenv("GPUVP_POLL_NS", fmt::format("{}", o.poll_ns).c_str(), 1);
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  // LD_LIBRARY_PATH serves a program that finds libcudart.so.13 by name; LD_PRELOAD one whose RPATH
+  // points at the toolkit's (RPATH is searched before LD_LIBRARY_PATH).
+  prepend("LD_LIBRARY_PATH", lib.string(), ":");
+  prepend("LD_PRELOAD", (lib / kLibrary).string(), " ");
+}
+
+int run_program(const std::vector<std::string>& command) {
+  std::vector<char*> argv;
+  for (auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
+  if (pid == 0) {
+    execvp(argv[0], argv.data());
+    print_err("gpuvp cuda: cannot run {}: {}\n", command[0], std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) throw std::runtime_error(fmt::format("waitpid: {}", std::strerror(errno)));
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// The platform's summary from the statistics the library wrote at the program's exit.
+void print_summary(const std::string& stats) {
+  std::ifstream in(stats);
+  if (!in) {
+    print_err("gpuvp cuda: the program made no CUDA call that started the platform (no statistics)\n");
+    return;
+  }
+  const nlohmann::json j = nlohmann::json::parse(in);
+  print_err("gpuvp cuda: {} at {} MHz: simulated time {:.3f} us, {} kernel launch{}, {} GPU cycles in kernels, "
+            "{} thread instructions, host {:.3f} s\n",
+            j.value("preset", std::string("?")), j.value("clock_mhz", 0.0), j.value("sim_seconds", 0.0) * 1e6,
+            j["launches"].size(), j["launches"].size() == 1 ? "" : "es", j.value("kernel_cycles", uint64_t{0}),
+            j.value("thread_insts", uint64_t{0}), j.value("host_seconds", 0.0));
+}
+
+}  // namespace
+
+CLI::App* add_cuda_command(CLI::App& app, CudaOptions& o) {
+  auto* c = app.add_subcommand("cuda", "Run an unmodified CUDA program (built with nvcc -cudart shared) on the "
+                                       "platform: gpuvp cuda [options] -- PROGRAM [ARGS] (docs/cuda.md)");
+  c->add_option("--preset,-p", o.preset, "Platform preset (flexgrip, tk1, tx2)");
+  c->add_option("--config,-c", o.files, "JSON configuration file(s) applied after the preset");
+  c->add_option("--set,-s", o.sets, "Override one key: --set sm.count=4 (repeatable)");
+  c->add_option("--stats", o.stats, "Write statistics as JSON at the program's exit (docs/statistics.md)");
+  c->add_option("--timeline", o.timeline, "Write the block timeline (Chrome trace-event JSON)");
+  c->add_option("--poll-ns", o.poll_ns, "Simulated time each polling call (cudaEventQuery, cudaStreamQuery) lets pass")
+      ->check(CLI::PositiveNumber);
+  c->add_option("--cudart", o.library_dir, "Folder holding the project's libcudart.so.13 (default: found from gpuvp)");
+  c->add_option("command", o.command, "The program and its arguments (after --)")->required();
+  return c;
+}
+
+int cmd_cuda(const CudaOptions& o) {
+  const fs::path lib = library_dir(o);
+  // The presets the library will read (an installed gpuvp has no source tree to fall back on).
+  const std::string presets = Config::preset_dir_near(lib.string());
+  if (!presets.empty()) setenv("GPUVP_PRESETS", presets.c_str(), 0);
+  // Bad options are found here, before the program runs (exit 2), not at its first CUDA call.
+  Config c = Config::preset(o.preset);
+  for (auto& f : o.files) c.merge_file(f);
+  for (auto& s : o.sets) c.set(s);
+  c.validate();
+  const bool own_stats = o.stats.empty();
+  const std::string stats =
+      own_stats ? (fs::temp_directory_path() / fmt::format("gpuvp-cuda-{}.json", getpid())).string()
+                : fs::absolute(o.stats).string();
+  set_environment(o, lib, stats);
+  const int status = run_program(o.command);
+  print_summary(stats);
+  if (own_stats) fs::remove(stats);
+  return status;
+}
+
+}  // namespace gpuvp

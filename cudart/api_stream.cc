@@ -1,0 +1,224 @@
+// Streams and events. Handles are the addresses of the library's records; the default stream is
+// NULL, cudaStreamLegacy (0x1) or cudaStreamPerThread (0x2), all the platform's NULL stream.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "cudart/api.h"
+
+using namespace gpuvp;
+using namespace gpuvp::cudart;
+
+namespace gpuvp::cudart {
+
+rt::Stream stream_of(const void* handle) {
+  if (dev(handle) <= 2) return 0;
+  auto& st = State::get().streams;
+  auto it = st.find(handle);
+  require(it != st.end(), kErrorInvalidResourceHandle, fmt::format("{} is not a stream", handle));
+  return it->second->id;
+}
+
+EventRecord& event_of(const void* handle) {
+  auto& ev = State::get().events;
+  auto it = ev.find(handle);
+  require(it != ev.end(), kErrorInvalidResourceHandle, fmt::format("{} is not an event", handle));
+  return *it->second;
+}
+
+}  // namespace gpuvp::cudart
+
+namespace {
+
+// The platform has the TX2's two priorities (docs/concurrent-kernels.md): -1 high, 0 low.
+constexpr int kGreatestPriority = -1, kLeastPriority = 0;
+
+// Polling calls let simulated time pass so that a loop around them ends (GPUVP_POLL_NS).
+template <typename F>
+bool poll(F&& done) {
+  bool ok = false;
+  on_device([&](rt::Runtime& rt) {
+    ok = done(rt);
+    if (!ok) rt.sleep_ns(Session::get().settings().poll_ns);
+  });
+  return ok;
+}
+
+}  // namespace
+
+CUDART_EXPORT int cudaStreamCreateWithPriority(void** stream, unsigned flags, int priority) {
+  return call("cudaStreamCreateWithPriority", [&] {
+    require(stream != nullptr, kErrorInvalidValue, "pointer to the result is NULL");
+    require(flags <= kStreamNonBlocking, kErrorInvalidValue, fmt::format("unknown stream flags {:#x}", flags));
+    State& s = State::get();
+    std::lock_guard lk(s.lock);
+    auto r = std::make_unique<StreamRecord>();
+    r->priority = std::clamp(priority, kGreatestPriority, kLeastPriority);  // CUDA clamps
+    r->flags = flags;
+    on_device([&](rt::Runtime& rt) { r->id = rt.create_stream(r->priority); });
+    *stream = r.get();
+    s.streams[r.get()] = std::move(r);
+  });
+}
+
+CUDART_EXPORT int cudaStreamCreateWithFlags(void** stream, unsigned flags) {
+  return cudaStreamCreateWithPriority(stream, flags, kLeastPriority);
+}
+
+CUDART_EXPORT int cudaStreamCreate(void** stream) { return cudaStreamCreateWithPriority(stream, 0, kLeastPriority); }
+
+// The platform's stream ids are not reused: destroying waits for the stream's work (CUDA lets it
+// finish in the background) and forgets the handle.
+CUDART_EXPORT int cudaStreamDestroy(void* stream) {
+  return call("cudaStreamDestroy", [&] {
+    State& s = State::get();
+    std::lock_guard lk(s.lock);
+    require(dev(stream) > 2, kErrorInvalidResourceHandle, "the default stream cannot be destroyed");
+    const rt::Stream id = stream_of(stream);
+    on_device([&](rt::Runtime& rt) { rt.stream_synchronize(id); });
+    s.streams.erase(stream);
+  });
+}
+
+CUDART_EXPORT int cudaStreamSynchronize(void* stream) {
+  return call("cudaStreamSynchronize", [&] {
+    std::lock_guard lk(State::get().lock);
+    const rt::Stream id = stream_of(stream);
+    on_device([&](rt::Runtime& rt) { rt.stream_synchronize(id); });
+  });
+}
+
+CUDART_EXPORT int cudaStreamQuery(void* stream) {
+  bool idle = true;
+  const int e = call("cudaStreamQuery", [&] {
+    std::lock_guard lk(State::get().lock);
+    const rt::Stream id = stream_of(stream);
+    idle = poll([&](rt::Runtime& rt) { return rt.stream_idle(id); });
+  });
+  return e ? e : idle ? kSuccess : kErrorNotReady;
+}
+
+CUDART_EXPORT int cudaStreamGetPriority(void* stream, int* priority) {
+  return call("cudaStreamGetPriority", [&] {
+    require(priority != nullptr, kErrorInvalidValue, "pointer to the result is NULL");
+    std::lock_guard lk(State::get().lock);
+    stream_of(stream);
+    *priority = dev(stream) <= 2 ? kLeastPriority : State::get().streams[stream]->priority;
+  });
+}
+
+CUDART_EXPORT int cudaStreamGetFlags(void* stream, unsigned* flags) {
+  return call("cudaStreamGetFlags", [&] {
+    require(flags != nullptr, kErrorInvalidValue, "pointer to the result is NULL");
+    std::lock_guard lk(State::get().lock);
+    stream_of(stream);
+    *flags = dev(stream) <= 2 ? 0 : State::get().streams[stream]->flags;
+  });
+}
+
+CUDART_EXPORT int cudaStreamWaitEvent(void* stream, void* event, unsigned flags) {
+  return call("cudaStreamWaitEvent", [&] {
+    require(flags == 0, kErrorInvalidValue, fmt::format("unknown flags {:#x}", flags));
+    std::lock_guard lk(State::get().lock);
+    const rt::Stream id = stream_of(stream);
+    EventRecord& e = event_of(event);
+    if (!e.recorded) return;  // CUDA: waiting for an event never recorded is no wait
+    on_device([&](rt::Runtime& rt) { rt.stream_wait_event(id, e.ev); });
+  });
+}
+
+CUDART_EXPORT int cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
+  return call("cudaDeviceGetStreamPriorityRange", [&] {
+    if (least) *least = kLeastPriority;
+    if (greatest) *greatest = kGreatestPriority;
+  });
+}
+
+CUDART_EXPORT int cudaEventCreateWithFlags(void** event, unsigned flags) {
+  return call("cudaEventCreateWithFlags", [&] {
+    require(event != nullptr, kErrorInvalidValue, "pointer to the result is NULL");
+    require(!(flags & ~(kEventBlockingSync | kEventDisableTiming | kEventInterprocess)), kErrorInvalidValue,
+            fmt::format("unknown event flags {:#x}", flags));
+    require(!(flags & kEventInterprocess), kErrorNotSupported, "cudaEventInterprocess: one process only");
+    State& s = State::get();
+    std::lock_guard lk(s.lock);
+    auto r = std::make_unique<EventRecord>();
+    r->flags = flags;
+    on_device([&](rt::Runtime& rt) { r->ev = rt.create_event(); });
+    *event = r.get();
+    s.events[r.get()] = std::move(r);
+  });
+}
+
+CUDART_EXPORT int cudaEventCreate(void** event) { return cudaEventCreateWithFlags(event, 0); }
+
+CUDART_EXPORT int cudaEventDestroy(void* event) {
+  return call("cudaEventDestroy", [&] {
+    State& s = State::get();
+    std::lock_guard lk(s.lock);
+    event_of(event);
+    s.events.erase(event);
+  });
+}
+
+CUDART_EXPORT int cudaEventRecord(void* event, void* stream) {
+  return call("cudaEventRecord", [&] {
+    std::lock_guard lk(State::get().lock);
+    EventRecord& e = event_of(event);
+    const rt::Stream id = stream_of(stream);
+    on_device([&](rt::Runtime& rt) { rt.record_event(e.ev, id); });
+    e.recorded = true;
+  });
+}
+
+CUDART_EXPORT int cudaEventRecordWithFlags(void* event, void* stream, unsigned flags) {
+  if (flags != 0)
+    return call("cudaEventRecordWithFlags", [&] { throw CudaError(kErrorInvalidValue, "flags must be 0"); });
+  return cudaEventRecord(event, stream);
+}
+
+CUDART_EXPORT int cudaEventSynchronize(void* event) {
+  return call("cudaEventSynchronize", [&] {
+    std::lock_guard lk(State::get().lock);
+    EventRecord& e = event_of(event);
+    if (!e.recorded) return;
+    on_device([&](rt::Runtime& rt) { rt.event_synchronize(e.ev); });
+  });
+}
+
+CUDART_EXPORT int cudaEventQuery(void* event) {
+  bool done = true;
+  const int e = call("cudaEventQuery", [&] {
+    std::lock_guard lk(State::get().lock);
+    EventRecord& r = event_of(event);
+    if (r.recorded) done = poll([&](rt::Runtime& rt) { return rt.event_done(r.ev); });
+  });
+  return e ? e : done ? kSuccess : kErrorNotReady;
+}
+
+// Simulated time between the two records, in ms.
+CUDART_EXPORT int cudaEventElapsedTime(float* ms, void* start, void* end) {
+  bool ready = true;
+  const int e = call("cudaEventElapsedTime", [&] {
+    require(ms != nullptr, kErrorInvalidValue, "pointer to the result is NULL");
+    std::lock_guard lk(State::get().lock);
+    EventRecord& a = event_of(start);
+    EventRecord& b = event_of(end);
+    require(!((a.flags | b.flags) & kEventDisableTiming), kErrorInvalidResourceHandle,
+            "an event was created with cudaEventDisableTiming");
+    require(a.recorded && b.recorded, kErrorInvalidResourceHandle, "an event was never recorded");
+    on_device([&](rt::Runtime& rt) {
+      ready = rt.event_done(a.ev) && rt.event_done(b.ev);
+      if (ready) *ms = float(rt.event_elapsed_ms(a.ev, b.ev));
+    });
+  });
+  return e ? e : ready ? kSuccess : (last_error() = kErrorNotReady);
+}
+
+CUDART_ALIAS(cudaStreamSynchronize_ptsz, cudaStreamSynchronize)
+CUDART_ALIAS(cudaStreamQuery_ptsz, cudaStreamQuery)
+CUDART_ALIAS(cudaStreamWaitEvent_ptsz, cudaStreamWaitEvent)
+CUDART_ALIAS(cudaStreamGetPriority_ptsz, cudaStreamGetPriority)
+CUDART_ALIAS(cudaStreamGetFlags_ptsz, cudaStreamGetFlags)
+CUDART_ALIAS(cudaEventRecord_ptsz, cudaEventRecord)
+CUDART_ALIAS(cudaEventRecordWithFlags_ptsz, cudaEventRecordWithFlags)

@@ -1,0 +1,164 @@
+#pragma once
+// The CUDA 13 runtime's types as the application's binary sees them (layouts and values from the
+// toolkit's driver_types.h and vector_types.h, nvcc 13.0). The library builds without the toolkit, so
+// it declares them itself; the offsets the library writes are checked below, and the test programs
+// built by nvcc read them back (docs/cuda.md).
+#include <cstddef>
+#include <cstdint>
+
+namespace gpuvp::cudart {
+
+// cudaError_t values (driver_types.h).
+enum Error : int {
+  kSuccess = 0,
+  kErrorInvalidValue = 1,
+  kErrorMemoryAllocation = 2,
+  kErrorInitializationError = 3,
+  kErrorCudartUnloading = 4,
+  kErrorInvalidConfiguration = 9,
+  kErrorMissingConfiguration = 52,
+  kErrorInvalidSymbol = 13,
+  kErrorInvalidHostPointer = 16,
+  kErrorInvalidDevicePointer = 17,
+  kErrorInvalidMemcpyDirection = 21,
+  kErrorInvalidDeviceFunction = 98,
+  kErrorNoDevice = 100,
+  kErrorInvalidDevice = 101,
+  kErrorNoKernelImageForDevice = 209,
+  kErrorInvalidPtx = 218,
+  kErrorInvalidResourceHandle = 400,
+  kErrorNotReady = 600,
+  kErrorIllegalAddress = 700,
+  kErrorLaunchOutOfResources = 701,
+  kErrorLaunchTimeout = 702,
+  kErrorHardwareStackError = 714,
+  kErrorIllegalInstruction = 715,
+  kErrorMisalignedAddress = 716,
+  kErrorInvalidAddressSpace = 717,
+  kErrorInvalidPc = 718,
+  kErrorLaunchFailure = 719,
+  kErrorNotSupported = 801,
+  kErrorUnknown = 999,
+};
+
+struct dim3 {
+  unsigned x, y, z;
+};
+
+// cudaMemcpyKind.
+enum MemcpyKind : int { kHostToHost = 0, kHostToDevice = 1, kDeviceToHost = 2, kDeviceToDevice = 3, kDefault = 4 };
+
+// cudaDeviceProp: 1008 bytes in CUDA 13; the fields the library fills, at their offsets.
+struct DeviceProp {
+  char name[256];
+  unsigned char uuid[16];
+  char luid[8];
+  unsigned luidDeviceNodeMask;
+  size_t totalGlobalMem;
+  size_t sharedMemPerBlock;
+  int regsPerBlock;
+  int warpSize;
+  size_t memPitch;
+  int maxThreadsPerBlock;
+  int maxThreadsDim[3];
+  int maxGridSize[3];
+  size_t totalConstMem;
+  int major;
+  int minor;
+  size_t textureAlignment;
+  size_t texturePitchAlignment;
+  int multiProcessorCount;
+  int integrated;
+  int canMapHostMemory;
+  unsigned char texture_surface_fields_[560 - 396];  // textures and surfaces: unsupported, zero
+  int concurrentKernels;
+  int ECCEnabled;
+  int pciBusID;
+  int pciDeviceID;
+  int pciDomainID;
+  int tccDriver;
+  int asyncEngineCount;
+  int unifiedAddressing;
+  int memoryBusWidth;
+  int l2CacheSize;
+  int persistingL2CacheMaxSize;
+  int maxThreadsPerMultiProcessor;
+  int streamPrioritiesSupported;
+  int globalL1CacheSupported;
+  int localL1CacheSupported;
+  size_t sharedMemPerMultiprocessor;
+  int regsPerMultiprocessor;
+  int managedMemory;
+  unsigned char other_fields_[672 - 640];
+  size_t sharedMemPerBlockOptin;
+  int pageableMemoryAccessUsesHostPageTables;
+  int directManagedMemAccessFromHost;
+  int maxBlocksPerMultiProcessor;
+  unsigned char rest_[1008 - 692];
+};
+static_assert(sizeof(DeviceProp) == 1008);
+static_assert(offsetof(DeviceProp, totalGlobalMem) == 288);
+static_assert(offsetof(DeviceProp, maxThreadsDim) == 324);
+static_assert(offsetof(DeviceProp, totalConstMem) == 352);
+static_assert(offsetof(DeviceProp, multiProcessorCount) == 384);
+static_assert(offsetof(DeviceProp, canMapHostMemory) == 392);
+static_assert(offsetof(DeviceProp, concurrentKernels) == 560);
+static_assert(offsetof(DeviceProp, asyncEngineCount) == 584);
+static_assert(offsetof(DeviceProp, maxThreadsPerMultiProcessor) == 604);
+static_assert(offsetof(DeviceProp, sharedMemPerMultiprocessor) == 624);
+static_assert(offsetof(DeviceProp, managedMemory) == 636);
+static_assert(offsetof(DeviceProp, sharedMemPerBlockOptin) == 672);
+static_assert(offsetof(DeviceProp, maxBlocksPerMultiProcessor) == 688);
+
+// cudaFuncAttributes: 144 bytes; the first fields.
+struct FuncAttributes {
+  size_t sharedSizeBytes;
+  size_t constSizeBytes;
+  size_t localSizeBytes;
+  int maxThreadsPerBlock;
+  int numRegs;
+  int ptxVersion;
+  int binaryVersion;
+  int cacheModeCA;
+  int maxDynamicSharedSizeBytes;
+  unsigned char rest_[144 - 48];
+};
+static_assert(sizeof(FuncAttributes) == 144);
+static_assert(offsetof(FuncAttributes, maxDynamicSharedSizeBytes) == 44);
+
+// cudaDeviceAttr values answered by cudaDeviceGetAttribute.
+enum DeviceAttr : int {
+  kAttrMaxThreadsPerBlock = 1,
+  kAttrMaxBlockDimX = 2,
+  kAttrMaxBlockDimY = 3,
+  kAttrMaxBlockDimZ = 4,
+  kAttrMaxGridDimX = 5,
+  kAttrMaxGridDimY = 6,
+  kAttrMaxGridDimZ = 7,
+  kAttrMaxSharedMemoryPerBlock = 8,
+  kAttrTotalConstantMemory = 9,
+  kAttrWarpSize = 10,
+  kAttrMaxRegistersPerBlock = 12,
+  kAttrClockRate = 13,
+  kAttrMultiProcessorCount = 16,
+  kAttrIntegrated = 18,
+  kAttrCanMapHostMemory = 19,
+  kAttrComputeMode = 20,
+  kAttrConcurrentKernels = 31,
+  kAttrMaxThreadsPerMultiProcessor = 39,
+  kAttrAsyncEngineCount = 40,
+  kAttrUnifiedAddressing = 41,
+  kAttrComputeCapabilityMajor = 75,
+  kAttrComputeCapabilityMinor = 76,
+  kAttrMaxSharedMemoryPerMultiprocessor = 81,
+  kAttrMaxRegistersPerMultiprocessor = 82,
+  kAttrManagedMemory = 83,
+  kAttrMaxBlocksPerMultiprocessor = 106,
+};
+
+// cudaStreamNonBlocking, cudaEventDisableTiming/BlockingSync, cudaHostAllocMapped: flags seen here.
+constexpr unsigned kStreamNonBlocking = 0x1;
+constexpr unsigned kEventBlockingSync = 0x1, kEventDisableTiming = 0x2, kEventInterprocess = 0x4;
+constexpr unsigned kHostAllocPortable = 0x1, kHostAllocMapped = 0x2, kHostAllocWriteCombined = 0x4;
+
+}  // namespace gpuvp::cudart

@@ -1,0 +1,198 @@
+#include "cudart/session.h"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "platform/config/config.h"
+#include "platform/run_outputs.h"
+
+namespace gpuvp::cudart {
+
+namespace {
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i <= text.size()) {
+    size_t j = text.find(sep, i);
+    if (j == std::string::npos) j = text.size();
+    if (j > i) out.push_back(text.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+// The presets travel with the library (Config::preset_dir_near); GPUVP_PRESETS wins.
+void find_presets() {
+  if (std::getenv("GPUVP_PRESETS")) return;
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void*>(&find_presets), &info) || !info.dli_fname) return;
+  const std::string dir = Config::preset_dir_near(std::filesystem::path(info.dli_fname).parent_path().string());
+  if (!dir.empty()) setenv("GPUVP_PRESETS", dir.c_str(), 1);
+}
+
+Config build_config(const Settings& s) {
+  Config c = Config::preset(s.preset);
+  // The application's own CPU time counts in the process's CPU clock: no host-time limit unless asked.
+  c.set("sim.host_timeout_s=0");
+  for (auto& f : s.config_files) c.merge_file(f);
+  for (auto& kv : s.sets) c.set(kv);
+  c.validate();
+  return c;
+}
+
+}  // namespace
+
+std::vector<std::string> split_sets(const std::string& text) {
+  if (text.find_first_of(";\n") != std::string::npos) {
+    std::string lines = text;
+    std::replace(lines.begin(), lines.end(), ';', '\n');
+    return split(lines, '\n');
+  }
+  return split(text, ',');
+}
+
+Settings Settings::from_environment() {
+  Settings s;
+  if (!env("GPUVP_PRESET").empty()) s.preset = env("GPUVP_PRESET");
+  s.config_files = split(env("GPUVP_CONFIG"), ':');
+  s.sets = split_sets(env("GPUVP_SET"));
+  s.stats = env("GPUVP_STATS");
+  s.timeline = env("GPUVP_TIMELINE");
+  if (!env("GPUVP_POLL_NS").empty()) {
+    const std::string v = env("GPUVP_POLL_NS");
+    char* end = nullptr;
+    s.poll_ns = std::strtod(v.c_str(), &end);
+    if (end == v.c_str() || *end || !(s.poll_ns > 0) || s.poll_ns > 1e12)
+      throw SessionError(fmt::format("GPUVP_POLL_NS={}: a number of nanoseconds above 0 is expected", v));
+  }
+  return s;
+}
+
+Session& Session::get() {
+  static Session* s = [] {
+    static Session* p = new Session();  // never destroyed: shutdown() runs at exit, the platform's objects stay
+    std::atexit([] { p->shutdown(); });
+    return p;
+  }();
+  if (s->dead_ && !s->started_) s->fail_dead();
+  return *s;
+}
+
+Session::Session() {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  find_presets();
+  try {
+    settings_ = Settings::from_environment();
+  } catch (const std::exception&) {
+    dead_ = true;
+    dead_error_ = std::current_exception();
+    return;
+  }
+  thread_ = std::thread([this] { simulate(); });
+  std::unique_lock lk(m_);
+  cv_.wait(lk, [this] { return started_ || dead_; });
+}
+
+void Session::simulate() {
+  try {
+    RunOutputs out;
+    out.stats = settings_.stats;
+    out.timeline = settings_.timeline;
+    out.check();
+    platform_ = std::make_unique<Platform>(build_config(settings_));
+    concurrent_ = platform_->config().s("scheduler.kind") == "concurrent";
+    out.attach(*platform_);
+    try {
+      platform_->run([this](rt::Runtime& rt) { serve(rt); });
+    } catch (const DeviceError&) {
+      // The runtime reports a device error again when the host program ends (it is sticky, as
+      // CUDA's are); the application got it from its call already: the run's outputs are still due.
+      if (!device_error_seen_) throw;
+    }
+    out.write(*platform_, {{"command", "cuda"}});
+  } catch (...) {
+    std::lock_guard lk(m_);
+    dead_error_ = std::current_exception();
+  }
+  std::lock_guard lk(m_);
+  dead_ = true;
+  cv_.notify_all();
+}
+
+void Session::serve(rt::Runtime& rt) {
+  rt.set_device_output(&std::cout);
+  std::unique_lock lk(m_);
+  props_ = rt.device();
+  started_ = true;
+  cv_.notify_all();
+  for (;;) {
+    // The simulation stands still here, at this instant, until the application asks for something.
+    cv_.wait(lk, [this] { return job_ || quit_; });
+    if (!job_) return;
+    const auto* job = job_;
+    job_ = nullptr;
+    lk.unlock();
+    std::exception_ptr err;
+    try {
+      (*job)(rt);
+    } catch (const DeviceError&) {
+      err = std::current_exception();
+      device_error_seen_ = true;
+    } catch (...) {
+      err = std::current_exception();
+    }
+    lk.lock();
+    job_error_ = err;
+    job_done_ = true;
+    cv_.notify_all();
+  }
+}
+
+void Session::fail_dead() const {
+  if (dead_error_) std::rethrow_exception(dead_error_);
+  throw SessionError("the simulation has stopped");
+}
+
+void Session::call(const std::function<void(rt::Runtime&)>& fn) {
+  std::lock_guard turn(turn_);
+  std::unique_lock lk(m_);
+  if (quit_) throw UnloadingError("the program is exiting: the simulation has finished");
+  if (dead_) fail_dead();
+  job_ = &fn;
+  job_done_ = false;
+  cv_.notify_all();
+  cv_.wait(lk, [this] { return job_done_ || dead_; });
+  if (!job_done_) fail_dead();
+  if (job_error_) std::rethrow_exception(std::exchange(job_error_, nullptr));
+}
+
+void Session::shutdown() {
+  {
+    std::lock_guard turn(turn_);
+    std::lock_guard lk(m_);
+    quit_ = true;
+    cv_.notify_all();
+  }
+  if (thread_.joinable()) thread_.join();
+  try {
+    if (dead_error_ && started_) std::rethrow_exception(dead_error_);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "gpuvp: the simulation stopped: {}\n", e.what());
+  }
+}
+
+}  // namespace gpuvp::cudart
+
+// Debian's libsystemc.so refers to sc_main, which its sc_elab_and_sim calls. This library drives the
+// kernel with sc_start from its own thread and never calls sc_elab_and_sim: this one never runs.
+extern "C" __attribute__((visibility("default"))) int sc_main(int, char**) { return 0; }

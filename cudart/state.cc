@@ -1,0 +1,61 @@
+#include "cudart/state.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "sw/fatbin/fatbin.h"
+
+namespace gpuvp::cudart {
+
+State& State::get() {
+  static State* s = new State();  // never destroyed: __cudaUnregisterFatBinary runs after static destructors
+  return *s;
+}
+
+Error& last_error() {
+  thread_local Error e = kSuccess;
+  return e;
+}
+
+std::vector<CallConfig>& call_stack() {
+  thread_local std::vector<CallConfig> v;
+  return v;
+}
+
+std::unique_ptr<FatBinaryRecord> read_fatbin(const void* wrapper) {
+  auto fb = std::make_unique<FatBinaryRecord>();
+  fb->wrapper = wrapper;
+  fb->source_name = fmt::format("fat binary at {}", wrapper);
+  try {
+    const fatbin::FatBinary bin = fatbin::read_wrapper(wrapper);
+    const std::vector<fatbin::Ptx> all = bin.ptx();
+    const bool fits = std::any_of(all.begin(), all.end(), [](auto& x) { return x.arch <= kComputeCapability; });
+    const fatbin::Ptx& p = fatbin::pick_ptx(all, fits ? kComputeCapability : ~0u);
+    fb->ptx = p.text;
+    fb->ptx_isa = p.isa_major * 10 + p.isa_minor;
+    fb->source_name = fmt::format("PTX for {} of the fat binary at {}", p.arch_name, wrapper);
+  } catch (const std::exception& e) {
+    fb->ptx_error = e.what();
+  }
+  return fb;
+}
+
+const rt::Module& loaded(FatBinaryRecord& fb, rt::Runtime& rt) {
+  if (!fb.module) {
+    if (fb.ptx.empty()) throw fatbin::FatbinError(fb.ptx_error);
+    fb.module = rt.load_module(fb.ptx, fb.source_name);
+    for (auto* vars : {&fb.module->image->globals, &fb.module->image->consts})
+      for (auto& v : *vars) State::get().symbols[v.address] = v.size;
+  }
+  return *fb.module;
+}
+
+bool in_ranges(const std::map<uint64_t, size_t>& a, uint64_t p, size_t n) {
+  auto it = a.upper_bound(p);
+  if (it == a.begin()) return false;
+  --it;
+  return p >= it->first && p - it->first <= it->second && n <= it->second - (p - it->first);
+}
+
+}  // namespace gpuvp::cudart

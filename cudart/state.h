@@ -1,0 +1,95 @@
+#pragma once
+// What the replacement runtime remembers between calls: the fat binaries, kernels and variables the
+// program registered, its allocations, streams and events, and the error state CUDA keeps.
+// Everything here is guarded by one mutex (State::lock); device work goes through Session::call.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cudart/cuda_types.h"
+#include "sw/runtime/runtime.h"
+
+namespace gpuvp::cudart {
+
+// The compute capability the device reports (major * 10 + minor): nvcc 13's default architecture, so
+// PTX built without -arch is for it and programs comparing it with their target accept it. A fat
+// binary's PTX for it (or the highest below) is taken, as the driver would; the platform assembles
+// any PTX it can, so a program with newer PTX only gets its highest.
+constexpr unsigned kComputeCapability = 75;
+
+// One __cudaRegisterFatBinary: its PTX (read at registration), assembled into the platform on first use.
+struct FatBinaryRecord {
+  const void* wrapper = nullptr;
+  std::string ptx;            // empty when the fat binary holds no usable PTX
+  std::string ptx_error;      // why, for the message at launch
+  std::string source_name;    // for the assembler's messages
+  unsigned ptx_isa = 0;       // major * 10 + minor (cudaFuncAttributes::ptxVersion)
+  std::optional<rt::Module> module;  // loaded
+};
+
+struct KernelRecord {
+  FatBinaryRecord* fatbin = nullptr;
+  const void* host_fun = nullptr;
+  std::string name;  // the PTX entry name (mangled)
+};
+
+struct VarRecord {
+  FatBinaryRecord* fatbin = nullptr;
+  std::string name;
+  size_t size = 0;
+  bool constant = false;
+};
+
+struct StreamRecord {
+  rt::Stream id = 0;
+  int priority = 0;
+  unsigned flags = 0;
+};
+
+struct EventRecord {
+  rt::Event ev;
+  unsigned flags = 0;
+  bool recorded = false;
+};
+
+// Where a launch goes: from __cudaPushCallConfiguration to __cudaPopCallConfiguration.
+struct CallConfig {
+  dim3 grid{1, 1, 1}, block{1, 1, 1};
+  size_t shared = 0;
+  void* stream = nullptr;
+};
+
+struct State {
+  std::recursive_mutex lock;
+  std::vector<std::unique_ptr<FatBinaryRecord>> fatbins;
+  std::map<const void*, std::unique_ptr<KernelRecord>> kernels;  // by host function
+  std::map<const void*, VarRecord> vars;                          // by host shadow variable
+  std::map<uint64_t, size_t> device_allocs;                       // cudaMalloc: start -> bytes
+  std::map<uint64_t, size_t> symbols;  // loaded modules' __device__ and __constant__ variables: start -> bytes
+  std::map<const void*, size_t> host_allocs;                      // cudaMallocHost/HostAlloc
+  std::map<const void*, std::unique_ptr<StreamRecord>> streams;   // by handle (the record's address)
+  std::map<const void*, std::unique_ptr<EventRecord>> events;
+  Error sticky = kSuccess;  // an error the device reported: every later call returns it (CUDA's rule)
+  int device = 0;
+  static State& get();
+};
+
+// The per-thread last error (cudaGetLastError) and the call configuration stack.
+Error& last_error();
+std::vector<CallConfig>& call_stack();
+
+// The PTX of a registered wrapper; failures are kept in the record, never thrown (registration runs
+// before main, where an exception would end the program without a word).
+std::unique_ptr<FatBinaryRecord> read_fatbin(const void* wrapper);
+
+// Loads the module into the platform if it is not yet (on the simulation's host thread).
+const rt::Module& loaded(FatBinaryRecord& fb, rt::Runtime& rt);
+
+// Whether [p, p + n) lies inside one of `ranges` (start -> bytes).
+bool in_ranges(const std::map<uint64_t, size_t>& ranges, uint64_t p, size_t n);
+
+}  // namespace gpuvp::cudart
