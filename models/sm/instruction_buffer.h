@@ -33,6 +33,12 @@ class InstructionBuffer {
   const isa::Inst* decode_at(uint64_t pc, Error& err, bool& validated);
   const isa::Inst* fetch_words(uint64_t pc, unsigned bytes, uint64_t& now, uint64_t& fetches, Error& err,
                                bool& changed, bool& validated);
+  // Whether fetch(pc) would return a decoded instruction without a transaction (its lines buffered,
+  // nothing filled since it was checked): dual issue takes only such an instruction.
+  bool decoded_hit(uint64_t pc) const {
+    const DecEntry& e = dcache_[index(pc)];
+    return buffered_ && e.pc == pc && e.gen == gen_ && checked_[index(pc)] == launch_gen_;
+  }
   // Instructions decoded so far: a decoded isa::Inst (at its address) stays as it is until this changes.
   uint64_t decodes() const { return decodes_; }
   // Records that the instruction fetch just returned for pc passed the launch's checks.
