@@ -63,6 +63,25 @@ const InstructionBuffer::Line* InstructionBuffer::line(uint64_t base, uint64_t& 
   return l;
 }
 
+const InstructionBuffer::Line* InstructionBuffer::buffered_line(uint64_t base) const {
+  for (const Line& l : lines_)
+    if (l.base == base) return &l;
+  return nullptr;
+}
+
+// The instruction's size from its header in the buffered line (the line after it too when the
+// header or the instruction crosses into it).
+bool InstructionBuffer::resident(uint64_t pc) const {
+  if (!buffered_) return false;
+  const uint64_t lb = pc & ~uint64_t(kLine - 1);
+  const Line* l = buffered_line(lb);
+  if (!l) return false;
+  const size_t off = pc - lb;
+  if (off + isa::kHeaderBytes > kLine) return buffered_line(lb + kLine) != nullptr;
+  const size_t sz = isa::size_from_header(l->bytes + off);
+  return off + sz <= kLine || buffered_line(lb + kLine) != nullptr;
+}
+
 const isa::Inst* InstructionBuffer::undecodable(DecEntry& e, Error& err, const std::string& why) {
   e.pc = ~uint64_t{0};
   err.decode = true;

@@ -33,12 +33,8 @@ class InstructionBuffer {
   const isa::Inst* decode_at(uint64_t pc, Error& err, bool& validated);
   const isa::Inst* fetch_words(uint64_t pc, unsigned bytes, uint64_t& now, uint64_t& fetches, Error& err,
                                bool& changed, bool& validated);
-  // Whether fetch(pc) would return a decoded instruction without a transaction (its lines buffered,
-  // nothing filled since it was checked): dual issue takes only such an instruction.
-  bool decoded_hit(uint64_t pc) const {
-    const DecEntry& e = dcache_[index(pc)];
-    return buffered_ && e.pc == pc && e.gen == gen_ && checked_[index(pc)] == launch_gen_;
-  }
+  // Whether fetch(pc) makes no transaction: the lines holding the instruction are buffered.
+  bool resident(uint64_t pc) const;
   // Instructions decoded so far: a decoded isa::Inst (at its address) stays as it is until this changes.
   uint64_t decodes() const { return decodes_; }
   // Records that the instruction fetch just returned for pc passed the launch's checks.
@@ -57,6 +53,7 @@ class InstructionBuffer {
     uint8_t bytes[128];
   };
   size_t index(uint64_t pc) const { return (pc >> 2) & (dcache_.size() - 1); }
+  const Line* buffered_line(uint64_t base) const;
   // The line holding `base`, fetched on a miss; nullptr after a fault (err).
   const Line* line(uint64_t base, uint64_t& now, uint64_t& fetches, Error& err);
   const isa::Inst* fetch_buffered(uint64_t pc, uint64_t& now, uint64_t& fetches, Error& err, bool& hit);

@@ -259,13 +259,13 @@ void SimtCore::execute_timed(Warp& w, unsigned gi, const Inst& in, uint64_t pc, 
 }
 
 // Dual issue (sm.dispatch_per_scheduler = 2): the warp's next instruction issues in the same cycle
-// when neither is a control instruction, it follows the first in the code, is decoded and buffered
-// already (no fetch), does not use what the first writes, and its unit and the scoreboard let it.
+// when neither is a control instruction, it follows the first in the code, is in the instruction
+// buffer (no fetch transaction), does not use what the first writes, and its unit and the scoreboard let it.
 void SimtCore::dual_issue(Warp& w, unsigned s, const Inst& first, uint64_t first_pc) {
   if (cfg_.dispatch < 2 || has_error_ || w.state != Warp::Ready || ops_[size_t(first.op)].control) return;
   const unsigned gi = w.ngroups == 1 ? 0 : w.frontier();
   const uint64_t pc = w.groups[gi].pc;
-  if (pc != first_pc + first.size || !ibuf_->decoded_hit(pc)) return;
+  if (pc != first_pc + first.size || !ibuf_->resident(pc)) return;
   const Inst* in = fetch(w, pc);
   if (!in || ops_[size_t(in->op)].control || depends(first, *in)) return;
   if (w.pending && scoreboard_wait(w, *in) > now_) return;
