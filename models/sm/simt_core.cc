@@ -30,6 +30,8 @@ SimtCore::SimtCore(const SmConfig& cfg, CoreEnv& env)
   issue_cycles_ = std::max((cfg.warp_size + lanes - 1) / lanes, 1u);
   sched_.resize(nsched);
   stats_.schedulers.resize(nsched);
+  stats_.dispatch = cfg.dispatch;
+  stats_.issue_cycles_per_inst = issue_cycles_;
   for (unsigned k = 0; k < nsched; ++k) policies_.push_back(sm::make_warp_scheduler(cfg.warp_policy));
   auto unit = [&](UnitClass u, unsigned per_sm) {
     unit_of_[size_t(u)] = per_sm ? u : UnitClass::Lanes;
@@ -203,6 +205,17 @@ void SimtCore::place_block(std::shared_ptr<const LaunchParams> k, const sm::Bloc
   init_warps(p.slot);
   live_warps_ += s.wpb;
   stats_.blocks++;
+  record_occupancy(*b.lp, s);
+}
+
+// The occupancy limit of a kernel, once per launch (its first block on the SM).
+void SimtCore::record_occupancy(const LaunchParams& lp, const sm::BlockShape& s) {
+  auto& v = stats_.launches;
+  if (std::any_of(v.rbegin(), v.rend(), [&](const SmStats::LaunchOccupancy& o) { return o.launch_id == lp.launch_id; }))
+    return;
+  const sm::OccupancyLimit l =
+      sm::occupancy_limit(s, {cfg_.max_blocks, max_warps(), cfg_.max_threads, cfg_.registers, smem_.size()});
+  v.push_back({lp.launch_id, l.blocks, l.blocks * s.wpb, l.limited_by});
 }
 
 // The block's shared memory: header (dimensions, linear index), parameters, zeroed user region.

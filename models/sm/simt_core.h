@@ -207,6 +207,7 @@ class SimtCore {
   void place_block(std::shared_ptr<const LaunchParams> k, const sm::BlockShape& s, const sm::Placement& p,
                    uint64_t linear, uint64_t start);
   void init_shared(const Block& b);
+  void record_occupancy(const LaunchParams& lp, const sm::BlockShape& s);
   void init_warps(unsigned j);
   // Issue timing (simt_core_issue.cc; docs/sm.md "Issue timing"): the warp schedulers in one cycle.
   enum class Outcome { Idle, Issued, Fetching, Held };
