@@ -265,7 +265,7 @@ void SimtCore::dual_issue(Warp& w, unsigned s, const Inst& first, uint64_t first
   if (cfg_.dispatch < 2 || has_error_ || w.state != Warp::Ready || ops_[size_t(first.op)].control) return;
   const unsigned gi = w.ngroups == 1 ? 0 : w.frontier();
   const uint64_t pc = w.groups[gi].pc;
-  if (pc != first_pc + first.size || !ibuf_->resident(pc)) return;
+  if (pc != first_pc + first.size || !ibuf_->resident(pc, now_)) return;
   const Inst* in = fetch(w, pc);
   if (!in || ops_[size_t(in->op)].control || depends(first, *in)) return;
   if (w.pending && scoreboard_wait(w, *in) > now_) return;
