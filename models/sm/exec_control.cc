@@ -166,6 +166,7 @@ void SimtCore::check_barrier(Block& b, unsigned id) {
       w.state = Warp::Ready;
       w.ready = std::max(w.ready, now_ + cfg_.lat.barrier);
       w.why = uint8_t(StallReason::Barrier);
+      wake_warp(w);
     }
   }
   b.bar_threads[id] = b.bar_votes[id] = 0;

@@ -80,7 +80,9 @@ void SimtCore::defer_load(Warp& w, const Inst& in, uint32_t m) {
 
 // Writes the loads done by `upto` and before `before` into their registers, in completion order.
 void SimtCore::retire(uint64_t upto, uint64_t before) {
-  if (pending_.empty()) return;
+  // Sorted only when one is due (the core looks every cycle; ties keep their order of issue either way).
+  if (std::none_of(pending_.begin(), pending_.end(), [&](const PendingLoad& p) { return p.done <= upto && p.done < before; }))
+    return;
   std::stable_sort(pending_.begin(), pending_.end(),
                    [](const PendingLoad& a, const PendingLoad& b) { return a.done < b.done; });
   size_t k = 0;

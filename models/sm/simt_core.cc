@@ -245,6 +245,7 @@ void SimtCore::init_warps(unsigned j) {
     unsigned n = std::min(cfg_.warp_size, b.k.threads - first);
     w.live = n >= 32 ? ~0u : ((1u << n) - 1);
     w.ready = b.start;
+    wake_warp(w);
     w.regs = regfile_.data() + b.reg_base + size_t(k) * lp.num_regs * 32;
     w.preds = predfile_.data() + b.pred_base + size_t(k) * std::max(lp.num_preds, 1u);
     w.groups[0] = Group{lp.entry, w.live};

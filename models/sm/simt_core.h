@@ -225,6 +225,7 @@ class SimtCore {
   unsigned book_unit(unsigned s, UnitClass u);
   void advance_after_issue();
   Wake wake(unsigned s, int picked) const;
+  void wake_warp(const Warp& w);
   void count_until(unsigned s, uint64_t t);
   void start_schedulers(uint64_t start);
   void reset_picks();
@@ -321,6 +322,9 @@ class SimtCore {
     uint64_t busy[size_t(UnitClass::Count)] = {};
     int last = -1;      // warp that issued last (the policy's state)
     int waiting = -1;   // warp its policy waits for (rr_strict), when it last issued nothing
+    // When it issued nothing: the first cycle one of its warps may issue (it is not looked at before;
+    // a warp of it made ready sooner, by a barrier or a new block, brings this forward: wake_warp).
+    uint64_t wake_at = 0;
     int pinned = -1;    // warp whose instruction is being fetched: it issues when the fetch is done
     const isa::Inst* pinned_inst = nullptr;
     uint64_t pinned_decodes = 0;  // the instruction buffer's decodes() then (pinned_inst valid while equal)

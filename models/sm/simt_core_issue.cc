@@ -63,7 +63,18 @@ void SimtCore::start_schedulers(uint64_t start) {
 }
 
 void SimtCore::reset_picks() {
-  for (Sched& sc : sched_) sc.last = sc.pinned = sc.waiting = -1;
+  for (Sched& sc : sched_) {
+    sc.last = sc.pinned = sc.waiting = -1;
+    sc.wake_at = 0;
+  }
+}
+
+// Warp w became ready (a barrier released it, its block arrived): its scheduler looks at its warps
+// again from w.ready on.
+void SimtCore::wake_warp(const Warp& w) {
+  if (pipe_) return;
+  Sched& sc = sched_[w.id % sched_.size()];
+  sc.wake_at = std::min(sc.wake_at, w.ready);
 }
 
 // Scheduler s issued nothing from its accounted cycle to t: those cycles stalled for its reason.
@@ -117,7 +128,7 @@ SimtCore::Wake SimtCore::wake(unsigned s, int picked) const {
 bool SimtCore::issue_cycle(bool batch) {
   bool active = false, issued = false;
   for (unsigned s = 0; s < sched_.size() && !has_error_; ++s) {
-    if (sched_[s].free > now_) continue;
+    if (sched_[s].free > now_ || sched_[s].wake_at > now_) continue;  // busy, or no warp ready before then
     const Outcome o = try_issue(s);
     active |= o != Outcome::Idle;
     issued |= o == Outcome::Issued;
@@ -129,11 +140,7 @@ bool SimtCore::issue_cycle(bool batch) {
     return true;
   }
   uint64_t t = kNever;
-  for (unsigned s = 0; s < sched_.size(); ++s) {
-    const Sched& sc = sched_[s];
-    const uint64_t w = sc.pinned >= 0 ? sc.free : wake(s, sc.waiting).at;
-    t = std::min(t, std::max(w, sc.free));
-  }
+  for (const Sched& sc : sched_) t = std::min(t, std::max(sc.pinned >= 0 ? sc.free : sc.wake_at, sc.free));
   if (t != kNever) return wait_until(std::max(now_ + 1, t), batch);
   return wait_turn(-1, batch);  // every live warp at a barrier that never completes: the error
 }
@@ -145,8 +152,8 @@ void SimtCore::advance_after_issue() {
   for (const Sched& sc : sched_)
     if (sc.free > now_) next = std::min(next, sc.free);
   if (next > now_ + 1)
-    for (unsigned s = 0; s < sched_.size(); ++s)
-      if (sched_[s].free <= now_) next = std::min(next, wake(s, sched_[s].waiting).at);
+    for (const Sched& sc : sched_)
+      if (sc.free <= now_) next = std::min(next, sc.wake_at);
   now_ = std::max(now_ + 1, next);
 }
 
@@ -160,7 +167,9 @@ SimtCore::Outcome SimtCore::try_issue(unsigned s) {
     if (i < 0 || warps_[unsigned(i)].ready > now_) {
       count_until(s, now_);
       sc.waiting = i;
-      sc.why = wake(s, i).why;
+      const Wake k = wake(s, i);
+      sc.why = k.why;
+      sc.wake_at = k.at;
       return Outcome::Idle;
     }
     const Outcome o = issue(i, s);
