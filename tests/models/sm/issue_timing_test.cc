@@ -309,3 +309,31 @@ TEST_CASE("issue timing: FMA throughput of the tx2 and tk1 SMs") {
   CHECK(one >= 0.95 * 128);
   CHECK(one <= 128);
 }
+
+TEST_CASE("issue timing: barrier stalls while every warp of the scheduler waits at a barrier") {
+  // One scheduler of 32 lanes, 2 warps. Warp 0 branches over three FMAs to the barrier; warp 1 runs them.
+  // mov: w0 0, w1 1 (lat.alu 4); setp: 5, 6; bra: 10 (taken), 11 (lat.branch 2); w0 bar at 13 (waits);
+  // w1 fma at 14, 19, 24, bar at 29: the barrier completes at 29 + 1, both warps ready at 30 + 2 = 32;
+  // exits at 32 and 33, done at 34. Idle cycles: 2..4, 7..9, 12, 15..18, 20..23, 25..28 wait for a
+  // latency (19: warp 1 is the first to become ready), 30..31 for the barrier (2).
+  Core c(32, 1);
+  Prog p;
+  p.add(Opcode::Mov, DType::U32, {R(1), S(SReg::TidX)});
+  Inst setp = mk(Opcode::Setp, DType::U32, {P(0), None(), R(1), I(32)});
+  setp.mod.cmp = Cmp::Lt;
+  p.add(setp);
+  Inst bra = mk(Opcode::Bra, DType::None, {L(1)});
+  bra.guard = 0;
+  p.add(bra);
+  for (unsigned k = 0; k < 3; ++k) p.add(Opcode::Fma, DType::F32, {R(k), R(8), R(9), R(10)});
+  p.label(1);
+  p.add(Opcode::Bar, DType::None, {I(0)});
+  p.add(Opcode::Exit, DType::None, {});
+  CHECK(c.run(p, 64) == 34);
+  CHECK(c.issues == std::vector<uint64_t>{0, 1, 5, 6, 10, 11, 13, 14, 19, 24, 29, 32, 33});
+  CHECK(c.stall(0, StallReason::Dependency) == 19);
+  CHECK(c.stall(0, StallReason::Barrier) == 2);
+  CHECK(c.sched(0).issue_cycles == 13);
+  CHECK(c.core->stats().inst_class[size_t(InstClass::Barrier)] == 2);
+  CHECK(c.core->stats().inst_class[size_t(InstClass::Control)] == 4);  // two bra, two exit
+}
