@@ -56,7 +56,7 @@ const char* stall_reason_name(StallReason r);  // "no_warp", "fetch", ...
 
 // How the core times an instruction (docs/sm.md, "Timing").
 enum class SmTiming : uint8_t {
-  Issue = 0,     // "issue": warp_size/sps issue cycles, then a latency per instruction class
+  Issue = 0,     // "issue": warp schedulers, execution units, a latency per instruction class (simt_core_issue.cc)
   Flexgrip = 1,  // "flexgrip": the FlexGripPlus five-stage pipeline, packet by packet (flexgrip_pipeline.h)
 };
 

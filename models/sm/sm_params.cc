@@ -44,7 +44,8 @@ const bool declared = declare_params({
                   "Warp scheduler: round robin over ready warps, greedy-then-oldest, or strict round robin (each "
                   "warp id in turn, waiting for it: FlexGripPlus)"),
         P::String("sm.timing", "issue", {"issue", "flexgrip"},
-                  "Instruction timing: issue (warp_size/sps issue cycles plus a latency per class) or flexgrip "
+                  "Instruction timing: issue (warp schedulers with their lanes and execution units, a latency per "
+                  "class) or flexgrip "
                   "(the FlexGripPlus five-stage pipeline, lane group by lane group; docs/sm.md)"),
         P::Bool("sm.fold_operands", false,
                 "flexgrip timing: ld.param, cvta and moves of %ntid/%ctaid/%nctaid take no pipeline slot (the G80 "
