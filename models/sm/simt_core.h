@@ -321,7 +321,6 @@ class SimtCore {
     // Per unit class: lane-cycles booked, cycle x lanes + lanes taken in that cycle (book_unit).
     uint64_t busy[size_t(UnitClass::Count)] = {};
     int last = -1;      // warp that issued last (the policy's state)
-    int waiting = -1;   // warp its policy waits for (rr_strict), when it last issued nothing
     // When it issued nothing: the first cycle one of its warps may issue (it is not looked at before;
     // a warp of it made ready sooner, by a barrier or a new block, brings this forward: wake_warp).
     uint64_t wake_at = 0;

@@ -64,7 +64,7 @@ void SimtCore::start_schedulers(uint64_t start) {
 
 void SimtCore::reset_picks() {
   for (Sched& sc : sched_) {
-    sc.last = sc.pinned = sc.waiting = -1;
+    sc.last = sc.pinned = -1;
     sc.wake_at = 0;
   }
 }
@@ -166,7 +166,6 @@ SimtCore::Outcome SimtCore::try_issue(unsigned s) {
     const int i = sc.pinned >= 0 ? sc.pinned : policies_[s]->pick(warps_, sc.last, now_, set);
     if (i < 0 || warps_[unsigned(i)].ready > now_) {
       count_until(s, now_);
-      sc.waiting = i;
       const Wake k = wake(s, i);
       sc.why = k.why;
       sc.wake_at = k.at;
