@@ -112,7 +112,11 @@ void PlatformImpl::build_arbiters() {
   arb_gmem_wr = arb("arb_gmem_wr", n);
   arb_cmem = arb("arb_cmem", n);
   arb_sysmem = arb("arb_sysmem", n);
-  arb_cfg = arb("arb_cfg", n + 1);  // the host is the last requester of the configuration block
+  // The host is the last requester of the configuration block. The concurrent dispatcher hands the
+  // SMs their blocks with the launch parameters, so there the host is its only requester (and the
+  // SM count is not bounded by the arbiter's 64 requesters).
+  arb_cfg = arb("arb_cfg", concurrent ? 1 : n + 1);
+  if (concurrent) no_cfg = std::make_unique<UnmappedTarget>("no_cfg", n);
 }
 
 void PlatformImpl::build_scheduler() {
@@ -191,7 +195,7 @@ void PlatformImpl::wire() {
   bus->add_range(dev.cmem_base, dev.cmem_size, "cmem");
   bus->out.bind(cmem->in);
   bus->add_range(dev.cfg_base, cfgreg::kNumRegs * 4, "cfg");
-  bus->out.bind(arb_cfg->in[n]);
+  bus->out.bind(arb_cfg->in[concurrent ? 0 : n]);
 
   link("gpu.arb_gmem_rd.out", arb_gmem_rd->out, gmem->in);
   link("gpu.arb_gmem_wr.out", arb_gmem_wr->out, gmem->in);
@@ -237,7 +241,8 @@ void PlatformImpl::wire() {
     sm.smp_done(smp_done[i]);
     const std::string p = fmt::format("gpu.sm{}.", i);
     link(p + "imem", sm.imem, arb_sysmem->in[i]);
-    link(p + "cfg", sm.cfg, arb_cfg->in[i]);
+    if (concurrent) link(p + "cfg", sm.cfg, (*no_cfg)[i]);
+    else link(p + "cfg", sm.cfg, arb_cfg->in[i]);
     link(p + "cmem", sm.cmem, arb_cmem->in[i]);
     link(p + "gmem_rd", sm.gmem_rd, arb_gmem_rd->in[i]);
     link(p + "gmem_wr", sm.gmem_wr, arb_gmem_wr->in[i]);

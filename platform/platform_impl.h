@@ -16,6 +16,7 @@
 #include "models/host_bus/host_bus.h"
 #include "models/memory/memory.h"
 #include "models/scheduler/block_scheduler.h"
+#include "models/common/unmapped_target.h"
 #include "models/scheduler/concurrent_dispatcher.h"
 #include "models/sm/sm.h"
 #include "platform/config/config.h"
@@ -42,6 +43,7 @@ class PlatformImpl : public sc_core::sc_module {
   std::unique_ptr<Memory> gmem, sysmem, cmem;
   std::unique_ptr<ConfigBlock> cfgblk;
   std::unique_ptr<ArbitratedTarget> arb_gmem_rd, arb_gmem_wr, arb_cmem, arb_sysmem, arb_cfg;
+  std::unique_ptr<UnmappedTarget> no_cfg;  // the SMs' configuration sockets in the concurrent mode
   std::unique_ptr<BlockDispatcher> sched;  // the batch scheduler (null in the concurrent mode)
   BlockSchedulerConfig sched_cfg;
   bool concurrent = false;                 // scheduler.kind = concurrent

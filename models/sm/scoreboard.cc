@@ -58,13 +58,18 @@ uint64_t SimtCore::scoreboard_wait(const Warp& w, const Inst& in, bool* bound) c
 void SimtCore::defer_load(Warp& w, const Inst& in, uint32_t m) {
   const unsigned es = bits_of(in.type) / 8;
   const bool sx = is_signed(in.type) && es < 8;
-  PendingLoad p;
+  const uint64_t done = done_at_ + lat_;
+  // Completion order, equal cycles in issue order: a load mostly completes after those before it.
+  auto at = std::upper_bound(pending_.begin(), pending_.end(), done,
+                             [](uint64_t d, const PendingLoad& q) { return d < q.done; });
+  PendingLoad& p = *pending_.emplace(at);
   p.warp = w.id;
-  p.done = done_at_ + lat_;
+  p.done = done;
   p.mask = m;
   for (unsigned i = 0; i < in.vec; ++i) {
     if (in.ops[i].kind != OpKind::Reg) continue;  // a sink: nothing to write
     p.regs[p.n] = in.ops[i].reg;
+    std::fill(std::begin(p.vals[p.n]), std::end(p.vals[p.n]), uint64_t{0});
     sm::lanes(m, [&](unsigned l) {
       uint64_t v = 0;
       std::memcpy(&v, buf_[l] + i * es, es);
@@ -72,7 +77,6 @@ void SimtCore::defer_load(Warp& w, const Inst& in, uint32_t m) {
     });
     ++p.n;
   }
-  pending_.push_back(p);
   ++w.pending;
   done_at_ = std::max(now_, issued_at_);
   lat_ = cfg_.lat.alu;
@@ -80,22 +84,16 @@ void SimtCore::defer_load(Warp& w, const Inst& in, uint32_t m) {
 
 // Writes the loads done by `upto` and before `before` into their registers, in completion order.
 void SimtCore::retire(uint64_t upto, uint64_t before) {
-  // Sorted only when one is due (the core looks every cycle; ties keep their order of issue either way).
-  if (std::none_of(pending_.begin(), pending_.end(), [&](const PendingLoad& p) { return p.done <= upto && p.done < before; }))
-    return;
-  std::stable_sort(pending_.begin(), pending_.end(),
-                   [](const PendingLoad& a, const PendingLoad& b) { return a.done < b.done; });
-  size_t k = 0;
-  for (; k < pending_.size() && pending_[k].done <= upto && pending_[k].done < before; ++k) {
-    const PendingLoad& p = pending_[k];
+  while (!pending_.empty() && pending_.front().done <= upto && pending_.front().done < before) {
+    const PendingLoad& p = pending_.front();
     Warp& w = warps_[p.warp];
     for (unsigned i = 0; i < p.n; ++i) {
       uint64_t* d = w.regs + size_t(p.regs[i]) * 32;
       sm::lanes(p.mask, [&](unsigned l) { d[l] = p.vals[i][l]; });
     }
     --w.pending;
+    pending_.pop_front();
   }
-  pending_.erase(pending_.begin(), pending_.begin() + ptrdiff_t(k));
 }
 
 // The loads done by now: written at once, unless one completes at or after the horizon and simulated
@@ -109,10 +107,6 @@ void SimtCore::retire_due() {
   else retire(now_, ~uint64_t{0});
 }
 
-uint64_t SimtCore::next_completion() const {
-  uint64_t t = ~uint64_t{0};
-  for (const PendingLoad& p : pending_) t = std::min(t, p.done);
-  return t;
-}
+uint64_t SimtCore::next_completion() const { return pending_.empty() ? ~uint64_t{0} : pending_.front().done; }
 
 }  // namespace gpuvp

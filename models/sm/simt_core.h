@@ -5,6 +5,7 @@
 // memory) goes through CoreEnv, which the Sm module implements with TLM sockets and tests implement
 // with plain arrays. See docs/sm.md.
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -378,9 +379,11 @@ class SimtCore {
     uint32_t mask = 0;  // lanes written
     unsigned n = 0;     // destination registers
     uint16_t regs[4] = {};
-    uint64_t vals[4][32] = {};
+    uint64_t vals[4][32];  // rows 0..n-1 set in full (lanes outside the mask 0): the timing hash reads them
   };
-  std::vector<PendingLoad> pending_;
+  // In completion order (ties in issue order): loads retire from the front. A deque, as a load is
+  // a kilobyte of lane data that must not move when the front retires.
+  std::deque<PendingLoad> pending_;
   uint64_t issued_at_ = 0;  // release of the last transaction of the instruction (next one may start)
 
   // Storage warps point into, reserved at construction; regfile_ and predfile_ change size only

@@ -9,7 +9,10 @@ using P = ParamDef;
 const bool declared = declare_params({
     "sm", "gpu.sm#", "sm.count",
     {
-        P::Int("sm.count", 1, 1, 16, "Number of SMs").one_for_all(),
+        P::Int("sm.count", 1, 1, 64,
+               "Number of SMs: 1..16 with the FlexGripPlus batch scheduler or the RTL arbiters, up to 64 "
+               "with the concurrent dispatcher")
+            .one_for_all(),
         P::Int("sm.sps", 8, 1, 256,
                "SPs (CUDA cores) per SM, split evenly between the warp schedulers; a warp instruction issues over "
                "warp_size/(sps/schedulers) cycles"),

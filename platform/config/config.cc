@@ -338,6 +338,22 @@ double Config::f(const std::string& key) const { return get(key).get<double>(); 
 bool Config::b(const std::string& key) const { return get(key).get<bool>(); }
 const std::string& Config::s(const std::string& key) const { return get(key).get_ref<const std::string&>(); }
 
+// The FlexGripPlus block scheduler (model and RTL) drives 1..16 SMs, and the RTL arbiter is
+// Verilated for at most 16 SMs plus the host: beyond that only the concurrent dispatcher and the
+// transaction-level arbiters scale.
+void Config::validate_sm_count() const {
+  constexpr int64_t kFlexgripMaxSms = 16;
+  const int64_t n = i("sm.count");
+  if (n <= kFlexgripMaxSms) return;
+  if (s("scheduler.kind") != "concurrent")
+    throw ConfigError(fmt::format("sm.count = {}: the FlexGripPlus block scheduler (scheduler.kind = {}) drives at most "
+                                  "{} SMs; more need scheduler.kind = concurrent",
+                                  n, s("scheduler.kind"), kFlexgripMaxSms));
+  if (s("arbiter.impl") == "rtl")
+    throw ConfigError(fmt::format("sm.count = {}: the RTL arbiters (arbiter.impl = rtl) are built for at most {} SMs",
+                                  n, kFlexgripMaxSms));
+}
+
 void Config::validate() const {
   for (auto& [key, value] : values_) {
     InstanceKey ik = find_instance_key(key);
@@ -375,6 +391,7 @@ void Config::validate() const {
                                     "runs FlexGripPlus batches only",
                                     key_of(inst, "sm", "timing")));
   }
+  validate_sm_count();
   if (s("scheduler.kind") == "concurrent" && s("scheduler.impl") == "rtl")
     throw ConfigError("scheduler.kind = concurrent: the RTL (scheduler.impl = rtl) is the FlexGripPlus batch scheduler");
   validate_concurrent();

@@ -72,6 +72,7 @@ class Config : public ParamSource {
  private:
   const nlohmann::json& get(const std::string& key) const;
   void validate_concurrent() const;
+  void validate_sm_count() const;
   std::map<std::string, nlohmann::json> values_;
   std::string name_ = "custom";
 };

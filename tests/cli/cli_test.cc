@@ -11,8 +11,9 @@ TEST_CASE("cli: out-of-range and malformed configuration values exit 2 naming th
     const char* args;
     const char* expect;
   } cases[] = {
-      {"config --preset flexgrip --set sm.count=0", "sm.count = 0: out of range; expected an integer in [1, 16]"},
-      {"config --preset flexgrip --set sm.count=17", "sm.count = 17: out of range; expected an integer in [1, 16]"},
+      {"config --preset flexgrip --set sm.count=0", "sm.count = 0: out of range; expected an integer in [1, 64]"},
+      {"config --preset flexgrip --set sm.count=17", "sm.count = 17: the FlexGripPlus block scheduler"},
+      {"config --preset tx2 --set sm.count=65", "sm.count = 65: out of range; expected an integer in [1, 64]"},
       {"config --preset tx2 --set sm.warp_size=24", "sm.warp_size = 24: not a power of two"},
       {"config --preset tx2 --set sm.count=four", "sm.count = \"four\": not an integer"},
       {"config --preset tx2 --set sm.coalesce=yes", "sm.coalesce = \"yes\": not a boolean; expected true or false"},
@@ -130,6 +131,6 @@ TEST_CASE("cli: an integer key refuses 1e1 and 2.0 with the same message as any 
     INFO(v);
     auto r = run_gpuvp(std::string("config --preset tx2 --set sm.count=") + v);
     CHECK(r.status == 2);
-    CHECK_THAT(r.err, Contains("--set: sm.count = 10.0: not an integer; expected an integer in [1, 16]"));
+    CHECK_THAT(r.err, Contains("--set: sm.count = 10.0: not an integer; expected an integer in [1, 64]"));
   }
 }

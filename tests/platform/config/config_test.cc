@@ -54,8 +54,8 @@ TEST_CASE("config: --set overrides with type checking") {
 
 TEST_CASE("config: bad values name the key and the allowed range") {
   Config c = Config::preset("flexgrip");
-  CHECK_THROWS_WITH(c.set("sm.count=0"), Contains("sm.count") && Contains("[1, 16]"));
-  CHECK_THROWS_WITH(c.set("sm.count=17"), Contains("sm.count") && Contains("out of range"));
+  CHECK_THROWS_WITH(c.set("sm.count=0"), Contains("sm.count") && Contains("[1, 64]"));
+  CHECK_THROWS_WITH(c.set("sm.count=65"), Contains("sm.count") && Contains("out of range"));
   CHECK_THROWS_WITH(c.set("sm.warp_size=24"), Contains("sm.warp_size") && Contains("power of two"));
   CHECK_THROWS_WITH(c.set("sm.count=two"), Contains("sm.count") && Contains("not an integer"));
   CHECK_THROWS_WITH(c.set("sm.count=2.5"), Contains("not an integer"));
@@ -144,7 +144,7 @@ TEST_CASE("config: every model declares its keys in its own folder and the schem
 
 TEST_CASE("config: an integer key takes one spelling of an integer in --set, files and platform.set alike") {
   Config c = Config::preset("flexgrip");
-  const std::string msg = "sm.count = 10.0: not an integer; expected an integer in [1, 16]";
+  const std::string msg = "sm.count = 10.0: not an integer; expected an integer in [1, 64]";
   CHECK_THROWS_WITH(c.set("sm.count=1e1"), Contains("--set: " + msg));
   CHECK_THROWS_WITH(c.set("sm.count=10.0"), Contains("--set: " + msg));
   CHECK_THROWS_WITH(c.merge(nlohmann::json::parse(R"({"sm": {"count": 1e1}})"), "my.json"), Contains("my.json: " + msg));
@@ -178,4 +178,20 @@ TEST_CASE("config: copy_engines says what the platform builds") {
   c.set("scheduler.kind=batch");  // the batch mode has none: copies over the host bus, whatever it says
   CHECK_NOTHROW(c.validate());
   CHECK(Config::preset("flexgrip").i("copy_engines") == 0);
+}
+
+TEST_CASE("config: sm.count reaches 64 with the concurrent dispatcher and 16 with the batch scheduler or the RTL") {
+  Config c = Config::preset("tx2");
+  c.set("sm.count=64");
+  CHECK_NOTHROW(c.validate());
+  CHECK_THROWS_WITH(c.set("sm.count=65"), Contains("sm.count") && Contains("[1, 64]"));
+  c.set("arbiter.impl=rtl");
+  CHECK_THROWS_WITH(c.validate(), Contains("sm.count = 64") && Contains("arbiter.impl = rtl"));
+  c.set("sm.count=16");
+  CHECK_NOTHROW(c.validate());
+  Config f = Config::preset("flexgrip");
+  f.set("sm.count=16");
+  CHECK_NOTHROW(f.validate());
+  f.set("sm.count=17");
+  CHECK_THROWS_WITH(f.validate(), Contains("sm.count = 17") && Contains("scheduler.kind = concurrent"));
 }

@@ -37,3 +37,14 @@ TEST_CASE("workloads on all platforms: matrixMul") { run_all_platforms("matrixMu
 TEST_CASE("workloads on all platforms: histogram") { run_all_platforms("histogram"); }
 TEST_CASE("workloads on all platforms: mandelbrot") { run_all_platforms("mandelbrot"); }
 TEST_CASE("workloads on all platforms: bfs") { run_all_platforms("bfs"); }
+
+// 64 SMs (beyond the FlexGripPlus scheduler's 16): grayFilter fi64 has 64 blocks of one kind, so the
+// dispatcher's round robin gives every SM exactly one and the image still matches the CPU's.
+TEST_CASE("workloads on 64 SMs: grayFilter fi64 on tx2 puts one block on every SM") {
+  auto j = run_stats("--preset tx2 --set sm.count=64 --workload grayFilter --launch fi64");
+  INFO(j["stderr"].get<std::string>());
+  REQUIRE(j["exit_status"] == 0);
+  CHECK(j["correct"] == true);
+  REQUIRE(j["sms"].size() == 64);
+  for (auto& s : j["sms"]) CHECK(s["blocks"] == 1);
+}
