@@ -65,6 +65,62 @@ std::vector<BlockRecord> Platform::timeline() const {
   return all;
 }
 
+namespace {
+nlohmann::json stalls_json(const uint64_t (&c)[size_t(StallReason::Count)]) {
+  nlohmann::json j = nlohmann::json::object();
+  for (size_t r = 0; r < size_t(StallReason::Count); ++r) j[stall_reason_name(StallReason(r))] = c[r];
+  return j;
+}
+
+nlohmann::json inst_class_json(const SmStats& s) {
+  nlohmann::json j = nlohmann::json::object();
+  for (size_t c = 0; c < size_t(InstClass::Count); ++c) j[inst_class_name(InstClass(c))] = s.inst_class[c];
+  return j;
+}
+
+double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
+// Issue timing's schedulers (docs/statistics.md, "Issue"): every scheduler has the SM's cycles with a
+// block resident; the SM's figures add its schedulers up.
+nlohmann::json issue_json(const SmStats& s) {
+  const uint64_t cycles = s.schedulers.empty() ? 0 : s.schedulers[0].cycles;
+  uint64_t stalls[size_t(StallReason::Count)] = {}, issued = 0, dual = 0;
+  nlohmann::json per = nlohmann::json::array();
+  for (const SmStats::Scheduler& k : s.schedulers) {
+    for (size_t r = 0; r < size_t(StallReason::Count); ++r) stalls[r] += k.stall_cycles[r];
+    issued += k.warp_insts;
+    dual += k.dual_issued;
+    per.push_back({{"cycles", k.cycles},
+                   {"issue_cycles", k.issue_cycles},
+                   {"warp_insts", k.warp_insts},
+                   {"dual_issued", k.dual_issued},
+                   {"stall_cycles", stalls_json(k.stall_cycles)}});
+  }
+  const uint64_t slots = cycles * s.schedulers.size() * s.dispatch;
+  return {{"schedulers", s.schedulers.size()},
+          {"dispatch_per_scheduler", s.dispatch},
+          {"cycles", cycles},
+          {"issue_slots", slots},
+          {"issue_slots_used", issued * s.issue_cycles_per_inst},
+          {"warp_insts", issued},
+          {"dual_issued", dual},
+          {"ipc_warp", ratio(double(issued), double(cycles))},
+          {"ipc_thread", ratio(double(s.thread_insts), double(cycles))},
+          {"resident_warps_avg", ratio(double(s.warp_resident_cycles), double(cycles))},
+          {"stall_cycles", stalls_json(stalls)},
+          {"per_scheduler", per}};
+}
+
+// The occupancy limit of a launch, from the first SM that ran it (null when none did).
+nlohmann::json occupancy_json(const std::vector<SmStats>& sms, uint64_t launch_id) {
+  for (const SmStats& s : sms)
+    for (const SmStats::LaunchOccupancy& o : s.launches)
+      if (o.launch_id == launch_id)
+        return {{"blocks_per_sm", o.blocks}, {"warps_per_sm", o.warps}, {"limited_by", o.limited_by}};
+  return nullptr;
+}
+}  // namespace
+
 // Schema gpuvp-stats/1 (docs/statistics.md): whole-run totals at the top, then one section per SM,
 // per kernel launch and per arbiter.
 nlohmann::json PlatformStats::to_json() const {
@@ -88,7 +144,9 @@ nlohmann::json PlatformStats::to_json() const {
                         {"fetches", s.fetches},
                         {"mem_transactions", s.mem_transactions},
                         {"batches", s.batches},
-                        {"blocks", s.blocks}});
+                        {"blocks", s.blocks},
+                        {"inst_class", inst_class_json(s)},
+                        {"issue", issue_json(s)}});
   }
   j["arbiters"] = nlohmann::json::array();
   for (auto& a : arbiters)
@@ -101,7 +159,8 @@ nlohmann::json PlatformStats::to_json() const {
                              {"start_ps", l.start_ps},
                              {"end_ps", l.end_ps},
                              {"cycles", l.cycles},
-                             {"blocks_per_core", l.blocks_per_core}});
+                             {"blocks_per_core", l.blocks_per_core},
+                             {"occupancy", occupancy_json(sms, l.launch_id)}});
   return j;
 }
 

@@ -20,6 +20,24 @@ BlockShape block_shape(const LaunchParams& lp, unsigned warp_size) {
   return s;
 }
 
+OccupancyLimit occupancy_limit(const BlockShape& s, const SmResources& r) {
+  const struct {
+    uint64_t have, need;
+    const char* name;
+  } res[] = {{r.blocks, 1, "blocks"},
+             {r.warp_slots, s.wpb, "warp_slots"},
+             {r.threads, s.threads, "threads"},
+             {r.regs32, s.regs32, "registers"},
+             {r.smem, s.stride, "shared_memory"}};
+  OccupancyLimit l{~0u, ""};
+  for (const auto& x : res) {
+    if (x.need == 0) continue;
+    const uint64_t n = x.have / x.need;
+    if (n < l.blocks) l = {unsigned(n), x.name};
+  }
+  return l;
+}
+
 void Occupancy::add(const BlockShape& s, const Placement& p) {
   if (p.slot < slot_used_.size()) slot_used_[p.slot] = true;
   ++blocks_;

@@ -26,6 +26,18 @@ struct BlockShape {
 // lp's block dimensions must have been checked (1..max threads per block) and warp_size be 1..32.
 BlockShape block_shape(const LaunchParams& lp, unsigned warp_size);
 
+// How many blocks of shape s an empty SM holds at once, and the resource that bounds them (the first
+// of "blocks", "warp_slots", "threads", "registers", "shared_memory" that allows the fewest).
+struct OccupancyLimit {
+  unsigned blocks = 0;
+  const char* limited_by = "";
+};
+struct SmResources {
+  unsigned blocks, warp_slots;
+  uint64_t threads, regs32, smem;
+};
+OccupancyLimit occupancy_limit(const BlockShape& s, const SmResources& r);
+
 // Where a block lies: its slot and the first warp slot, register, predicate and shared memory offsets.
 struct Placement {
   unsigned slot = 0, first_warp = 0;

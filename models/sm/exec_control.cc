@@ -16,6 +16,7 @@ void SimtCore::finish_warp(Warp& w) {
   w.state = Warp::Exited;
   --live_warps_;
   Block& b = blocks_[w.block];
+  stats_.warp_resident_cycles += now_ - b.start;  // (occupancy: resident warps over time)
   if (--b.live_warps == 0) {
     b.end = now_;
     finished_.push_back(w.block);  // run_blocks releases it after this instruction
@@ -164,6 +165,8 @@ void SimtCore::check_barrier(Block& b, unsigned id) {
       deliver_reduction(w, b, id);
       w.state = Warp::Ready;
       w.ready = std::max(w.ready, now_ + cfg_.lat.barrier);
+      w.why = uint8_t(StallReason::Barrier);
+      wake_warp(w);
     }
   }
   b.bar_threads[id] = b.bar_votes[id] = 0;

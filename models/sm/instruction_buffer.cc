@@ -55,12 +55,33 @@ const InstructionBuffer::Line* InstructionBuffer::line(uint64_t base, uint64_t& 
       ++gen_;
       if (!read(base, v.bytes, kLine, now, fetches, err)) return nullptr;
       v.base = base;
+      v.ready = now;
     }
     mru_ = i;
     l = &lines_[i];
   }
+  now = std::max(now, l->ready);  // another warp's fill of the line still in flight (several schedulers)
   l->used = ++clock_;
   return l;
+}
+
+const InstructionBuffer::Line* InstructionBuffer::buffered_line(uint64_t base, uint64_t now) const {
+  for (const Line& l : lines_)
+    if (l.base == base) return l.ready <= now ? &l : nullptr;
+  return nullptr;
+}
+
+// The instruction's size from its header in the buffered line (the line after it too when the
+// header or the instruction crosses into it).
+bool InstructionBuffer::resident(uint64_t pc, uint64_t now) const {
+  if (!buffered_) return false;
+  const uint64_t lb = pc & ~uint64_t(kLine - 1);
+  const Line* l = buffered_line(lb, now);
+  if (!l) return false;
+  const size_t off = pc - lb;
+  if (off + isa::kHeaderBytes > kLine) return buffered_line(lb + kLine, now) != nullptr;
+  const size_t sz = isa::size_from_header(l->bytes + off);
+  return off + sz <= kLine || buffered_line(lb + kLine, now) != nullptr;
 }
 
 const isa::Inst* InstructionBuffer::undecodable(DecEntry& e, Error& err, const std::string& why) {
@@ -80,6 +101,9 @@ const isa::Inst* InstructionBuffer::fetch_buffered(uint64_t pc, uint64_t& now, u
   if (!l0) return nullptr;
   if (e.pc == pc && e.gen == gen_ && checked_[idx] == launch_gen_) {
     hit = true;
+    if (pc - lb + e.inst.size > kLine)  // it straddles: the next line's fill may still be in flight
+      for (const Line& l : lines_)
+        if (l.base == lb + kLine) now = std::max(now, l.ready);
     return &e.inst;
   }
   size_t off = pc - lb;

@@ -33,6 +33,9 @@ class InstructionBuffer {
   const isa::Inst* decode_at(uint64_t pc, Error& err, bool& validated);
   const isa::Inst* fetch_words(uint64_t pc, unsigned bytes, uint64_t& now, uint64_t& fetches, Error& err,
                                bool& changed, bool& validated);
+  // Whether fetch(pc) at cycle `now` takes no time: the lines holding the instruction are buffered
+  // and filled by then.
+  bool resident(uint64_t pc, uint64_t now) const;
   // Instructions decoded so far: a decoded isa::Inst (at its address) stays as it is until this changes.
   uint64_t decodes() const { return decodes_; }
   // Records that the instruction fetch just returned for pc passed the launch's checks.
@@ -42,6 +45,7 @@ class InstructionBuffer {
   struct Line {
     uint64_t base = ~uint64_t{0};  // line address, ~0 = empty
     uint64_t used = 0;             // LRU stamp
+    uint64_t ready = 0;            // cycle its fill completes: a fetch hitting it earlier waits until then
     uint8_t bytes[kLine];
   };
   struct DecEntry {
@@ -51,6 +55,7 @@ class InstructionBuffer {
     uint8_t bytes[128];
   };
   size_t index(uint64_t pc) const { return (pc >> 2) & (dcache_.size() - 1); }
+  const Line* buffered_line(uint64_t base, uint64_t now) const;
   // The line holding `base`, fetched on a miss; nullptr after a fault (err).
   const Line* line(uint64_t base, uint64_t& now, uint64_t& fetches, Error& err);
   const isa::Inst* fetch_buffered(uint64_t pc, uint64_t& now, uint64_t& fetches, Error& err, bool& hit);

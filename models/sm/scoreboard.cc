@@ -37,7 +37,7 @@ bool touches(const Inst& in, const Load& p) {
 // The cycle from which `in` may issue as far as w's loads in flight go: after those whose registers it
 // uses (RAW, WAW), after all of them at a barrier or exit, after the first one to complete when a
 // further load would exceed max_pending_loads.
-uint64_t SimtCore::scoreboard_wait(const Warp& w, const Inst& in) const {
+uint64_t SimtCore::scoreboard_wait(const Warp& w, const Inst& in, bool* bound) const {
   const bool all = waits_for_all(in.op);
   uint64_t t = 0, first = ~uint64_t{0};
   for (const PendingLoad& p : pending_) {
@@ -45,7 +45,10 @@ uint64_t SimtCore::scoreboard_wait(const Warp& w, const Inst& in) const {
     first = std::min(first, p.done);
     if (all || touches(in, p)) t = std::max(t, p.done);
   }
-  if (may_be_global_load(in) && w.pending >= cfg_.max_pending_loads) t = std::max(t, first);
+  if (may_be_global_load(in) && w.pending >= cfg_.max_pending_loads && first > t) {
+    t = first;
+    if (bound) *bound = true;
+  }
   return t;
 }
 

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "models/sm/exec.h"
+#include "models/sm/inst_class.h"
 #include "models/sm/instruction_buffer.h"
 #include "models/sm/warp_scheduler.h"
 
@@ -19,14 +20,28 @@ using namespace isa;
 SimtCore::SimtCore(const SmConfig& cfg, CoreEnv& env)
     : cfg_(cfg),
       env_(env),
-      scheduler_(sm::make_warp_scheduler(cfg.warp_policy)),
       ibuf_(std::make_unique<sm::InstructionBuffer>(cfg.ibuf_insts, env)),
       ops_(sm::op_table().data()) {
   period_ps_ = uint64_t(std::llround(cfg.clock.period().to_seconds() * 1e12));
   if (period_ps_ == 0) period_ps_ = 1;
-  unsigned sps = cfg.sps ? cfg.sps : 1;
-  issue_cycles_ = (cfg.warp_size + sps - 1) / sps;
-  if (issue_cycles_ == 0) issue_cycles_ = 1;
+  // Issue timing: each warp scheduler has sps / schedulers lanes (flexgrip: one scheduler, all sps).
+  const unsigned nsched = cfg.timing == SmTiming::Flexgrip ? 1 : std::clamp(cfg.schedulers, 1u, std::max(cfg.sps, 1u));
+  const unsigned lanes = std::max(cfg.sps / nsched, 1u);
+  issue_cycles_ = std::max((cfg.warp_size + lanes - 1) / lanes, 1u);
+  sched_.resize(nsched);
+  stats_.schedulers.resize(nsched);
+  stats_.dispatch = cfg.dispatch;
+  stats_.issue_cycles_per_inst = issue_cycles_;
+  for (unsigned k = 0; k < nsched; ++k) policies_.push_back(sm::make_warp_scheduler(cfg.warp_policy));
+  auto unit = [&](UnitClass u, unsigned per_sm) {
+    unit_of_[size_t(u)] = per_sm ? u : UnitClass::Lanes;
+    unit_lanes_[size_t(u)] = per_sm ? std::max(per_sm / nsched, 1u) : lanes;
+  };
+  unit(UnitClass::Lanes, cfg.sps);
+  unit(UnitClass::Fp64, cfg.units_fp64);
+  unit(UnitClass::Sfu, cfg.units_sfu);
+  unit(UnitClass::Ldst, cfg.units_ldst);
+  unit_of_[size_t(UnitClass::None)] = UnitClass::None;  // control flow and barriers take no unit
   smem_.assign(cfg.shared_bytes, 0);
   // A batch may hold more warps than max_warps(): partial warps, up to one per block.
   warps_.reserve(max_warps() + cfg.max_blocks);
@@ -106,7 +121,7 @@ bool SimtCore::launch(const LaunchParams& lp, uint64_t start) {
   }
   now_ = synced_ = start;
   pending_.clear();
-  last_ = -1;
+  start_schedulers(start);
   stats_.batches++;
   return true;
 }
@@ -190,6 +205,17 @@ void SimtCore::place_block(std::shared_ptr<const LaunchParams> k, const sm::Bloc
   init_warps(p.slot);
   live_warps_ += s.wpb;
   stats_.blocks++;
+  record_occupancy(*b.lp, s);
+}
+
+// The occupancy limit of a kernel, once per launch (its first block on the SM).
+void SimtCore::record_occupancy(const LaunchParams& lp, const sm::BlockShape& s) {
+  auto& v = stats_.launches;
+  if (std::any_of(v.rbegin(), v.rend(), [&](const SmStats::LaunchOccupancy& o) { return o.launch_id == lp.launch_id; }))
+    return;
+  const sm::OccupancyLimit l =
+      sm::occupancy_limit(s, {cfg_.max_blocks, max_warps(), cfg_.max_threads, cfg_.registers, smem_.size()});
+  v.push_back({lp.launch_id, l.blocks, l.blocks * s.wpb, l.limited_by});
 }
 
 // The block's shared memory: header (dimensions, linear index), parameters, zeroed user region.
@@ -219,6 +245,7 @@ void SimtCore::init_warps(unsigned j) {
     unsigned n = std::min(cfg_.warp_size, b.k.threads - first);
     w.live = n >= 32 ? ~0u : ((1u << n) - 1);
     w.ready = b.start;
+    wake_warp(w);
     w.regs = regfile_.data() + b.reg_base + size_t(k) * lp.num_regs * 32;
     w.preds = predfile_.data() + b.pred_base + size_t(k) * std::max(lp.num_preds, 1u);
     w.groups[0] = Group{lp.entry, w.live};
@@ -226,16 +253,18 @@ void SimtCore::init_warps(unsigned j) {
   }
 }
 
-inline void SimtCore::issue(int i) {
+// FlexGripPlus timing: warp i's instruction through the pipeline (simt_core_flexgrip.cc).
+void SimtCore::issue_flexgrip(int i) {
   if (now_ >= horizon_) sync_now();  // let simulated time reach the core before it goes past the horizon
   const uint64_t at = now_;
-  in_step_ = true;  // a stop while the instruction waits for memory sees its data in flight
-  const bool issued = step(warps_[unsigned(i)]);
+  in_step_ = true;
+  Warp& w = warps_[unsigned(i)];
+  const unsigned gi = w.ngroups == 1 ? 0 : w.frontier();
+  cur_pc_ = w.groups[gi].pc;
+  step_flexgrip(w, gi, cur_pc_);
   in_step_ = false;
-  if (issued) {  // (a scoreboard stall issued nothing: the warp waits, the policy's order stays)
-    last_ = i;
-    if (issue_log_) issue_log_->push_back(at);
-  }
+  sched_[0].last = i;
+  if (issue_log_) issue_log_->push_back(at);
   if (now_ - synced_ >= quantum_) sync_now();
 }
 
@@ -259,11 +288,16 @@ bool SimtCore::wait_turn(int picked, bool batch) {
 bool SimtCore::run() {
   while (live_warps_ && !has_error_) {
     retire_due();
-    const int i = scheduler_->pick(warps_, last_, now_);
-    if (i >= 0 && warps_[i].ready <= now_) issue(i);
+    if (!pipe_) {
+      issue_cycle(true);
+      continue;
+    }
+    const int i = policies_[0]->pick(warps_, sched_[0].last, now_);
+    if (i >= 0 && warps_[i].ready <= now_) issue_flexgrip(i);
     else wait_turn(i, true);
   }
   if (pipe_) now_ = std::max(now_, fg_last_ + sm::kFgBatchEnd);  // the scheduler sees the last warp finish
+  else for (unsigned s = 0; s < sched_.size(); ++s) count_until(s, now_);
   return !has_error_;
 }
 
@@ -279,10 +313,9 @@ bool SimtCore::run_blocks() {
       arrivals_at_ = next_arrival_check();
     }
     retire_due();
-    const int i = scheduler_->pick(warps_, last_, now_);
-    if (i >= 0 && warps_[i].ready <= now_) issue(i);
-    else if (!wait_turn(i, false)) break;
+    if (!issue_cycle(false)) break;
   }
+  for (unsigned s = 0; s < sched_.size(); ++s) count_until(s, now_);
   for (unsigned j : finished_) {
     const Block& b = blocks_[j];
     completed_.push_back(Completed{b.lp->launch_id, b.linear, b.start, b.end});
@@ -383,34 +416,6 @@ const Inst* SimtCore::fetched(Warp& w, uint64_t pc, const Inst* in, const sm::In
   return in;
 }
 
-// Issues one instruction of warp w: its frontier group, timed by the SM's timing model.
-// False when the scoreboard holds it (w.ready is then when it may issue).
-bool SimtCore::step(Warp& w) {
-  unsigned gi = w.ngroups == 1 ? 0 : w.frontier();
-  uint64_t pc = w.groups[gi].pc;
-  cur_pc_ = pc;
-  if (pipe_) {
-    step_flexgrip(w, gi, pc);
-    return true;
-  }
-  const Inst* in = fetch(w, pc);
-  if (!in) return true;
-  if (w.pending) {
-    const uint64_t t = scoreboard_wait(w, *in);
-    if (t > now_) {
-      w.ready = t;
-      return false;
-    }
-  }
-  if (now_ >= horizon_) sync_now();  // the fetch took the core to the horizon: execute only once time is there
-  else retire_due();                 // (the fetch may have passed a load's completion)
-  now_ += issue_cycles_;
-  lat_ = cfg_.lat.alu;
-  done_at_ = now_;
-  if (execute(w, gi, *in, pc) && w.state == Warp::Ready) w.ready = std::max(w.ready, done_at_ + lat_);
-  return true;
-}
-
 // The instruction's semantics: the lanes the guard enables, then the family handler of the opcode
 // (exec.h). Control handlers move the group themselves; after the others it moves on to the next
 // instruction. False when the warp stopped on an error.
@@ -422,6 +427,7 @@ bool SimtCore::execute(Warp& w, unsigned gi, const Inst& in, uint64_t pc) {
     active &= in.guard_neg ? ~p : p;
   }
   ++stats_.warp_insts;
+  ++stats_.inst_class[size_t(sm::classify(in).cls)];
   stats_.thread_insts += unsigned(__builtin_popcount(active));
   fg_.active = active;
   const sm::OpEntry& op = ops_[size_t(in.op)];

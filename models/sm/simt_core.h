@@ -208,8 +208,29 @@ class SimtCore {
   void place_block(std::shared_ptr<const LaunchParams> k, const sm::BlockShape& s, const sm::Placement& p,
                    uint64_t linear, uint64_t start);
   void init_shared(const Block& b);
+  void record_occupancy(const LaunchParams& lp, const sm::BlockShape& s);
   void init_warps(unsigned j);
-  inline void issue(int i);
+  // Issue timing (simt_core_issue.cc; docs/sm.md "Issue timing"): the warp schedulers in one cycle.
+  enum class Outcome { Idle, Issued, Fetching, Held };
+  struct Wake {
+    uint64_t at;
+    StallReason why;
+  };
+  bool issue_cycle(bool batch);
+  Outcome try_issue(unsigned s);
+  Outcome issue(int i, unsigned s);
+  Outcome step(Warp& w, unsigned s);
+  void execute_timed(Warp& w, unsigned gi, const isa::Inst& in, uint64_t pc, unsigned s, UnitClass unit);
+  void dual_issue(Warp& w, unsigned s, const isa::Inst& first, uint64_t first_pc);
+  uint64_t unit_wait(unsigned s, UnitClass u) const;
+  unsigned book_unit(unsigned s, UnitClass u);
+  void advance_after_issue();
+  Wake wake(unsigned s, int picked) const;
+  void wake_warp(const Warp& w);
+  void count_until(unsigned s, uint64_t t);
+  void start_schedulers(uint64_t start);
+  void reset_picks();
+  void issue_flexgrip(int i);
   bool wait_turn(int picked, bool batch);
   bool wait_until(uint64_t t, bool batch);
   uint64_t next_ready() const;
@@ -223,9 +244,9 @@ class SimtCore {
   const isa::Inst* fetch(Warp& w, uint64_t pc);
   const isa::Inst* fetched(Warp& w, uint64_t pc, const isa::Inst* in, const sm::FetchError& err, bool validated);
   bool validate(const isa::Inst& in, uint64_t pc, const LaunchParams& lp);
-  bool step(Warp& w);
   // Scoreboard of issue timing (sm.max_pending_loads, scoreboard.cc; docs/sm.md "Scoreboard").
-  uint64_t scoreboard_wait(const Warp& w, const isa::Inst& in) const;
+  // `bound`: the wait is for a free entry (max_pending_loads), not for a register.
+  uint64_t scoreboard_wait(const Warp& w, const isa::Inst& in, bool* bound = nullptr) const;
   void defer_load(Warp& w, const isa::Inst& in, uint32_t m);
   void retire_due();
   void retire(uint64_t upto, uint64_t before);
@@ -293,7 +314,27 @@ class SimtCore {
 
   const SmConfig cfg_;
   CoreEnv& env_;
-  std::unique_ptr<sm::WarpScheduler> scheduler_;
+  // One policy instance per warp scheduler (flexgrip timing: one scheduler).
+  std::vector<std::unique_ptr<sm::WarpScheduler>> policies_;
+  struct Sched {
+    uint64_t free = 0;  // first cycle it may issue again (dispatching, or its picked warp's fetch in flight)
+    uint64_t acct = 0;  // its cycles are counted (SmStats::Scheduler) up to here
+    // Per unit class: lane-cycles booked, cycle x lanes + lanes taken in that cycle (book_unit).
+    uint64_t busy[size_t(UnitClass::Count)] = {};
+    int last = -1;      // warp that issued last (the policy's state)
+    // When it issued nothing: the first cycle one of its warps may issue (it is not looked at before;
+    // a warp of it made ready sooner, by a barrier or a new block, brings this forward: wake_warp).
+    uint64_t wake_at = 0;
+    int pinned = -1;    // warp whose instruction is being fetched: it issues when the fetch is done
+    const isa::Inst* pinned_inst = nullptr;
+    uint64_t pinned_decodes = 0;  // the instruction buffer's decodes() then (pinned_inst valid while equal)
+    StallReason why = StallReason::NoWarp;  // reason of the cycles from acct on, if it issues nothing
+  };
+  std::vector<Sched> sched_;
+  // Per unit class: the class whose lanes it uses (a class with no units of its own uses the lanes)
+  // and the lanes each scheduler has of it (0: none, the instruction takes no unit).
+  UnitClass unit_of_[size_t(UnitClass::Count)] = {};
+  unsigned unit_lanes_[size_t(UnitClass::Count)] = {};
   std::unique_ptr<sm::InstructionBuffer> ibuf_;
   const sm::OpEntry* ops_;  // handler of every opcode, indexed by isa::Opcode (exec.cc)
   uint64_t cur_pc_ = 0;    // PC of the instruction being executed (error reports)
@@ -359,7 +400,6 @@ class SimtCore {
   std::vector<unsigned> finished_;  // slots of blocks whose last warp exited, not yet released
   std::vector<Completed> completed_;
   unsigned live_warps_ = 0;
-  int last_ = -1;
   uint64_t now_ = 0, synced_ = 0;
 
   // Per-access scratch (no allocation per instruction).

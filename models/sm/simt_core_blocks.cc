@@ -46,6 +46,7 @@ bool SimtCore::add_block(std::shared_ptr<const LaunchParams> k, uint64_t linear,
     grow_files(std::max(regfile_.size() * 2, p.reg_base + s.reg_slots),
                std::max(predfile_.size() * 2, p.pred_base + s.pred_words));
   warp_slots(p.first_warp + s.wpb);
+  if (empty) start_schedulers(start);  // the schedulers' cycles count while the SM holds blocks
   place_block(std::move(k), s, p, linear, start);
   return true;
 }
@@ -72,7 +73,7 @@ void SimtCore::compact() {
   for (Warp& w : warps_) free_warp(w);
   warps_.swap(packed);
   for (PendingLoad& p : pending_) p.warp = moved_to[p.warp];  // their data follows the warp
-  last_ = -1;
+  reset_picks();  // warps changed slots, and with them schedulers
   std::sort(order.begin(), order.end(), [&](unsigned a, unsigned b) { return blocks_[a].smem_base < blocks_[b].smem_base; });
   uint32_t next = 0;
   for (unsigned j : order) {  // ascending: every region moves down, never over one not yet moved
@@ -192,7 +193,8 @@ void SimtCore::release_block(unsigned j) {
   size_t top = warps_.size();
   while (top && warps_[top - 1].block == Warp::kNoBlock) --top;
   warps_.resize(top);
-  if (last_ >= int(top)) last_ = -1;  // round robin goes on from slot 0 either way
+  for (Sched& sc : sched_)
+    if (sc.last >= int(top)) sc.last = -1;  // round robin goes on from slot 0 either way
 }
 
 }  // namespace gpuvp

@@ -38,6 +38,10 @@ uint64_t SimtCore::timing_hash() const {
   uint64_t h = word_digest(1, now_ + 1);
   for (const Warp& w : warps_) h = word_digest(h, w.ready + 1) ^ (h << 1);
   if (pipe_) h = pipe_->hash(word_digest(h, fg_last_ + 1));
+  for (const Sched& sc : sched_) {  // issue timing: when each scheduler and its units are free again
+    h = word_digest(h, sc.free + 1) ^ word_digest(uint64_t(sc.pinned + 2), uint64_t(sc.last + 2));
+    for (uint64_t b : sc.busy) h = word_digest(h, b + 1) ^ (h << 1);
+  }
   for (const PendingLoad& p : pending_) {  // loads in flight: their data lands later
     h = word_digest(h, p.done + 1) ^ word_digest(p.warp + 1, p.mask);
     for (unsigned i = 0; i < p.n; ++i)

@@ -3,6 +3,7 @@
 // (sm_params.cc); the platform fills in what the wiring decides (id, SM count, clock, block identity).
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "models/common/clock.h"
 #include "models/common/params.h"
@@ -29,9 +30,33 @@ enum class WarpPolicy : uint8_t {
 };
 WarpPolicy parse_warp_policy(const std::string& s);  // "rr" | "gto" | "rr_strict"
 
+// Execution unit class an instruction occupies under issue timing (docs/sm.md, "Issue timing").
+enum class UnitClass : uint8_t { Lanes = 0, Fp64, Sfu, Ldst, None, Count };
+
+// What an instruction is, for the per-class counts (SmStats::inst_class; inst_class.h classifies).
+enum class InstClass : uint8_t {
+  Int = 0, Fp32, Fp64, Sfu, Move, Global, Const, Param, Shared, Local, Atomic, Control, Barrier, WarpLevel, Other,
+  Count
+};
+const char* inst_class_name(InstClass c);  // "int", "fp32", ... (statistics keys)
+
+// Why a warp scheduler issued nothing in a cycle (SmStats::SchedulerStats::stall_cycles).
+enum class StallReason : uint8_t {
+  NoWarp = 0,   // no live warp resident on the scheduler
+  Fetch,        // the picked warp's instruction is being fetched
+  PendingLoad,  // waiting for the data of a global/constant load (or an atomic's old value)
+  Dependency,   // waiting for the latency of an earlier instruction (arithmetic, shared, branch)
+  UnitBusy,     // the instruction's execution unit is busy with earlier instructions
+  Barrier,      // every live warp waits at a barrier
+  MemoryPort,   // memory structural hazard: a transaction waits for its port, or the loads in flight are at their bound
+  Nanosleep,    // the warp sleeps
+  Count
+};
+const char* stall_reason_name(StallReason r);  // "no_warp", "fetch", ...
+
 // How the core times an instruction (docs/sm.md, "Timing").
 enum class SmTiming : uint8_t {
-  Issue = 0,     // "issue": warp_size/sps issue cycles, then a latency per instruction class
+  Issue = 0,     // "issue": warp schedulers, execution units, a latency per instruction class (simt_core_issue.cc)
   Flexgrip = 1,  // "flexgrip": the FlexGripPlus five-stage pipeline, packet by packet (flexgrip_pipeline.h)
 };
 
@@ -39,7 +64,14 @@ struct SmConfig {
   unsigned id = 0;
   unsigned num_sms = 1;
   unsigned warp_size = 32;
-  unsigned sps = 8;                     // SPs (CUDA cores) per SM: a warp instruction issues over warp_size/sps cycles
+  unsigned sps = 8;                     // SPs (CUDA cores) per SM, split evenly between the warp schedulers
+  // Issue timing (docs/sm.md, "Issue timing"): warp schedulers, each with sps/schedulers lanes and the
+  // warps of slots s, s + schedulers, ...; instructions one warp may issue per scheduler and cycle.
+  unsigned schedulers = 1;
+  unsigned dispatch = 1;
+  // Execution units per SM of the classes that are not the schedulers' lanes (0: the class runs on the
+  // lanes, as everything does by default), split evenly between the schedulers.
+  unsigned units_fp64 = 0, units_sfu = 0, units_ldst = 0;
   Clock clock{100.0};
   unsigned max_threads = 2048;          // resident threads per SM
   unsigned max_threads_per_block = 1024;
@@ -84,6 +116,28 @@ struct BlockRecord {
 };
 
 struct SmStats {
+  // Per warp scheduler (issue timing): every cycle the SM holds a block is a cycle of each scheduler,
+  // either an issue cycle or a stall cycle of exactly one reason (cycles = issue_cycles + stalls).
+  struct Scheduler {
+    uint64_t cycles = 0;        // cycles with at least one resident block (issue cycles available)
+    uint64_t issue_cycles = 0;  // cycles spent dispatching (warp_size / lanes cycles per instruction)
+    uint64_t warp_insts = 0;    // instructions issued
+    uint64_t dual_issued = 0;   // of which issued as the second of a pair in the same cycle
+    uint64_t stall_cycles[size_t(StallReason::Count)] = {};
+  };
+  std::vector<Scheduler> schedulers;
+  unsigned dispatch = 1;              // instructions a scheduler may issue per cycle
+  unsigned issue_cycles_per_inst = 1; // cycles an instruction holds its scheduler (warp_size / lanes)
+  // Per kernel launch that ran on the SM: the blocks and warps of it an empty SM holds at once and
+  // the resource that bounds them ("blocks", "warp_slots", "threads", "registers", "shared_memory").
+  struct LaunchOccupancy {
+    uint64_t launch_id = 0;
+    unsigned blocks = 0, warps = 0;
+    std::string limited_by;
+  };
+  std::vector<LaunchOccupancy> launches;
+  uint64_t inst_class[size_t(InstClass::Count)] = {};  // warp instructions by class
+  uint64_t warp_resident_cycles = 0;  // resident warps integrated over cycles (warps x cycles)
   uint64_t warp_insts = 0;
   uint64_t thread_insts = 0;     // active lanes summed over executed warp instructions
   uint64_t busy_ps = 0;          // time with at least one resident block

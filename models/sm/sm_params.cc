@@ -13,7 +13,24 @@ const bool declared = declare_params({
                "Number of SMs: 1..16 with the FlexGripPlus batch scheduler or the RTL arbiters, up to 64 "
                "with the concurrent dispatcher")
             .one_for_all(),
-        P::Int("sm.sps", 8, 1, 256, "SPs (CUDA cores) per SM; a warp instruction issues over warp_size/sps cycles"),
+        P::Int("sm.sps", 8, 1, 256,
+               "SPs (CUDA cores) per SM, split evenly between the warp schedulers; a warp instruction issues over "
+               "warp_size/(sps/schedulers) cycles"),
+        P::Int("sm.schedulers", 1, 1, 8,
+               "Issue timing: warp schedulers per SM (warp slot w belongs to scheduler w mod schedulers), each with "
+               "sps/schedulers lanes, its own warp policy and one issue per cycle; must divide sm.sps"),
+        P::Int("sm.dispatch_per_scheduler", 1, 1, 2,
+               "Issue timing: instructions a scheduler may issue in one cycle; 2: a warp's next instruction issues "
+               "in the same cycle when it does not depend on the first (Kepler dual issue)"),
+        P::Int("sm.units.fp64", 0, 0, 256,
+               "Issue timing: fp64 units per SM (0: fp64 runs on the lanes); a warp instruction holds its "
+               "scheduler's share for warp_size/(units/schedulers) cycles; must be a multiple of sm.schedulers"),
+        P::Int("sm.units.sfu", 0, 0, 256,
+               "Issue timing: special function units per SM (sqrt, rcp, sin, cos, ex2, lg2, div, rem; 0: on the "
+               "lanes); must be a multiple of sm.schedulers"),
+        P::Int("sm.units.ldst", 0, 0, 256,
+               "Issue timing: load/store units per SM (ld, st, atom of every space; 0: on the lanes); must be a "
+               "multiple of sm.schedulers"),
         P::Int("sm.warp_size", 32, 4, 32,
                "Threads per warp (power of two); nvcc's warp-level instructions (shfl, vote, activemask) need 32 "
                "and stop with a device error on narrower warps",
@@ -30,7 +47,8 @@ const bool declared = declare_params({
                   "Warp scheduler: round robin over ready warps, greedy-then-oldest, or strict round robin (each "
                   "warp id in turn, waiting for it: FlexGripPlus)"),
         P::String("sm.timing", "issue", {"issue", "flexgrip"},
-                  "Instruction timing: issue (warp_size/sps issue cycles plus a latency per class) or flexgrip "
+                  "Instruction timing: issue (warp schedulers with their lanes and execution units, a latency per "
+                  "class) or flexgrip "
                   "(the FlexGripPlus five-stage pipeline, lane group by lane group; docs/sm.md)"),
         P::Bool("sm.fold_operands", false,
                 "flexgrip timing: ld.param, cvta and moves of %ntid/%ctaid/%nctaid take no pipeline slot (the G80 "
@@ -68,6 +86,12 @@ SmConfig SmConfig::from(const Params& p) {
   SmConfig s;
   s.warp_size = u(p, "warp_size");
   s.sps = u(p, "sps");
+  s.schedulers = u(p, "schedulers");
+  s.dispatch = u(p, "dispatch_per_scheduler");
+  const Params units = p.sub("units");
+  s.units_fp64 = u(units, "fp64");
+  s.units_sfu = u(units, "sfu");
+  s.units_ldst = u(units, "ldst");
   s.max_threads = u(p, "max_threads");
   s.max_threads_per_block = u(p, "max_threads_per_block");
   s.max_blocks = u(p, "max_blocks");

@@ -32,6 +32,7 @@ struct Warp {
   Red red = Red::None;
   isa::Operand red_dst;
   uint64_t ready = 0;       // first cycle the warp may issue again
+  uint8_t why = 0;          // what it waits for until then (StallReason, issue timing's statistics)
   unsigned pending = 0;     // its loads in flight (scoreboard entries, SimtCore::pending_)
   uint64_t* regs = nullptr; // num_regs * 32 slots
   uint32_t* preds = nullptr;

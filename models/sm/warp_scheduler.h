@@ -15,13 +15,23 @@ namespace gpuvp::sm {
 // instruction's latency has elapsed.
 inline bool can_issue(const Warp& w, uint64_t now) { return w.state == Warp::Ready && w.ready <= now; }
 
+// The warps of one warp scheduler of the SM: slots first, first + stride, ... (sm.schedulers; the
+// whole SM with first 0, stride 1).
+struct WarpSet {
+  int first = 0, stride = 1;
+  // Position of slot i in the set, and the number of slots of the set among n.
+  int pos(int i) const { return (i - first) / stride; }
+  int size(int n) const { return n > first ? (n - 1 - first) / stride + 1 : 0; }
+  int slot(int k) const { return first + k * stride; }
+};
+
 class WarpScheduler {
  public:
   virtual ~WarpScheduler() = default;
-  // Index in `warps` of the warp that issues next, or -1 when none can. A policy may name a warp
-  // that is not ready at `now` (its `ready` is later): the core waits for it. `last` is the warp
-  // that issued last in this batch (-1 before the first issue).
-  virtual int pick(const std::vector<Warp>& warps, int last, uint64_t now) const = 0;
+  // Index in `warps` of the warp of set `set` that issues next, or -1 when none can. A policy may
+  // name a warp that is not ready at `now` (its `ready` is later): the core waits for it. `last` is
+  // the warp of the set that issued last (-1 before the first issue).
+  virtual int pick(const std::vector<Warp>& warps, int last, uint64_t now, WarpSet set = {}) const = 0;
 };
 
 // The policies (one file each) and the factory (unknown values: round robin).

@@ -6,12 +6,12 @@ namespace gpuvp::sm {
 namespace {
 class RoundRobinScheduler final : public WarpScheduler {
  public:
-  int pick(const std::vector<Warp>& warps, int last, uint64_t now) const override {
-    int n = int(warps.size());
-    int i = last;
-    for (int k = 0; k < n; ++k) {
-      if (++i >= n) i = 0;
-      if (can_issue(warps[i], now)) return i;
+  int pick(const std::vector<Warp>& warps, int last, uint64_t now, WarpSet set) const override {
+    const int n = set.size(int(warps.size()));
+    int k = last >= 0 ? set.pos(last) : -1;
+    for (int j = 0; j < n; ++j) {
+      if (++k >= n) k = 0;
+      if (can_issue(warps[set.slot(k)], now)) return set.slot(k);
     }
     return -1;
   }

@@ -8,12 +8,12 @@ namespace gpuvp::sm {
 namespace {
 class StrictRoundRobinScheduler final : public WarpScheduler {
  public:
-  int pick(const std::vector<Warp>& warps, int last, uint64_t) const override {
-    int n = int(warps.size());
-    int i = last;
-    for (int k = 0; k < n; ++k) {
-      if (++i >= n) i = 0;
-      if (warps[i].state == Warp::Ready) return i;  // issues at warps[i].ready
+  int pick(const std::vector<Warp>& warps, int last, uint64_t, WarpSet set) const override {
+    const int n = set.size(int(warps.size()));
+    int k = last >= 0 ? set.pos(last) : -1;
+    for (int j = 0; j < n; ++j) {
+      if (++k >= n) k = 0;
+      if (warps[set.slot(k)].state == Warp::Ready) return set.slot(k);  // issues at its ready
     }
     return -1;
   }

@@ -384,6 +384,13 @@ void Config::validate() const {
       if (a.second > b.second)
         throw ConfigError(fmt::format("{} = {} exceeds {} = {}", a.first, a.second, b.first, b.second));
     };
+    // Issue timing: lanes and units are split evenly between the warp schedulers (docs/sm.md).
+    auto divides = [&](std::pair<std::string, int64_t> sch, std::pair<std::string, int64_t> n) {
+      if (n.second % sch.second)
+        throw ConfigError(fmt::format("{} = {} is not a multiple of {} = {} (each warp scheduler gets an equal share)",
+                                      n.first, n.second, sch.first, sch.second));
+    };
+    for (const char* leaf : {"sps", "units.fp64", "units.sfu", "units.ldst"}) divides(v("schedulers"), v(leaf));
     at_most(v("max_threads_per_block"), v("max_threads"));
     at_most(v("shared_per_block"), v("shared_bytes"));
     at_most(v("warp_size"), v("max_threads_per_block"));
