@@ -91,6 +91,13 @@ class CacheCore {
   bool replay(const CacheRequest& r);
   // Every dirty line as a victim (made clean); with `invalidate` every line is dropped too.
   std::vector<CacheVictim> flush(bool invalidate);
+  // The same for the lines whose address lies in [lo, hi) only (coherence with an outside access).
+  std::vector<CacheVictim> flush_range(uint64_t lo, uint64_t hi, bool invalidate);
+  // The MSHR of `line_addr` given up (its fetch failed): its requests are never replayed.
+  void cancel(uint64_t line_addr);
+  // Copies the bytes of [addr, addr + size) (within one line) that valid sectors hold over dst;
+  // counts nothing.
+  void overlay(uint64_t addr, unsigned size, uint8_t* dst) const;
 
   // Inspection, without counting or touching the LRU order.
   bool present(uint64_t addr, unsigned size) const;  // every sector touched is valid
