@@ -41,7 +41,10 @@ PlatformStats Platform::stats() const {
     st.sms.push_back(sm->stats());
     st.thread_insts += sm->stats().thread_insts;
     st.sm_residency_fraction.push_back(window_ps ? double(sm->stats().busy_ps) / double(window_ps) : 0.0);
+    st.sm_caches.emplace_back();
+    for (auto& [name, c] : sm->cache_stats()) st.sm_caches.back().push_back({name, c});
   }
+  if (p.l2) st.l2.push_back({"l2", p.l2->stats()});
   for (ArbitratedTarget* a : p.arbiters()) {
     ArbiterStats as;
     as.name = a->basename();
@@ -62,6 +65,19 @@ std::vector<BlockRecord> Platform::timeline() const {
   });
   return all;
 }
+
+namespace {
+// {"l1d": {"reads": .., "writes": .., ...}, ...}: every counter of each cache by name.
+nlohmann::json caches_json(const std::vector<CacheStatsEntry>& caches) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const CacheStatsEntry& c : caches) {
+    nlohmann::json counters = nlohmann::json::object();
+    for (auto& [name, v] : c.counters.items()) counters[name] = v;
+    j[c.name] = counters;
+  }
+  return j;
+}
+}  // namespace
 
 // Schema gpuvp-stats/1 (docs/statistics.md): whole-run totals at the top, then one section per SM,
 // per kernel launch and per arbiter.
@@ -86,8 +102,10 @@ nlohmann::json PlatformStats::to_json() const {
                         {"fetches", s.fetches},
                         {"mem_transactions", s.mem_transactions},
                         {"batches", s.batches},
-                        {"blocks", s.blocks}});
+                        {"blocks", s.blocks},
+                        {"caches", caches_json(i < sm_caches.size() ? sm_caches[i] : std::vector<CacheStatsEntry>{})}});
   }
+  j["l2"] = l2.empty() ? nlohmann::json() : caches_json(l2)["l2"];
   j["arbiters"] = nlohmann::json::array();
   for (auto& a : arbiters) j["arbiters"].push_back({{"name", a.name}, {"grants", a.grants}, {"stall_cycles", a.stall_cycles}});
   j["launches"] = nlohmann::json::array();

@@ -106,7 +106,7 @@ class CacheCore {
   const CacheStats& stats() const { return stats_; }
   const CacheGeometry& geometry() const { return g_; }
 
-  // Registers <prefix>.tag, .valid, .dirty (one word per line: `sectors()` bits, bit s = sector s),
+  // Registers <prefix>.tag, .valid, .dirty (write-back only; one word per line: `sectors()` bits, bit s = sector s),
   // .lru (a way's age, absent for one way) and .data (32-bit words, line by line); line l is
   // set l / ways, way l % ways. `on_write` wakes the owning model after an injected write.
   void register_state(Registry& reg, const std::string& prefix, std::function<void()> on_write = {});
