@@ -77,7 +77,9 @@ void SimtCore::defer_load(Warp& w, const Inst& in, uint32_t m) {
 
 // Writes the loads done by `upto` and before `before` into their registers, in completion order.
 void SimtCore::retire(uint64_t upto, uint64_t before) {
-  if (pending_.empty()) return;
+  // Most calls retire nothing: look before sorting (each entry holds a warp's worth of values).
+  const uint64_t first = next_completion();
+  if (first == ~uint64_t{0} || first > upto || first >= before) return;
   std::stable_sort(pending_.begin(), pending_.end(),
                    [](const PendingLoad& a, const PendingLoad& b) { return a.done < b.done; });
   size_t k = 0;
