@@ -125,3 +125,30 @@ TEST_CASE("timed cache: write-through writes go to the next level and allocate n
   t.cache.invalidate(600);
   CHECK(t.read(A, 700) == 805);  // dropped by the invalidation
 }
+
+TEST_CASE("timed cache: the constant cache's unsectored 64-byte lines fetch whole lines, LRU over two ways") {
+  // 512 bytes, 64-byte lines of one sector, 2 ways: 4 sets; kBase, +0x100, +0x200 all in set 0.
+  CacheGeometry g = small(WritePolicy::WriteThrough);
+  g.size_bytes = 512;
+  g.line_bytes = 64;
+  g.sector_bytes = 64;
+  Timed t(g, CacheTiming{7, 1});
+  uint32_t v = 0;
+  CHECK(t.read(A + 60, 0, &v) == 107);  // line miss: the whole line leaves at 7
+  CHECK(v == A + 60);
+  CHECK(t.read(A, 200) == 207);          // the whole line came: a hit
+  CHECK(t.read(A + 0x100, 210) == 317);  // way 1
+  CHECK(t.read(A, 320) == 327);          // A most recent
+  CHECK(t.read(A + 0x200, 330) == 437);  // evicts A + 0x100, the least recently used
+  CHECK(t.read(A, 440) == 447);          // still there
+  CHECK(t.read(A + 0x100, 450) == 557);  // refetched; evicts A + 0x200 (A was used at 440)
+  CHECK(t.read(A, 560) == 567);          // a hit
+  const std::vector<Call> expect = {{A, 64, false, 7}, {A + 0x100, 64, false, 217}, {A + 0x200, 64, false, 337},
+                                    {A + 0x100, 64, false, 457}};
+  CHECK(t.calls == expect);
+  const CacheStats s = t.cache.stats();
+  CHECK(s.hits == 4);
+  CHECK(s.line_misses == 4);
+  CHECK(s.sector_fills == 4);
+  CHECK(s.evictions == 2);  // A + 0x100, then A + 0x200
+}
