@@ -6,12 +6,17 @@
 //   2. ld.global.nc again: every line is in the L1: L1 hits;
 //   3. ld.global (plain loads are not cached in the L1 on either preset): L2 hits.
 // Expected: the cycles measured by pointer chasing on desktop chips of the same architectures,
-// Pascal (tx2) L1 82, L2 252, DRAM 486; Kepler (tk1) L1 32, L2 188, DRAM 331. Tolerance 3 %.
+// Pascal (tx2) L1 82, L2 252, DRAM 486; Kepler (tk1) L1 32, L2 188, DRAM 331. Tolerance 3 %. And a
+// chase through constant memory: constant-cache hits, Pascal 12, Kepler 16 cycles (tolerance 3 %).
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
+#include <string>
 #include <vector>
 
 #include "platform/platform.h"
+#include "sw/isa/address_map.h"
 
 using namespace gpuvp;
 
@@ -115,6 +120,67 @@ Latencies chase(const char* preset) {
   return {double(out[0]) / kLoads, double(out[1]) / kLoads, double(out[2]) / kLoads};
 }
 
+// The constant cache: a chain of 16 pointers 8 bytes apart in constant memory (the module's table,
+// at the start of constant memory: the first module loaded), followed twice by 64 unrolled loads;
+// the second pass hits.
+// Its entries are absolute addresses, so each load's address is the previous load's value.
+constexpr unsigned kConstLoads = 64;
+
+std::string const_chase_ptx() {
+  std::string tab, loads;
+  for (unsigned i = 0; i < 16; ++i) tab += fmt::format("{}{}", i ? ", " : "", amap::kConstBase + 8 * ((i + 1) % 16));
+  // Unrolled (a loop's own dependences would take longer than a hit), four times around the ring.
+  for (unsigned i = 0; i < kConstLoads; ++i) loads += "  ld.const.u64 %rd3, [%rd3];\n";
+  return fmt::format(R"(
+.version 8.0
+.target sm_75
+.address_size 64
+.const .align 8 .u64 ctab[16] = {{{}}};
+.visible .entry cchase(.param .u64 out)
+{{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<12>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u64 %rd2, ctab;
+  mov.u64 %rd3, %rd2;
+  mov.u32 %r2, 0;
+$L_outer:
+  mov.u64 %rd4, %clock64;
+{}  add.u64 %rd10, %rd3, 0;
+  mov.u64 %rd5, %clock64;
+  add.s32 %r2, %r2, 1;
+  setp.lt.u32 %p1, %r2, 2;
+  @%p1 bra $L_outer;
+  sub.u64 %rd6, %rd5, %rd4;
+  st.global.u64 [%rd1], %rd6;
+  st.global.u64 [%rd1+8], %rd2;
+  st.global.u64 [%rd1+16], %rd10;
+  ret;
+}}
+)",
+                     tab, loads);
+}
+
+// Cycles per constant load of the second (warm) pass.
+double const_chase(const char* preset) {
+  Platform p(Config::preset(preset));
+  std::vector<uint64_t> out(3);
+  p.run([&](rt::Runtime& rt) {
+    auto m = rt.load_module(const_chase_ptx(), "cchase.ptx");
+    const rt::DevPtr o = rt.malloc(24);
+    rt::KernelArgs a;
+    a.ptr(o);
+    rt.launch(m, "cchase", {1}, {1}, a);
+    rt.synchronize();
+    rt.memcpy_d2h(out.data(), o, 24);
+  });
+  CHECK(out[1] == amap::kConstBase);  // the table is where its entries say
+  CHECK(out[2] == amap::kConstBase);  // whole turns of the ring of 16
+  return double(out[0]) / kConstLoads;
+}
+
 void check(const Latencies& l, double l1, double l2, double dram) {
   INFO("per load: L1 " << l.l1 << ", L2 " << l.l2 << ", DRAM " << l.dram);
   CHECK(l.l1 == Approx(l1).epsilon(0.03));
@@ -129,4 +195,16 @@ TEST_CASE("cache latency: a pointer chase on tx2 gives Pascal's L1, L2 and DRAM 
 
 TEST_CASE("cache latency: a pointer chase on tk1 gives Kepler's L1, L2 and DRAM latencies") {
   check(chase("tk1"), 32, 188, 331);
+}
+
+TEST_CASE("cache latency: a constant-memory pointer chase on tx2 gives Pascal's constant-cache hit") {
+  const double c = const_chase("tx2");
+  INFO("per load " << c);
+  CHECK(c == Approx(12).epsilon(0.03));
+}
+
+TEST_CASE("cache latency: a constant-memory pointer chase on tk1 gives Kepler's constant-cache hit") {
+  const double c = const_chase("tk1");
+  INFO("per load " << c);
+  CHECK(c == Approx(16).epsilon(0.03));
 }
