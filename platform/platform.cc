@@ -54,6 +54,7 @@ PlatformImpl::PlatformImpl(sc_core::sc_module_name name, const Config& c, const 
     sc.clock = clk;
     sc.interleaved_blocks = interleaved;
     sc.concurrent = concurrent;
+    sc.caches = SmCaches::from(cfg.params("sm", "gpu." + nm));
     sms.push_back(std::make_unique<Sm>(nm.c_str(), sc, reg, errors, "gpu." + nm, &prints));
     sms.back()->record_blocks(false);  // Platform::record_timeline asks for them
   }
@@ -85,6 +86,15 @@ void PlatformImpl::build_memories() {
   sysmem = std::make_unique<Memory>("sysmem", MemoryConfig::system(cfg.params("sysmem", "gpu.sysmem"), clk), reg,
                                     "gpu.sysmem");
   cmem = std::make_unique<Memory>("cmem", MemoryConfig::constant(cfg.params("cmem", "gpu.cmem"), clk), reg, "gpu.cmem");
+  const Params l2p = cfg.params("l2", "gpu.l2");
+  if (!L2Config::configured(l2p)) return;
+  L2Config lc = L2Config::from(l2p, clk);
+  lc.gmem_base = gmem->config().base;
+  lc.gmem_size = gmem->config().size;
+  lc.sysmem_base = sysmem->config().base;
+  lc.sysmem_size = sysmem->config().size;
+  lc.gmem_allows = [this](uint64_t a, uint64_t len) { return gmem->allows(a, len); };
+  l2 = std::make_unique<L2Cache>("l2", lc, reg, "gpu.l2");
 }
 
 void PlatformImpl::build_arbiters() {
@@ -188,19 +198,28 @@ void PlatformImpl::wire() {
   link("gpu.host", host->bus, bus->in);
   host->rdy(rdy);
   host->kernel_done(kernel_done);
+  // With an L2, the host reaches global and system memory through it (the point of coherence).
   bus->add_range(dev.gmem_base, dev.gmem_size, "gmem");
-  bus->out.bind(gmem->in);
+  l2 ? bus->out.bind(l2->io) : bus->out.bind(gmem->in);
   bus->add_range(dev.sysmem_base, dev.sysmem_size, "sysmem");
-  bus->out.bind(sysmem->in);
+  l2 ? bus->out.bind(l2->io) : bus->out.bind(sysmem->in);
   bus->add_range(dev.cmem_base, dev.cmem_size, "cmem");
   bus->out.bind(cmem->in);
   bus->add_range(dev.cfg_base, cfgreg::kNumRegs * 4, "cfg");
   bus->out.bind(arb_cfg->in[concurrent ? 0 : n]);
 
-  link("gpu.arb_gmem_rd.out", arb_gmem_rd->out, gmem->in);
-  link("gpu.arb_gmem_wr.out", arb_gmem_wr->out, gmem->in);
+  if (l2) {
+    link("gpu.arb_gmem_rd.out", arb_gmem_rd->out, l2->in);
+    link("gpu.arb_gmem_wr.out", arb_gmem_wr->out, l2->in);
+    link("gpu.arb_sysmem.out", arb_sysmem->out, l2->in);
+    link("gpu.l2.gmem", l2->gmem, gmem->in);
+    link("gpu.l2.sysmem", l2->sysmem, sysmem->in);
+  } else {
+    link("gpu.arb_gmem_rd.out", arb_gmem_rd->out, gmem->in);
+    link("gpu.arb_gmem_wr.out", arb_gmem_wr->out, gmem->in);
+    link("gpu.arb_sysmem.out", arb_sysmem->out, sysmem->in);
+  }
   link("gpu.arb_cmem.out", arb_cmem->out, cmem->in);
-  link("gpu.arb_sysmem.out", arb_sysmem->out, sysmem->in);
   link("gpu.arb_cfg.out", arb_cfg->out, cfgblk->in);
 
   cfgblk->rdy(rdy);
@@ -228,7 +247,8 @@ void PlatformImpl::wire() {
     host->use_dispatcher(*disp);
     disp->host_lookahead = [this] { return host->earliest_submission_ps(); };
     disp->on_done = [this](const WorkItem& w, uint64_t ps) { host->work_done(w, ps); };
-    link("gpu.ce.out", ce->out, gmem->in);
+    if (l2) link("gpu.ce.out", ce->out, l2->io);
+    else link("gpu.ce.out", ce->out, gmem->in);
     ce->share(gmem->dram_bus());  // copies and kernels contend for the DRAM data bus
   }
   for (unsigned i = 0; i < n; ++i) {

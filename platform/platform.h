@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <tlm>
 
+#include "models/cache/cache_core.h"
 #include "models/common/registry.h"
 #include "models/sm/sm_config.h"
 #include "platform/config/config.h"
@@ -25,6 +26,12 @@ struct ArbiterStats {
   std::vector<uint64_t> wait_cycles;    // per requester: cycles waited beyond an uncontended request's
 };
 
+// One cache's counters (models/cache/cache_core.h, CacheStats; merges and stalls as timed).
+struct CacheStatsEntry {
+  std::string name;  // l1d, ccache, icache (per SM), l2
+  CacheStats counters;
+};
+
 struct PlatformStats {
   double sim_seconds = 0;      // simulated time at the end of the host program
   uint64_t kernel_cycles = 0;  // GPU cycles inside kernels (scheduler out of IDLE)
@@ -32,6 +39,8 @@ struct PlatformStats {
   std::vector<SmStats> sms;
   std::vector<double> sm_residency_fraction;  // time with a resident block / kernel time
   std::vector<ArbiterStats> arbiters;
+  std::vector<std::vector<CacheStatsEntry>> sm_caches;  // per SM, the caches it has (none on flexgrip)
+  std::vector<CacheStatsEntry> l2;                      // the L2, when there is one
   std::vector<rt::LaunchStats> launches;
   uint64_t thread_insts = 0;
   nlohmann::json to_json() const;

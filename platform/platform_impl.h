@@ -14,6 +14,7 @@
 #include "models/config_block/config_block.h"
 #include "models/copy_engine/copy_engine.h"
 #include "models/host_bus/host_bus.h"
+#include "models/l2/l2.h"
 #include "models/memory/memory.h"
 #include "models/scheduler/block_scheduler.h"
 #include "models/common/unmapped_target.h"
@@ -41,6 +42,7 @@ class PlatformImpl : public sc_core::sc_module {
   rt::DeviceProps dev;
 
   std::unique_ptr<Memory> gmem, sysmem, cmem;
+  std::unique_ptr<L2Cache> l2;  // tk1, tx2: between the global and fetch arbiters and the memories; none on flexgrip
   std::unique_ptr<ConfigBlock> cfgblk;
   std::unique_ptr<ArbitratedTarget> arb_gmem_rd, arb_gmem_wr, arb_cmem, arb_sysmem, arb_cfg;
   std::unique_ptr<UnmappedTarget> no_cfg;  // the SMs' configuration sockets in the concurrent mode

@@ -41,7 +41,10 @@ PlatformStats Platform::stats() const {
     st.sms.push_back(sm->stats());
     st.thread_insts += sm->stats().thread_insts;
     st.sm_residency_fraction.push_back(window_ps ? double(sm->stats().busy_ps) / double(window_ps) : 0.0);
+    st.sm_caches.emplace_back();
+    for (auto& [name, c] : sm->cache_stats()) st.sm_caches.back().push_back({name, c});
   }
+  if (p.l2) st.l2.push_back({"l2", p.l2->stats()});
   for (ArbitratedTarget* a : p.arbiters()) {
     ArbiterStats as;
     as.name = a->basename();
@@ -118,6 +121,15 @@ nlohmann::json occupancy_json(const std::vector<SmStats>& sms, uint64_t launch_i
       if (o.launch_id == launch_id)
         return {{"blocks_per_sm", o.blocks}, {"warps_per_sm", o.warps}, {"limited_by", o.limited_by}};
   return nullptr;
+// {"l1d": {"reads": .., "writes": .., ...}, ...}: every counter of each cache by name.
+nlohmann::json caches_json(const std::vector<CacheStatsEntry>& caches) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const CacheStatsEntry& c : caches) {
+    nlohmann::json counters = nlohmann::json::object();
+    for (auto& [name, v] : c.counters.items()) counters[name] = v;
+    j[c.name] = counters;
+  }
+  return j;
 }
 }  // namespace
 
@@ -146,8 +158,10 @@ nlohmann::json PlatformStats::to_json() const {
                         {"batches", s.batches},
                         {"blocks", s.blocks},
                         {"inst_class", inst_class_json(s)},
-                        {"issue", issue_json(s)}});
+                        {"issue", issue_json(s)},
+                         {"caches", caches_json(i < sm_caches.size() ? sm_caches[i] : std::vector<CacheStatsEntry>{})}});
   }
+  j["l2"] = l2.empty() ? nlohmann::json() : caches_json(l2)["l2"];
   j["arbiters"] = nlohmann::json::array();
   for (auto& a : arbiters)
     j["arbiters"].push_back(

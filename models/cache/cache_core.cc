@@ -317,6 +317,42 @@ std::vector<CacheVictim> CacheCore::flush(bool invalidate) {
   return out;
 }
 
+std::vector<CacheVictim> CacheCore::flush_range(uint64_t lo, uint64_t hi, bool invalidate) {
+  std::vector<CacheVictim> out;
+  for (size_t l = 0; l < valid_.size(); ++l) {
+    if (!valid_[l]) continue;
+    const uint64_t a = line_addr_of(l);
+    if (a + g_.line_bytes <= lo || a >= hi) continue;
+    CacheVictim v = victim_of(l);
+    if (v.dirty) {
+      stats_.writebacks += popcount(v.dirty);
+      out.push_back(std::move(v));
+    }
+    dirty_.set(l, 0);
+    if (invalidate) valid_.set(l, 0);
+  }
+  return out;
+}
+
+void CacheCore::cancel(uint64_t line_addr) {
+  if (Mshr* m = find_mshr(line_addr)) m->pending = 0;
+}
+
+void CacheCore::overlay(uint64_t addr, unsigned size, uint8_t* dst) const {
+  const Where w = locate(addr, size);
+  const int way = find_way(w);
+  if (way < 0) return;
+  const size_t l = line(w.set, static_cast<unsigned>(way));
+  const uint64_t off = addr & (g_.line_bytes - 1);
+  const uint8_t* bytes = reinterpret_cast<const uint8_t*>(data_.data()) + l * g_.line_bytes;
+  for (unsigned s = 0; s < sectors_; ++s) {
+    if (!((valid_[l] & w.touched) >> s & 1)) continue;
+    const uint64_t a = std::max<uint64_t>(off, uint64_t(s) * g_.sector_bytes);
+    const uint64_t b = std::min<uint64_t>(off + size, uint64_t(s + 1) * g_.sector_bytes);
+    std::memcpy(dst + (a - off), bytes + a, b - a);
+  }
+}
+
 bool CacheCore::present(uint64_t addr, unsigned size) const {
   const Where w = locate(addr, size);
   const int way = find_way(w);

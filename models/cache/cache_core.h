@@ -91,6 +91,13 @@ class CacheCore {
   bool replay(const CacheRequest& r);
   // Every dirty line as a victim (made clean); with `invalidate` every line is dropped too.
   std::vector<CacheVictim> flush(bool invalidate);
+  // The same for the lines whose address lies in [lo, hi) only (coherence with an outside access).
+  std::vector<CacheVictim> flush_range(uint64_t lo, uint64_t hi, bool invalidate);
+  // The MSHR of `line_addr` given up (its fetch failed): its requests are never replayed.
+  void cancel(uint64_t line_addr);
+  // Copies the bytes of [addr, addr + size) (within one line) that valid sectors hold over dst;
+  // counts nothing.
+  void overlay(uint64_t addr, unsigned size, uint8_t* dst) const;
 
   // Inspection, without counting or touching the LRU order.
   bool present(uint64_t addr, unsigned size) const;  // every sector touched is valid
@@ -99,7 +106,7 @@ class CacheCore {
   const CacheStats& stats() const { return stats_; }
   const CacheGeometry& geometry() const { return g_; }
 
-  // Registers <prefix>.tag, .valid, .dirty (one word per line: `sectors()` bits, bit s = sector s),
+  // Registers <prefix>.tag, .valid, .dirty (write-back only; one word per line: `sectors()` bits, bit s = sector s),
   // .lru (a way's age, absent for one way) and .data (32-bit words, line by line); line l is
   // set l / ways, way l % ways. `on_write` wakes the owning model after an injected write.
   void register_state(Registry& reg, const std::string& prefix, std::function<void()> on_write = {});

@@ -24,7 +24,8 @@ void add_table(Registry& reg, const std::string& name, unsigned width, HashedTab
 void CacheCore::register_state(Registry& reg, const std::string& prefix, std::function<void()> on_write) {
   add_table(reg, prefix + ".tag", g_.tag_bits(), tag_, on_write);
   add_table(reg, prefix + ".valid", sectors_, valid_, on_write);
-  add_table(reg, prefix + ".dirty", sectors_, dirty_, on_write);
+  // A write-through cache has no dirty bits (nothing of it is ever newer than the next level).
+  if (g_.write == WritePolicy::WriteBack) add_table(reg, prefix + ".dirty", sectors_, dirty_, on_write);
   if (g_.ways > 1) add_table(reg, prefix + ".lru", g_.lru_bits(), age_, on_write);
   add_table(reg, prefix + ".data", 32, data_, on_write);
 }

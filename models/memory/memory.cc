@@ -7,6 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "models/common/demand_extension.h"
 #include "models/common/hold_extension.h"
 #include "models/memory/atomic_extension.h"
 
@@ -89,7 +90,9 @@ bool Memory::check(tlm::tlm_generic_payload& p, bool debug) {
     p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return false;
   }
-  if (protect_ && !debug && !mapped(a, n)) {
+  DemandExtension* demand = nullptr;
+  p.get_extension(demand);  // a cache's sector fetch: only the bytes asked for must be mapped
+  if (protect_ && !debug && !(demand ? demand->len == 0 || mapped(demand->addr, demand->len) : mapped(a, n))) {
     p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return false;
   }

@@ -71,6 +71,8 @@ class Memory : public sc_core::sc_module {
   void map(uint64_t base, uint64_t size);
   void unmap(uint64_t base);
   bool mapped(uint64_t addr, uint64_t len) const;
+  // What a timed access of [addr, addr + len) may touch: anything without protection, else a mapped range.
+  bool allows(uint64_t addr, uint64_t len) const { return !protect_ || mapped(addr, len); }
 
   uint64_t reads() const { return reads_; }
   uint64_t writes() const { return writes_; }

@@ -140,6 +140,23 @@ bool SimtCore::write_segment(Warp& w, const Segment& s, uint64_t lo, uint64_t hi
 bool SimtCore::global_lanes(Warp& w, uint32_t m, unsigned size, bool write, CoreEnv::Port port) {
   if (pipe_) return fg_memory(w, m, size, write, port);
   MemIssue is{now_, now_};
+  if (port == CoreEnv::Port::Const && cfg_.caches.ccache.present()) {
+    // Through a constant cache: one request per distinct address of the warp, in lane order (the
+    // cache serves one address at a time; the lanes reading it share the answer).
+    CoreEnv::Fault f;
+    for (uint32_t rest = m; rest;) {
+      const unsigned first = unsigned(__builtin_ctz(rest));
+      if (!transact(port, addr_[first], buf_[first], size, false, is, f)) return fault_at(f, w, int(first), addr_[first]);
+      lanes(rest, [&](unsigned l) {
+        if (addr_[l] != addr_[first]) return;
+        if (l != first) std::memcpy(buf_[l], buf_[first], size);
+        rest &= ~(1u << l);
+      });
+    }
+    done_at_ = std::max(done_at_, is.ready);
+    issued_at_ = is.next;
+    return true;
+  }
   if (!cfg_.coalesce) {
     // One transaction per lane, in lane order.
     CoreEnv::Fault f;
@@ -290,7 +307,9 @@ void SimtCore::do_ld(Warp& w, const Inst& in, uint32_t m) {
   if (!gm && !cm && n == 1 && load_onchip(w, in, m, ptrs)) return;
   uint32_t om = m & ~gm & ~cm;
   lanes(om, [&](unsigned l) { std::memcpy(buf_[l], ptrs[l], size); });
-  if (gm && !global_lanes(w, gm, size, false, CoreEnv::Port::GlobalRead)) return;
+  // ld.global.nc takes the read-only path (always cached in an L1, sm_caches.h).
+  const CoreEnv::Port gport = (in.mod.flags & kNc) ? CoreEnv::Port::GlobalReadNc : CoreEnv::Port::GlobalRead;
+  if (gm && !global_lanes(w, gm, size, false, gport)) return;
   if (cm && !global_lanes(w, cm, size, false, CoreEnv::Port::Const)) return;
   if (cfg_.max_pending_loads && !pipe_) return defer_load(w, in, m);  // data lands at completion
   bool sx = is_signed(in.type) && es < 8;

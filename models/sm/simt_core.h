@@ -28,7 +28,7 @@ namespace gpuvp {
 class CoreEnv {
  public:
   static constexpr uint64_t kFail = ~uint64_t{0};
-  enum class Port { Fetch, Const, GlobalRead, GlobalWrite };
+  enum class Port { Fetch, Const, GlobalRead, GlobalWrite, GlobalReadNc };  // Nc: ld.global.nc (read-only path)
   struct Fault {
     std::string kind;     // "address" or "tlm"
     std::string message;  // target's response, for the error message

@@ -5,6 +5,8 @@
 #include <map>
 
 #include "sw/isa/address_map.h"
+#include "models/cache/timed_cache.h"
+#include "models/common/demand_extension.h"
 #include "models/common/hold_extension.h"
 #include "models/common/log.h"
 #include "sw/isa/config_regs.h"
@@ -42,6 +44,7 @@ class SmCore : public CoreEnv {
     };
     reg.add(std::move(t));
     core_.register_state(reg, path);
+    build_caches(reg);
   }
 
   uint64_t timing_hash() const { return core_.timing_hash(); }
@@ -55,9 +58,40 @@ class SmCore : public CoreEnv {
 
   void set_horizon(uint64_t ps) { core_.set_horizon(ps == ~uint64_t{0} ? ps : (ps + pv_ - 1) / pv_); }
 
+  // Through the port's cache when the SM has one (sm_caches.h), else straight to the port.
   uint64_t access(Port port, uint64_t addr, uint8_t* data, unsigned len, bool write, AtomicExtension* atomic,
                   uint64_t at, Fault& fault) override {
-    return transport(socket(port), addr, data, len, write, atomic, at, fault);
+    if (atomic && l1d_) l1d_->clean(addr, addr + len, true, at);  // performed at the memory: the L1 copy is stale
+    TimedCache* c = atomic ? nullptr : cache(port);
+    const bool bypass = !c && l1d_ && !atomic && port == Port::GlobalRead;  // a plain load the L1 does not cache
+    if (!c && !bypass) return transport(socket(port), addr, data, len, write, atomic, at, fault);
+    // The L1 pipeline takes the SM's next access the cycle after this one: its misses (and the
+    // plain loads it does not cache, which still cross it) wait in its queue, not in the SM.
+    uint64_t done;
+    if (!c) {
+      done = transport(socket(port), addr, data, len, write, atomic, at + cfg_.caches.l1d.latency, fault);
+      release_ = at + 1;
+      return done;
+    }
+    fault_ = &fault;
+    done = write ? c->write(addr, data, len, at) : c->read(addr, data, len, at);
+    release_ = c->accepted() + 1;
+    if (done != TimedCache::kFail) return done;
+    // Name the access itself, not the cache's sector fetch that failed for it.
+    fault.message = fmt::format("{} on {} {} of {} bytes at {:#x}", trans_.get_response_string(),
+                                socket(port).basename(), write ? "write" : "read", len, addr);
+    return kFail;
+  }
+
+  TimedCache* cache(Port port) {
+    switch (port) {
+      case Port::Fetch: return icache_.get();
+      case Port::Const: return ccache_.get();
+      case Port::GlobalReadNc:
+      case Port::GlobalWrite: return l1d_.get();
+      case Port::GlobalRead: break;
+    }
+    return cfg_.caches.l1d_global ? l1d_.get() : nullptr;
   }
 
   tlm_utils::simple_initiator_socket<Sm>& socket(Port port) {
@@ -65,10 +99,57 @@ class SmCore : public CoreEnv {
       case Port::Fetch: return sm_.imem;
       case Port::Const: return sm_.cmem;
       case Port::GlobalWrite: return sm_.gmem_wr;
-      case Port::GlobalRead: break;
+      case Port::GlobalRead:
+      case Port::GlobalReadNc: break;
     }
     return sm_.gmem_rd;
   }
+
+  // Each cache's misses and write-throughs go out through its port's socket (writes of the L1
+  // through the global write port), carrying the bytes the access asked for (DemandExtension).
+  std::unique_ptr<TimedCache> make_cache(const SmCacheConfig& c, Port read_port, Port write_port, Registry& reg,
+                                         const char* name) {
+    if (!c.present()) return nullptr;
+    CacheGeometry g = c.geometry;
+    g.name = path_ + "." + name;
+    auto next = [this, read_port, write_port](const NextAccess& n) {
+      demand_.addr = n.demand_addr;
+      demand_.len = n.demand_len;
+      return transport(socket(n.write ? write_port : read_port), n.addr, n.data, n.len, n.write, nullptr, n.at, *fault_,
+                       &demand_);
+    };
+    auto tc = std::make_unique<TimedCache>(g, CacheTiming{c.latency, c.banks}, next);
+    tc->core().register_state(reg, g.name);
+    return tc;
+  }
+  void build_caches(Registry& reg) {
+    l1d_ = make_cache(cfg_.caches.l1d, Port::GlobalRead, Port::GlobalWrite, reg, "l1d");
+    ccache_ = make_cache(cfg_.caches.ccache, Port::Const, Port::Const, reg, "ccache");
+    icache_ = make_cache(cfg_.caches.icache, Port::Fetch, Port::Fetch, reg, "icache");
+  }
+  // A new kernel's first block on this SM: the L1 and constant caches are not coherent with other
+  // SMs' and the host's writes, so they start empty (as the driver invalidates them at a launch);
+  // the instruction cache too (a module loaded since may reuse code addresses).
+  void invalidate_caches(uint64_t at) {
+    for (TimedCache* c : {l1d_.get(), ccache_.get(), icache_.get()})
+      if (c) c->invalidate(at);
+  }
+
+ public:
+  std::vector<std::pair<std::string, CacheStats>> cache_stats() const {
+    std::vector<std::pair<std::string, CacheStats>> out;
+    if (l1d_) out.emplace_back("l1d", l1d_->stats());
+    if (ccache_) out.emplace_back("ccache", ccache_->stats());
+    if (icache_) out.emplace_back("icache", icache_->stats());
+    return out;
+  }
+
+ private:
+  std::unique_ptr<TimedCache> l1d_, ccache_, icache_;
+  Fault* fault_ = nullptr;  // the current access's, for its cache's next-level transports
+  DemandExtension demand_;
+
+ public:
 
   bool peek(Port port, uint64_t addr, uint8_t* data, unsigned len, Fault& fault) override {
     tlm::tlm_generic_payload& t = dbg_;
@@ -142,7 +223,7 @@ class SmCore : public CoreEnv {
 
  private:
   uint64_t transport(tlm_utils::simple_initiator_socket<Sm>& s, uint64_t addr, uint8_t* data, unsigned len, bool write,
-                     AtomicExtension* atomic, uint64_t at, Fault& fault) {
+                     AtomicExtension* atomic, uint64_t at, Fault& fault, DemandExtension* demand = nullptr) {
     using namespace sc_core;
     sc_time now = sc_time_stamp();
     sc_time t = sc_time::from_value(at * pv_);
@@ -157,10 +238,12 @@ class SmCore : public CoreEnv {
     trans_.set_dmi_allowed(false);
     trans_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     if (atomic) trans_.set_extension(atomic);
+    if (demand) trans_.set_extension(demand);
     release_ext_.valid = false;
     trans_.set_extension(&release_ext_);
     s->b_transport(trans_, delay);
     trans_.clear_extension(&release_ext_);
+    if (demand) trans_.clear_extension(demand);
     if (atomic) trans_.clear_extension(atomic);
     if (!trans_.is_response_ok()) {
       fault.kind = trans_.get_response_status() == tlm::TLM_ADDRESS_ERROR_RESPONSE ? "address" : "tlm";
@@ -214,6 +297,7 @@ class SmCore : public CoreEnv {
     ~Payload() {
       clear_extension<AtomicExtension>();
       clear_extension<ReleaseExtension>();
+      clear_extension<DemandExtension>();
     }
   } trans_;
   ReleaseExtension release_ext_;  // when the port frees (arbitrated_port.h)
@@ -299,6 +383,7 @@ void SmCore::batch() {
     log::debug(path_, "batch: {} blocks from {} entry {:#x}", num_blocks_, block_idx_, lp.entry);
 
     state_ = Running;
+    invalidate_caches(t);
     if (!core_.launch(lp, t) || !core_.run()) {
       DeviceErrorInfo e = *core_.error();
       report(e);
@@ -347,8 +432,11 @@ void SmCore::blocks_loop() {
 bool SmCore::take_arrivals() {
   for (const BlockWork& w : arrived_) {
     auto& k = kernels_[w.kernel->launch_id];
-    if (!k) k = std::make_shared<const LaunchParams>(LaunchParams{*w.kernel, {}});
     const uint64_t now = (sc_core::sc_time_stamp().value() + pv_ - 1) / pv_;
+    if (!k) {
+      k = std::make_shared<const LaunchParams>(LaunchParams{*w.kernel, {}});
+      invalidate_caches(std::max(now, core_.now()));
+    }
     if (!core_.add_block(k, w.linear, std::max(now, core_.now()))) {
       DeviceErrorInfo e;
       if (const DeviceErrorInfo* ce = core_.error()) e = *ce;
@@ -411,5 +499,6 @@ uint64_t Sm::timing_hash() const { return core_->timing_hash(); }
 std::vector<uint64_t> Sm::issue_times() const { return core_->issue_times(); }
 const SmStats& Sm::stats() const { return core_->stats(); }
 const std::vector<BlockRecord>& Sm::block_records() const { return core_->records(); }
+std::vector<std::pair<std::string, CacheStats>> Sm::cache_stats() const { return core_->cache_stats(); }
 
 }  // namespace gpuvp

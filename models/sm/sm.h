@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "models/cache/cache_core.h"
 #include "models/common/error_sink.h"
 #include "models/common/gpu_work.h"
 #include "models/common/launch_signals.h"
@@ -68,6 +69,8 @@ class Sm : public sc_core::sc_module, public BlockTarget {
   void record_issues(bool on);
   std::vector<uint64_t> issue_times() const;
   const SmStats& stats() const;
+  // Per cache the SM has (l1d, ccache, icache; none on flexgrip), its counters.
+  std::vector<std::pair<std::string, CacheStats>> cache_stats() const;
   // Keeps a BlockRecord per finished block (on by default; the platform keeps them for a timeline only).
   void record_blocks(bool on);
   const std::vector<BlockRecord>& block_records() const;

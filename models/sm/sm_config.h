@@ -7,6 +7,7 @@
 
 #include "models/common/clock.h"
 #include "models/common/params.h"
+#include "models/sm/sm_caches.h"
 
 namespace gpuvp {
 
@@ -80,6 +81,7 @@ struct SmConfig {
   uint32_t shared_bytes = 16384;        // shared memory per SM
   uint32_t shared_per_block = 16384;    // max shared memory per block
   unsigned ibuf_insts = 64;             // instruction buffer (instructions); 0 = fetch every instruction
+  SmCaches caches;                      // L1 data, constant, instruction caches (sm_caches.h); none by default
   SmLatencies lat;
   // Global memory access shape: lane by lane (flexgrip: one transaction per active lane, served in
   // lane order) or coalesced into aligned segments of `coalesce_bytes` (tk1/tx2).

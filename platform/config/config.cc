@@ -36,7 +36,6 @@ std::vector<KeyDef> platform_keys() {
                 "Round-robin search of every stall arbiter: the next requester in one cycle, or one requester "
                 "looked at per cycle (idle requesters between two waiting ones cost a cycle each)"),
       P::Float("host.launch_latency_ns", 0, 0, 1e9, "Driver launch latency (ns) before the start register is written"),
-      P::Int("l2.size_kib", 0, 0, 65536, "L2 size (KiB); informational only: no L2 cache is modelled yet"),
       P::Int("copy_engines", 0, 0, 1,
              "Copy engines. scheduler.kind = concurrent has one (1; 0 is refused there): host copies are "
              "asynchronous and take copy.latency_ns and copy.bytes_per_ns. scheduler.kind = batch has none, "
@@ -170,7 +169,10 @@ void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std
   }
 }
 
+// A class may be declared by several groups of one instance path (the SM's own keys and its caches'):
+// the keys of all of them are the instance's.
 void explain_instance_key(const std::string& key, const std::string& origin) {
+  std::string keys, cls;
   for (const ParamGroup& g : model_param_groups()) {
     if (g.instance.empty()) continue;
     const std::string head = g.instance.substr(0, g.instance.find('#'));
@@ -181,16 +183,17 @@ void explain_instance_key(const std::string& key, const std::string& origin) {
     const bool numbered = g.instance.find('#') != std::string::npos;
     if (pos >= key.size() || key[pos] != '.' || (numbered && pos == head.size())) continue;
     const std::string cls_key = g.cls + key.substr(pos);
-    std::string keys;
+    cls = g.cls;
     for (const KeyDef& d : g.defs) {
       if (d.key == cls_key && d.shared)
         throw ConfigError(fmt::format("{}: {} is one value for every instance: set {}, it has no per-instance form",
                                       origin, key, cls_key));
       if (!d.shared) keys += (keys.empty() ? "" : ", ") + d.key.substr(g.cls.size() + 1);
     }
-    throw ConfigError(fmt::format("{}: unknown configuration key '{}' (an instance of '{}' has: {})", origin, key,
-                                  g.cls, keys));
   }
+  if (!cls.empty())
+    throw ConfigError(
+        fmt::format("{}: unknown configuration key '{}' (an instance of '{}' has: {})", origin, key, cls, keys));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The scoreboard (sm.max_pending_loads, docs/sm.md "Scoreboard") on tx2 through `gpuvp exec`, with
-// tests/data/exec/stream.cu. Bounds are worked out by hand from the preset: a global load's data is
-// usable at least gmem.latency = 200 cycles after it issues; the instruction fetch is made cheap
+// tests/data/exec/stream.cu. Bounds are worked out by hand: the runs have no caches (l2.size_kib,
+// sm.l1d.size_kib, sm.icache.size_kib = 0), so a global load's data is usable at least gmem.latency
+// = 200 cycles (set) after it issues, whatever it read before; the instruction fetch is made cheap
 // (sysmem.latency = 1) so that loads dominate. Exact cycle-by-cycle cases: tests/models/sm/scoreboard_test.cc.
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -12,14 +13,15 @@
 using namespace exectest;
 
 namespace {
-constexpr long kLat = 200;  // tx2's gmem.latency
+constexpr long kLat = 200;  // gmem.latency, set
 
 // Kernel cycles of one warp of `kernel` (p = iota over 1024 words, out = 32 words) with bound B,
 // and its output.
 long cycles(const std::string& kernel, unsigned bound, std::vector<uint32_t>* out = nullptr) {
   Outs outs;
   std::string o = outs("out.bin");
-  auto r = exec_ok(fmt::format("--preset tx2 --set sysmem.latency=1 --set sm.max_pending_loads={} --ptx {} "
+  auto r = exec_ok(fmt::format("--preset tx2 --set l2.size_kib=0 --set sm.l1d.size_kib=0 --set sm.icache.size_kib=0 "
+                               "--set gmem.latency=200 --set sysmem.latency=1 --set sm.max_pending_loads={} --ptx {} "
                                "--kernel {} --grid 1 --block 32 --arg buf:u32:1024:iota --arg buf:u32:32:zero:out={}",
                                bound, ptx_of("stream"), kernel, o));
   std::smatch m;

@@ -1,0 +1,64 @@
+// The SM's cache keys (sm.l1d.*, sm.ccache.*, sm.icache.*, overridable per SM as gpu.smN.l1d.*) and
+// how the SM reads them. Every size defaults to 0: no cache (flexgrip); the tk1 and tx2 presets set them.
+#include "models/sm/sm_caches.h"
+
+namespace gpuvp {
+
+namespace {
+using P = ParamDef;
+
+CacheGeometry shape(unsigned line, unsigned sector, unsigned ways, unsigned mshrs) {
+  CacheGeometry g;
+  g.size_bytes = 0;
+  g.line_bytes = line;
+  g.sector_bytes = sector;
+  g.ways = ways;
+  g.mshrs = mshrs;
+  g.write = WritePolicy::WriteThrough;
+  return g;
+}
+
+// One cache's keys: the geometry (cache_param_defs) and its timing.
+void add_cache(std::vector<ParamDef>& defs, const std::string& prefix, const CacheGeometry& g, const std::string& what,
+               int64_t latency) {
+  for (ParamDef& d : cache_param_defs(prefix, g, what)) defs.push_back(std::move(d));
+  defs.push_back(P::Int(prefix + ".latency", latency, 1, 10000,
+                        what + ": hit latency (cycles from the access to its data; a miss leaves for the next level "
+                               "after it)"));
+  defs.push_back(P::Int(prefix + ".banks", 1, 1, 64, what + ": banks (line-interleaved, one lookup per bank per cycle)"));
+}
+
+std::vector<ParamDef> sm_cache_defs() {
+  std::vector<ParamDef> d;
+  add_cache(d, "sm.l1d", shape(128, 32, 4, 16), "L1 data / texture cache", 1);
+  d.push_back(P::Bool("sm.l1d.cache_global", false,
+                      "Plain global loads (ld.global) allocate in the L1; ld.global.nc (read-only path) always does. "
+                      "Uncached loads still take sm.l1d.latency through the L1 pipeline"));
+  add_cache(d, "sm.ccache", shape(64, 64, 4, 4), "Constant cache", 1);
+  add_cache(d, "sm.icache", shape(128, 32, 4, 4), "Instruction cache (behind the instruction buffer)", 1);
+  return d;
+}
+
+const bool declared = declare_params({"sm", "gpu.sm#", "sm.count", sm_cache_defs()});
+
+SmCacheConfig read_cache(const Params& p) {
+  SmCacheConfig c;
+  c.latency = static_cast<unsigned>(p.i("latency"));
+  c.banks = static_cast<unsigned>(p.i("banks"));
+  if (CacheGeometry::configured(p)) c.geometry = CacheGeometry::from(p);
+  else c.geometry.size_bytes = 0;
+  return c;
+}
+}  // namespace
+
+SmCaches SmCaches::from(const Params& sm) {
+  (void)declared;
+  SmCaches c;
+  c.l1d = read_cache(sm.sub("l1d"));
+  c.l1d_global = sm.sub("l1d").b("cache_global");
+  c.ccache = read_cache(sm.sub("ccache"));
+  c.icache = read_cache(sm.sub("icache"));
+  return c;
+}
+
+}  // namespace gpuvp
