@@ -121,6 +121,8 @@ nlohmann::json occupancy_json(const std::vector<SmStats>& sms, uint64_t launch_i
       if (o.launch_id == launch_id)
         return {{"blocks_per_sm", o.blocks}, {"warps_per_sm", o.warps}, {"limited_by", o.limited_by}};
   return nullptr;
+}
+
 // {"l1d": {"reads": .., "writes": .., ...}, ...}: every counter of each cache by name.
 nlohmann::json caches_json(const std::vector<CacheStatsEntry>& caches) {
   nlohmann::json j = nlohmann::json::object();
