@@ -4,59 +4,44 @@
 //   nvcc -ptx -O3 -arch=sm_75 microbench.cu -o microbench.ptx
 
 // Loads the compiler keeps in place and in order (volatile asm): plain global loads (cached in L1
-// only where the preset caches them) and read-only loads (ld.global.nc, the texture/L1 path).
-__device__ __forceinline__ unsigned ld_ca(const unsigned* p) {
-  unsigned v;
-  asm volatile("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(p));
+// only where the preset caches them) and read-only loads (ld.global.nc, the texture/L1 path). The
+// ring holds absolute addresses, so each load's address is the previous load's value: the chain is
+// load to load, as in the published pointer-chase measurements (the loop counter is independent).
+typedef unsigned long long u64;
+__device__ __forceinline__ u64 ld_ca(u64 p) {
+  u64 v;
+  asm volatile("ld.global.u64 %0, [%1];" : "=l"(v) : "l"(p));
   return v;
 }
-__device__ __forceinline__ unsigned ld_nc(const unsigned* p) {
-  unsigned v;
-  asm volatile("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(p));
+__device__ __forceinline__ u64 ld_nc(u64 p) {
+  u64 v;
+  asm volatile("ld.global.nc.u64 %0, [%1];" : "=l"(v) : "l"(p));
   return v;
 }
 
-// Pointer chase: the block writes next[i] = (i + stride) mod n, then thread 0 walks the ring once to
-// warm the caches and `steps` more loads timed with clock64. out[0] = timed cycles, out[1] = the
-// index reached (keeps the chain live), out[2] = steps.
+// Pointer chase: the block writes ring[i] = &ring[(i + stride) mod n] (n 8-byte words), then thread
+// 0 walks the ring once to warm the caches and `steps` more loads timed with clock64. out[0] = timed
+// cycles, out[1] = the address reached (keeps the chain live), out[2] = steps.
 template <bool kNc>
-__device__ void chase(unsigned* next, unsigned n, unsigned stride, unsigned steps, unsigned long long* out) {
-  for (unsigned i = threadIdx.x; i < n; i += blockDim.x) next[i] = (i + stride) % n;
+__device__ void chase(u64* ring, unsigned n, unsigned stride, unsigned steps, u64* out) {
+  for (unsigned i = threadIdx.x; i < n; i += blockDim.x) ring[i] = (u64)(ring + (i + stride) % n);
   __syncthreads();
   if (threadIdx.x != 0) return;
-  unsigned j = 0;
-  const unsigned ring = (n + stride - 1) / stride;
-  for (unsigned k = 0; k < ring; ++k) j = kNc ? ld_nc(next + j) : ld_ca(next + j);
+  u64 p = (u64)ring;
+  const unsigned loop = (n + stride - 1) / stride;
+  for (unsigned k = 0; k < loop; ++k) p = kNc ? ld_nc(p) : ld_ca(p);
   const long long t0 = clock64();
-  for (unsigned k = 0; k < steps; ++k) j = kNc ? ld_nc(next + j) : ld_ca(next + j);
+  for (unsigned k = 0; k < steps; ++k) p = kNc ? ld_nc(p) : ld_ca(p);
   const long long t1 = clock64();
-  out[0] = (unsigned long long)(t1 - t0);
-  out[1] = j;
+  out[0] = (u64)(t1 - t0);
+  out[1] = p;
   out[2] = steps;
 }
-extern "C" __global__ void chase_ca(unsigned* next, unsigned n, unsigned stride, unsigned steps,
-                                    unsigned long long* out) {
-  chase<false>(next, n, stride, steps, out);
+extern "C" __global__ void chase_ca(u64* ring, unsigned n, unsigned stride, unsigned steps, u64* out) {
+  chase<false>(ring, n, stride, steps, out);
 }
-extern "C" __global__ void chase_nc(unsigned* next, unsigned n, unsigned stride, unsigned steps,
-                                    unsigned long long* out) {
-  chase<true>(next, n, stride, steps, out);
-}
-
-// Constant-cache chase: thread 0 walks `steps` dependent loads of a __constant__ table after 64 warm
-// ones. The table is zero (a launch does not fill it), so every load reads word 0: the latency of a
-// constant-cache hit, one address per warp.
-__constant__ unsigned tab[2048];
-extern "C" __global__ void chase_const(unsigned steps, unsigned long long* out) {
-  if (threadIdx.x != 0) return;
-  unsigned j = 0;
-  for (unsigned k = 0; k < 64; ++k) j = tab[j & 2047];
-  const long long t0 = clock64();
-  for (unsigned k = 0; k < steps; ++k) j = tab[j & 2047];
-  const long long t1 = clock64();
-  out[0] = (unsigned long long)(t1 - t0);
-  out[1] = j;
-  out[2] = steps;
+extern "C" __global__ void chase_nc(u64* ring, unsigned n, unsigned stride, unsigned steps, u64* out) {
+  chase<true>(ring, n, stride, steps, out);
 }
 
 // FMA throughput: eight independent chains per thread, `iters` rounds of eight FMAs each.
