@@ -48,3 +48,20 @@ TEST_CASE("workloads on 64 SMs: grayFilter fi64 on tx2 puts one block on every S
   REQUIRE(j["sms"].size() == 64);
   for (auto& s : j["sms"]) CHECK(s["blocks"] == 1);
 }
+
+// A compute-bound workload on tx2 never takes more cycles on more SMs (its instruction fetches go
+// through each SM's instruction cache and the L2, not one shared system-memory port per fetch).
+TEST_CASE("workloads on more SMs: matrixMul and mandelbrot on tx2 never slow down") {
+  for (const char* w : {"matrixMul --launch square32", "mandelbrot --launch medium"}) {
+    uint64_t prev = ~uint64_t{0};
+    for (int n : {1, 2, 4, 8}) {
+      auto j = run_stats(fmt::format("--preset tx2 --set sm.count={} --workload {}", n, w));
+      INFO(w << " on " << n << " SMs: " << j["stderr"].get<std::string>());
+      REQUIRE(j["exit_status"] == 0);
+      CHECK(j["correct"] == true);
+      const uint64_t c = j["kernel_cycles"].get<uint64_t>();
+      CHECK(c <= prev);
+      prev = c;
+    }
+  }
+}
