@@ -104,7 +104,7 @@ void print_summary(const std::string& stats) {
 CLI::App* add_cuda_command(CLI::App& app, CudaOptions& o) {
   auto* c = app.add_subcommand("cuda", "Run an unmodified CUDA program (built with nvcc -cudart shared) on the "
                                        "platform: gpuvp cuda [options] -- PROGRAM [ARGS] (docs/cuda.md)");
-  c->add_option("--preset,-p", o.preset, "Platform preset (flexgrip, tk1, tx2)");
+  c->add_option("--preset,-p", o.preset, "Platform preset (flexgrip, tk1, tx2, gtx480)");
   c->add_option("--config,-c", o.files, "JSON configuration file(s) applied after the preset");
   c->add_option("--set,-s", o.sets, "Override one key: --set sm.count=4 (repeatable)");
   c->add_option("--stats", o.stats, "Write statistics as JSON at the program's exit (docs/statistics.md)");

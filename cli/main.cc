@@ -54,7 +54,7 @@ struct ConfigOpts {
   std::vector<std::string> sets;
   std::vector<std::string> logs;
   void add(CLI::App* app) {
-    app->add_option("--preset,-p", preset, "Platform preset (flexgrip, tk1, tx2)");
+    app->add_option("--preset,-p", preset, "Platform preset (flexgrip, tk1, tx2, gtx480)");
     app->add_option("--config,-c", files, "JSON configuration file(s) applied after the preset");
     app->add_option("--set,-s", sets, "Override one key: --set sm.count=4, or one instance's: --set gpu.sm1.warp_policy=gto (repeatable)");
     app->add_option("--log", logs, "Log level of a module and those below it: --log gpu.sched=debug (repeatable)");

@@ -20,7 +20,7 @@ TEST_CASE("cli: out-of-range and malformed configuration values exit 2 naming th
       {"config --preset tx2 --set scheduler.policy=lottery", "scheduler.policy = \"lottery\": not an allowed value"},
       {"config --preset tx2 --set sm.cuont=2", "unknown configuration key 'sm.cuont'"},
       {"config --preset tx2 --set gpu.clock_mhz=0", "gpu.clock_mhz = 0: out of range"},
-      {"config --preset nosuch", "unknown preset 'nosuch' (known: flexgrip, tk1, tx2)"},
+      {"config --preset nosuch", "unknown preset 'nosuch' (known: flexgrip, gtx480, tk1, tx2)"},
       {"config --preset tx2 --config /nonexistent.json", "configuration file /nonexistent.json: cannot open"},
       {"run --preset tx2 --workload nosuch", "--workload nosuch: unknown workload"},
       {"run --preset tx2 --workload vectorAdd --launch nosuch", "--launch:"},

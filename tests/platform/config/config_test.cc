@@ -195,3 +195,21 @@ TEST_CASE("config: sm.count reaches 64 with the concurrent dispatcher and 16 wit
   f.set("sm.count=17");
   CHECK_THROWS_WITH(f.validate(), Contains("sm.count = 17") && Contains("scheduler.kind = concurrent"));
 }
+
+// The Fermi-class preset of the published studies run on a GTX 480 (docs/presets in the user guide):
+// the issue's figures, and the 16 KiB L1 / 48 KiB shared split as its default.
+TEST_CASE("config: the gtx480 preset is a 15-SM Fermi with 2 x 16-lane schedulers and 768 KiB of L2") {
+  Config c = Config::preset("gtx480");
+  CHECK_NOTHROW(c.validate());
+  CHECK(c.i("sm.count") == 15);
+  CHECK(c.i("sm.schedulers") == 2);
+  CHECK(c.i("sm.sps") == 32);  // 2 x 16 lanes
+  CHECK(c.f("gpu.clock_mhz") == 700.0);
+  CHECK(c.i("sm.max_threads") == 1536);
+  CHECK(c.i("sm.max_blocks") == 8);
+  CHECK(c.i("sm.registers") == 32768);
+  CHECK(c.i("sm.shared_bytes") == 48 * 1024);
+  CHECK(c.i("sm.l1d.size_kib") == 16);
+  CHECK(c.i("l2.size_kib") == 768);
+  CHECK(c.i("l2.slices") == 6);  // one per memory channel
+}

@@ -1,5 +1,5 @@
 // Every workload, three launch configurations each, on flexgrip with 1, 2 and 4 SMs, on tk1 and
-// on tx2: the output equals the workload's CPU reference.
+// on tx2 and on gtx480: the output equals the workload's CPU reference.
 #include <catch2/catch.hpp>
 
 #include "common/subprocess.h"
@@ -14,7 +14,7 @@ void run_all_platforms(const std::string& workload) {
   auto cfgs = w->configs();
   REQUIRE(cfgs.size() >= 3);
   const char* platforms[] = {"--preset flexgrip --set sm.count=1", "--preset flexgrip --set sm.count=2",
-                             "--preset flexgrip --set sm.count=4", "--preset tk1", "--preset tx2"};
+                             "--preset flexgrip --set sm.count=4", "--preset tk1", "--preset tx2", "--preset gtx480"};
   for (const char* p : platforms)
     for (size_t i = 0; i < 3; ++i) {
       std::string args = fmt::format("{} --workload {} --launch {}", p, workload, cfgs[i].name);
