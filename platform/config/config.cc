@@ -1,6 +1,8 @@
 #include "platform/config/config.h"
 
 #include "models/common/log.h"
+#include "models/l2/l2.h"
+#include "models/sm/sm_caches.h"
 #include "platform/config/json_text.h"
 #include "platform/user_file.h"
 #include "platform/int_text.h"
@@ -366,6 +368,21 @@ void Config::validate_sm_count() const {
                                   n, kFlexgripMaxSms));
 }
 
+// The caches' geometries, read as their models read them, so that `gpuvp config` and every command
+// refuse before running what the platform's construction would refuse (sets not a power of two...).
+void Config::validate_caches() const {
+  auto check = [](const auto& read) {
+    try {
+      read();
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(e.what());
+    }
+  };
+  const Params l2 = params("l2", "gpu.l2");
+  if (L2Config::configured(l2)) check([&] { L2Config::from(l2, Clock{100.0}); });
+  for (int64_t k = 0; k < i("sm.count"); ++k) check([&] { SmCaches::from(params("sm", fmt::format("gpu.sm{}", k))); });
+}
+
 void Config::validate() const {
   for (auto& [key, value] : values_) {
     InstanceKey ik = find_instance_key(key);
@@ -404,6 +421,7 @@ void Config::validate() const {
                                     key_of(inst, "sm", "timing")));
   }
   validate_sm_count();
+  validate_caches();
   if (s("scheduler.kind") == "concurrent" && s("scheduler.impl") == "rtl")
     throw ConfigError("scheduler.kind = concurrent: the RTL (scheduler.impl = rtl) is the FlexGripPlus batch scheduler");
   validate_concurrent();

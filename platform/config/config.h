@@ -78,6 +78,7 @@ class Config : public ParamSource {
   const nlohmann::json& get(const std::string& key) const;
   void validate_concurrent() const;
   void validate_sm_count() const;
+  void validate_caches() const;
   std::map<std::string, nlohmann::json> values_;
   std::string name_ = "custom";
 };

@@ -213,3 +213,12 @@ TEST_CASE("config: the gtx480 preset is a 15-SM Fermi with 2 x 16-lane scheduler
   CHECK(c.i("l2.size_kib") == 768);
   CHECK(c.i("l2.slices") == 6);  // one per memory channel
 }
+
+TEST_CASE("config: a cache geometry the model would refuse is refused by validation, naming the key") {
+  Config c = Config::preset("gtx480");
+  c.set("l2.ways=16");  // 768 KiB / (128 B x 16) = 384 sets: not a power of two
+  CHECK_THROWS_WITH(c.validate(), Contains("l2.size_kib = 768") && Contains("power of two"));
+  Config t = Config::preset("tx2");
+  t.set("gpu.sm1.l1d.ways=4");  // 24 KiB in 4 ways: 48 sets
+  CHECK_THROWS_WITH(t.validate(), Contains("l1d") && Contains("power of two"));
+}
