@@ -63,7 +63,10 @@ void set_environment(const CudaOptions& o, const fs::path& lib, const std::strin
   // LD_LIBRARY_PATH serves a program that finds libcudart.so.13 by name; LD_PRELOAD one whose RPATH
   // points at the toolkit's (RPATH is searched before LD_LIBRARY_PATH).
   prepend("LD_LIBRARY_PATH", lib.string(), ":");
-  prepend("LD_PRELOAD", (lib / kLibrary).string(), " ");
+  // After what is preloaded already: a sanitizer's runtime must stay first.
+  const char* pre = std::getenv("LD_PRELOAD");
+  const std::string ours = (lib / kLibrary).string();
+  setenv("LD_PRELOAD", (pre && *pre ? std::string(pre) + " " + ours : ours).c_str(), 1);
 }
 
 int run_program(const std::vector<std::string>& command) {
