@@ -246,14 +246,14 @@ std::string progress_line(const json& res, const SweepPoint& p, const Layout& ou
   return fmt::format("point {} ({}): {} ({:.2f} s)", p.index, p.label(), what, res["host_seconds"].get<double>());
 }
 
-// Runs `todo`, at most `jobs` at once, each in a forked process watched for `timeout_s` host seconds.
-void run_points(const std::vector<const SweepPoint*>& todo, const Layout& out, unsigned jobs, double timeout_s,
+// Runs `to_run`, at most `jobs` at once, each in a forked process watched for `timeout_s` host seconds.
+void run_points(const std::vector<const SweepPoint*>& to_run, const Layout& out, unsigned jobs, double timeout_s,
                 bool quiet) {
   std::map<pid_t, Running> running;
   size_t next = 0, done = 0;
-  while (next < todo.size() || !running.empty()) {
-    while (running.size() < jobs && next < todo.size()) {
-      const SweepPoint* p = todo[next++];
+  while (next < to_run.size() || !running.empty()) {
+    while (running.size() < jobs && next < to_run.size()) {
+      const SweepPoint* p = to_run[next++];
       std::fflush(nullptr);  // the child must not write the parent's buffered output again
       const pid_t pid = ::fork();
       if (pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
@@ -267,7 +267,7 @@ void run_points(const std::vector<const SweepPoint*>& todo, const Layout& out, u
       running.erase(pid);
       const json res = result_of(r, ws, out, timeout_s);
       write_atomic(out.result(r.point->index), json_dump(res, 1) + "\n");
-      if (!quiet) print_err("[{}/{}] {}\n", ++done, todo.size(), progress_line(res, *r.point, out));
+      if (!quiet) print_err("[{}/{}] {}\n", ++done, to_run.size(), progress_line(res, *r.point, out));
       continue;
     }
     const auto now = std::chrono::steady_clock::now();
@@ -310,21 +310,21 @@ int cmd_sweep(const SweepOptions& o) {
                                          : stem + ".sweep";
   const json manifest = manifest_of(spec);
   const Layout out = prepare_out(dir, manifest, o.file);
-  std::vector<const SweepPoint*> todo;
+  std::vector<const SweepPoint*> to_run;
   size_t mine = 0;
   for (const SweepPoint& p : spec.points) {
     if (!in_shard(p.index, shard)) continue;
     ++mine;
     const std::optional<json> res = read_json_file(out.result(p.index));
     if (res && (res->value("status", "") == "ok" || !o.retry_failed)) continue;
-    todo.push_back(&p);
+    to_run.push_back(&p);
   }
   const unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   if (!o.quiet)
     print_err("gpuvp sweep: {}: {} points{}, {} finished before, {} to run, {} at a time, into {}\n", spec.name,
               spec.points.size(), shard ? fmt::format(" (shard {} of {}: {})", shard->first, shard->second, mine) : "",
-              mine - todo.size(), todo.size(), jobs, dir);
-  run_points(todo, out, jobs, o.timeout_s > 0 ? o.timeout_s : spec.timeout_s, o.quiet);
+              mine - to_run.size(), to_run.size(), jobs, dir);
+  run_points(to_run, out, jobs, o.timeout_s > 0 ? o.timeout_s : spec.timeout_s, o.quiet);
   return finish_table(out, manifest, o.quiet) ? 1 : 0;
 }
 

@@ -303,19 +303,7 @@ bool CacheCore::replay(const CacheRequest& r) {
   return true;
 }
 
-std::vector<CacheVictim> CacheCore::flush(bool invalidate) {
-  std::vector<CacheVictim> out;
-  for (size_t l = 0; l < valid_.size(); ++l) {
-    CacheVictim v = victim_of(l);
-    if (v.dirty) {
-      stats_.writebacks += popcount(v.dirty);
-      out.push_back(std::move(v));
-    }
-    dirty_.set(l, 0);
-    if (invalidate) valid_.set(l, 0);
-  }
-  return out;
-}
+std::vector<CacheVictim> CacheCore::flush(bool invalidate) { return flush_range(0, ~uint64_t{0}, invalidate); }
 
 std::vector<CacheVictim> CacheCore::flush_range(uint64_t lo, uint64_t hi, bool invalidate) {
   std::vector<CacheVictim> out;
