@@ -28,6 +28,7 @@ void Parser::module_directive() {
     while (accept(",")) next();
     return;
   }
+  if (accept(".section")) return debug_section();
   bool visible = false, is_extern = false, weak = false;
   for (;;) {
     if (accept(".visible")) visible = true;
@@ -42,6 +43,21 @@ void Parser::module_directive() {
   if (accept(".shared")) return var_decl(Space::Shared, is_extern, &mod_.vars);
   if (cur().k == T::End) err(t, "expected a declaration before end of file");
   err(cur(), fmt::format("unsupported directive '{}'", cur().s));
+}
+
+// `.section .debug_NAME { .b8 ...; .b32 label ... }`: the DWARF data nvcc -G and -lineinfo emit.
+// The platform keeps no debug information, so the block is read over (to its closing brace).
+void Parser::debug_section() {
+  const Tok& name = cur();
+  if (name.k != T::Ident || name.s.rfind(".debug", 0) != 0)
+    err(name, fmt::format("unsupported section '{}' (only .debug_* sections are read over)", name.s));
+  next();
+  expect("{");
+  while (!at("}")) {
+    if (cur().k == T::End) err(name, fmt::format("section {} has no closing '}}'", name.s));
+    next();
+  }
+  next();
 }
 
 void Parser::function(bool entry, bool visible, bool is_extern, bool weak) {

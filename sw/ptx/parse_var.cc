@@ -114,6 +114,12 @@ DType Parser::decl_type(Var& v, bool param) {
       uint64_t al = number("alignment");
       if (al == 0 || (al & (al - 1)) || al > 4096) err(a, fmt::format("bad alignment {}", al));
       v.align = uint32_t(al);
+    } else if (!param && accept(".attribute")) {
+      // `.global .attribute(.managed)`: a __managed__ variable; the CUDA runtime mirrors it in host memory.
+      expect("(");
+      const Tok& a = cur();
+      if (!accept(".managed")) err(a, fmt::format("unsupported variable attribute '{}'", a.s));
+      expect(")");
     } else if (param && (accept(".ptr") || accept(".global") || accept(".shared") || accept(".const") ||
                          accept(".local"))) {
     } else if (cur().k == T::Ident && cur().s[0] == '.' && kTypes.count(cur().s.substr(1)) && cur().s != ".pred") {

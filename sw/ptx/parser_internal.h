@@ -152,6 +152,7 @@ class Parser : TokenStream {
 
   // --- directives, functions, statements (parse_decl.cc)
   void module_directive();
+  void debug_section();
   void function(bool entry, bool visible, bool is_extern, bool weak);
   void param_list(std::vector<Var>& out);
   void perf_directives(Function& f);

@@ -411,3 +411,52 @@ TEST_CASE("mov.pred takes the constants 0 and 1 (nvcc emits them), nothing else"
     }
   CHECK(found);
 }
+
+// What nvcc -G and -lineinfo add to the PTX (a debug target, .file, .loc, DWARF sections of .b8/.b32/.b64
+// data naming labels and sections) and a __managed__ variable: read over, the code and data unchanged.
+TEST_CASE("debug directives, .section .debug_* and .attribute(.managed) assemble", "[assembler]") {
+  const std::string ptx = R"(.version 9.0
+.target sm_75, debug
+.address_size 64
+.global .attribute(.managed) .align 4 .b8 mv[8] = {1, 0, 0, 0, 2};
+.visible .entry k()
+{
+	.reg .b32 %r<2>;
+	.loc	1 8 0
+$L__func_begin0:
+	.loc	1 9 3
+	ld.global.u32 %r1, [mv];
+	st.global.u32 [mv+4], %r1;
+	ret;
+$L__func_end0:
+}
+	.file	1 "/tmp/k.cu"
+	.section	.debug_abbrev
+	{
+.b8 1
+.b8 17,1
+	}
+	.section	.debug_info
+	{
+.b32 4590
+.b32 .debug_abbrev
+.b64 $L__func_begin0
+.b8 108,103,101
+	}
+	.section	.debug_macinfo	{	}
+)";
+  const auto img = ptx::assemble_text(ptx, "t.ptx", kLayout);
+  REQUIRE(img.globals.size() == 1);
+  CHECK(img.globals[0].name == "mv");
+  CHECK(img.globals[0].size == 8);
+  CHECK(img.globals[0].init == std::vector<uint8_t>{1, 0, 0, 0, 2});
+  const auto* k = img.find_kernel("k");
+  REQUIRE(k != nullptr);
+  CHECK(decode_kernel(img, *k).size() == 3);  // ld, st, ret: nothing of the debug data became code
+  CHECK(error_of(".version 9.0\n.target sm_75\n.address_size 64\n.section .nv_data { .b8 1 }\n") ==
+        "t.ptx:4:10: unsupported section '.nv_data' (only .debug_* sections are read over): .section .nv_data { .b8 1 }");
+  CHECK(error_of(".version 9.0\n.target sm_75\n.address_size 64\n.section .debug_info {\n.b8 1\n") ==
+        "t.ptx:4:10: section .debug_info has no closing '}': .section .debug_info {");
+  CHECK(error_of(".version 9.0\n.target sm_75\n.address_size 64\n.global .attribute(.unified) .u32 x;\n") ==
+        "t.ptx:4:20: unsupported variable attribute '.unified': .global .attribute(.unified) .u32 x;");
+}
