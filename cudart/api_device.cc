@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "cudart/api.h"
+#include "cudart/coherence.h"
 #include "sw/runtime/host_runtime.h"
 
 using namespace gpuvp;
@@ -36,7 +37,7 @@ int attribute(int attr) {
     case kAttrClockRate: return int(p.clock_mhz * 1000);
     case kAttrMultiProcessorCount: return int(p.sm_count);
     case kAttrIntegrated: return 1;
-    case kAttrCanMapHostMemory: return 0;
+    case kAttrCanMapHostMemory: return 1;
     case kAttrComputeMode: return 0;  // cudaComputeModeDefault
     case kAttrConcurrentKernels: return Session::get().concurrent() ? 1 : 0;
     case kAttrMaxThreadsPerMultiProcessor: return int(p.max_threads);
@@ -46,7 +47,9 @@ int attribute(int attr) {
     case kAttrComputeCapabilityMinor: return kMinor;
     case kAttrMaxSharedMemoryPerMultiprocessor: return int(p.shared_bytes);
     case kAttrMaxRegistersPerMultiprocessor: return int(p.registers);
-    case kAttrManagedMemory: return 0;
+    case kAttrManagedMemory: return 1;
+    case kAttrPageableMemoryAccess: return 0;
+    case kAttrConcurrentManagedAccess: return 0;  // the host may not touch managed memory while kernels run
     case kAttrMaxBlocksPerMultiprocessor: return int(p.max_blocks);
     default: throw CudaError(kErrorInvalidValue, fmt::format("device attribute {} is not supported", attr));
   }
@@ -69,6 +72,8 @@ void fill(DeviceProp& d) {
   d.major = kMajor, d.minor = kMinor;
   d.multiProcessorCount = attribute(kAttrMultiProcessorCount);
   d.integrated = attribute(kAttrIntegrated);
+  d.canMapHostMemory = attribute(kAttrCanMapHostMemory);
+  d.managedMemory = attribute(kAttrManagedMemory);
   d.concurrentKernels = attribute(kAttrConcurrentKernels);
   d.asyncEngineCount = attribute(kAttrAsyncEngineCount);
   d.maxThreadsPerMultiProcessor = attribute(kAttrMaxThreadsPerMultiProcessor);
@@ -141,7 +146,10 @@ CUDART_EXPORT int cudaDeviceGetAttribute(int* value, int attr, int device) {
 CUDART_EXPORT int cudaDeviceSynchronize() {
   return call("cudaDeviceSynchronize", [&] {
     std::lock_guard lk(State::get().lock);
-    on_device([](rt::Runtime& rt) { rt.synchronize(); });
+    on_device([](rt::Runtime& rt) {
+      rt.synchronize();
+      to_host_if_idle(rt);
+    });
   });
 }
 
@@ -153,7 +161,12 @@ CUDART_EXPORT int cudaDeviceReset() {
     std::lock_guard lk(s.lock);
     on_device([&](rt::Runtime& rt) {
       rt.synchronize();
+      to_host_if_idle(rt);
       for (auto& [a, n] : s.device_allocs) rt.free(a);
+      std::vector<Mirror> allocated;  // managed and mapped allocations; module variables stay
+      for (auto& [a, m] : s.mirrors)
+        if (m.kind != Mirror::ManagedVar && m.kind != Mirror::Registered) allocated.push_back(m);
+      for (auto& m : allocated) remove_mirror(rt, m);
     });
     s.device_allocs.clear();
   });

@@ -6,18 +6,21 @@
 #include <vector>
 
 #include "cudart/api.h"
+#include "cudart/coherence.h"
 
 using namespace gpuvp;
 using namespace gpuvp::cudart;
 
 namespace {
 
-enum class Side { Host, Alloc, Symbol };
+enum class Side { Host, Alloc, Symbol, Mirror };
 
-// Where [p, p + n) is: a cudaMalloc allocation, a module variable, else host memory.
+// Where [p, p + n) is: a cudaMalloc allocation, a module variable, managed or mapped memory (either of
+// its addresses), else host memory.
 Side side_of(const void* p, size_t n) {
   State& s = State::get();
   if (in_ranges(s.device_allocs, dev(p), n)) return Side::Alloc;
+  if (mirror_of(p, n)) return Side::Mirror;
   if (in_ranges(s.symbols, dev(p), n)) return Side::Symbol;
   return Side::Host;
 }
@@ -37,7 +40,8 @@ std::pair<Side, Side> sides(void* dst, const void* src, size_t n, int kind) {
           fmt::format("source {} (+{} bytes) is not device memory", src, n));
   require(dst_dev || dst != nullptr, kErrorInvalidValue, "destination is NULL");
   require(src_dev || src != nullptr, kErrorInvalidValue, "source is NULL");
-  return {dst_dev ? d : Side::Host, src_dev ? s : Side::Host};
+  // Managed or mapped memory stays a mirror on its host side too: the device may own it.
+  return {dst_dev || d == Side::Mirror ? d : Side::Host, src_dev || s == Side::Mirror ? s : Side::Host};
 }
 
 void read_device(rt::Runtime& rt, Side s, void* dst, uint64_t src, size_t n) {
@@ -50,31 +54,45 @@ void write_device(rt::Runtime& rt, Side s, uint64_t dst, const void* src, size_t
   rt.memcpy_h2d(dst, src, n);
 }
 
+// The copy itself, on the simulation's thread.
+void copy_on_device(rt::Runtime& rt, void* dst, Side d, const void* src, Side s, size_t n, rt::Stream st, bool async) {
+  if (async && d == Side::Alloc && s == Side::Host) return rt.memcpy_h2d_async(dev(dst), src, n, st);
+  if (async && d == Side::Host && s == Side::Alloc) return rt.memcpy_d2h_async(dst, dev(src), n, st);
+  rt.stream_synchronize(st);
+  if (d == Side::Host && s == Side::Host) return void(std::memmove(dst, src, n));
+  if (s == Side::Host) return write_device(rt, d, dev(dst), src, n);
+  if (d == Side::Host) return read_device(rt, s, dst, dev(src), n);
+  std::vector<uint8_t> stage(n);  // device to device: through the host, as the C++ API offers
+  read_device(rt, s, stage.data(), dev(src), n);
+  write_device(rt, d, dev(dst), stage.data(), n);
+}
+
 // A copy in stream `st`: through the copy engine between host and allocations when `async`, else
-// after the stream's work (symbols, device to device, host to host).
+// after the stream's work (symbols, device to device, host to host). Managed or mapped memory is
+// copied as the host memory it is once the device has handed it back (host_view).
 void copy(void* dst, const void* src, size_t n, int kind, rt::Stream st, bool async) {
-  const auto [d, s] = sides(dst, src, n, kind);
+  auto [d, s] = sides(dst, src, n, kind);
   if (n == 0) return;
+  const bool mirrored = d == Side::Mirror || s == Side::Mirror;
+  if (d == Side::Mirror) d = Side::Host, dst = host_side(dst);
+  if (s == Side::Mirror) s = Side::Host, src = host_side(src);
   on_device([&, d = d, s = s](rt::Runtime& rt) {
-    if (async && d == Side::Alloc && s == Side::Host) return rt.memcpy_h2d_async(dev(dst), src, n, st);
-    if (async && d == Side::Host && s == Side::Alloc) return rt.memcpy_d2h_async(dst, dev(src), n, st);
-    rt.stream_synchronize(st);
-    if (d == Side::Host && s == Side::Host) return void(std::memmove(dst, src, n));
-    if (s == Side::Host) return write_device(rt, d, dev(dst), src, n);
-    if (d == Side::Host) return read_device(rt, s, dst, dev(src), n);
-    std::vector<uint8_t> stage(n);  // device to device: through the host, as the C++ API offers
-    read_device(rt, s, stage.data(), dev(src), n);
-    write_device(rt, d, dev(dst), stage.data(), n);
+    if (mirrored) host_view(rt);
+    copy_on_device(rt, dst, d, src, s, n, st, async);
+    if (!async) to_host_if_idle(rt);  // a synchronous copy that left the device idle
   });
 }
 
 void set(void* dst, int value, size_t n, rt::Stream st) {
-  require(side_of(dst, n) == Side::Alloc, kErrorInvalidValue,
-          fmt::format("memset of {} (+{} bytes): not device memory from cudaMalloc", dst, n));
+  const Side d = side_of(dst, n);
+  require(d == Side::Alloc || d == Side::Mirror, kErrorInvalidValue,
+          fmt::format("memset of {} (+{} bytes): not device memory from cudaMalloc or managed memory", dst, n));
   if (n == 0) return;
   on_device([&](rt::Runtime& rt) {
     rt.stream_synchronize(st);
-    rt.memset(dev(dst), uint8_t(value), n);
+    if (d == Side::Alloc) return rt.memset(dev(dst), uint8_t(value), n);
+    host_view(rt);
+    std::memset(host_side(dst), value, n);
   });
 }
 
@@ -133,6 +151,9 @@ CUDART_EXPORT int cudaFree(void* p) {
     if (!p) return;
     State& s = State::get();
     std::lock_guard lk(s.lock);
+    auto managed = s.mirrors.find(dev(p));
+    if (managed != s.mirrors.end() && managed->second.kind == Mirror::Managed)
+      return on_device([&](rt::Runtime& rt) { remove_mirror(rt, managed->second); });
     require(s.device_allocs.count(dev(p)), kErrorInvalidValue, fmt::format("{} is not an allocation's start", p));
     on_device([&](rt::Runtime& rt) { rt.free(dev(p)); });
     s.device_allocs.erase(dev(p));
@@ -144,13 +165,15 @@ CUDART_EXPORT int cudaHostAlloc(void** p, size_t n, unsigned flags) {
     require(p != nullptr, kErrorInvalidValue, "pointer to the result is NULL");
     require(!(flags & ~(kHostAllocPortable | kHostAllocMapped | kHostAllocWriteCombined)), kErrorInvalidValue,
             fmt::format("unknown flags {:#x}", flags));
-    require(!(flags & kHostAllocMapped), kErrorNotSupported,
-            "cudaHostAllocMapped: the platform's GPU cannot reach host memory (canMapHostMemory is 0)");
+    std::lock_guard lk(State::get().lock);
+    if (flags & kHostAllocMapped) {  // host pages at a device address: one pointer for both sides
+      require(n > 0, kErrorInvalidValue, "cudaHostAllocMapped of 0 bytes");
+      return on_device([&](rt::Runtime& rt) { *p = add_mirror(rt, Mirror::Mapped, n, flags).host; });
+    }
     // Page-aligned as the driver's pinned allocations; on the platform every copy engine transfer
     // takes the same simulated time from pinned or pageable memory.
     *p = std::aligned_alloc(4096, (std::max<size_t>(n, 1) + 4095) / 4096 * 4096);
     require(*p != nullptr, kErrorMemoryAllocation, fmt::format("{} bytes of host memory", n));
-    std::lock_guard lk(State::get().lock);
     State::get().host_allocs[*p] = n;
   });
 }
@@ -162,6 +185,9 @@ CUDART_EXPORT int cudaFreeHost(void* p) {
     if (!p) return;
     State& s = State::get();
     std::lock_guard lk(s.lock);
+    auto mapped = s.mirrors.find(dev(p));
+    if (mapped != s.mirrors.end() && mapped->second.kind == Mirror::Mapped)
+      return on_device([&](rt::Runtime& rt) { remove_mirror(rt, mapped->second); });
     require(s.host_allocs.erase(p) == 1, kErrorInvalidValue, fmt::format("{} is not from cudaMallocHost", p));
     std::free(p);
   });

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "cudart/api.h"
+#include "cudart/coherence.h"
 #include "sw/fatbin/fatbin.h"
 
 using namespace gpuvp;
@@ -39,6 +40,7 @@ int launch(const char* api, KernelRecord& k, dim3 grid, dim3 block, void** args,
     const rt::Stream s = stream_of(stream);
     on_device([&](rt::Runtime& rt) {
       const rt::Module& m = loaded(*k.fatbin, rt);
+      to_device(rt);
       rt.launch_async(s, m, k.name, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, arguments(m, k, args),
                       uint32_t(shared));
     });
@@ -58,10 +60,6 @@ CUDART_EXPORT void __cudaRegisterFatBinaryEnd(void**) {}
 
 // The program's modules stay until the process ends: the platform's memories go with it.
 CUDART_EXPORT void __cudaUnregisterFatBinary(void**) {}
-
-// Called by nvcc's code only for modules with managed variables, which this library does not register
-// (__cudaRegisterManagedVar is not exported): nothing to initialise.
-CUDART_EXPORT char __cudaInitModule(void**) { return 1; }
 
 CUDART_EXPORT void __cudaRegisterFunction(void** handle, const char* host_fun, char* device_fun, const char*, int,
                                           void*, void*, void*, void*, int*) {

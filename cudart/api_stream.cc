@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "cudart/api.h"
+#include "cudart/coherence.h"
 
 using namespace gpuvp;
 using namespace gpuvp::cudart;
@@ -84,7 +85,10 @@ CUDART_EXPORT int cudaStreamSynchronize(void* stream) {
   return call("cudaStreamSynchronize", [&] {
     std::lock_guard lk(State::get().lock);
     const rt::Stream id = stream_of(stream);
-    on_device([&](rt::Runtime& rt) { rt.stream_synchronize(id); });
+    on_device([&](rt::Runtime& rt) {
+      rt.stream_synchronize(id);
+      to_host_if_idle(rt);
+    });
   });
 }
 
@@ -182,7 +186,10 @@ CUDART_EXPORT int cudaEventSynchronize(void* event) {
     std::lock_guard lk(State::get().lock);
     EventRecord& e = event_of(event);
     if (!e.recorded) return;
-    on_device([&](rt::Runtime& rt) { rt.event_synchronize(e.ev); });
+    on_device([&](rt::Runtime& rt) {
+      rt.event_synchronize(e.ev);
+      to_host_if_idle(rt);
+    });
   });
 }
 

@@ -28,6 +28,8 @@ enum Error : int {
   kErrorInvalidPtx = 218,
   kErrorInvalidResourceHandle = 400,
   kErrorNotReady = 600,
+  kErrorHostMemoryAlreadyRegistered = 712,
+  kErrorHostMemoryNotRegistered = 713,
   kErrorIllegalAddress = 700,
   kErrorLaunchOutOfResources = 701,
   kErrorLaunchTimeout = 702,
@@ -153,6 +155,8 @@ enum DeviceAttr : int {
   kAttrMaxSharedMemoryPerMultiprocessor = 81,
   kAttrMaxRegistersPerMultiprocessor = 82,
   kAttrManagedMemory = 83,
+  kAttrPageableMemoryAccess = 88,
+  kAttrConcurrentManagedAccess = 89,
   kAttrMaxBlocksPerMultiprocessor = 106,
 };
 
@@ -160,5 +164,14 @@ enum DeviceAttr : int {
 constexpr unsigned kStreamNonBlocking = 0x1;
 constexpr unsigned kEventBlockingSync = 0x1, kEventDisableTiming = 0x2, kEventInterprocess = 0x4;
 constexpr unsigned kHostAllocPortable = 0x1, kHostAllocMapped = 0x2, kHostAllocWriteCombined = 0x4;
+constexpr unsigned kHostRegisterPortable = 0x1, kHostRegisterMapped = 0x2, kHostRegisterIoMemory = 0x4,
+                   kHostRegisterReadOnly = 0x8;
+constexpr unsigned kMemAttachGlobal = 0x1, kMemAttachHost = 0x2, kMemAttachSingle = 0x4;
+// cudaMemLocation: where a prefetch or an advice points (type 1 a device, 2 the host).
+struct MemLocation {
+  int type;
+  int id;
+};
+constexpr int kMemLocationDevice = 1, kMemLocationHost = 2, kMemLocationHostNumaCurrent = 4;
 
 }  // namespace gpuvp::cudart

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "cudart/coherence.h"
 #include "sw/fatbin/fatbin.h"
 
 namespace gpuvp::cudart {
@@ -41,12 +42,30 @@ std::unique_ptr<FatBinaryRecord> read_fatbin(const void* wrapper) {
   return fb;
 }
 
+namespace {
+
+// The module's __managed__ variables get host pages at their device addresses, and the program's host
+// code their addresses (the pointer nvcc's code reads them through).
+void mirror_managed_vars(FatBinaryRecord& fb, rt::Runtime& rt) {
+  for (auto& [host, v] : State::get().vars) {
+    if (!v.managed || v.fatbin != &fb) continue;
+    for (auto& g : fb.module->image->globals) {
+      if (g.name != v.name) continue;
+      add_var_mirror(rt, g.address, g.size);
+      *v.managed = reinterpret_cast<void*>(g.address);
+    }
+  }
+}
+
+}  // namespace
+
 const rt::Module& loaded(FatBinaryRecord& fb, rt::Runtime& rt) {
   if (!fb.module) {
     if (fb.ptx.empty()) throw fatbin::FatbinError(fb.ptx_error);
     fb.module = rt.load_module(fb.ptx, fb.source_name);
     for (auto* vars : {&fb.module->image->globals, &fb.module->image->consts})
       for (auto& v : *vars) State::get().symbols[v.address] = v.size;
+    mirror_managed_vars(fb, rt);
   }
   return *fb.module;
 }

@@ -42,6 +42,22 @@ struct VarRecord {
   std::string name;
   size_t size = 0;
   bool constant = false;
+  void** managed = nullptr;  // __managed__: where the program's host code reads the variable's address
+};
+
+// Memory both sides reach (docs/cuda.md, "Managed and mapped memory"): `size` bytes at `host` in this
+// process and at `dev` in the platform's global memory, made coherent at the points CUDA defines.
+// Managed and mapped allocations have host == dev (the same pages mapped at the device address);
+// registered host memory keeps its own address and gets a device buffer.
+struct Mirror {
+  enum Kind { Managed, ManagedVar, Mapped, Registered };
+  Kind kind = Managed;
+  uint64_t dev = 0;
+  void* host = nullptr;
+  size_t size = 0;
+  size_t mapped_bytes = 0;  // pages mapped at `dev` for this mirror (0: host memory not ours)
+  uint64_t block = 0;       // the platform allocation to free (0: a module variable's)
+  unsigned flags = 0;       // as the program gave them (cudaHostGetFlags)
 };
 
 struct StreamRecord {
@@ -70,7 +86,10 @@ struct State {
   std::map<const void*, VarRecord> vars;                          // by host shadow variable
   std::map<uint64_t, size_t> device_allocs;                       // cudaMalloc: start -> bytes
   std::map<uint64_t, size_t> symbols;  // loaded modules' __device__ and __constant__ variables: start -> bytes
-  std::map<const void*, size_t> host_allocs;                      // cudaMallocHost/HostAlloc
+  std::map<const void*, size_t> host_allocs;                      // cudaMallocHost/HostAlloc (not mapped)
+  std::map<uint64_t, Mirror> mirrors;                             // by device address
+  std::map<uint64_t, size_t> pinned;  // cudaHostRegister without cudaHostRegisterMapped: nothing to mirror
+  bool device_owns = false;  // mirrors were copied to the device at a launch and not yet back
   std::map<const void*, std::unique_ptr<StreamRecord>> streams;   // by handle (the record's address)
   std::map<const void*, std::unique_ptr<EventRecord>> events;
   Error sticky = kSuccess;  // an error the device reported: every later call returns it (CUDA's rule)

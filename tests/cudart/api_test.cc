@@ -23,6 +23,7 @@ int cudaFree(void* p);
 int cudaMemcpy(void* dst, const void* src, size_t n, int kind);
 int cudaDeviceSynchronize();
 int cudaGetLastError();
+int cudaMallocManaged(void** p, size_t n, unsigned flags);
 }
 
 namespace {
@@ -114,4 +115,22 @@ TEST_CASE("cudart: an unregistered kernel and a bad copy return CUDA's codes") {
   int host = 0;
   CHECK(cudaMemcpy(&host, &host, 4, gpuvp::cudart::kDeviceToHost) == gpuvp::cudart::kErrorInvalidValue);
   CHECK(cudaMemcpy(&host, &host, 4, 9) == gpuvp::cudart::kErrorInvalidMemcpyDirection);
+}
+
+TEST_CASE("cudart: managed memory written by the host, summed by a kernel, read after cudaDeviceSynchronize") {
+  register_module(fbtest::container({fbtest::plain_ptx(vector_add_ptx())}), &stub);
+  const int n = 777;
+  float *a, *b, *c;
+  for (float** p : {&a, &b, &c}) REQUIRE(cudaMallocManaged(reinterpret_cast<void**>(p), n * sizeof(float), 1) == 0);
+  CHECK(a == reinterpret_cast<float*>(reinterpret_cast<uintptr_t>(a) & ~uintptr_t(4095)));  // whole pages
+  for (int round = 1; round <= 2; ++round) {
+    for (int i = 0; i < n; ++i) a[i] = float(i * round), b[i] = 2.f, c[i] = -1.f;
+    int count = n;
+    void* args[] = {&a, &b, &c, &count};
+    REQUIRE(cudaLaunchKernel(&stub, {(n + 127) / 128, 1, 1}, {128, 1, 1}, args, 0, nullptr) == 0);
+    REQUIRE(cudaDeviceSynchronize() == 0);
+    for (int i = 0; i < n; ++i) REQUIRE(c[i] == float(i * round) + 2.f);
+  }
+  for (float* p : {a, b, c}) REQUIRE(cudaFree(p) == 0);
+  CHECK(cudaMallocManaged(reinterpret_cast<void**>(&a), 0, 1) == gpuvp::cudart::kErrorInvalidValue);
 }

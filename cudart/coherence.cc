@@ -1,0 +1,170 @@
+#include "cudart/coherence.h"
+
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "cudart/api.h"
+
+namespace gpuvp::cudart {
+
+namespace {
+
+constexpr uint64_t kPage = 4096;
+uint64_t page_down(uint64_t a) { return a & ~(kPage - 1); }
+uint64_t page_up(uint64_t a) { return page_down(a + kPage - 1); }
+
+// Pages mapped at device addresses -> how many mirrors use each (module variables share pages).
+std::map<uint64_t, unsigned>& mapped_pages() {
+  static std::map<uint64_t, unsigned> pages;
+  return pages;
+}
+
+// The host pages under [dev, dev + size) at those very addresses, so that one pointer serves host
+// code and kernels. Fails when the process already uses an address there.
+void map_at(uint64_t dev, size_t size) {
+  for (uint64_t pg = page_down(dev); pg < dev + size; pg += kPage) {
+    if (mapped_pages()[pg]++) continue;
+    void* want = reinterpret_cast<void*>(pg);
+    void* got = mmap(want, kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (got == want) continue;
+    const int err = errno;
+    if (got != MAP_FAILED) munmap(got, kPage);
+    mapped_pages().erase(pg);
+    throw CudaError(kErrorMemoryAllocation,
+                    fmt::format("host pages at the device address {:#x} cannot be mapped ({}): the process uses "
+                                "that address range",
+                                pg, std::strerror(err)));
+  }
+}
+
+void unmap_at(uint64_t dev, size_t size) {
+  for (uint64_t pg = page_down(dev); pg < dev + size; pg += kPage) {
+    auto it = mapped_pages().find(pg);
+    if (it == mapped_pages().end() || --it->second) continue;
+    munmap(reinterpret_cast<void*>(pg), kPage);
+    mapped_pages().erase(it);
+  }
+}
+
+// Managed pages while the device owns them: no host access (a fault, as on the GPUs CUDA describes).
+void protect(const Mirror& m, bool device_owns) {
+  if (m.kind != Mirror::Managed && m.kind != Mirror::ManagedVar) return;
+  const uint64_t first = page_down(m.dev);
+  mprotect(reinterpret_cast<void*>(first), page_up(m.dev + m.size) - first,
+           device_owns ? PROT_NONE : PROT_READ | PROT_WRITE);
+}
+
+bool inside(uint64_t start, size_t size, uint64_t p, size_t n) {
+  return p >= start && p - start <= size && n <= size - (p - start);
+}
+
+// Whether no stream has work left (the NULL stream's and every created one's).
+bool device_idle(rt::Runtime& rt) {
+  if (!rt.stream_idle(0)) return false;
+  for (auto& [handle, s] : State::get().streams)
+    if (!rt.stream_idle(s->id)) return false;
+  return true;
+}
+
+void to_host(rt::Runtime& rt) {
+  State& s = State::get();
+  if (!s.device_owns) return;
+  for (auto& [dev, m] : s.mirrors) {
+    protect(m, false);
+    rt.memcpy_d2h(m.host, m.dev, m.size);
+  }
+  s.device_owns = false;
+}
+
+}  // namespace
+
+Mirror& add_mirror(rt::Runtime& rt, Mirror::Kind kind, size_t size, unsigned flags, void* host) {
+  Mirror m;
+  m.kind = kind;
+  m.size = size;
+  m.flags = flags;
+  // Whole pages of their own: a page shared with another allocation could not be protected alone.
+  const size_t bytes = page_up(size) + (host ? 0 : kPage);
+  try {
+    m.block = rt.malloc(bytes);
+  } catch (const rt::RuntimeError& e) {
+    throw CudaError(kErrorMemoryAllocation, e.what());
+  }
+  m.dev = host ? m.block : page_up(m.block);
+  m.host = host ? host : reinterpret_cast<void*>(m.dev);
+  try {
+    if (host) {
+      rt.memcpy_h2d(m.dev, host, size);  // the device's copy starts as the host's bytes
+    } else {
+      map_at(m.dev, size);
+      m.mapped_bytes = size;
+    }
+  } catch (...) {
+    rt.free(m.block);
+    throw;
+  }
+  State& s = State::get();
+  protect(m, s.device_owns);
+  return s.mirrors[m.dev] = m;
+}
+
+void add_var_mirror(rt::Runtime& rt, uint64_t addr, size_t size) {
+  Mirror m;
+  m.kind = Mirror::ManagedVar;
+  m.dev = addr;
+  m.host = reinterpret_cast<void*>(addr);
+  m.size = size;
+  map_at(addr, size);
+  m.mapped_bytes = size;
+  rt.memcpy_d2h(m.host, addr, size);  // the variable's initial value
+  State& s = State::get();
+  protect(m, s.device_owns);
+  s.mirrors[addr] = m;
+}
+
+void remove_mirror(rt::Runtime& rt, const Mirror& m) {
+  const Mirror copy = m;
+  State::get().mirrors.erase(copy.dev);
+  protect(copy, false);
+  if (copy.mapped_bytes) unmap_at(copy.dev, copy.mapped_bytes);
+  if (copy.block) rt.free(copy.block);
+}
+
+Mirror* mirror_of(const void* p, size_t n) {
+  const uint64_t a = dev(p);
+  for (auto& [d, m] : State::get().mirrors)
+    if (inside(m.dev, m.size, a, n) || inside(dev(m.host), m.size, a, n)) return &m;
+  return nullptr;
+}
+
+void* host_side(const void* p) {
+  Mirror* m = mirror_of(p, 0);
+  if (!m || inside(dev(m->host), m->size, dev(p), 0)) return const_cast<void*>(p);
+  return static_cast<char*>(m->host) + (dev(p) - m->dev);
+}
+
+void to_device(rt::Runtime& rt) {
+  State& s = State::get();
+  if (s.device_owns || s.mirrors.empty()) return;
+  for (auto& [dev, m] : s.mirrors) {
+    rt.memcpy_h2d(m.dev, m.host, m.size);
+    protect(m, true);
+  }
+  s.device_owns = true;
+}
+
+void to_host_if_idle(rt::Runtime& rt) {
+  if (State::get().device_owns && device_idle(rt)) to_host(rt);
+}
+
+void host_view(rt::Runtime& rt) {
+  if (!State::get().device_owns) return;
+  rt.synchronize();
+  to_host(rt);
+}
+
+}  // namespace gpuvp::cudart
