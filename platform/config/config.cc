@@ -7,6 +7,7 @@
 #include "platform/user_file.h"
 #include "platform/int_text.h"
 
+#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -230,10 +231,31 @@ Config::Config() {
   for (auto& d : config_schema()) values_[d.key] = d.def;
 }
 
+namespace {
+
+// The file holding this code: libgpuvp.so for a program built against the SDK, else the executable.
+std::filesystem::path own_binary() {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void*>(&Config::preset_dir), &info) || !info.dli_fname) return {};
+  const std::filesystem::path p(info.dli_fname);
+  if (p.has_parent_path()) return p;
+  std::error_code ec;  // the main program found through PATH: its name alone
+  return std::filesystem::read_symlink("/proc/self/exe", ec);
+}
+
+}  // namespace
+
+// GPUVP_PRESETS, else the presets of the installed tree holding this code (preset_dir_near of the
+// gpuvp executable's or libgpuvp.so's folder), else the source tree's platform/presets.
 std::string Config::preset_dir() {
-  // An installed tree may point elsewhere; the source tree is the default.
   if (const char* env = std::getenv("GPUVP_PRESETS")) return env;
-  return std::string(GPUVP_SOURCE_DIR) + "/platform/presets";
+  // An installed tree (<prefix>/bin/gpuvp, <prefix>/lib/libgpuvp.so): <prefix>/share/gpuvp/presets.
+  const std::filesystem::path bin = own_binary();
+  if (!bin.empty()) {
+    const std::string near = preset_dir_near(bin.parent_path().string());
+    if (!near.empty()) return near;
+  }
+  return std::string(GPUVP_SOURCE_DIR) + "/platform/presets";  // the build tree's
 }
 
 std::string Config::preset_dir_near(const std::string& dir) {
