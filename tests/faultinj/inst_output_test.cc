@@ -34,10 +34,10 @@ using gpuvp::fi::test::write_file;
 
 namespace {
 
-std::string campaign(const std::string& how) {
+std::string campaign(const std::string& how, const std::string& preset = "flexgrip") {
   return fmt::format(R"({{
   "name": "instruction outputs",
-  "platform": {{"preset": "flexgrip", "set": {{"sm.count": 1}}}},
+  "platform": {{"preset": "{}", "set": {{"sm.count": 1}}}},
   "exec": {{"ptx": "{}/ptx/inst_output.ptx", "kernel": "iokernel", "grid": [1], "block": [32],
            "args": [{{"buffer": {{"type": "u32", "count": 32, "init": "iota"}}}},
                     {{"buffer": {{"type": "u32", "count": 32}}}},
@@ -46,7 +46,7 @@ std::string campaign(const std::string& how) {
   "workers": 2
 }}
 )",
-                     GPUVP_TEST_DATA, how);
+                     preset, GPUVP_TEST_DATA, how);
 }
 
 // Fault-space points `campaign check` reports for a warp-level campaign of `group`: 64 bits x the
@@ -67,6 +67,15 @@ std::string io_fault(const std::string& group, uint64_t n, uint64_t idx, unsigne
   return fmt::format(R"({{"target": "gpu.sm0.inst_output.{}", "event": "inst_output", "count": {}, "idx": {},
                          "bit": {}, "model": "{}"}})",
                      group, n, idx, bit, model);
+}
+
+// Runs the campaign `text` to a store and reads its export back.
+fi::test::ExportTable run_table(const TempDir& d, const std::string& text) {
+  write_file(d("c.json"), text);
+  const auto r = test::run_gpuvp(fmt::format("campaign run {} -q --db {}", d("c.json"), d("c.db")));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  return fi::test::export_table(d("c.db"));
 }
 
 }  // namespace
@@ -99,11 +108,7 @@ TEST_CASE("instruction_output: a corrupted destination gives the output differen
       fmt::format("[{}, {}, {}, {}, {}]", io_fault("G_OTHERS", 5, 5, 3, "bit_flip"), io_fault("G_LD", 4, 32, 0, "zero_value"),
                   io_fault("G_PR", 1, 20, 0, "bit_flip"), io_fault("G_FP32", 2, 3, 55, "bit_flip"),
                   io_fault("U_INT", 10, 32, 0, "random_value"));
-  write_file(d("c.json"), campaign(R"("faults": )" + faults));
-  const auto r = test::run_gpuvp(fmt::format("campaign run {} -q --db {}", d("c.json"), d("c.db")));
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  const auto t = fi::test::export_table(d("c.db"));
+  const auto t = run_table(d, campaign(R"("faults": )" + faults));
   REQUIRE(t.rows.size() == 5);
   CHECK(t.rows[0].at("outcome") == "sdc");
   CHECK_THAT(t.rows[0].at("detail"), Contains("warp 0 lane 5"));
@@ -126,11 +131,7 @@ TEST_CASE("instruction_output: a corrupted destination gives the output differen
 
 TEST_CASE("instruction_output: a drawn campaign strikes every fault (none is a tool error)") {
   TempDir d("io_drawn");
-  write_file(d("c.json"), campaign(R"("instruction_output": {"group": "G_GP"}, "size": {"count": 40}, "seed": 3)"));
-  const auto r = test::run_gpuvp(fmt::format("campaign run {} -q --db {}", d("c.json"), d("c.db")));
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  const auto t = fi::test::export_table(d("c.db"));
+  const auto t = run_table(d, campaign(R"("instruction_output": {"group": "G_GP"}, "size": {"count": 40}, "seed": 3)"));
   REQUIRE(t.rows.size() == 40);
   for (const auto& row : t.rows) {
     INFO(row.at("detail"));
@@ -152,13 +153,9 @@ TEST_CASE("rate mode: the faults per run follow the rate, a run without fault is
   std::smatch m;
   REQUIRE(std::regex_search(probe.out, m, std::regex("\\(([0-9]+) kernel cycles\\)")));
   const double cycles = std::stod(m[1].str()), mean = 1.5, runs = 400;
-  write_file(d("c.json"), campaign(fmt::format(R"("rate": {{"per_million_cycles": {:.17g}, "components": ["registers",
+  const auto t = run_table(d, campaign(fmt::format(R"("rate": {{"per_million_cycles": {:.17g}, "components": ["registers",
              "U_INT", "U_LDST"]}}, "size": {{"count": {}}}, "seed": 7)",
                                                mean * 1e6 / cycles, runs)));
-  const auto r = test::run_gpuvp(fmt::format("campaign run {} -q --db {}", d("c.json"), d("c.db")));
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  const auto t = fi::test::export_table(d("c.db"));
   REQUIRE(t.rows.size() == size_t(runs));
   double total = 0, zero = 0;
   for (const auto& row : t.rows) {
@@ -175,4 +172,39 @@ TEST_CASE("rate mode: the faults per run follow the rate, a run without fault is
   CHECK(std::abs(total / runs - mean) <= 3.29 * std::sqrt(mean / runs));
   const double p0 = std::exp(-mean);
   CHECK(std::abs(zero - runs * p0) <= 3.29 * std::sqrt(runs * p0 * (1 - p0)));
+}
+
+TEST_CASE("instruction_output: a global load's value in flight is corrupted before it is written (tx2)") {
+  // On tx2 the data of ld.global (G_LD #4) comes back after the instruction issued: the fault changes
+  // the value the load will write. Zeroed in every lane: out[t] = t + 100, lane 0 unchanged.
+  TempDir d("io_tx2");
+  const auto t = run_table(d, campaign(R"("faults": [)" + io_fault("G_LD", 4, 32, 0, "zero_value") + "]", "tx2"));
+  REQUIRE(t.rows.size() == 1);
+  CHECK(t.rows[0].at("outcome") == "sdc");
+  CHECK_THAT(t.rows[0].at("detail"), Contains("31 of 64 output elements differ"));
+  CHECK_THAT(t.rows[0].at("detail"), Contains("first args[1][1] (golden 102, faulty 101)"));
+}
+
+TEST_CASE("instruction_output and rate: campaign file errors name the key") {
+  TempDir d("io_errors");
+  const std::pair<std::string, std::string> cases[] = {
+      {R"("instruction_output": {"group": "G_XX"}, "size": {"count": 1})", "instruction_output.group"},
+      {R"("instruction_output": {"group": "G_NODEST"}, "size": {"count": 1})", "no destination to corrupt"},
+      {R"("instruction_output": {}, "targets": ["gpu.sm0.regs"], "size": {"count": 1})", "remove 'targets'"},
+      {R"("instruction_output": {"lanes": "all"}, "size": {"count": 1})", "instruction_output.lanes"},
+      {R"("instruction_output": {}, "fault": {"model": "stuck_at_0"}, "size": {"count": 1})", "fault.model"},
+      {R"("targets": ["gpu.sm0.regs"], "fault": {"model": "random_value"}, "size": {"count": 1})",
+       "only with instruction_output"},
+      {R"("instruction_output": {"sm": 3}, "size": {"count": 1})", "instruction_output.sm = 3: the platform has 1 SM"},
+      {R"("rate": {"per_million_cycles": 0}, "size": {"count": 1})", "rate.per_million_cycles"},
+      {R"("rate": {"per_million_cycles": 5, "components": ["alu"]}, "size": {"count": 1})", "rate.components[0]"},
+      {R"("rate": {"per_million_cycles": 5}, "size": {"margin": 0.1, "confidence": 0.95})", "size.count"},
+  };
+  for (const auto& [how, says] : cases) {
+    INFO(how);
+    write_file(d("c.json"), campaign(how));
+    const auto r = test::run_gpuvp("campaign check " + d("c.json"));
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Contains(says));
+  }
 }
