@@ -27,6 +27,8 @@
 #include "faultinj/engine.h"
 #include "faultinj/fault_list.h"
 #include "faultinj/html_report.h"
+#include "faultinj/instruction_output.h"
+#include "faultinj/rate_mode.h"
 #include "faultinj/report.h"
 #include "faultinj/saboteur.h"
 
@@ -84,6 +86,9 @@ void check_sms(const CampaignSpec& spec) {
       throw CampaignError(fmt::format("{}: {}: the platform has {} SM{}", spec.origin, what, sms, sms == 1 ? "" : "s"));
   };
   if (spec.trigger.event == "warp_instruction") must_exist(spec.trigger.sm, fmt::format("trigger.sm = {}", spec.trigger.sm));
+  if (spec.inst_output)
+    must_exist(spec.inst_output->sm, fmt::format("instruction_output.sm = {}", spec.inst_output->sm));
+  if (spec.rate) must_exist(spec.rate->sm, fmt::format("rate.sm = {}", spec.rate->sm));
   static const std::regex named_sm(R"(^gpu\.sm([0-9]{1,9})(\.|$))");
   std::smatch m;
   for (const std::string& t : spec.targets)
@@ -232,6 +237,73 @@ std::vector<Fault> state_faults(const CampaignSpec& spec, const GoldenRun& g, st
   return make_fault_list(targets, spec.fault, from, to, g.period_ps, n, spec.seed);
 }
 
+// The faults of an instruction-output campaign: instruction n (uniform over the golden run's
+// instructions of the group on the SM) x lane selector (32 for one lane, 1 warp-level) x bit in
+// [0, 64) (applied modulo the destination's width), drawn distinct as any fault list; random_value's
+// values from a second stream of the seed. Each forks just before its instruction.
+std::vector<Fault> inst_output_faults(const CampaignSpec& spec, const GoldenRun& g, std::vector<TargetInfo>& targets,
+                                      uint64_t& space) {
+  const InstOutputTarget where{spec.inst_output->sm, parse_inst_group(spec.inst_output->group)};
+  const InstOccurrences* o = find_occurrences(g, where);
+  if (!o || o->seq.empty())
+    throw CampaignError(fmt::format("{}: instruction_output: SM {} executed no {} instruction in the golden run",
+                                    spec.origin, where.sm, spec.inst_output->group));
+  targets = {{inst_output_target(where), 64, spec.inst_output->warp ? 1 : kWarpLevel}};
+  const uint64_t m = o->seq.size();
+  space = fault_space_size(targets, 0, m, 1);
+  std::vector<Fault> faults = make_fault_list(targets, spec.fault, 0, m, 1, sample_size(spec, space), spec.seed);
+  SplitMix64 values(spec.seed ^ 0x696e73745f6f7574);  // "inst_out": independent of the list's stream
+  for (Fault& f : faults) {
+    f.trigger = TriggerKind::Event;
+    f.event = kInstOutputEvent;
+    f.count = f.time_ps + 1;
+    f.time_ps = o->ps[f.time_ps];
+    if (spec.inst_output->warp) f.index = kWarpLevel;
+    if (f.model == FaultModel::RandomValue) f.mask = values.next();
+  }
+  return faults;
+}
+
+// The runs of a rate campaign (rate_mode.h): size.count runs, each with its Poisson number of faults.
+// The FIT bit count is the register file's (the unit results are not storage).
+std::vector<Fault> rate_campaign_faults(const CampaignSpec& spec, const GoldenRun& g, std::vector<TargetInfo>& targets,
+                                        uint64_t& space) {
+  if (!spec.size.count)
+    throw CampaignError(fmt::format("{}: size: a rate campaign gives its number of runs as size.count", spec.origin));
+  const double mean = rate_mean(*spec.rate, g.kernel_cycles);
+  if (mean > 500)
+    throw CampaignError(fmt::format("{}: rate.per_million_cycles = {}: {:.1f} faults per run over the golden run's {} "
+                                    "kernel cycles, more than 500",
+                                    spec.origin, spec.rate->per_million_cycles, mean, g.kernel_cycles));
+  const std::string regs = fmt::format("gpu.sm{}.regs", spec.rate->sm);
+  for (const TargetDesc& t : g.targets)
+    if (t.name == regs) targets = {{t.name, t.width, t.count}};
+  space = *spec.size.count;
+  try {
+    return rate_faults(*spec.rate, g, sample_size(spec, space), spec.seed);
+  } catch (const std::invalid_argument& e) {
+    throw CampaignError(fmt::format("{}: rate: {}", spec.origin, e.what()));
+  }
+}
+
+// The (SM, group) pairs whose instructions the golden run records: the campaign's, or those its
+// listed faults name.
+std::vector<InstOutputTarget> inst_targets(const CampaignSpec& spec) {
+  std::vector<InstOutputTarget> out;
+  auto add = [&](const InstOutputTarget& t) {
+    for (const InstOutputTarget& o : out)
+      if (o.sm == t.sm && o.group == t.group) return;
+    out.push_back(t);
+  };
+  if (spec.inst_output) add({spec.inst_output->sm, parse_inst_group(spec.inst_output->group)});
+  if (spec.rate)
+    for (const InstOutputTarget& t : rate_inst_targets(*spec.rate)) add(t);
+  if (spec.listed_faults)
+    for (const Fault& f : *spec.listed_faults)
+      if (auto t = parse_inst_output_target(f.target)) add(*t);
+  return out;
+}
+
 // Golden checkpoints for early stops, spread over the run from the kernel's start.
 constexpr unsigned kCheckpoints = 64;
 
@@ -257,7 +329,7 @@ int issues_sm(const CampaignSpec& spec) {
 // run (an unknown link, a kernel that is not in the PTX, PTX the toolchain refuses): the file's error.
 GoldenRun golden_of(const JobFactory& make, const CampaignSpec& spec, const std::string& origin) {
   try {
-    return run_golden(make, issues_sm(spec), spec.check);
+    return run_golden(make, issues_sm(spec), spec.check, inst_targets(spec));
   } catch (const std::runtime_error& e) {
     throw CampaignError(fmt::format("{}: {}", origin, e.what()));
   }
@@ -547,6 +619,14 @@ void check_command_accepts_golden(const CampaignSpec& spec, const GoldenRun& g) 
 // A listed fault's problem with this platform ("" if none): an unknown target, a word or bit beyond it,
 // an instant after the end of the golden run.
 std::string listed_fault_problem(const Fault& f, const std::map<std::string, TargetDesc>& reg, const GoldenRun& g) {
+  if (auto t = parse_inst_output_target(f.target)) {
+    const InstOccurrences* o = find_occurrences(g, *t);
+    if (!o || f.event != kInstOutputEvent || f.count == 0 || f.count > o->seq.size())
+      return fmt::format("event '{}' count {}: the golden run has {} instructions of {} (event {})", f.event, f.count,
+                         o ? o->seq.size() : 0, f.target, kInstOutputEvent);
+    if (f.index > kWarpLevel) return fmt::format("idx {}: a lane selector 0..31, or 32 for every active lane", f.index);
+    return "";
+  }
   auto it = reg.find(f.target);
   if (it == reg.end()) return fmt::format("target '{}' is not a registered target of this platform", f.target);
   const TargetDesc& t = it->second;
@@ -568,7 +648,11 @@ std::vector<Fault> listed_faults(const CampaignSpec& spec, const GoldenRun& g, s
   for (const Fault& f : *spec.listed_faults) {
     const std::string problem = listed_fault_problem(f, reg, g);
     if (!problem.empty()) throw CampaignError(fmt::format("{}: {}: fault {}: {}", spec.origin, where, f.id, problem));
-    if (named.insert(f.target).second) targets.push_back({f.target, reg[f.target].width, reg[f.target].count});
+    if (!named.insert(f.target).second) continue;
+    if (is_inst_output(f))
+      targets.push_back({f.target, 64, 1});
+    else
+      targets.push_back({f.target, reg[f.target].width, reg[f.target].count});
   }
   return *spec.listed_faults;
 }
@@ -598,7 +682,12 @@ Prepared prepare(const std::string& file) {
     p.space = p.faults.size();
     return p;
   }
-  p.faults = spec.bus ? bus_faults(spec, p.golden, p.space) : state_faults(spec, p.golden, p.targets, p.space);
+  if (spec.rate)
+    p.faults = rate_campaign_faults(spec, p.golden, p.targets, p.space);
+  else if (spec.inst_output)
+    p.faults = inst_output_faults(spec, p.golden, p.targets, p.space);
+  else
+    p.faults = spec.bus ? bus_faults(spec, p.golden, p.space) : state_faults(spec, p.golden, p.targets, p.space);
   if (p.faults.empty()) throw CampaignError(no_faults(spec, p.golden, p.space));
   if (spec.bus) p.targets = {{p.faults[0].target, bus_field_bits(parse_bus_field(spec.bus->field)), 1}};
   return p;

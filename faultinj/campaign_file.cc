@@ -12,6 +12,7 @@
 #include <limits>
 #include <sstream>
 
+#include "faultinj/instruction_output.h"
 #include "faultinj/sizing.h"
 #include "platform/config/json_text.h"
 #include "platform/int_text.h"
@@ -243,6 +244,72 @@ BusSpec parse_bus(const Ctx& c, const json& v) {
   return b;
 }
 
+std::vector<std::string> read_strings(const Ctx& c, const json& v, const std::string& path);
+
+InstOutputSpec parse_inst_output(const Ctx& c, const json& v) {
+  object(c, v, "instruction_output", {"sm", "group", "lanes"});
+  InstOutputSpec s;
+  if (v.contains("sm")) s.sm = static_cast<unsigned>(read_u64(c, v.at("sm"), "instruction_output.sm", 0, 15));
+  if (v.contains("group")) {
+    s.group = read_string(c, v.at("group"), "instruction_output.group");
+    try {
+      if (parse_inst_group(s.group) == InstGroup::G_NODEST)
+        c.fail("instruction_output.group", v.at("group"), "its instructions have no destination to corrupt");
+    } catch (const std::invalid_argument& e) {
+      c.fail("instruction_output.group", v.at("group"), e.what());
+    }
+  }
+  if (v.contains("lanes")) {
+    const std::string l = read_string(c, v.at("lanes"), "instruction_output.lanes");
+    if (l != "one" && l != "warp") c.fail("instruction_output.lanes", v.at("lanes"), "unknown (one or warp)");
+    s.warp = l == "warp";
+  }
+  return s;
+}
+
+RateSpec parse_rate(const Ctx& c, const json& v) {
+  object(c, v, "rate", {"per_million_cycles", "sm", "components"});
+  RateSpec r;
+  const json& x = required(c, v, "rate", "per_million_cycles", "a number of faults per million cycles in (0, 1e6]");
+  r.per_million_cycles = read_number(c, x, "rate.per_million_cycles");
+  if (!(r.per_million_cycles > 0 && r.per_million_cycles <= 1e6))
+    c.fail("rate.per_million_cycles", x, "out of range; expected a number in (0, 1e6]");
+  if (v.contains("sm")) r.sm = static_cast<unsigned>(read_u64(c, v.at("sm"), "rate.sm", 0, 15));
+  r.components = {kRateRegisters, "U_LDST", "U_INT", "U_FP32", "U_FP64", "U_SFU"};
+  if (!v.contains("components")) return r;
+  r.components = read_strings(c, v.at("components"), "rate.components");
+  for (size_t i = 0; i < r.components.size(); ++i) {
+    const std::string& n = r.components[i];
+    if (n != kRateRegisters && n.rfind("U_", 0) != 0)
+      c.fail(fmt::format("rate.components[{}]", i), v.at("components")[i],
+             "unknown (one of registers, U_LDST, U_INT, U_FP32, U_FP64, U_SFU)");
+    try {
+      if (n != kRateRegisters) parse_inst_group(n);
+    } catch (const std::invalid_argument&) {
+      c.fail(fmt::format("rate.components[{}]", i), v.at("components")[i],
+             "unknown (one of registers, U_LDST, U_INT, U_FP32, U_FP64, U_SFU)");
+    }
+  }
+  return r;
+}
+
+// Which fault models go with which campaigns: an instruction output takes a flip (one or adjacent
+// bits), a random value or zero, once; random_value needs the instruction-output fault list's drawn
+// values (a state campaign would write 0).
+void check_model(const Ctx& c, const json& j, const CampaignSpec& s) {
+  const FaultModel m = s.fault.model;
+  if (s.inst_output) {
+    if (m != FaultModel::BitFlip && m != FaultModel::MultiBitFlip && m != FaultModel::RandomValue &&
+        m != FaultModel::ZeroValue)
+      c.fail("fault.model", j.at("fault").at("model"),
+             "an instruction output takes bit_flip, multi_bit_flip, random_value or zero_value");
+    if (s.fault.duration != Duration::Transient)
+      c.fail("fault.duration", j.at("fault").at("duration"), "an instruction output is corrupted once; only transient");
+  } else if (m == FaultModel::RandomValue) {
+    c.fail("fault.model", j.at("fault").at("model"), "only with instruction_output");
+  }
+}
+
 std::vector<std::string> read_strings(const Ctx& c, const json& v, const std::string& path) {
   if (!v.is_array() || v.empty()) c.fail(path, v, "not a non-empty list of strings");
   std::vector<std::string> out;
@@ -371,7 +438,8 @@ CampaignSpec parse_campaign(const json& j, const std::string& origin) {
   if (!j.is_object()) c.error("not a JSON object");
   object(c, j, "",
          {"name", "platform", "workload", "exec", "targets", "exclude", "bus", "trigger", "fault", "size", "window",
-          "seed", "timeout_factor", "workers", "early_stop", "check", "faults", "raw_fit_per_bit"});
+          "seed", "timeout_factor", "workers", "early_stop", "check", "faults", "raw_fit_per_bit", "instruction_output",
+          "rate"});
   CampaignSpec s;
   s.origin = origin;
   s.name = read_string(c, required(c, j, "", "name", "a string"), "name");
@@ -380,7 +448,7 @@ CampaignSpec parse_campaign(const json& j, const std::string& origin) {
   if (j.contains("check")) s.check = parse_check(c, j.at("check"));
   if (j.contains("raw_fit_per_bit")) s.raw_fit_per_bit = read_nonneg(c, j, "raw_fit_per_bit", "raw_fit_per_bit", 1e12);
   if (j.contains("faults")) {
-    for (const char* k : {"targets", "exclude", "bus", "trigger", "fault", "size", "window"})
+    for (const char* k : {"targets", "exclude", "bus", "trigger", "fault", "size", "window", "instruction_output", "rate"})
       if (j.contains(k)) c.error(fmt::format("faults: a campaign lists its faults or draws them; remove '{}'", k));
     const json& f = j.at("faults");
     if (f.is_string())
@@ -390,7 +458,18 @@ CampaignSpec parse_campaign(const json& j, const std::string& origin) {
     parse_run_options(c, j, s);
     return s;
   }
-  if (j.contains("bus")) {
+  if (j.contains("rate")) {
+    for (const char* k : {"targets", "exclude", "bus", "trigger", "window", "instruction_output", "fault"})
+      if (j.contains(k))
+        c.error(fmt::format("rate: its faults are bit flips at a rate over its components; remove '{}'", k));
+    s.rate = parse_rate(c, j.at("rate"));
+  } else if (j.contains("instruction_output")) {
+    for (const char* k : {"targets", "exclude", "bus", "trigger", "window"})
+      if (j.contains(k))
+        c.error(fmt::format("instruction_output: its instants are the SM's instructions and its target their "
+                            "destinations; remove '{}'", k));
+    s.inst_output = parse_inst_output(c, j.at("instruction_output"));
+  } else if (j.contains("bus")) {
     if (j.contains("targets") || j.contains("exclude")) c.error("bus: give either targets or bus, not both");
     s.bus = parse_bus(c, j.at("bus"));
   } else {
@@ -398,6 +477,7 @@ CampaignSpec parse_campaign(const json& j, const std::string& origin) {
     if (j.contains("exclude")) s.exclude = read_globs(c, j.at("exclude"), "exclude", false);
   }
   if (j.contains("fault")) s.fault = parse_fault(c, j.at("fault"));
+  check_model(c, j, s);
   s.size = parse_size(c, required(c, j, "", "size", "count, or margin and confidence"));
   if (j.contains("window")) s.window = parse_window(c, j.at("window"));
   if (j.contains("trigger")) s.trigger = parse_trigger(c, j.at("trigger"));

@@ -11,6 +11,7 @@
 
 #include "faultinj/fault.h"
 #include "faultinj/output_check.h"
+#include "faultinj/rate_mode.h"
 
 namespace gpuvp::fi {
 
@@ -53,6 +54,15 @@ struct TriggerSpec {
   unsigned sm = 0;
 };
 
+// An instruction-output campaign (fault model instruction_output, docs/campaigns.md): the destination
+// of the n-th dynamic instruction of `group` on SM `sm`, n uniform over the golden run's; every
+// active lane (`warp`) or one.
+struct InstOutputSpec {
+  unsigned sm = 0;
+  std::string group = "G_GPPR";
+  bool warp = false;
+};
+
 struct CampaignSpec {
   std::string origin;  // the file it came from, for messages
   std::string name;
@@ -63,6 +73,8 @@ struct CampaignSpec {
   std::vector<std::string> targets;
   std::vector<std::string> exclude;
   std::optional<BusSpec> bus;  // instead of targets/exclude
+  std::optional<InstOutputSpec> inst_output;  // instead of targets/exclude/bus
+  std::optional<RateSpec> rate;               // rate mode: several faults per run, instead of targets/...
   TriggerSpec trigger;
   FaultTemplate fault;
   SizeSpec size;

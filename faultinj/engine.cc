@@ -21,6 +21,7 @@
 #include <systemc>
 
 #include "faultinj/injector.h"
+#include "faultinj/rate_mode.h"
 #include "platform/config/json_text.h"
 #include "platform/platform.h"
 #include "platform/run_outputs.h"
@@ -244,8 +245,43 @@ std::vector<OutputBuffer> buffers_from_json(const json& j, const std::vector<uin
 
 }  // namespace
 
+const InstOccurrences* find_occurrences(const GoldenRun& g, const InstOutputTarget& t) {
+  for (const InstOccurrences& o : g.inst)
+    if (o.where.sm == t.sm && o.where.group == t.group) return &o;
+  return nullptr;
+}
+
+namespace {
+// The golden run's recorders of instruction occurrences, one per SM named (observers of the SMs).
+struct InstRecording {
+  std::vector<std::unique_ptr<std::vector<InstOccurrences>>> per_sm;
+  std::vector<std::unique_ptr<InstRecorder>> recorders;
+
+  InstRecording(Platform& p, const std::vector<InstOutputTarget>& targets) {
+    std::map<unsigned, std::vector<InstOccurrences>*> by_sm;
+    for (const InstOutputTarget& t : targets) {
+      auto& v = by_sm[t.sm];
+      if (!v) {
+        per_sm.push_back(std::make_unique<std::vector<InstOccurrences>>());
+        v = per_sm.back().get();
+        recorders.push_back(std::make_unique<InstRecorder>(*v, p.clock_period_ps()));
+        p.set_retire_observer(t.sm, recorders.back().get());
+      }
+      v->push_back({t, {}, {}});
+    }
+  }
+  std::vector<InstOccurrences> take() {
+    std::vector<InstOccurrences> out;
+    for (auto& v : per_sm)
+      for (auto& o : *v) out.push_back(std::move(o));
+    return out;
+  }
+};
+}  // namespace
+
 // The golden child's answer: the figures as JSON, then the event instants as binary arrays.
-GoldenRun run_golden(const JobFactory& make, int issues_of_sm, const OutputCheckSpec& check) {
+GoldenRun run_golden(const JobFactory& make, int issues_of_sm, const OutputCheckSpec& check,
+                     const std::vector<InstOutputTarget>& inst_targets) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe failed: {}", std::strerror(errno)));
   const pid_t self = ::getpid();
@@ -262,8 +298,10 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm, const OutputCheck
       job->attach(p);
       p.record_markers();  // phases and dispatch instants: triggers, windows and reports draw from them
       if (issues_of_sm >= 0) p.record_issues(unsigned(issues_of_sm));
+      InstRecording rec(p, inst_targets);
       p.run([&](rt::Runtime& rt) { job->run(rt); });
       g = record_golden(p, *job);
+      g.inst = rec.take();
       g.dispatch_ps = p.dispatch_times();
       if (issues_of_sm >= 0) g.issue_ps = p.issue_times(unsigned(issues_of_sm));
       g.issue_sm = issues_of_sm;
@@ -277,14 +315,30 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm, const OutputCheck
     send_block(fds[1], g.dispatch_ps.data(), g.dispatch_ps.size(), sizeof(uint64_t));
     send_block(fds[1], g.issue_ps.data(), g.issue_ps.size(), sizeof(uint64_t));
     send_block(fds[1], buffer_bytes.data(), buffer_bytes.size(), 1);
+    for (const InstOutputTarget& t : inst_targets) {  // in the order asked: the reader expects it
+      const InstOccurrences* found = find_occurrences(g, t);
+      if (!found) break;  // the run failed: the text says why
+      const InstOccurrences& o = *found;
+      send_block(fds[1], o.seq.data(), o.seq.size(), sizeof(uint64_t));
+      send_block(fds[1], o.ps.data(), o.ps.size(), sizeof(uint64_t));
+    }
     ::_exit(0);
   }
   ::close(fds[1]);
   std::vector<char> text;
   std::vector<uint64_t> dispatch, issue;
   std::vector<uint8_t> buffer_bytes;
-  const bool whole = receive_block(fds[0], text) && receive_block(fds[0], dispatch) && receive_block(fds[0], issue) &&
-                     receive_block(fds[0], buffer_bytes);
+  bool whole = receive_block(fds[0], text) && receive_block(fds[0], dispatch) && receive_block(fds[0], issue) &&
+               receive_block(fds[0], buffer_bytes);
+  // A golden run that failed sends no occurrences (its error is in the text).
+  std::vector<InstOccurrences> inst;
+  const bool failed = whole && std::string(text.begin(), text.end()).rfind("{\"error\"", 0) == 0;
+  for (const InstOutputTarget& t : inst_targets) {
+    if (!whole || failed) break;
+    InstOccurrences o{t, {}, {}};
+    whole = receive_block(fds[0], o.seq) && receive_block(fds[0], o.ps);
+    inst.push_back(std::move(o));
+  }
   ::close(fds[0]);
   int status = 0;
   ::waitpid(pid, &status, 0);
@@ -297,6 +351,7 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm, const OutputCheck
   GoldenRun g = golden_from_json(j);
   g.dispatch_ps = std::move(dispatch);
   g.issue_ps = std::move(issue);
+  g.inst = std::move(inst);
   g.buffers = buffers_from_json(j.at("buffers"), buffer_bytes);
   try {
     g.outputs = select_outputs(check, g.buffers);
@@ -352,15 +407,85 @@ namespace {
 // Early stop: runs to the next few golden checkpoints after the injection; true when the whole state
 // (Platform::state_hash) equals the golden run's at one of them. Only for faults that are over once
 // applied (transient, and a saboteur's only after it struck).
-bool reconverged(Platform& p, const Job& job, const Fault& f, const GoldenRun& g, const EngineOptions& opt) {
+// `armed`: an instruction-output fault not struck yet (its instruction comes after the fork).
+bool reconverged(Platform& p, const Job& job, const Fault& f, const GoldenRun& g, const EngineOptions& opt,
+                 const InstOutputInjector* armed) {
   if (!opt.early_stop || f.duration != Duration::Transient) return false;
   unsigned checks = 0;
   for (auto& [t, hash] : g.checkpoints) {
     if (t <= f.time_ps) continue;
     if (checks++ == opt.early_checks || !p.advance_to(t)) return false;
-    if (!job.fault_pending() && p.state_hash() == hash) return true;
+    if (!job.fault_pending() && (!armed || armed->fired()) && p.state_hash() == hash) return true;
   }
   return false;
+}
+
+// Arms an instruction-output fault on the platform standing before its instruction; "" when armed.
+std::string arm(Platform& p, const GoldenRun& g, const Fault& f, std::optional<InstOutputInjector>& io) {
+  const auto t = parse_inst_output_target(f.target);
+  const InstOccurrences* o = t ? find_occurrences(g, *t) : nullptr;
+  if (!o || f.count == 0 || f.count > o->seq.size())
+    return fmt::format("the golden run has no instruction {} of {}", f.count, f.target);
+  const uint64_t seq = o->seq[f.count - 1];
+  io.emplace(f, seq);
+  return arm_inst_output(p, *t, *io, seq);
+}
+
+// A rate-mode run's faults (rate_mode.h): the unit results armed at once on one observer of the SM,
+// the register-file flips applied at their instants.
+class RateInjection : public RetireObserver {
+ public:
+  RateInjection(Platform& p, const GoldenRun& g, const Fault& run)
+      : p_(p), subs_(expand_rate_fault(run, g)), sm_(parse_rate_event(run.event)->sm) {
+    for (const Fault& s : subs_) {
+      if (!is_inst_output(s)) continue;
+      const uint64_t seq = find_occurrences(g, *parse_inst_output_target(s.target))->seq[s.count - 1];
+      if (p.warp_insts(sm_) >= seq)
+        throw std::invalid_argument(fmt::format("instruction {} of SM {} executed before the fork", seq, sm_));
+      units_.push_back(std::make_unique<InstOutputInjector>(s, seq));
+    }
+    if (!units_.empty()) p.set_retire_observer(sm_, this);
+  }
+  ~RateInjection() override {
+    if (!units_.empty()) p_.set_retire_observer(sm_, nullptr);
+  }
+  void retired(RetiredInst& r) override {
+    for (auto& u : units_) u->retired(r);
+  }
+  // Applies the register-file faults at their instants (those after the end of the run never land).
+  void apply_state(uint64_t period_ps) {
+    for (const Fault& s : subs_) {
+      if (is_inst_output(s)) continue;
+      if (!p_.advance_to(s.time_ps)) return;
+      inject(p_.registry(), s, period_ps);
+      ++state_applied_;
+    }
+  }
+  // "" when every unit fault struck a destination, else why one did not.
+  std::string not_applied() const {
+    for (const auto& u : units_)
+      if (!u->applied()) return u->fired() ? u->note() : "an instruction of the run never executed";
+    return "";
+  }
+  std::string summary() const {
+    return fmt::format("{} fault{}: {} in the register file ({} landed before the end), {} in unit results",
+                       subs_.size(), subs_.size() == 1 ? "" : "s", subs_.size() - units_.size(), state_applied_,
+                       units_.size());
+  }
+
+ private:
+  Platform& p_;
+  std::vector<Fault> subs_;
+  unsigned sm_;
+  std::vector<std::unique_ptr<InstOutputInjector>> units_;
+  size_t state_applied_ = 0;
+};
+
+// What an armed instruction-output fault did: "" when it changed a destination, else why not.
+std::string not_applied(const std::optional<InstOutputInjector>& io, const Fault& f) {
+  if (!io) return "";
+  if (!io->fired()) return fmt::format("instruction {} of {} never executed", f.count, f.target);
+  return io->applied() ? "" : io->note();
 }
 
 // A faulty run on a platform standing at the fault's instant: inject, run to the end (or to a
@@ -373,15 +498,24 @@ RunResult faulty_run(Platform& p, Job& job, const Fault& f, const GoldenRun& g, 
     r.host_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     return r;
   };
+  std::optional<InstOutputInjector> io;
+  std::unique_ptr<RateInjection> rate;
   try {
-    if (!job.inject(p, f)) inject(p.registry(), f, g.period_ps);
+    if (is_rate(f)) {
+      rate = std::make_unique<RateInjection>(p, g, f);
+    } else if (is_inst_output(f)) {
+      if (std::string why = arm(p, g, f, io); !why.empty()) throw std::invalid_argument(why);
+    } else if (!job.inject(p, f)) {
+      inject(p.registry(), f, g.period_ps);
+    }
   } catch (const std::exception& e) {
     r.outcome = Outcome::ToolError;
     r.detail = fmt::format("fault not applied: {}", e.what());
     return r;
   }
   try {
-    if (reconverged(p, job, f, g, opt)) {
+    if (rate) rate->apply_state(g.period_ps);  // several faults: no early stop
+    if (!rate && reconverged(p, job, f, g, opt, io ? &*io : nullptr)) {
       r.outcome = Outcome::Masked;
       r.early_stop = true;
       r.end_ps = g.end_ps;
@@ -396,6 +530,13 @@ RunResult faulty_run(Platform& p, Job& job, const Fault& f, const GoldenRun& g, 
     const CheckVerdict v = classify_completed(g, opt.check, job.buffers(), r.end_ps);
     r.outcome = v.outcome;
     r.detail = v.detail;
+    if (std::string why = rate ? rate->not_applied() : not_applied(io, f); !why.empty()) {
+      r.outcome = Outcome::ToolError;  // never masked: the fault did not strike
+      r.detail = "fault not applied: " + why;
+    } else if (io || rate) {
+      const std::string note = rate ? rate->summary() : io->note();
+      r.detail = r.detail.empty() ? note : note + "; " + r.detail;
+    }
   } catch (const DeviceError& e) {
     r.outcome = Outcome::DUE;
     r.due = due_kind_of(e.info().kind);
@@ -574,6 +715,13 @@ std::optional<uint64_t> event_instant(const GoldenRun& g, const std::vector<uint
   } else if (f.event == fmt::format("warp_instruction:sm{}", g.issue_sm)) {
     t = nth(g.issue_ps);
     if (t) ++*t;
+  } else if (f.event == kInstOutputEvent) {
+    // One cycle before the instruction issues: the fork meets the SM before it (its horizon), and
+    // the observer the run arms strikes at the instruction itself.
+    const auto t_io = parse_inst_output_target(f.target);
+    const InstOccurrences* o = t_io ? find_occurrences(g, *t_io) : nullptr;
+    if (o) t = nth(o->ps);
+    if (t) *t = *t >= g.period_ps ? *t - g.period_ps : 0;
   } else if (!transactions.empty() && f.target.rfind("bus:" + f.event + ".", 0) == 0) {
     t = nth(transactions);
     if (t && *t > 0) --*t;
@@ -589,6 +737,16 @@ void resolve_instants(const GoldenRun& golden, std::vector<Fault>& faults,
                       const std::function<void(const RunResult&)>& on_result) {
   const auto transactions = golden.info.value("transaction_ps", std::vector<uint64_t>{});
   auto unresolved = [&](Fault& f) {
+    if (is_rate(f) && f.count == 0) {  // no fault in this run: the golden run itself, masked by construction
+      RunResult r;
+      r.fault_id = f.id;
+      r.outcome = Outcome::Masked;
+      r.end_ps = golden.end_ps;
+      r.kernel_cycles = golden.kernel_cycles;
+      r.detail = "0 faults (the Poisson draw of this run): masked by construction, not simulated";
+      on_result(r);
+      return true;
+    }
     if (f.trigger == TriggerKind::Time) return false;
     if (auto t = event_instant(golden, transactions, f)) {
       f.time_ps = *t;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "faultinj/fault.h"
+#include "faultinj/instruction_output.h"
 #include "faultinj/job.h"
 
 #include <nlohmann/json.hpp>
@@ -53,6 +54,8 @@ struct GoldenRun {
   // instruction issue of SM `issue_sm`.
   std::vector<uint64_t> dispatch_ps, issue_ps;
   int issue_sm = -1;
+  // Instruction-output faults: the golden run's instructions of each (SM, group) run_golden was asked for.
+  std::vector<InstOccurrences> inst;
   // (instant, Platform::state_hash) pairs for early stops: a faulty run whose state hash equals the
   // golden run's at one of these instants has reconverged (record_checkpoints fills them).
   std::vector<std::pair<uint64_t, uint64_t>> checkpoints;
@@ -68,7 +71,11 @@ struct GoldenRun {
 // each warp instruction of that SM issued (sent back from the child as binary arrays).
 // `check` selects the outputs (GoldenRun::outputs); a selection that names an unknown buffer, or finds
 // none, throws std::runtime_error.
-GoldenRun run_golden(const JobFactory& make, int issues_of_sm = -1, const OutputCheckSpec& check = {});
+// `inst_targets`: the (SM, instruction group) pairs whose instructions GoldenRun::inst records.
+GoldenRun run_golden(const JobFactory& make, int issues_of_sm = -1, const OutputCheckSpec& check = {},
+                     const std::vector<InstOutputTarget>& inst_targets = {});
+// The occurrences of `t` the golden run recorded, or nullptr.
+const InstOccurrences* find_occurrences(const GoldenRun& g, const InstOutputTarget& t);
 
 // Replays the golden run stopping at `count` instants spread over [start_ps, sim_end_ps) and records
 // the platform's state hash at each (in a child process).

@@ -18,7 +18,8 @@ E parse(const std::string& s, const char* const (&names)[N], const char* what) {
   throw std::invalid_argument(fmt::format("{} '{}' unknown (one of {})", what, s, known));
 }
 
-constexpr const char* kModels[] = {"bit_flip", "multi_bit_flip", "stuck_at_0", "stuck_at_1", "xor_mask"};
+constexpr const char* kModels[] = {"bit_flip", "multi_bit_flip", "stuck_at_0", "stuck_at_1", "xor_mask",
+                                   "random_value", "zero_value"};
 constexpr const char* kDurations[] = {"transient", "intermittent", "permanent"};
 constexpr const char* kOutcomes[] = {"masked", "masked_timing", "sdc", "due", "timeout", "tool_error", "tolerable"};
 constexpr const char* kDueKinds[] = {"none", "tlm", "illegal_instruction", "out_of_bounds", "trap", "died", "other"};
@@ -36,6 +37,8 @@ uint64_t apply(const Fault& f, uint64_t value, unsigned width) {
     case FaultModel::StuckAt0: return value & ~b & wm;
     case FaultModel::StuckAt1: return (value | b) & wm;
     case FaultModel::XorMask: return (value ^ f.mask) & wm;
+    case FaultModel::RandomValue: return f.mask & wm;
+    case FaultModel::ZeroValue: return 0;
   }
   return value & wm;
 }

@@ -12,8 +12,10 @@ enum class FaultModel : uint8_t {
   StuckAt0 = 2,      // force bit `bit` to 0
   StuckAt1 = 3,      // force bit `bit` to 1
   XorMask = 4,       // value ^= mask
+  RandomValue = 5,   // value = mask (a random value drawn with the fault list: NVBitFI's RANDOM_VALUE)
+  ZeroValue = 6,     // value = 0 (NVBitFI's ZERO_VALUE)
 };
-constexpr int kFaultModelCount = 5;
+constexpr int kFaultModelCount = 7;
 
 enum class Duration : uint8_t {
   Transient = 0,     // applied once; the design may overwrite it

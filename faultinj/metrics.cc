@@ -58,6 +58,9 @@ std::string sm_structure(const std::string& rest) {
   if (starts(rest, "preds")) return "predicates";
   if (starts(rest, "warp")) return "warp control";
   if (starts(rest, "smem")) return "shared memory";
+  // Instruction-output faults (instruction_output.h): a functional unit's results, or an NVBitFI group's.
+  if (starts(rest, "inst_output.U_")) return "functional units";
+  if (starts(rest, "inst_output.")) return "instruction outputs";
   if (starts(rest, "l1d") || starts(rest, "_l1d") || starts(rest, "l1")) return "L1 data caches";
   return "SM control";  // state, block_idx, num_blocks, done, ...
 }

@@ -392,6 +392,8 @@ uint64_t Platform::state_hash() const {
 }
 void Platform::record_issues(unsigned sm) { impl_->sms.at(sm)->record_issues(true); }
 std::vector<uint64_t> Platform::issue_times(unsigned sm) const { return impl_->sms.at(sm)->issue_times(); }
+void Platform::set_retire_observer(unsigned sm, RetireObserver* o) { impl_->sms.at(sm)->set_retire_observer(o); }
+uint64_t Platform::warp_insts(unsigned sm) const { return impl_->sms.at(sm)->stats().warp_insts; }
 std::vector<std::pair<uint64_t, uint64_t>> Platform::kernel_windows() const { return impl_->host->windows(); }
 uint64_t Platform::clock_period_ps() const { return impl_->clk.period().value(); }
 

@@ -53,6 +53,7 @@ class TimeoutError : public std::runtime_error {
 };
 
 class PlatformImpl;
+class RetireObserver;  // models/sm/simt_core.h
 
 // A pass-through TLM module put on one link of the platform (fault injection's bus saboteur): the
 // platform binds the link's initiator to `in` and `out` to the link's target.
@@ -115,6 +116,11 @@ class Platform {
   // Records the instant (ps) each warp instruction of SM `sm` issues, from now on (fault triggers).
   void record_issues(unsigned sm);
   std::vector<uint64_t> issue_times(unsigned sm) const;
+  // Shows every warp instruction SM `sm` executes to `o`, right after it executed, in the SM's own
+  // time (instruction-output faults); nullptr: off. Throws std::out_of_range for an SM that is not there.
+  void set_retire_observer(unsigned sm, RetireObserver* o);
+  // Warp instructions SM `sm` executed so far (RetiredInst::seq of the last one).
+  uint64_t warp_insts(unsigned sm) const;
   // The clock period of the GPU, in ps.
   uint64_t clock_period_ps() const;
 

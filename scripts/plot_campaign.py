@@ -8,7 +8,9 @@ For each store NAME.db (NAME = the file's stem, or DIR-NAME when two stores shar
                     registers grouped, the bit spreading the points vertically), one colour per class;
                     the golden run's scheduler phases marked (shaded when wide enough to see, else a
                     line at each configuration and exchange phase; none when the store has no phases).
-  avf_NAME.png      AVF per structure: stacked bars of the non-masked classes, with the 95 % Wilson
+  avf_NAME.png      AVF per structure (the semantic structures of the export's `structure` column:
+                    register file, predicates, warp control, ... across SMs; docs/campaigns.md,
+                    "Structures"): stacked bars of the non-masked classes, with the 95 % Wilson
                     interval of their sum.
 And, for all of them, mtbf.png: the study's MTBF (`gpuvp report`) per store on a log scale.
 
@@ -32,6 +34,11 @@ PHASE_COLOUR = {"configuration": "#2ca02c", "dispatch": "#17becf", "exchange": "
 
 def row_of(target):
     return re.sub(r"\[\d+\]$", "[*]", target)
+
+
+def structure_of(run):
+    """The run's semantic structure (exports of stores without the column: its target's name, indices grouped)."""
+    return run.get("structure") or row_of(run["target"])
 
 
 def short(target):
@@ -105,11 +112,11 @@ def plot_profile(plt, c, label, path):
 
 def plot_avf(plt, c, label, path):
     runs = c["runs"]
-    rows = sorted({row_of(r["target"]) for r in runs})
+    rows = sorted({structure_of(r) for r in runs})
     cls_list = ["sdc", "tolerable", "due", "timeout", "masked_timing"]
     per = {k: {cl: 0 for cl in fr.CLASSES + ["tool_error", "tolerable"]} for k in rows}
     for r in runs:
-        per[row_of(r["target"])][r["outcome"]] += 1
+        per[structure_of(r)][r["outcome"]] += 1
     fig, ax = plt.subplots(figsize=(9, 0.3 * len(rows) + 1.8))
     left = [0.0] * len(rows)
     for cl in cls_list:

@@ -63,6 +63,7 @@ void SimtCore::defer_load(Warp& w, const Inst& in, uint32_t m) {
   auto at = std::upper_bound(pending_.begin(), pending_.end(), done,
                              [](uint64_t d, const PendingLoad& q) { return d < q.done; });
   PendingLoad& p = *pending_.emplace(at);
+  deferred_ = &p;
   p.warp = w.id;
   p.done = done;
   p.mask = m;

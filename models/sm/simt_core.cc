@@ -257,6 +257,7 @@ void SimtCore::init_warps(unsigned j) {
 void SimtCore::issue_flexgrip(int i) {
   if (now_ >= horizon_) sync_now();  // let simulated time reach the core before it goes past the horizon
   const uint64_t at = now_;
+  issue_cycle_ = at;
   in_step_ = true;
   Warp& w = warps_[unsigned(i)];
   const unsigned gi = w.ngroups == 1 ? 0 : w.frontier();
@@ -434,15 +435,39 @@ bool SimtCore::execute(Warp& w, unsigned gi, const Inst& in, uint64_t pc) {
   sm::Exec x{*this, w, in, g, gi, active, pc, pc + in.size};
   if (op.control) {
     op.fn(x);
+    if (observer_) notify_retired(w, in, active, true);
     return !x.halt;
   }
+  deferred_ = nullptr;
   if (active) {
     if (in.type == DType::F64) lat_ = cfg_.lat.fp64;
     (op.fn_float && is_float(in.type) ? op.fn_float : op.fn)(x);
   }
   if (has_error_) return false;
+  if (observer_) notify_retired(w, in, active, false);
   w.move(gi, w.groups[gi].mask, x.next);
   return true;
+}
+
+// The first destination of an instruction that has one: everything but stores, reductions, barriers,
+// control, nop, nanosleep and printf (whose first operand is an address, a barrier id or a target).
+void SimtCore::notify_retired(Warp& w, const Inst& in, uint32_t active, bool control) {
+  const sm::InstKind k = sm::classify(in);
+  RetiredInst r;
+  r.seq = stats_.warp_insts;
+  r.cycle = issue_cycle_;
+  r.in = &in;
+  r.cls = k.cls;
+  r.unit = k.unit;
+  r.warp = w.id;
+  r.active = active;
+  const bool no_dest = control || k.cls == InstClass::Barrier || in.op == Opcode::St || in.op == Opcode::Red ||
+                       in.op == Opcode::Nop || in.op == Opcode::Nanosleep || in.op == Opcode::Vprintf;
+  const isa::Operand& d = in.ops[0];
+  if (!no_dest && active && d.kind == isa::OpKind::Reg)
+    r.values = deferred_ ? deferred_->vals[0] : w.regs + size_t(d.reg) * 32;
+  if (!no_dest && active && d.kind == isa::OpKind::Pred) r.pred = &w.preds[d.reg];
+  observer_->retired(r);
 }
 
 // --- test access --------------------------------------------------------------------------------

@@ -87,6 +87,29 @@ inline uint32_t user_region_offset(uint32_t param_bytes) {
   return (kBlockHeaderBytes + param_bytes + 15u) & ~15u;
 }
 
+// One executed warp instruction, as a retire observer sees it (fault injection: instruction-output
+// and functional-unit faults, which must strike at the exact instruction in the SM's own time, not at
+// a simulated instant the SM has already run past). The observer may change the result: `values` are
+// the 32 lanes of the first destination register as the instruction wrote them (for a global load
+// whose data is still in flight, the values it will write when it completes), `pred` the first
+// destination predicate's lane mask; both nullptr for an instruction without such a destination.
+struct RetiredInst {
+  uint64_t seq = 0;     // warp instructions this SM executed so far, this one included (1-based)
+  uint64_t cycle = 0;   // core cycle it issued at (it may execute later: FlexGripPlus pipeline stages)
+  const isa::Inst* in = nullptr;
+  InstClass cls = InstClass::Other;
+  UnitClass unit = UnitClass::None;
+  unsigned warp = 0;    // warp slot (%warpid)
+  uint32_t active = 0;  // lanes that executed it
+  uint64_t* values = nullptr;
+  uint32_t* pred = nullptr;
+};
+class RetireObserver {
+ public:
+  virtual ~RetireObserver() = default;
+  virtual void retired(RetiredInst& r) = 0;
+};
+
 namespace sm {
 // Why an instruction fetch returned nothing: a failed fetch transaction at `addr`, or undecodable bytes.
 struct FetchError {
@@ -160,6 +183,9 @@ class SimtCore {
   uint64_t timing_hash() const;
   // Appends the issue cycle of every warp instruction to `log` (nullptr: off).
   void set_issue_log(std::vector<uint64_t>* log) { issue_log_ = log; }
+  // Shows every executed warp instruction to `o` right after it executed (nullptr: off; one test per
+  // instruction when off).
+  void set_retire_observer(RetireObserver* o) { observer_ = o; }
 
   // Registers the architectural state (register file, predicates, per-warp PCs, masks and
   // divergence groups) under `path` (simt_core_state.cc).
@@ -252,6 +278,7 @@ class SimtCore {
   void retire(uint64_t upto, uint64_t before);
   uint64_t next_completion() const;
   bool execute(Warp& w, unsigned gi, const isa::Inst& in, uint64_t pc);
+  void notify_retired(Warp& w, const isa::Inst& in, uint32_t active, bool control);
   // FlexGripPlus pipeline timing (simt_core_flexgrip.cc).
   void step_flexgrip(Warp& w, unsigned gi, uint64_t pc);
   bool fg_fetch(Warp& w, uint64_t pc, const isa::Inst*& in);
@@ -348,6 +375,8 @@ class SimtCore {
   uint64_t arrivals_at_ = 0;
   uint64_t next_arrival_check() const;
   std::vector<uint64_t>* issue_log_ = nullptr;
+  RetireObserver* observer_ = nullptr;
+  uint64_t issue_cycle_ = 0;  // the cycle the executing instruction issued at (before its pipeline stages)
   // sm.timing = flexgrip: the pipeline, lane groups per warp instruction, the instruction in flight.
   std::unique_ptr<sm::FlexgripPipeline> pipe_;
   unsigned packets_ = 1;
@@ -384,6 +413,7 @@ class SimtCore {
   // In completion order (ties in issue order): loads retire from the front. A deque, as a load is
   // a kilobyte of lane data that must not move when the front retires.
   std::deque<PendingLoad> pending_;
+  PendingLoad* deferred_ = nullptr;  // the load the instruction executing deferred (retire observer)
   uint64_t issued_at_ = 0;  // release of the last transaction of the instruction (next one may start)
 
   // Storage warps point into, reserved at construction; regfile_ and predfile_ change size only

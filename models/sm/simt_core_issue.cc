@@ -181,6 +181,7 @@ SimtCore::Outcome SimtCore::try_issue(unsigned s) {
 SimtCore::Outcome SimtCore::issue(int i, unsigned s) {
   if (now_ >= horizon_) sync_now();  // let simulated time reach the core before it goes past the horizon
   const uint64_t at = now_;
+  issue_cycle_ = at;
   in_step_ = true;  // a stop while the instruction waits for memory sees its data in flight
   const Outcome o = step(warps_[unsigned(i)], s);
   in_step_ = false;

@@ -49,6 +49,7 @@ class SmCore : public CoreEnv {
 
   uint64_t timing_hash() const { return core_.timing_hash(); }
   void record_issues(bool on) { core_.set_issue_log(on ? &issues_ : nullptr); }
+  void set_retire_observer(RetireObserver* o) { core_.set_retire_observer(o); }
   void record_blocks(bool on) { record_blocks_ = on; }
   std::vector<uint64_t> issue_times() const {
     std::vector<uint64_t> ps(issues_.size());
@@ -497,6 +498,7 @@ void Sm::record_issues(bool on) { core_->record_issues(on); }
 void Sm::record_blocks(bool on) { core_->record_blocks(on); }
 uint64_t Sm::timing_hash() const { return core_->timing_hash(); }
 std::vector<uint64_t> Sm::issue_times() const { return core_->issue_times(); }
+void Sm::set_retire_observer(RetireObserver* o) { core_->set_retire_observer(o); }
 const SmStats& Sm::stats() const { return core_->stats(); }
 const std::vector<BlockRecord>& Sm::block_records() const { return core_->records(); }
 std::vector<std::pair<std::string, CacheStats>> Sm::cache_stats() const { return core_->cache_stats(); }

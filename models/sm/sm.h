@@ -33,6 +33,7 @@
 
 namespace gpuvp {
 
+class RetireObserver;  // simt_core.h
 class SmCore;  // SMP controller state + CoreEnv over the sockets around a SimtCore (sm.cc, simt_core.h)
 
 class Sm : public sc_core::sc_module, public BlockTarget {
@@ -68,6 +69,8 @@ class Sm : public sc_core::sc_module, public BlockTarget {
   // Records the instant (ps) each warp instruction issues, from now on.
   void record_issues(bool on);
   std::vector<uint64_t> issue_times() const;
+  // Shows every warp instruction the SM executes to `o` (SimtCore::set_retire_observer; nullptr: off).
+  void set_retire_observer(RetireObserver* o);
   const SmStats& stats() const;
   // Per cache the SM has (l1d, ccache, icache; none on flexgrip), its counters.
   std::vector<std::pair<std::string, CacheStats>> cache_stats() const;

@@ -89,7 +89,7 @@ TEST_CASE("campaign file: errors name the file and the key") {
   json j = minimal();
   j["fault"] = {{"model", "flip"}};
   CHECK_THAT(error_of(j), Equals("c.json: fault.model = \"flip\": unknown (one of bit_flip, multi_bit_flip, "
-                                 "stuck_at_0, stuck_at_1, xor_mask)"));
+                                 "stuck_at_0, stuck_at_1, xor_mask, random_value, zero_value)"));
   j = minimal();
   j["size"] = {{"cnt", 3}};
   CHECK_THAT(error_of(j), Equals("c.json: size: unknown key 'cnt' (known: count, margin, confidence, p)"));
