@@ -238,8 +238,10 @@ std::vector<PolicyResult> run_set(const Config& cfg, AppSet& set) {
     PolicyResult& r = results[it->second.first];
     const LaunchRun& l = r.launches[it->second.second];
     const double base = t0[it->second.first] * 1000.0;  // ps
-    r.blocks.push_back(BlockRun{l.app, l.kernel, l.launch, b.block, b.sm, uint64_t((double(b.start_ps) - base) / 1000.0),
-                                uint64_t((double(b.end_ps) - base) / 1000.0)});
+    // Rounded as the policies' clock is (RuntimeGpu::now_ns): a block that starts at the instant of a
+    // set change reads the same ns as the change.
+    r.blocks.push_back(BlockRun{l.app, l.kernel, l.launch, b.block, b.sm, uint64_t(std::llround((double(b.start_ps) - base) / 1000.0)),
+                                uint64_t(std::llround((double(b.end_ps) - base) / 1000.0))});
   }
   for (PolicyResult& r : results) summarise(r);
   return results;
