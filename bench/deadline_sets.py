@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Deadline policies over seeded random application sets (docs/deadline.md, "Evaluation").
 
-  bench/deadline_sets.py [--gpuvp build/gpuvp] [--sets 50] [--file experiments/deadline_random_12.json]
+  bench/deadline_sets.py [--gpuvp build/gpuvp] [--sets 50] [--first-seed 1] [--file experiments/deadline_random_12.json]
                          [--count N] [-- --set sm.count=13 ...]
   /usr/bin/python3 bench/deadline_sets.py --sweep 10,20,...,100 --plot sweep.png [--sets S] [--file F] [-- ...]
 
-Runs `gpuvp deadline` on the file's generator with seeds 1..SETS (and its `count` replaced by --count),
+Runs `gpuvp deadline` on the file's generator with seeds FIRST..FIRST+SETS-1 (1..SETS by default) (and its `count` replaced by --count),
 prints per seed the applications meeting their deadlines per policy (high-priority ones in brackets),
+the counts over all the sets per policy (applications and high-priority ones meeting their deadlines),
 the number of sets where split meets fewer high-priority deadlines than FIFO, and the host time.
 With --sweep, does so for each number of injected applications and plots (matplotlib: /usr/bin/python3)
 the mean number of applications meeting their deadlines per policy against that number.
@@ -26,6 +27,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gpuvp", default=os.path.join(HERE, "..", "build", "gpuvp"))
     ap.add_argument("--sets", type=int, default=50)
+    ap.add_argument("--first-seed", type=int, default=1, help="seeds FIRST..FIRST+SETS-1")
     ap.add_argument("--file", default=os.path.join(HERE, "..", "experiments", "deadline_random_12.json"))
     ap.add_argument("--count", type=int, default=0)
     ap.add_argument("--sweep", default="", help="comma-separated application counts")
@@ -60,10 +62,10 @@ def main():
 def run_sets(a, count):
     """Runs seeds 1..a.sets with `count` applications (0: the file's); returns the total met per policy."""
     base = json.load(open(a.file))
-    totals = {}
+    totals, high_totals, apps = {}, {}, {}
     worse, host = 0, 0.0
     with tempfile.TemporaryDirectory() as tmp:
-        for seed in range(1, a.sets + 1):
+        for seed in range(a.first_seed, a.first_seed + a.sets):
             d = dict(base)
             d["random"] = dict(base["random"], seed=seed)
             if count:
@@ -80,8 +82,15 @@ def run_sets(a, count):
             print(f"seed {seed:3d}: {row}")
             for n, p in res.items():
                 totals[n] = totals.get(n, 0) + p["met"]
+                high = high_totals.setdefault(n, [0, 0])
+                high[0] += p["by_priority"]["high"]["met"]
+                high[1] += p["by_priority"]["high"]["total"]
+                apps[n] = apps.get(n, 0) + len(p["applications"])
             if "fifo" in res and "split" in res:
                 worse += res["split"]["by_priority"]["high"]["met"] < res["fifo"]["by_priority"]["high"]["met"]
+    for n in totals:
+        print(f"over {a.sets} sets, {n}: {totals[n]} of {apps[n]} applications met their deadlines, "
+              f"high priority {high_totals[n][0]} of {high_totals[n][1]}")
     print(f"sets where split met fewer high-priority deadlines than fifo: {worse} of {a.sets}")
     print(f"host time: {host:.1f} s ({host / a.sets:.2f} s per set)")
     return totals

@@ -4,9 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <tuple>
 #include <stdexcept>
+
+#include <unistd.h>
 
 #include "platform/deadline_policy.h"
 #include "platform/platform.h"
@@ -165,17 +170,68 @@ double run_policy(rt::Runtime& rt, const Config& cfg, const rt::Module& m, const
 
 // E(K, n) of every kernel without a profile, measured: the kernel alone on SMs 0..n-1, from its arrival
 // in the queues (its launch call + the launch latency) to its completion. Equal kernels are measured once.
-void measure_profiles(rt::Runtime& rt, const rt::Module& m, const Buffers& bufs, AppSet& set, std::vector<uint32_t>& sets) {
+// Measured profiles are cached in files (docs/deadline.md, "Profile cache"): one per configuration and
+// kernel, named by a hash of the effective configuration and the kernel's launch.
+std::filesystem::path profile_cache_dir() {
+  if (const char* d = std::getenv("GPUVP_PROFILE_CACHE"); d && *d) return d;
+  if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return std::filesystem::path(d) / "gpuvp" / "profiles";
+  if (const char* d = std::getenv("HOME"); d && *d) return std::filesystem::path(d) / ".cache" / "gpuvp" / "profiles";
+  return {};
+}
+
+// FNV-1a of the configuration and the kernel (its PTX, blocks, threads, spin and sleep step).
+std::string profile_key(const Config& cfg, const Kernel& kd) {
+  const std::string text = fmt::format("{}\n{}\n{} {} {} {}", cfg.to_json().dump(), kernels::ptx("timerSpin"), kd.blocks,
+                                       kd.threads, kd.spin_ns, kSleepNs);
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
+  return fmt::format("{:016x}", h);
+}
+
+// The cached E(K, 1..sms), or empty (no file, unreadable, or not one value per SM count).
+std::vector<uint64_t> cached_profile(const std::filesystem::path& file, unsigned sms) {
+  std::ifstream in(file);
+  if (!in) return {};
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+  if (!j.is_object() || !j.contains("profile_ns") || !j["profile_ns"].is_array() || j["profile_ns"].size() != sms) return {};
+  std::vector<uint64_t> e;
+  for (const auto& v : j["profile_ns"]) {
+    if (!v.is_number_unsigned()) return {};
+    e.push_back(v.get<uint64_t>());
+  }
+  return e;
+}
+
+// Written to a temporary file renamed into place, so that concurrent runs never read half a file; a
+// cache that cannot be written is skipped (the profile was measured all the same).
+void cache_profile(const std::filesystem::path& file, const Kernel& kd, const std::vector<uint64_t>& e) {
+  std::error_code ec;
+  std::filesystem::create_directories(file.parent_path(), ec);
+  const std::filesystem::path tmp = file.string() + fmt::format(".{}.tmp", ::getpid());
+  {
+    std::ofstream out(tmp);
+    out << nlohmann::json{{"blocks", kd.blocks}, {"threads", kd.threads}, {"spin_ns", kd.spin_ns}, {"profile_ns", e}}.dump() << "\n";
+    if (!out) return;
+  }
+  std::filesystem::rename(tmp, file, ec);
+}
+
+void measure_profiles(rt::Runtime& rt, const Config& cfg, const rt::Module& m, const Buffers& bufs, AppSet& set,
+                      std::vector<uint32_t>& sets) {
   const unsigned sms = rt.device().sm_count;
   const double latency = rt.device().launch_latency_ns;
   if (sets.empty()) sets.push_back(rt.create_sm_set(1));
   const rt::Stream s = rt.create_stream(0);
+  const std::filesystem::path dir = profile_cache_dir();
   std::map<std::tuple<uint32_t, uint32_t, uint64_t>, std::vector<uint64_t>> measured;
   for (size_t a = 0; a < set.apps.size(); ++a)
     for (size_t k = 0; k < set.apps[a].kernels.size(); ++k) {
       Kernel& kd = set.apps[a].kernels[k];
       if (!kd.profile_ns.empty()) continue;
       std::vector<uint64_t>& e = measured[{kd.blocks, kd.threads, kd.spin_ns}];
+      const std::filesystem::path file = dir.empty() ? dir : dir / (profile_key(cfg, kd) + ".json");
+      if (e.empty() && !file.empty()) e = cached_profile(file, sms);
+      const bool cached = e.size() == sms;
       for (unsigned n = unsigned(e.size()) + 1; n <= sms; ++n) {
         rt.set_sm_set(sets[0], n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1);
         const SpinBuffers& b = bufs[a][k];
@@ -186,6 +242,7 @@ void measure_profiles(rt::Runtime& rt, const rt::Module& m, const Buffers& bufs,
         rt.stream_synchronize(s);
         e.push_back(uint64_t(std::llround(rt.launch_done_ns(id) - call - latency)));
       }
+      if (!cached && !file.empty()) cache_profile(file, kd, e);
       kd.profile_ns = e;
     }
 }
@@ -222,7 +279,7 @@ std::vector<PolicyResult> run_set(const Config& cfg, AppSet& set) {
     const rt::Module m = rt.load_module(kernels::ptx("timerSpin"), "timerSpin.ptx");
     const Buffers bufs = allocate(rt, set);
     std::vector<uint32_t> sets;
-    if (set.measure_profiles) measure_profiles(rt, m, bufs, set, sets);
+    if (set.measure_profiles) measure_profiles(rt, cfg, m, bufs, set, sets);
     for (size_t i = 0; i < set.policies.size(); ++i) {
       auto policy = make_policy(set.policies[i]);
       results[i].policy = policy->name();
@@ -238,8 +295,10 @@ std::vector<PolicyResult> run_set(const Config& cfg, AppSet& set) {
     PolicyResult& r = results[it->second.first];
     const LaunchRun& l = r.launches[it->second.second];
     const double base = t0[it->second.first] * 1000.0;  // ps
-    r.blocks.push_back(BlockRun{l.app, l.kernel, l.launch, b.block, b.sm, uint64_t((double(b.start_ps) - base) / 1000.0),
-                                uint64_t((double(b.end_ps) - base) / 1000.0)});
+    // Rounded as the policies' clock is (RuntimeGpu::now_ns): a block that starts at the instant of a
+    // set change reads the same ns as the change.
+    r.blocks.push_back(BlockRun{l.app, l.kernel, l.launch, b.block, b.sm, uint64_t(std::llround((double(b.start_ps) - base) / 1000.0)),
+                                uint64_t(std::llround((double(b.end_ps) - base) / 1000.0))});
   }
   for (PolicyResult& r : results) summarise(r);
   return results;

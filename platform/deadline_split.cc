@@ -62,7 +62,11 @@ class Split : public Policy {
   }
 
   // Which SMs: each application keeps as many of its SMs as it is given (so a change moves as few
-  // blocks as possible), then takes free ones, lowest id first.
+  // blocks as possible), then takes free ones, lowest id first. An application given none that still
+  // has a sub-kernel queued (launched ahead) is confined to the SMs nobody was given, or when every
+  // SM was, to those of the last application given any (the one short of SMs): its queued blocks
+  // wait for an SM there, one block at a time, and never start on an SM a more urgent application
+  // was given (left in its old set, they took SMs the moment a block of that application ended).
   void place(const std::vector<AppState*>& order, const std::vector<unsigned>& give, Gpu& gpu) {
     uint64_t owned = 0;
     std::vector<uint64_t> mask(order.size(), 0);
@@ -76,6 +80,12 @@ class Split : public Policy {
         if (!(owned >> sm & 1)) mask[i] |= uint64_t{1} << sm, owned |= uint64_t{1} << sm;
     for (size_t i = 0; i < order.size(); ++i)
       if (mask[i] && mask[i] != order[i]->sms) move(*order[i], mask[i], gpu);
+    const uint64_t all = gpu.sms() >= 64 ? ~uint64_t{0} : (uint64_t{1} << gpu.sms()) - 1;
+    uint64_t spare = all & ~owned;
+    for (size_t i = order.size(); i-- > 0 && !spare;) spare = mask[i];
+    for (size_t i = 0; i < order.size(); ++i)
+      if (spare && !give[i] && !order[i]->inflight.empty() && order[i]->set && (order[i]->sms & ~spare))
+        move(*order[i], spare, gpu);
   }
 
   void move(AppState& a, uint64_t sms, Gpu& gpu) {

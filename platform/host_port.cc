@@ -40,8 +40,9 @@ void HostPort::host_thread() {
 // The execution window of a kernel: from the scheduler leaving IDLE (rdy falls) to kernel_done.
 void HostPort::watch_scheduler() {
   uint64_t now = sc_core::sc_time_stamp().value();
-  if (rdy.event() && !rdy.read()) start_ps_ = now;
+  if (rdy.event() && !rdy.read()) start_ps_ = now, mark_bytes(now);
   if (kernel_done.event() && kernel_done.read()) {
+    mark_bytes(now);
     windows_.emplace_back(start_ps_, now);
     done_ev_.notify(sc_core::SC_ZERO_TIME);
   }
@@ -106,6 +107,7 @@ void HostPort::submit(rt::WorkRequest w) {
       s.first_block = w.first_block;
       s.sm_set = w.sm_set;
       kernel_start_[w.tag] = now_ps();
+      mark_bytes(now_ps());
       break;
     case rt::WorkRequest::CopyToDevice:
     case rt::WorkRequest::CopyToHost: {
@@ -160,6 +162,7 @@ void HostPort::work_done(const WorkItem& w, uint64_t ps) {
     to_host_.erase(it);
   }
   if (auto it = kernel_start_.find(w.tag); it != kernel_start_.end()) {
+    mark_bytes(ps);
     windows_.emplace_back(it->second, ps);
     kernel_start_.erase(it);
   }

@@ -46,6 +46,12 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface {
   // Kernel execution windows (ps): batch mode, from rdy falling to kernel_done; concurrent mode,
   // from the launch reaching the queues to its last block's completion.
   const std::vector<std::pair<uint64_t, uint64_t>>& windows() const { return windows_; }
+  // The global memory's byte counters at every start and end of a window, in time order: the bytes a
+  // launch moved are the difference between the marks at its start and its end.
+  struct BytesMark {
+    uint64_t ps, read_bytes, write_bytes;
+  };
+  const std::vector<BytesMark>& bytes_marks() const { return marks_; }
   // A hash of every byte the host has read from the GPU so far (state comparisons).
   uint64_t read_hash() const { return read_hash_; }
   // What the host thread is doing now, for a timeout's message ("in a host copy (...)").
@@ -81,6 +87,7 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface {
   void host_thread();
   void watch_scheduler();
   void transact(tlm::tlm_command cmd, uint64_t addr, void* data, size_t len);
+  void mark_bytes(uint64_t ps) { marks_.push_back({ps, gmem_.read_bytes(), gmem_.write_bytes()}); }
 
   rt::DeviceProps props_;
   ErrorSink& errors_;
@@ -92,6 +99,7 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface {
   std::string activity_ = "running the host program";
   std::vector<rt::LaunchStats> launches_;
   std::vector<std::pair<uint64_t, uint64_t>> windows_;
+  std::vector<BytesMark> marks_;
   uint64_t done_consumed_ = 0, start_ps_ = 0;
   uint64_t read_hash_ = 0xcbf29ce484222325ull;
   sc_core::sc_event done_ev_;

@@ -42,6 +42,13 @@ struct PlatformStats {
   std::vector<std::vector<CacheStatsEntry>> sm_caches;  // per SM, the caches it has (none on flexgrip)
   std::vector<CacheStatsEntry> l2;                      // the L2, when there is one
   std::vector<rt::LaunchStats> launches;
+  // Bytes the global memory (DRAM) served: over the run, and per launch (parallel to `launches`)
+  // while it was in flight, from its start to its end.
+  struct Bytes {
+    uint64_t read = 0, write = 0;
+  };
+  Bytes dram;
+  std::vector<Bytes> launch_dram;
   uint64_t thread_insts = 0;
   nlohmann::json to_json() const;
 };

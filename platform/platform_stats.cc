@@ -21,6 +21,34 @@ std::vector<std::pair<std::string, uint64_t>> Platform::scheduler_phases() const
   return out;
 }
 
+namespace {
+// The global memory's counters at instant ps: the last mark at or before it (marks are taken at every
+// launch's start and end, so a launch's own instants are marked).
+PlatformStats::Bytes bytes_at(const std::vector<HostPort::BytesMark>& marks, uint64_t ps) {
+  auto it = std::upper_bound(marks.begin(), marks.end(), ps, [](uint64_t t, const HostPort::BytesMark& m) { return t < m.ps; });
+  if (it == marks.begin()) return {};
+  --it;
+  return {it->read_bytes, it->write_bytes};
+}
+
+std::vector<PlatformStats::Bytes> launch_bytes(std::vector<HostPort::BytesMark> marks,
+                                               const std::vector<rt::LaunchStats>& launches) {
+  std::stable_sort(marks.begin(), marks.end(), [](const auto& a, const auto& b) { return a.ps < b.ps; });
+  // A completion is marked when the host learns of it, with its own instant: counters read later
+  // than an earlier-stamped mark are kept non-decreasing (the bytes of that gap go to the later mark).
+  for (size_t i = 1; i < marks.size(); ++i) {
+    marks[i].read_bytes = std::max(marks[i].read_bytes, marks[i - 1].read_bytes);
+    marks[i].write_bytes = std::max(marks[i].write_bytes, marks[i - 1].write_bytes);
+  }
+  std::vector<PlatformStats::Bytes> out;
+  for (const rt::LaunchStats& l : launches) {
+    const PlatformStats::Bytes s = bytes_at(marks, l.start_ps), e = bytes_at(marks, l.end_ps);
+    out.push_back({e.read - s.read, e.write - s.write});
+  }
+  return out;
+}
+}  // namespace
+
 PlatformStats Platform::stats() const {
   auto& p = *impl_;
   PlatformStats st;
@@ -37,6 +65,10 @@ PlatformStats Platform::stats() const {
     covered = std::max(covered, e);
   }
   st.kernel_cycles = p.clk.cycle(sc_time::from_value(window_ps));
+  // The copy engine moves its data by debug transport (its timing is its own): its bytes are added.
+  st.dram = {p.gmem->read_bytes(), p.gmem->write_bytes()};
+  if (p.ce) st.dram.read += p.ce->bytes_to_host(), st.dram.write += p.ce->to_device_bytes();
+  st.launch_dram = launch_bytes(p.host->bytes_marks(), st.launches);
   for (auto& sm : p.sms) {
     st.sms.push_back(sm->stats());
     st.thread_insts += sm->stats().thread_insts;
@@ -83,22 +115,34 @@ nlohmann::json inst_class_json(const SmStats& s) {
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
+nlohmann::json scheduler_json(const SmStats::Scheduler& k) {
+  return {{"cycles", k.cycles},
+          {"issue_cycles", k.issue_cycles},
+          {"warp_insts", k.warp_insts},
+          {"dual_issued", k.dual_issued},
+          {"stall_cycles", stalls_json(k.stall_cycles)}};
+}
+
+void add(SmStats::Scheduler& to, const SmStats::Scheduler& k) {
+  for (size_t r = 0; r < size_t(StallReason::Count); ++r) to.stall_cycles[r] += k.stall_cycles[r];
+  to.cycles += k.cycles;
+  to.issue_cycles += k.issue_cycles;
+  to.warp_insts += k.warp_insts;
+  to.dual_issued += k.dual_issued;
+}
+
 // Issue timing's schedulers (docs/statistics.md, "Issue"): every scheduler has the SM's cycles with a
 // block resident; the SM's figures add its schedulers up.
 nlohmann::json issue_json(const SmStats& s) {
   const uint64_t cycles = s.schedulers.empty() ? 0 : s.schedulers[0].cycles;
-  uint64_t stalls[size_t(StallReason::Count)] = {}, issued = 0, dual = 0;
+  SmStats::Scheduler sum;
   nlohmann::json per = nlohmann::json::array();
   for (const SmStats::Scheduler& k : s.schedulers) {
-    for (size_t r = 0; r < size_t(StallReason::Count); ++r) stalls[r] += k.stall_cycles[r];
-    issued += k.warp_insts;
-    dual += k.dual_issued;
-    per.push_back({{"cycles", k.cycles},
-                   {"issue_cycles", k.issue_cycles},
-                   {"warp_insts", k.warp_insts},
-                   {"dual_issued", k.dual_issued},
-                   {"stall_cycles", stalls_json(k.stall_cycles)}});
+    add(sum, k);
+    per.push_back(scheduler_json(k));
   }
+  const uint64_t issued = sum.warp_insts, dual = sum.dual_issued;
+  const auto& stalls = sum.stall_cycles;
   const uint64_t slots = cycles * s.schedulers.size() * s.dispatch;
   return {{"schedulers", s.schedulers.size()},
           {"dispatch_per_scheduler", s.dispatch},
@@ -117,10 +161,52 @@ nlohmann::json issue_json(const SmStats& s) {
 // The occupancy limit of a launch, from the first SM that ran it (null when none did).
 nlohmann::json occupancy_json(const std::vector<SmStats>& sms, uint64_t launch_id) {
   for (const SmStats& s : sms)
-    for (const SmStats::LaunchOccupancy& o : s.launches)
+    for (const SmStats::Launch& o : s.launches)
       if (o.launch_id == launch_id)
         return {{"blocks_per_sm", o.blocks}, {"warps_per_sm", o.warps}, {"limited_by", o.limited_by}};
   return nullptr;
+}
+
+// A launch's share of the schedulers' cycles (docs/statistics.md, "Per launch"): summed over its
+// schedulers on one SM (`sm` set) or over every SM that ran it; IPC per cycle of the launch's window.
+nlohmann::json launch_issue_json(const std::vector<const SmStats::Launch*>& parts, uint64_t launch_cycles) {
+  SmStats::Scheduler sum;
+  uint64_t threads = 0, resident = 0;
+  for (const SmStats::Launch* l : parts) {
+    for (const SmStats::Scheduler& k : l->schedulers) add(sum, k);
+    threads += l->thread_insts;
+    resident += l->warp_resident_cycles;
+  }
+  nlohmann::json j = scheduler_json(sum);
+  j.erase("cycles");
+  j["scheduler_cycles"] = sum.cycles;
+  j["thread_insts"] = threads;
+  j["ipc_warp"] = ratio(double(sum.warp_insts), double(launch_cycles));
+  j["ipc_thread"] = ratio(double(threads), double(launch_cycles));
+  j["resident_warps_avg"] = ratio(double(resident), double(launch_cycles));
+  return j;
+}
+
+// The launch's issue figures over the GPU and per SM that ran it.
+nlohmann::json launch_sms_json(const std::vector<SmStats>& sms, uint64_t launch_id, uint64_t launch_cycles) {
+  std::vector<const SmStats::Launch*> all;
+  nlohmann::json per = nlohmann::json::array();
+  for (size_t i = 0; i < sms.size(); ++i)
+    for (const SmStats::Launch& o : sms[i].launches)
+      if (o.launch_id == launch_id) {
+        all.push_back(&o);
+        nlohmann::json one = launch_issue_json({&o}, launch_cycles);
+        one["sm"] = i;
+        per.push_back(std::move(one));
+      }
+  nlohmann::json j = launch_issue_json(all, launch_cycles);
+  j["per_sm"] = std::move(per);
+  return j;
+}
+
+nlohmann::json bytes_json(const PlatformStats::Bytes& b, double seconds) {
+  return {{"read_bytes", b.read}, {"write_bytes", b.write},
+          {"bandwidth_gbs", seconds > 0 ? double(b.read + b.write) / seconds / 1e9 : 0.0}};
 }
 
 // {"l1d": {"reads": .., "writes": .., ...}, ...}: every counter of each cache by name.
@@ -164,19 +250,25 @@ nlohmann::json PlatformStats::to_json() const {
                          {"caches", caches_json(i < sm_caches.size() ? sm_caches[i] : std::vector<CacheStatsEntry>{})}});
   }
   j["l2"] = l2.empty() ? nlohmann::json() : caches_json(l2)["l2"];
+  j["dram"] = bytes_json(dram, sim_seconds);
   j["arbiters"] = nlohmann::json::array();
   for (auto& a : arbiters)
     j["arbiters"].push_back(
         {{"name", a.name}, {"grants", a.grants}, {"stall_cycles", a.stall_cycles}, {"wait_cycles", a.wait_cycles}});
   j["launches"] = nlohmann::json::array();
-  for (auto& l : launches)
+  for (size_t k = 0; k < launches.size(); ++k) {
+    const rt::LaunchStats& l = launches[k];
     j["launches"].push_back({{"kernel", l.kernel},
                              {"launch_id", l.launch_id},
                              {"start_ps", l.start_ps},
                              {"end_ps", l.end_ps},
                              {"cycles", l.cycles},
                              {"blocks_per_core", l.blocks_per_core},
-                             {"occupancy", occupancy_json(sms, l.launch_id)}});
+                             {"occupancy", occupancy_json(sms, l.launch_id)},
+                             {"issue", launch_sms_json(sms, l.launch_id, l.cycles)},
+                             {"dram", bytes_json(k < launch_dram.size() ? launch_dram[k] : PlatformStats::Bytes{},
+                                                 double(l.end_ps - l.start_ps) * 1e-12)}});
+  }
   return j;
 }
 

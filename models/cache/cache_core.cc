@@ -33,6 +33,8 @@ std::vector<std::pair<const char*, uint64_t>> CacheStats::items() const {
       {"evictions", evictions},
       {"writebacks", writebacks},
       {"write_throughs", write_throughs},
+      {"read_bytes", read_bytes},
+      {"write_bytes", write_bytes},
   };
 }
 
@@ -177,7 +179,7 @@ CacheAccess CacheCore::access(const CacheRequest& r) {
     CacheAccess a;
     a.line_addr = w.line_addr;
     a.forward = r.write && g_.write == WritePolicy::WriteThrough;
-    return counted(std::move(a), r.write);
+    return counted(std::move(a), r);
   }
   if (r.write && g_.write == WritePolicy::WriteThrough) return write_around(r, w, way);
   const uint32_t needed = w.touched & ~valid & ~(r.write ? covered(r) : 0);
@@ -195,7 +197,7 @@ CacheAccess CacheCore::write_around(const CacheRequest& r, const Where& w, int w
     write_sectors(line(w.set, way), r, w.touched & valid_[line(w.set, way)]);
     touch(w.set, static_cast<unsigned>(way));
   }
-  return counted(std::move(a), true);
+  return counted(std::move(a), r);
 }
 
 // Write-back miss whose missing sectors are all written whole: allocate, write, no fetch.
@@ -209,7 +211,7 @@ CacheAccess CacheCore::allocate_written(const CacheRequest& r, const Where& w, i
   }
   perform(line(w.set, way), r, w.touched);
   touch(w.set, static_cast<unsigned>(way));
-  return counted(std::move(a), true);
+  return counted(std::move(a), r);
 }
 
 CacheAccess CacheCore::miss(const CacheRequest& r, const Where& w, int way, uint32_t needed) {
@@ -225,22 +227,23 @@ CacheAccess CacheCore::miss(const CacheRequest& r, const Where& w, int way, uint
     if (!m) {
       a.outcome = CacheOutcome::Stall;
       a.pending = false;
-      return counted(std::move(a), r.write);
+      return counted(std::move(a), r);
     }
     *m = {w.line_addr, needed};
     a.outcome = way < 0 ? CacheOutcome::LineMiss : CacheOutcome::SectorMiss;
     a.fetch = needed;
   }
   if (way >= 0) touch(w.set, static_cast<unsigned>(way));
-  return counted(std::move(a), r.write);
+  return counted(std::move(a), r);
 }
 
-CacheAccess CacheCore::counted(CacheAccess a, bool write) {
+CacheAccess CacheCore::counted(CacheAccess a, const CacheRequest& r) {
   if (a.outcome == CacheOutcome::Stall) {
     ++stats_.stalls;
     return a;
   }
-  ++(write ? stats_.writes : stats_.reads);
+  ++(r.write ? stats_.writes : stats_.reads);
+  (r.write ? stats_.write_bytes : stats_.read_bytes) += r.size;
   switch (a.outcome) {
     case CacheOutcome::Hit: ++stats_.hits; break;
     case CacheOutcome::SectorMiss: ++stats_.sector_misses; break;

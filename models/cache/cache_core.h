@@ -71,6 +71,7 @@ struct CacheStats {
   uint64_t evictions = 0;       // valid lines replaced
   uint64_t writebacks = 0;      // dirty sectors written back (evictions and flushes)
   uint64_t write_throughs = 0;  // writes forwarded to the next level
+  uint64_t read_bytes = 0, write_bytes = 0;  // bytes of the accepted reads and writes
 
   // Name and value of each counter, in the order above (for the platform's statistics).
   std::vector<std::pair<const char*, uint64_t>> items() const;
@@ -136,7 +137,7 @@ class CacheCore {
   CacheAccess write_around(const CacheRequest& r, const Where& w, int way);
   CacheAccess allocate_written(const CacheRequest& r, const Where& w, int way);
   CacheAccess miss(const CacheRequest& r, const Where& w, int way, uint32_t needed);
-  CacheAccess counted(CacheAccess a, bool write);
+  CacheAccess counted(CacheAccess a, const CacheRequest& r);
   Mshr* find_mshr(uint64_t line_addr);
   const Mshr* find_mshr(uint64_t line_addr) const;
   Mshr* free_mshr();

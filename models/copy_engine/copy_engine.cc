@@ -61,6 +61,7 @@ void CopyEngine::run() {
       log::error(name(), "copy of {} bytes at {:#x} failed: no global memory there", job_->bytes, job_->device_addr);
     ++copies_;
     bytes_ += job_->bytes;
+    if (job_->to_device) to_device_bytes_ += job_->bytes;
     job_.reset();
     busy_ = 0;
     sink_.copy_done(slot_);

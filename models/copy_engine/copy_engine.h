@@ -44,6 +44,9 @@ class CopyEngine : public sc_core::sc_module, public CopyTarget {
   sc_core::sc_time duration(uint64_t bytes) const;
   uint64_t copies() const { return copies_; }
   uint64_t bytes() const { return bytes_; }
+  // Of them, copied to the device (written to global memory) and to the host (read from it).
+  uint64_t to_device_bytes() const { return to_device_bytes_; }
+  uint64_t bytes_to_host() const { return bytes_ - to_device_bytes_; }
 
  private:
   void run();          // SC_THREAD: one copy at a time
@@ -57,7 +60,7 @@ class CopyEngine : public sc_core::sc_module, public CopyTarget {
   std::shared_ptr<CopyJob> job_;
   uint32_t slot_ = 0;
   uint32_t busy_ = 0;  // registered: a flip makes the engine look idle or busy to the dispatcher's view
-  uint64_t copies_ = 0, bytes_ = 0;
+  uint64_t copies_ = 0, bytes_ = 0, to_device_bytes_ = 0;
 };
 
 }  // namespace gpuvp

@@ -125,6 +125,8 @@ void Memory::b_transport(int id, tlm::tlm_generic_payload& p, sc_core::sc_time& 
     atom->old = old;
     ++reads_;
     ++writes_;
+    read_bytes_ += n;
+    write_bytes_ += n;
     // A read-modify-write: the read (latency and transfer), then the write back. The memory
     // applies it at once, so it stays atomic whatever the timing. A non-pipelined memory is busy
     // for the whole of both; DRAM (below) for the two transfers only, as an L2 atomic unit would be.
@@ -132,10 +134,12 @@ void Memory::b_transport(int id, tlm::tlm_generic_payload& p, sc_core::sc_time& 
   } else if (p.is_read()) {
     std::memcpy(p.get_data_ptr(), mem, n);
     ++reads_;
+    read_bytes_ += n;
     total = busy = access_time(n);
   } else if (p.is_write()) {
     store(p.get_address() - cfg_.base, p.get_data_ptr(), n);
     ++writes_;
+    write_bytes_ += n;
     total = busy = access_time(n);
   } else {
     p.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);

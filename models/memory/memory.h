@@ -76,6 +76,10 @@ class Memory : public sc_core::sc_module {
 
   uint64_t reads() const { return reads_; }
   uint64_t writes() const { return writes_; }
+  // Bytes of the timed accesses (every port: the GPU's, the host's copies; an atomic reads and
+  // writes its bytes), counted when the access is served.
+  uint64_t read_bytes() const { return read_bytes_; }
+  uint64_t write_bytes() const { return write_bytes_; }
 
  private:
   void b_transport(int id, tlm::tlm_generic_payload& p, sc_core::sc_time& delay);
@@ -88,6 +92,7 @@ class Memory : public sc_core::sc_module {
   MemoryConfig cfg_;
   uint8_t* data_ = nullptr;  // calloc'd: untouched pages cost nothing
   uint64_t reads_ = 0, writes_ = 0;
+  uint64_t read_bytes_ = 0, write_bytes_ = 0;
   bool protect_ = false;
   uint64_t digest_ = 0;  // of the contents (Registry::state_hash)
   DramBus bus_;  // DRAM: the shared data bus

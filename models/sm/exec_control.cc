@@ -17,6 +17,7 @@ void SimtCore::finish_warp(Warp& w) {
   --live_warps_;
   Block& b = blocks_[w.block];
   stats_.warp_resident_cycles += now_ - b.start;  // (occupancy: resident warps over time)
+  stats_.launches[b.stat].warp_resident_cycles += now_ - b.start;
   if (--b.live_warps == 0) {
     b.end = now_;
     finished_.push_back(w.block);  // run_blocks releases it after this instruction

@@ -205,17 +205,21 @@ void SimtCore::place_block(std::shared_ptr<const LaunchParams> k, const sm::Bloc
   init_warps(p.slot);
   live_warps_ += s.wpb;
   stats_.blocks++;
-  record_occupancy(*b.lp, s);
+  b.stat = last_launch_ = record_occupancy(*b.lp, s);
 }
 
-// The occupancy limit of a kernel, once per launch (its first block on the SM).
-void SimtCore::record_occupancy(const LaunchParams& lp, const sm::BlockShape& s) {
+// The launch's entry in stats_.launches, made at its first block on the SM with the kernel's
+// occupancy limit.
+uint32_t SimtCore::record_occupancy(const LaunchParams& lp, const sm::BlockShape& s) {
   auto& v = stats_.launches;
-  if (std::any_of(v.rbegin(), v.rend(), [&](const SmStats::LaunchOccupancy& o) { return o.launch_id == lp.launch_id; }))
-    return;
+  for (size_t i = v.size(); i-- > 0;)
+    if (v[i].launch_id == lp.launch_id) return uint32_t(i);
   const sm::OccupancyLimit l =
       sm::occupancy_limit(s, {cfg_.max_blocks, max_warps(), cfg_.max_threads, cfg_.registers, smem_.size()});
-  v.push_back({lp.launch_id, l.blocks, l.blocks * s.wpb, l.limited_by});
+  SmStats::Launch e{lp.launch_id, l.blocks, l.blocks * s.wpb, l.limited_by, {}, 0, 0};
+  e.schedulers.resize(stats_.schedulers.size());
+  v.push_back(std::move(e));
+  return uint32_t(v.size() - 1);
 }
 
 // The block's shared memory: header (dimensions, linear index), parameters, zeroed user region.
@@ -430,6 +434,7 @@ bool SimtCore::execute(Warp& w, unsigned gi, const Inst& in, uint64_t pc) {
   ++stats_.warp_insts;
   ++stats_.inst_class[size_t(sm::classify(in).cls)];
   stats_.thread_insts += unsigned(__builtin_popcount(active));
+  stats_.launches[blocks_[w.block].stat].thread_insts += unsigned(__builtin_popcount(active));
   fg_.active = active;
   const sm::OpEntry& op = ops_[size_t(in.op)];
   sm::Exec x{*this, w, in, g, gi, active, pc, pc + in.size};

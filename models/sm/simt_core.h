@@ -207,6 +207,7 @@ class SimtCore {
     sm::BlockShape k;                            // what the kernel's blocks need (threads, warps, layout)
     uint64_t linear = 0;
     uint64_t start = 0, end = 0;     // core cycles: added, last warp exited
+    uint32_t stat = 0;               // its launch's entry in stats_.launches
     uint32_t smem_base = 0;          // offset of the block's region in smem_
     size_t reg_base = 0, pred_base = 0;  // offsets of its warps' storage in regfile_ / predfile_
     unsigned first_warp = 0, nwarps = 0, live_warps = 0;
@@ -234,13 +235,14 @@ class SimtCore {
   void place_block(std::shared_ptr<const LaunchParams> k, const sm::BlockShape& s, const sm::Placement& p,
                    uint64_t linear, uint64_t start);
   void init_shared(const Block& b);
-  void record_occupancy(const LaunchParams& lp, const sm::BlockShape& s);
+  uint32_t record_occupancy(const LaunchParams& lp, const sm::BlockShape& s);
   void init_warps(unsigned j);
   // Issue timing (simt_core_issue.cc; docs/sm.md "Issue timing"): the warp schedulers in one cycle.
   enum class Outcome { Idle, Issued, Fetching, Held };
   struct Wake {
     uint64_t at;
     StallReason why;
+    uint32_t who;  // the stats_.launches entry of the warp it waits for
   };
   bool issue_cycle(bool batch);
   Outcome try_issue(unsigned s);
@@ -356,8 +358,12 @@ class SimtCore {
     const isa::Inst* pinned_inst = nullptr;
     uint64_t pinned_decodes = 0;  // the instruction buffer's decodes() then (pinned_inst valid while equal)
     StallReason why = StallReason::NoWarp;  // reason of the cycles from acct on, if it issues nothing
+    uint32_t who = 0;   // the launch (stats_.launches entry) those cycles are charged to
   };
   std::vector<Sched> sched_;
+  // The stats_.launches entry of the block that arrived last: a scheduler with no warp charges its
+  // cycles to it (docs/statistics.md, "Per launch").
+  uint32_t last_launch_ = 0;
   // Per unit class: the class whose lanes it uses (a class with no units of its own uses the lanes)
   // and the lanes each scheduler has of it (0: none, the instruction takes no unit).
   UnitClass unit_of_[size_t(UnitClass::Count)] = {};

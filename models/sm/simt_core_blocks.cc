@@ -46,8 +46,8 @@ bool SimtCore::add_block(std::shared_ptr<const LaunchParams> k, uint64_t linear,
     grow_files(std::max(regfile_.size() * 2, p.reg_base + s.reg_slots),
                std::max(predfile_.size() * 2, p.pred_base + s.pred_words));
   warp_slots(p.first_warp + s.wpb);
-  if (empty) start_schedulers(start);  // the schedulers' cycles count while the SM holds blocks
   place_block(std::move(k), s, p, linear, start);
+  if (empty) start_schedulers(start);  // the schedulers' cycles count while the SM holds blocks
   return true;
 }
 

@@ -58,6 +58,7 @@ void SimtCore::start_schedulers(uint64_t start) {
     sc.free = std::max(sc.free, start);
     sc.acct = std::max(sc.acct, start);
     sc.why = StallReason::NoWarp;
+    sc.who = last_launch_;
   }
   reset_picks();
 }
@@ -77,13 +78,17 @@ void SimtCore::wake_warp(const Warp& w) {
   sc.wake_at = std::min(sc.wake_at, w.ready);
 }
 
-// Scheduler s issued nothing from its accounted cycle to t: those cycles stalled for its reason.
+// Scheduler s issued nothing from its accounted cycle to t: those cycles stalled for its reason, on
+// the SM and on the launch they are charged to.
 void SimtCore::count_until(unsigned s, uint64_t t) {
   Sched& sc = sched_[s];
   if (t <= sc.acct) return;
-  SmStats::Scheduler& st = stats_.schedulers[s];
-  st.stall_cycles[size_t(sc.why)] += t - sc.acct;
-  st.cycles += t - sc.acct;
+  const auto charge = [&](SmStats::Scheduler& st) {
+    st.stall_cycles[size_t(sc.why)] += t - sc.acct;
+    st.cycles += t - sc.acct;
+  };
+  charge(stats_.schedulers[s]);
+  if (sc.who < stats_.launches.size()) charge(stats_.launches[sc.who].schedulers[s]);  // none before a first block
   sc.acct = t;
 }
 
@@ -110,13 +115,16 @@ unsigned SimtCore::book_unit(unsigned s, UnitClass u) {
 // that waits for its turn), else its first ready warp; a barrier if all its live warps wait at one.
 SimtCore::Wake SimtCore::wake(unsigned s, int picked) const {
   const Sched& sc = sched_[s];
-  if (picked >= 0) return {std::max(sc.free, warps_[unsigned(picked)].ready), StallReason(warps_[unsigned(picked)].why)};
-  Wake k{kNever, StallReason::NoWarp};
+  if (picked >= 0) {
+    const Warp& w = warps_[unsigned(picked)];
+    return {std::max(sc.free, w.ready), StallReason(w.why), blocks_[w.block].stat};
+  }
+  Wake k{kNever, StallReason::NoWarp, last_launch_};
   const unsigned n = unsigned(warps_.size()), step = unsigned(sched_.size());
   for (unsigned i = s; i < n; i += step) {
     const Warp& w = warps_[i];
-    if (w.state == Warp::Ready && w.ready < k.at) k = {w.ready, StallReason(w.why)};
-    else if (w.state == Warp::Barrier && k.at == kNever) k.why = StallReason::Barrier;
+    if (w.state == Warp::Ready && w.ready < k.at) k = {w.ready, StallReason(w.why), blocks_[w.block].stat};
+    else if (w.state == Warp::Barrier && k.at == kNever) k.why = StallReason::Barrier, k.who = blocks_[w.block].stat;
   }
   if (k.at != kNever) k.at = std::max(k.at, sc.free);
   return k;
@@ -168,6 +176,7 @@ SimtCore::Outcome SimtCore::try_issue(unsigned s) {
       count_until(s, now_);
       const Wake k = wake(s, i);
       sc.why = k.why;
+      sc.who = k.who;
       sc.wake_at = k.at;
       return Outcome::Idle;
     }
@@ -209,6 +218,7 @@ SimtCore::Outcome SimtCore::step(Warp& w, unsigned s) {
     if (now_ > t) {  // the fetch completes later: the scheduler waits for it with this warp
       count_until(s, t);
       sc.why = StallReason::Fetch;
+      sc.who = blocks_[w.block].stat;
       sc.free = now_;
       sc.pinned = int(w.id);
       sc.pinned_inst = in;
@@ -236,9 +246,10 @@ SimtCore::Outcome SimtCore::step(Warp& w, unsigned s) {
   if (now_ >= horizon_) sync_now();  // execute only once simulated time is there
   else retire_due();
   count_until(s, now_);
-  SmStats::Scheduler& st = stats_.schedulers[s];
-  st.issue_cycles += issue_cycles_;
-  st.cycles += issue_cycles_;
+  for (SmStats::Scheduler* st : {&stats_.schedulers[s], &stats_.launches[blocks_[w.block].stat].schedulers[s]}) {
+    st->issue_cycles += issue_cycles_;
+    st->cycles += issue_cycles_;
+  }
   sc.acct = sc.free = now_ + issue_cycles_;
   execute_timed(w, gi, *in, pc, s, unit);
   dual_issue(w, s, *in, pc);
@@ -251,6 +262,7 @@ void SimtCore::execute_timed(Warp& w, unsigned gi, const Inst& in, uint64_t pc, 
   const uint64_t t = now_;
   const unsigned held = book_unit(s, unit);
   ++stats_.schedulers[s].warp_insts;
+  ++stats_.launches[blocks_[w.block].stat].schedulers[s].warp_insts;
   now_ = t + issue_cycles_;
   lat_ = cfg_.lat.alu;
   const uint64_t base = t + std::max(issue_cycles_, held);
@@ -282,6 +294,7 @@ void SimtCore::dual_issue(Warp& w, unsigned s, const Inst& first, uint64_t first
   if (unit_wait(s, unit) > now_) return;
   cur_pc_ = pc;
   ++stats_.schedulers[s].dual_issued;
+  ++stats_.launches[blocks_[w.block].stat].schedulers[s].dual_issued;
   if (issue_log_) issue_log_->push_back(now_);
   execute_timed(w, gi, *in, pc, s, unit);
 }

@@ -131,13 +131,18 @@ struct SmStats {
   unsigned dispatch = 1;              // instructions a scheduler may issue per cycle
   unsigned issue_cycles_per_inst = 1; // cycles an instruction holds its scheduler (warp_size / lanes)
   // Per kernel launch that ran on the SM: the blocks and warps of it an empty SM holds at once and
-  // the resource that bounds them ("blocks", "warp_slots", "threads", "registers", "shared_memory").
-  struct LaunchOccupancy {
+  // the resource that bounds them ("blocks", "warp_slots", "threads", "registers", "shared_memory"),
+  // and the share of the SM's scheduler cycles, instructions and resident warps that was its
+  // (docs/statistics.md, "Per launch": summed over the launches they equal the SM's).
+  struct Launch {
     uint64_t launch_id = 0;
     unsigned blocks = 0, warps = 0;
     std::string limited_by;
+    std::vector<Scheduler> schedulers;
+    uint64_t thread_insts = 0;
+    uint64_t warp_resident_cycles = 0;
   };
-  std::vector<LaunchOccupancy> launches;
+  std::vector<Launch> launches;
   uint64_t inst_class[size_t(InstClass::Count)] = {};  // warp instructions by class
   uint64_t warp_resident_cycles = 0;  // resident warps integrated over cycles (warps x cycles)
   uint64_t warp_insts = 0;

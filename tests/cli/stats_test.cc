@@ -188,3 +188,68 @@ TEST_CASE("compare: a file that is not a statistics file of a known schema exits
     CHECK_THAT(r.err, Contains(kStats + c.file));
   }
 }
+
+namespace {
+// The copy kernel (tests/data/stats/copy.ptx) over n = 1024 words: 8 blocks of 128 threads.
+json exec_copy(const std::string& preset) {
+  const std::string s = temp_path("copy_stats.json");
+  RunResult r = run_gpuvp(fmt::format(
+      "exec --preset {} --ptx {}copy.ptx -k copy --grid 8 --block 128 --arg buf:u32:1024:rand=1 --arg buf:u32:1024 "
+      "--arg i32:1024 --stats {}",
+      preset, kStats, s));
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  return read_stats(s);
+}
+}  // namespace
+
+TEST_CASE("stats: DRAM bytes of a copy kernel of 4096 bytes, per launch and over the run") {
+  const uint64_t n = 4096;  // bytes copied: 1024 words
+  for (const char* preset : {"flexgrip", "tx2"}) {
+    INFO(preset);
+    const json j = exec_copy(preset);
+    const json& l = j["launches"][0]["dram"];
+    // The kernel reads its input once; without caches (flexgrip) it writes its output to DRAM, with
+    // tx2's write-back L2 the 128 dirty sectors stay there until the host reads the output back.
+    CHECK(l["read_bytes"] == n);
+    CHECK(l["write_bytes"] == (std::string(preset) == "flexgrip" ? n : 0));
+    const double secs = double(j["launches"][0]["end_ps"].get<uint64_t>() - j["launches"][0]["start_ps"].get<uint64_t>()) * 1e-12;
+    CHECK(l["bandwidth_gbs"].get<double>() ==
+          Approx(double(l["read_bytes"].get<uint64_t>() + l["write_bytes"].get<uint64_t>()) / secs / 1e9));
+    // exec copies both buffers in and out (2 x 4096 each way), plus the kernel's n each way (on tx2
+    // the output's write-back when the host reads it).
+    CHECK(j["dram"]["read_bytes"] == 3 * n);
+    CHECK(j["dram"]["write_bytes"] == 3 * n);
+    CHECK(j["dram"]["bandwidth_gbs"].get<double>() == Approx(6.0 * n / j["sim_seconds"].get<double>() / 1e9));
+  }
+}
+
+TEST_CASE("stats: per-launch issue cycles of concurrent kernels on one SM add up to the SM's") {
+  // Two streams of two timer-spin kernels on tk1: stream 2's kernels overlap stream 1's on SM 0.
+  const std::string s = temp_path("mk_stats.json");
+  RunResult r = run_gpuvp(fmt::format("experiment {}/experiments/tk1_multikernel.json --stats {}", GPUVP_SOURCE_DIR, s));
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  const json j = read_stats(s);
+  REQUIRE(j["launches"].size() == 4);
+  for (size_t i = 0; i < j["sms"].size(); ++i) {
+    const json& is = j["sms"][i]["issue"];
+    json stalls = json::object();
+    uint64_t insts = 0, cycles = 0, sms_launches = 0;
+    for (const json& l : j["launches"])
+      for (const json& p : l["issue"]["per_sm"]) {
+        if (p["sm"] != i) continue;
+        ++sms_launches;
+        for (auto& [k, v] : p["stall_cycles"].items()) stalls[k] = stalls.value(k, uint64_t{0}) + v.get<uint64_t>();
+        insts += p["warp_insts"].get<uint64_t>();
+        cycles += p["scheduler_cycles"].get<uint64_t>();
+      }
+    INFO("sm " << i << ": " << is.dump());
+    CHECK(sms_launches >= 2);
+    CHECK(stalls == is["stall_cycles"]);
+    CHECK(insts == is["warp_insts"].get<uint64_t>());
+    CHECK(cycles == is["cycles"].get<uint64_t>() * is["schedulers"].get<uint64_t>());
+  }
+  // Launches overlap on SM 0 (the test is about concurrent kernels): K3 starts before K1 ends.
+  CHECK(j["launches"][1]["start_ps"].get<uint64_t>() < j["launches"][0]["end_ps"].get<uint64_t>());
+}

@@ -1,0 +1,61 @@
+// gpuvp deadline's profile cache (docs/deadline.md, "Profile cache"): measured E(K, n) written once per
+// configuration and kernel, and read back by the next run instead of measuring again.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/subprocess.h"
+
+using namespace gpuvp::test;
+using nlohmann::json;
+
+namespace {
+// One medium application of one kernel (4 blocks of 1024 threads spinning 100 µs) with measured profiles.
+std::string write_set(const std::string& dir) {
+  const std::string f = dir + "/set.json";
+  std::ofstream(f) << json{{"policies", {"fifo"}}, {"profiles", "measured"},
+                           {"applications", {{{"name", "M"}, {"priority", "medium"}, {"release_us", 0}, {"deadline_us", 500},
+                                              {"kernels", {{{"blocks", 4}, {"threads", 1024}, {"spin_us", 100}}}}}}}}
+                              .dump();
+  return f;
+}
+
+json profile_used(const std::string& dir, const std::string& cache, const std::string& set) {
+  RunResult r = run_cmd(fmt::format("GPUVP_PROFILE_CACHE={} {} deadline {} --preset tx2 --out {}", cache, GPUVP_BINARY, set, dir));
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  return json::parse(slurp(dir + "/deadline.json"))["profile_us"];
+}
+}  // namespace
+
+TEST_CASE("deadline: measured profiles are cached per configuration and kernel, and reused") {
+  const std::string dir = temp_path("deadline_cache"), cache = dir + "/profiles";
+  std::filesystem::create_directories(dir);
+  const std::string set = write_set(dir);
+  const json first = profile_used(dir, cache, set);
+  // One file, for tx2 and this kernel, holding E(K, 1) and E(K, 2) in ns: about 200 and 100 µs (4 blocks
+  // of 1024 threads, 2 per SM: two waves on 1 SM, one on 2).
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(cache)) files.push_back(e.path());
+  REQUIRE(files.size() == 1);
+  json cached = json::parse(slurp(files[0].string()));
+  REQUIRE(cached["profile_ns"].size() == 2);
+  CHECK(cached["profile_ns"][0].get<double>() == Approx(200000).epsilon(0.05));
+  CHECK(cached["profile_ns"][1].get<double>() == Approx(100000).epsilon(0.05));
+  // The next run reads the file instead of measuring: a profile written into it is the one used.
+  cached["profile_ns"] = {300000, 150000};
+  std::ofstream(files[0]) << cached.dump();
+  const json second = profile_used(dir, cache, set);
+  INFO(first.dump() << " then " << second.dump());
+  CHECK(second == json::array({json::array({json::array({300.0, 150.0})})}));  // application 0, kernel 0, n = 1, 2
+  CHECK(first[0][0][0].get<double>() == Approx(200).epsilon(0.05));
+  // Another configuration is another key: measured again, a second file.
+  RunResult r = run_cmd(fmt::format("GPUVP_PROFILE_CACHE={} {} deadline {} --preset tx2 --set host.launch_latency_ns=10000 --out {}",
+                                    cache, GPUVP_BINARY, set, dir));
+  REQUIRE(r.status == 0);
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(cache)) ++n;
+  CHECK(n == 2);
+  std::filesystem::remove_all(dir);
+}
