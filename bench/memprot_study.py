@@ -6,8 +6,8 @@
 
 Per workload: the memory profile (objects, footprint and access shares, hot objects), then SDC counts
 over RUNS stuck-at runs per setting (1 and 5 faulty blocks; 2, 3 and 4 stuck bits; blocks drawn in
-proportion to their L1 misses) as the read-only objects are duplicated cumulatively, most accessed
-first, and with the hot objects triplicated; then the kernel-cycle overhead of duplicating /
+proportion to their L1 misses) as the read-only objects are duplicated cumulatively, most accesses
+per byte first, and with the hot objects triplicated; then the kernel-cycle overhead of duplicating /
 triplicating the hot objects only against every read-only object. Writes OUT_DIR/summary.md, the
 JSON of every campaign, and with --img the plots. Prints each campaign's wall time.
 """
@@ -68,7 +68,8 @@ def campaign(w, opt, name, runs, blocks, bits, sets):
 
 def study(w, opt, lines):
     prof, csv = profile(w, opt)
-    ro = sorted([o for o in prof["objects"] if o["read_only"]], key=lambda o: -o["accesses"])
+    # Hottest first: accesses per byte (a small object every warp reads beats a large streamed one).
+    ro = sorted([o for o in prof["objects"] if o["read_only"]], key=lambda o: -o["accesses"] / o["bytes"])
     hot = prof["hot_objects"]
     lines += [f"### {w}", "", "| object | bytes | footprint % | access % | read-only | hot |", "|---|---|---|---|---|---|"]
     for o in prof["objects"]:
@@ -114,11 +115,13 @@ def plot(w, opt, csv, levels, sdc):
                     csv, os.path.join(opt.img, f"memprot-profile-{w}.png"), f"{w}: accesses per 128-byte block"],
                    check=True)
     fig, ax = plt.subplots(figsize=(8, 4))
-    xs = range(len(levels))
+    xs = list(range(len(levels)))
     for b in (1, 5):
         for k in (2, 3, 4):
-            ax.plot(xs, [sdc[(n, b, k)] for n, _ in levels], marker="o", label=f"{b} block(s), {k} bits")
-    ax.set_xticks(list(xs))
+            # The duplication levels are cumulative (a line); triplication of the hot objects stands apart.
+            line = ax.plot(xs[:-1], [sdc[(n, b, k)] for n, _ in levels[:-1]], marker="o", label=f"{b} block(s), {k} bits")
+            ax.plot([xs[-1]], [sdc[(levels[-1][0], b, k)]], marker="s", color=line[0].get_color())
+    ax.set_xticks(xs)
     ax.set_xticklabels([n for n, _ in levels], rotation=20, fontsize=7)
     ax.set_ylabel(f"SDC runs of {opt.runs}")
     ax.set_title(f"{w}: SDCs as objects are protected")

@@ -4,7 +4,8 @@
   /usr/bin/python3 scripts/plot_mem_profile.py BLOCKS.csv OUT.png [TITLE]
 
 BLOCKS.csv is what `gpuvp profile-memory --csv` writes (rank,object,block,addr,accesses,l1_misses,warps,hot).
-The hot blocks (the prefix holding the profile's hot share of the accesses) are left of the dashed line.
+The hot blocks (the prefix holding the profile's hot share of the accesses) are left of the dashed line;
+the scale is logarithmic (blocks never accessed do not show).
 """
 import csv
 import sys
@@ -35,7 +36,8 @@ def main(argv):
     if nhot:
         ax.axvline(nhot - 0.5, color="black", linestyle="--", linewidth=1, label=f"hot blocks ({nhot})")
     ax.set_xlabel("128-byte blocks, most accessed first")
-    ax.set_ylabel("accesses (warp transactions)")
+    ax.set_yscale("log")  # hot blocks take orders of magnitude more accesses than the rest
+    ax.set_ylabel("accesses (warp transactions, log scale)")
     ax.set_title(argv[3] if len(argv) == 4 else "memory profile")
     ax.legend(fontsize=8)
     fig.tight_layout()
