@@ -12,12 +12,17 @@
 // 0xe00 and 0xf00.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <map>
 
 #include "faultinj/job.h"
 #include "faultinj/mem_campaign.h"
 #include "sw/isa/address_map.h"
+#include "common/subprocess.h"
 
 using namespace gpuvp;
 using namespace gpuvp::fi;
@@ -252,4 +257,39 @@ TEST_CASE("fault models: stuck bits are k, pairwise non-adjacent, in a word of t
     CHECK(w.addr < 0x10000 + 4 * kProfileBlockBytes);
     CHECK((w.values & ~w.mask) == 0);
   }
+}
+
+TEST_CASE("profile-memory and mem-campaign: output, and bad input exits 2 naming it") {
+  const std::string csv = test::temp_path("blocks.csv");
+  test::RunResult r = test::run_gpuvp(fmt::format("profile-memory --preset tx2 --workload matVec --launch tall --csv {}", csv));
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  // x (64 floats, 2 blocks) is read by each of the 4 blocks' 2 warps in every one of the 64 loop steps,
+  // one 4-byte transaction each: 256 accesses per block of x, 512 in all; A (256 x 64, 512 blocks)
+  // 4 transactions per 128-byte block.
+  CHECK(r.out.find("hot objects: x\n") != std::string::npos);
+  std::ifstream f(csv);
+  std::string header, first;
+  std::getline(f, header);
+  std::getline(f, first);
+  CHECK(header == "rank,object,block,addr,accesses,l1_misses,warps,hot");
+  CHECK(first.rfind("0,x,0,", 0) == 0);
+  CHECK(first.find(",256,256,8,1") != std::string::npos);
+  std::remove(csv.c_str());
+  r = test::run_gpuvp("profile-memory --workload nosuch");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("nosuch") != std::string::npos);
+  r = test::run_gpuvp("mem-campaign --workload matVec --choice warm");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("--choice") != std::string::npos);
+  r = test::run_gpuvp("run --workload matVec --set protect.duplicate=x,x");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("'x' named twice") != std::string::npos);
+  r = test::run_gpuvp("mem-campaign --preset tx2 --workload matVec --launch tall --runs 20 --blocks 1 --bits 2 --choice hot "
+                      "--protect-hot detect --output-type f32");
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  // Every faulty block is in x, which is duplicated: no SDC, only detected errors and masked runs.
+  CHECK(r.out.find("  sdc ") == std::string::npos);
+  CHECK(r.out.find("duplicated [x]") != std::string::npos);
 }
