@@ -167,7 +167,7 @@ TEST_CASE("protection: faults in an unprotected object give the outcomes of a pl
   CHECK(seen[Outcome::SDC] > 0);  // the comparison covers corrupted outputs, not only masked runs
 }
 
-TEST_CASE("protection: fault-free outputs identical; no protected access, no extra cycle") {
+TEST_CASE("protection: fault-free outputs identical, and no protected access costs no extra cycle") {
   const GoldenRun plain = run_golden(factory(tx2()));
   const GoldenRun dup = run_golden(factory(tx2("args[1]")));
   const GoldenRun trip = run_golden(factory(tx2("", "args[1]")));
