@@ -23,6 +23,7 @@
 #include "cli/exec.h"
 #include "cli/deadline.h"
 #include "cli/experiment.h"
+#include "cli/memprot.h"
 #include "cli/options.h"
 #include "cli/rta.h"
 #include "cli/run.h"
@@ -122,6 +123,21 @@ int run_command(int argc, char* argv[]) {
   run->add_option("--launch,-l", launch, "Launch configuration of the workload (default: its first)");
   add_uint_option(run, "--seed", seed, "Seed of the input generator", 0, ~uint64_t{0});
   add_output_options(run, run_out);
+
+  ConfigOpts prof_co, memc_co;
+  MemJobOptions prof_job, memc_job;
+  ProfileOptions prof_opts;
+  MemCampaignCliOptions memc_opts;
+  auto* profile = app.add_subcommand("profile-memory", "Profile the memory accesses of a workload or launch per data "
+                                                      "object and 128-byte block (docs/reliability.md)");
+  prof_co.add(profile);
+  prof_job.add(profile);
+  prof_opts.add(profile);
+  auto* memc = app.add_subcommand("mem-campaign", "Stuck-at faults in the application's data, with or without "
+                                                 "protection of hot objects (docs/reliability.md)");
+  memc_co.add(memc);
+  memc_job.add(memc);
+  memc_opts.add(memc);
 
   bool reference = false;
   auto* config = app.add_subcommand("config", "Print the effective configuration");
@@ -272,6 +288,8 @@ int run_command(int argc, char* argv[]) {
 
   return run_guarded([&]() -> int {
     if (*run) return cmd_run(run_co.build(), workload, launch, seed, run_out);
+    if (*profile) return cmd_profile_memory(prof_co.build(), prof_job, prof_opts);
+    if (*memc) return cmd_mem_campaign(memc_co.build(), memc_job, memc_opts);
     if (*config) {
       if (reference)
         print_out("{}", config_reference_markdown());

@@ -18,6 +18,7 @@
 #include "platform/output_file.h"
 #include "platform/platform.h"
 #include "platform/user_file.h"
+#include "sw/runtime/object_host.h"
 
 namespace gpuvp {
 
@@ -268,10 +269,12 @@ ExecJob ExecJob::parse(const json& d, const ExecSource& src) {
 void ExecJob::run(rt::Runtime& rt) {
   rt::Module m = rt.load_module(text, ptx_path);
   rt::KernelArgs ka;
-  for (auto& a : args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const auto& a = args[i];
     if (a.buf >= 0) {
       ExecBuffer& b = bufs[a.buf];
       b.ptr = rt.malloc(b.bytes.size());
+      rt::name_allocation(rt, b.ptr, fmt::format("args[{}]", i));  // as the output checks name it
       rt.memcpy_h2d(b.ptr, b.bytes.data(), b.bytes.size());
       ka.ptr(b.ptr);
     } else {

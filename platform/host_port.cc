@@ -10,8 +10,8 @@
 namespace gpuvp {
 
 HostPort::HostPort(sc_core::sc_module_name name, const rt::DeviceProps& props, ErrorSink& errors, PrintSink& prints,
-                   Memory& gmem)
-    : sc_module(name), props_(props), errors_(errors), prints_(prints), gmem_(gmem) {
+                   Memory& gmem, DataObjects& objects)
+    : sc_module(name), props_(props), errors_(errors), prints_(prints), gmem_(gmem), objects_(objects) {
   SC_THREAD(host_thread);
   SC_METHOD(watch_scheduler);
   sensitive << rdy << kernel_done;

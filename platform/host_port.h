@@ -18,12 +18,14 @@
 #include "models/common/error_sink.h"
 #include "models/common/print_sink.h"
 #include "models/memory/memory.h"
+#include "models/memprot/data_objects.h"
 #include "models/scheduler/concurrent_dispatcher.h"
+#include "sw/runtime/object_host.h"
 #include "sw/runtime/runtime.h"
 
 namespace gpuvp {
 
-class HostPort : public sc_core::sc_module, public rt::HostInterface {
+class HostPort : public sc_core::sc_module, public rt::HostInterface, public rt::ObjectHost {
  public:
   tlm_utils::simple_initiator_socket<HostPort> bus{"bus"};  // to the host bus
   sc_core::sc_in<bool> rdy{"rdy"};
@@ -31,7 +33,7 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface {
 
   // `gmem` is the global memory whose bounds check the driver maps allocations into.
   HostPort(sc_core::sc_module_name name, const rt::DeviceProps& props, ErrorSink& errors, PrintSink& prints,
-           Memory& gmem);
+           Memory& gmem, DataObjects& objects);
   SC_HAS_PROCESS(HostPort);
 
   // The concurrent-kernel mode: work goes to this dispatcher's queues (the platform sets its on_done
@@ -63,8 +65,17 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface {
   void wait_kernel_done(uint64_t& start_ps, uint64_t& end_ps) override;
   const rt::DeviceProps& props() const override { return props_; }
   void wait_ns(double ns) override { wait(sc_core::sc_time(ns, sc_core::SC_NS)); }
-  void map_global(uint64_t addr, uint64_t size) override { gmem_.map(addr, size); }
-  void unmap_global(uint64_t addr) override { gmem_.unmap(addr); }
+  void map_global(uint64_t addr, uint64_t size) override {
+    gmem_.map(addr, size);
+    objects_.add(addr, size);
+  }
+  void unmap_global(uint64_t addr) override {
+    gmem_.unmap(addr);
+    objects_.remove(addr);
+  }
+  void name_global(uint64_t addr, const std::string& name) override { objects_.rename(addr, name); }
+  unsigned copies_wanted(uint64_t addr) const override { return objects_.copies_wanted(addr); }
+  void set_replicas(uint64_t addr, const std::vector<uint64_t>& copies) override { objects_.set_replicas(addr, copies); }
   std::string take_device_output() override { return prints_.take(); }
   bool concurrent() const override { return disp_ != nullptr; }
   void submit(rt::WorkRequest w) override;
@@ -93,6 +104,7 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface {
   ErrorSink& errors_;
   PrintSink& prints_;
   Memory& gmem_;
+  DataObjects& objects_;
   std::function<void(rt::Runtime&)> program_;
   std::exception_ptr failure_;
   bool finished_ = false;

@@ -41,6 +41,11 @@ PlatformImpl::PlatformImpl(sc_core::sc_module_name name, const Config& c, const 
   for (auto& [module, level] : parse_log_modules(cfg.s("log.modules"))) log::set_level(module, level);
 
   build_memories();
+  try {
+    objects = std::make_unique<DataObjects>(ProtectionConfig::from(cfg.params("protect", "")));
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(e.what());  // it names the keys and the object
+  }
   cfgblk = std::make_unique<ConfigBlock>("cfg", ConfigBlockConfig::from(cfg.params("cfgblock", "gpu.cfg"), clk), reg);
   build_arbiters();
   build_scheduler();
@@ -56,6 +61,7 @@ PlatformImpl::PlatformImpl(sc_core::sc_module_name name, const Config& c, const 
     sc.concurrent = concurrent;
     sc.caches = SmCaches::from(cfg.params("sm", "gpu." + nm));
     sms.push_back(std::make_unique<Sm>(nm.c_str(), sc, reg, errors, "gpu." + nm, &prints));
+    sms.back()->set_data_objects(objects.get());
     sms.back()->record_blocks(false);  // Platform::record_timeline asks for them
   }
   prints.set_capacity(uint64_t(cfg.i("host.printf_fifo_bytes")));
@@ -63,7 +69,7 @@ PlatformImpl::PlatformImpl(sc_core::sc_module_name name, const Config& c, const 
   if (sched) sched->record_history(false);  // Platform::record_markers asks for them
   if (concurrent) build_concurrent();
   bus = std::make_unique<HostBus>("host_bus", HostBusConfig::from(cfg.params("host", "gpu.host_bus")));
-  host = std::make_unique<HostPort>("host", dev, errors, prints, *gmem);
+  host = std::make_unique<HostPort>("host", dev, errors, prints, *gmem, *objects);
   wire();
   SC_METHOD(watch_dispatch);  // observes only: block dispatches for statistics and fault triggers
   for (auto& e : smp_en) sensitive << e;
@@ -396,5 +402,9 @@ void Platform::set_retire_observer(unsigned sm, RetireObserver* o) { impl_->sms.
 uint64_t Platform::warp_insts(unsigned sm) const { return impl_->sms.at(sm)->stats().warp_insts; }
 std::vector<std::pair<uint64_t, uint64_t>> Platform::kernel_windows() const { return impl_->host->windows(); }
 uint64_t Platform::clock_period_ps() const { return impl_->clk.period().value(); }
+
+DataObjects& Platform::data_objects() { return *impl_->objects; }
+
+void Platform::stick_global(uint64_t addr, uint32_t mask, uint32_t values) { impl_->gmem->stick(addr, mask, values); }
 
 }  // namespace gpuvp

@@ -12,6 +12,7 @@
 
 #include "models/cache/cache_core.h"
 #include "models/common/registry.h"
+#include "models/memprot/data_objects.h"
 #include "models/sm/sm_config.h"
 #include "platform/config/config.h"
 #include "sw/runtime/host_interface.h"
@@ -130,6 +131,12 @@ class Platform {
   uint64_t warp_insts(unsigned sm) const;
   // The clock period of the GPU, in ps.
   uint64_t clock_period_ps() const;
+  // The application's allocations with their names and protection (models/memprot/data_objects.h);
+  // set its `observer` before run() to profile the memory accesses (platform/mem_profile.h).
+  DataObjects& data_objects();
+  // A permanent stuck-at fault in global memory's cells (Memory::stick): the bits of `mask` of the
+  // word at `addr` hold those of `values`.
+  void stick_global(uint64_t addr, uint32_t mask, uint32_t values);
 
   PlatformStats stats() const;
   // Every block of every kernel, in start order; kept only after record_timeline() (before run()).

@@ -21,6 +21,7 @@
 #include "models/scheduler/concurrent_dispatcher.h"
 #include "models/sm/sm.h"
 #include "platform/config/config.h"
+#include "models/memprot/data_objects.h"
 #include "platform/host_port.h"
 #include "platform/platform.h"
 #include "rtl/block_scheduler_wrapper.h"
@@ -42,6 +43,7 @@ class PlatformImpl : public sc_core::sc_module {
   rt::DeviceProps dev;
 
   std::unique_ptr<Memory> gmem, sysmem, cmem;
+  std::unique_ptr<DataObjects> objects;  // allocations with names and protection (models/memprot)
   std::unique_ptr<L2Cache> l2;  // tk1, tx2: between the global and fetch arbiters and the memories; none on flexgrip
   std::unique_ptr<ConfigBlock> cfgblk;
   std::unique_ptr<ArbitratedTarget> arb_gmem_rd, arb_gmem_wr, arb_cmem, arb_sysmem, arb_cfg;

@@ -220,7 +220,29 @@ void Memory::store(uint64_t off, const void* src, size_t n) {
   };
   for (uint64_t i = first; i <= last; ++i) digest_ ^= word_digest(i, word(i));
   std::memcpy(data_ + off, src, n);
+  if (!stuck_.empty()) force_stuck(first, last);
   for (uint64_t i = first; i <= last; ++i) digest_ ^= word_digest(i, word(i));
+}
+
+void Memory::force_stuck(uint64_t first, uint64_t last) {
+  for (auto it = stuck_.lower_bound(first); it != stuck_.end() && it->first <= last; ++it) {
+    uint32_t w;
+    std::memcpy(&w, data_ + it->first * 4, 4);
+    w = (w & ~it->second.mask) | (it->second.values & it->second.mask);
+    std::memcpy(data_ + it->first * 4, &w, 4);
+  }
+}
+
+void Memory::stick(uint64_t addr, uint32_t mask, uint32_t values) {
+  if (addr % 4 || addr < cfg_.base || addr - cfg_.base >= cfg_.size)
+    throw std::out_of_range(fmt::format("{}: no aligned word at {:#x} for a stuck-at fault", name(), addr));
+  const uint64_t off = addr - cfg_.base;
+  Stuck& s = stuck_[off / 4];
+  s.values = (s.values & ~mask) | (values & mask);
+  s.mask |= mask;
+  uint32_t w;
+  std::memcpy(&w, data_ + off, 4);
+  store(off, &w, 4);  // forces the word as it is now
 }
 
 }  // namespace gpuvp

@@ -74,6 +74,11 @@ class Memory : public sc_core::sc_module {
   // What a timed access of [addr, addr + len) may touch: anything without protection, else a mapped range.
   bool allows(uint64_t addr, uint64_t len) const { return !protect_ || mapped(addr, len); }
 
+  // A permanent stuck-at fault in the cells of the 32-bit word at `addr` (aligned to 4): the bits of
+  // `mask` hold the bits of `values` whatever is written, from now on (what the word holds now
+  // included). Every later write, timed or not, is forced the same way; reads see the forced cells.
+  void stick(uint64_t addr, uint32_t mask, uint32_t values);
+
   uint64_t reads() const { return reads_; }
   uint64_t writes() const { return writes_; }
   // Bytes of the timed accesses (every port: the GPU's, the host's copies; an atomic reads and
@@ -98,6 +103,11 @@ class Memory : public sc_core::sc_module {
   DramBus bus_;  // DRAM: the shared data bus
   std::vector<sc_core::sc_time> port_free_;  // with a recovery time: when each port may be used again
   std::map<uint64_t, uint64_t> mapped_;  // base -> size
+  struct Stuck {
+    uint32_t mask = 0, values = 0;
+  };
+  std::map<uint64_t, Stuck> stuck_;  // word index -> its stuck bits (empty: no cost on writes)
+  void force_stuck(uint64_t first_word, uint64_t last_word);
 };
 
 }  // namespace gpuvp

@@ -138,6 +138,7 @@ bool SimtCore::write_segment(Warp& w, const Segment& s, uint64_t lo, uint64_t hi
 
 // Global (or constant) accesses of the lanes in m: addresses in addr_, data in buf_.
 bool SimtCore::global_lanes(Warp& w, uint32_t m, unsigned size, bool write, CoreEnv::Port port) {
+  env_.warp_tag = blocks_[w.block].linear << 16 | w.in_block;
   if (pipe_) return fg_memory(w, m, size, write, port);
   MemIssue is{now_, now_};
   if (port == CoreEnv::Port::Const && cfg_.caches.ccache.present()) {
@@ -348,6 +349,7 @@ void SimtCore::do_st(Warp& w, const Inst& in, uint32_t m) {
 // returns the old value, or false after reporting a fault.
 bool SimtCore::global_atomic(Warp& w, const Inst& in, unsigned l, unsigned size, uint64_t bv, uint64_t cv,
                              MemIssue& is, uint64_t& old) {
+  env_.warp_tag = blocks_[w.block].linear << 16 | w.in_block;
   atom_ext_.op = in.mod.atom;
   atom_ext_.type = in.type;
   atom_ext_.operand = bv;

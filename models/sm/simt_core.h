@@ -68,6 +68,10 @@ class CoreEnv {
   virtual void print(DevicePrint /*line*/) {}
   // Bytes of text a line may have at most (the printf FIFO's size): longer ones are not made.
   virtual size_t print_capacity() const { return ~size_t{0}; }
+
+  // The warp whose global accesses follow (block linear index << 16 | warp in block), set by the core
+  // before them: the memory profiler counts the distinct warps touching each block.
+  uint64_t warp_tag = 0;
 };
 
 // A kernel's launch as the SMP controller set it up (kernel_desc.h), with the linear indices of the

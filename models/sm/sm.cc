@@ -2,13 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstring>
 #include <map>
+#include <vector>
 
 #include "sw/isa/address_map.h"
 #include "models/cache/timed_cache.h"
 #include "models/common/demand_extension.h"
 #include "models/common/hold_extension.h"
 #include "models/common/log.h"
+#include "models/memprot/data_objects.h"
 #include "sw/isa/config_regs.h"
 #include "models/sm/simt_core.h"
 
@@ -48,6 +52,7 @@ class SmCore : public CoreEnv {
   }
 
   uint64_t timing_hash() const { return core_.timing_hash(); }
+  void set_data_objects(DataObjects* d) { objs_ = d; }
   void record_issues(bool on) { core_.set_issue_log(on ? &issues_ : nullptr); }
   void set_retire_observer(RetireObserver* o) { core_.set_retire_observer(o); }
   void record_blocks(bool on) { record_blocks_ = on; }
@@ -62,6 +67,7 @@ class SmCore : public CoreEnv {
   // Through the port's cache when the SM has one (sm_caches.h), else straight to the port.
   uint64_t access(Port port, uint64_t addr, uint8_t* data, unsigned len, bool write, AtomicExtension* atomic,
                   uint64_t at, Fault& fault) override {
+    if (objs_ && objs_->observer && port != Port::Fetch && port != Port::Const) observe(addr, len, write);
     if (atomic && l1d_) l1d_->clean(addr, addr + len, true, at);  // performed at the memory: the L1 copy is stale
     TimedCache* c = atomic ? nullptr : cache(port);
     const bool bypass = !c && l1d_ && !atomic && port == Port::GlobalRead;  // a plain load the L1 does not cache
@@ -78,6 +84,7 @@ class SmCore : public CoreEnv {
     done = write ? c->write(addr, data, len, at) : c->read(addr, data, len, at);
     release_ = c->accepted() + 1;
     if (done != TimedCache::kFail) return done;
+    if (fault.kind == kDetected) return kFail;  // the copies' mismatch names itself
     // Name the access itself, not the cache's sector fetch that failed for it.
     fault.message = fmt::format("{} on {} {} of {} bytes at {:#x}", trans_.get_response_string(),
                                 socket(port).basename(), write ? "write" : "read", len, addr);
@@ -223,8 +230,69 @@ class SmCore : public CoreEnv {
   const std::vector<BlockRecord>& records() const { return records_; }
 
  private:
+  static constexpr const char* kDetected = "detected";
+
+  // Every transaction leaving the SM. Global data transactions meet the data objects: the profiler
+  // counts the reads that leave (L1 misses) and protected objects' copies are accessed too.
   uint64_t transport(tlm_utils::simple_initiator_socket<Sm>& s, uint64_t addr, uint8_t* data, unsigned len, bool write,
                      AtomicExtension* atomic, uint64_t at, Fault& fault, DemandExtension* demand = nullptr) {
+    if (!objs_ || !(objs_->observer || objs_->protecting()) || (&s != &sm_.gmem_rd && &s != &sm_.gmem_wr))
+      return transport_one(s, addr, data, len, write, atomic, at, fault, demand);
+    // A sector fetch may start before or end after the object: its demanded bytes say whose it is.
+    const uint64_t key = demand ? demand->addr : addr;
+    const size_t oi = objs_->find(key);
+    if (oi != DataObjects::kNone && objs_->observer && !write && !atomic)
+      objs_->observer->l1_miss(oi, key, demand ? demand->len : len);
+    if (oi == DataObjects::kNone || objs_->objects()[oi].replicas.empty())
+      return transport_one(s, addr, data, len, write, atomic, at, fault, demand);
+    return replicated(objs_->objects()[oi], s, addr, data, len, write, atomic, at, fault, demand);
+  }
+
+  void observe(uint64_t addr, unsigned len, bool write) {
+    const size_t oi = objs_->find(addr);
+    if (oi != DataObjects::kNone) objs_->observer->access(oi, addr, len, write, warp_tag);
+  }
+
+  // The access once per copy of object `o`, all issued at `at` (the ports and DRAM serialise them).
+  // A write (or atomic) completes when every copy has it. A read of two copies goes on with the first
+  // to arrive and compares when the second arrives; of three, waits for all and takes the majority.
+  uint64_t replicated(const DataObject& o, tlm_utils::simple_initiator_socket<Sm>& s, uint64_t addr, uint8_t* data,
+                      unsigned len, bool write, AtomicExtension* atomic, uint64_t at, Fault& fault,
+                      DemandExtension* demand) {
+    uint64_t done[3];
+    done[0] = transport_one(s, addr, data, len, write, atomic, at, fault, demand);
+    if (done[0] == kFail) return kFail;
+    const size_t n = 1 + o.replicas.size();
+    for (size_t k = 1; k < n; ++k) {
+      const uint64_t shift = o.replicas[k - 1] - o.base;
+      std::vector<uint8_t>& buf = copy_buf_[k - 1];
+      buf.assign(data, data + len);
+      DemandExtension d2;
+      if (demand) d2.addr = demand->addr + shift, d2.len = demand->len;
+      AtomicExtension a2;
+      if (atomic) a2 = *atomic;  // the same operation on every copy; the first copy's old value is returned
+      done[k] = transport_one(s, addr + shift, buf.data(), len, write, atomic ? &a2 : nullptr, at, fault,
+                              demand ? &d2 : nullptr);
+      if (done[k] == kFail) return kFail;
+    }
+    if (write || atomic) return *std::max_element(done, done + n);
+    const uint64_t lo = std::max(addr, o.base) - addr, hi = std::min(addr + len, o.base + o.size) - addr;
+    if (n == 3) {
+      majority3(data + lo, copy_buf_[0].data() + lo, copy_buf_[1].data() + lo, data + lo, hi - lo);
+      return *std::max_element(done, done + n);
+    }
+    if (std::memcmp(data + lo, copy_buf_[0].data() + lo, hi - lo) != 0) {
+      fault.kind = kDetected;
+      fault.message = fmt::format("detected error: the two copies of '{}' differ in [{:#x}, {:#x})", o.name,
+                                  addr + lo, addr + hi);
+      return kFail;
+    }
+    return std::min(done[0], done[1]);  // equal data: the first to arrive is used
+  }
+
+  uint64_t transport_one(tlm_utils::simple_initiator_socket<Sm>& s, uint64_t addr, uint8_t* data, unsigned len,
+                         bool write, AtomicExtension* atomic, uint64_t at, Fault& fault,
+                         DemandExtension* demand = nullptr) {
     using namespace sc_core;
     sc_time now = sc_time_stamp();
     sc_time t = sc_time::from_value(at * pv_);
@@ -323,6 +391,8 @@ class SmCore : public CoreEnv {
   uint32_t block_idx_ = 0;
   uint64_t release_ = 0;  // cycle the last transaction released its port
   bool done_ = false;
+  DataObjects* objs_ = nullptr;            // the platform's data objects (profiler, protection); may be null
+  std::vector<uint8_t> copy_buf_[2];       // the copies' data of a replicated access
 };
 
 void SmCore::controller() {
@@ -496,6 +566,7 @@ void Sm::assign(const BlockWork& w) { core_->assign(w); }
 void Sm::set_horizon(uint64_t ps) { core_->set_horizon(ps); }
 void Sm::record_issues(bool on) { core_->record_issues(on); }
 void Sm::record_blocks(bool on) { core_->record_blocks(on); }
+void Sm::set_data_objects(DataObjects* d) { core_->set_data_objects(d); }
 uint64_t Sm::timing_hash() const { return core_->timing_hash(); }
 std::vector<uint64_t> Sm::issue_times() const { return core_->issue_times(); }
 void Sm::set_retire_observer(RetireObserver* o) { core_->set_retire_observer(o); }

@@ -34,6 +34,7 @@
 namespace gpuvp {
 
 class RetireObserver;  // simt_core.h
+class DataObjects;     // models/memprot
 class SmCore;  // SMP controller state + CoreEnv over the sockets around a SimtCore (sm.cc, simt_core.h)
 
 class Sm : public sc_core::sc_module, public BlockTarget {
@@ -76,6 +77,8 @@ class Sm : public sc_core::sc_module, public BlockTarget {
   std::vector<std::pair<std::string, CacheStats>> cache_stats() const;
   // Keeps a BlockRecord per finished block (on by default; the platform keeps them for a timeline only).
   void record_blocks(bool on);
+  // The platform's data objects: the memory profiler's hooks and the protected objects' copies.
+  void set_data_objects(DataObjects* d);
   const std::vector<BlockRecord>& block_records() const;
 
  private:

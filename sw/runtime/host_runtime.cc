@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
+
 #include "sw/isa/config_regs.h"
 #include "sw/ptx/assembler.h"
 
@@ -44,7 +46,11 @@ uint32_t blocks_that_fit(const DeviceProps& p, uint64_t threads, uint32_t regs_p
   return static_cast<uint32_t>(n);
 }
 
-HostRuntime::HostRuntime(HostInterface& host) : host_(host) {}
+HostRuntime::HostRuntime(HostInterface& host) : host_(host), objects_(dynamic_cast<ObjectHost*>(&host)) {}
+
+void name_allocation(Runtime& rt, DevPtr p, const std::string& name) {
+  if (auto* h = dynamic_cast<HostRuntime*>(&rt)) h->name_allocation(p, name);
+}
 
 DevPtr HostRuntime::malloc(size_t bytes) {
   if (bytes == 0) throw RuntimeError("malloc: size 0");
@@ -70,7 +76,41 @@ void HostRuntime::free(DevPtr ptr) {
   auto it = allocs_.find(ptr);
   if (it == allocs_.end()) throw RuntimeError(fmt::format("free: {:#x} is not the start of an allocation", ptr));
   allocs_.erase(it);
+  written_.erase(ptr);
   host_.unmap_global(ptr);
+  auto rep = replicas_.find(ptr);
+  if (rep == replicas_.end()) return;
+  for (DevPtr r : rep->second) {
+    allocs_.erase(r);
+    host_.unmap_global(r);
+  }
+  replicas_.erase(rep);
+}
+
+void HostRuntime::name_allocation(DevPtr p, const std::string& name) {
+  if (!allocs_.count(p)) throw RuntimeError(fmt::format("name_allocation: {:#x} is not the start of an allocation", p));
+  if (objects_) objects_->name_global(p, name);
+}
+
+// The platform protects some objects by replication (docs/reliability.md): before a launch their
+// copies are made (first launch) or refreshed when the host wrote the object since (a kernel's writes
+// reach every copy), with timed copies over the host bus, so the kernel's cycles do not include them.
+// Never refreshed otherwise: a fault in the original must not reach the copies.
+void HostRuntime::replicate_protected() {
+  if (!objects_) return;
+  std::vector<std::pair<DevPtr, size_t>> todo;
+  for (const auto& [p, n] : allocs_)
+    if (objects_->copies_wanted(p) > 1) todo.emplace_back(p, n);
+  for (const auto& [p, n] : todo) {
+    std::vector<DevPtr>& reps = replicas_[p];
+    if (reps.size() + 1 == objects_->copies_wanted(p) && !written_.count(p)) continue;
+    while (reps.size() + 1 < objects_->copies_wanted(p)) reps.push_back(malloc(n));
+    written_.erase(p);
+    std::vector<uint8_t> bytes(n);
+    memcpy_d2h(bytes.data(), p, n);
+    for (DevPtr r : reps) memcpy_h2d(r, bytes.data(), n);
+    objects_->set_replicas(p, reps);
+  }
 }
 
 void HostRuntime::check_range(DevPtr ptr, size_t n, const char* what) const {
@@ -82,7 +122,13 @@ void HostRuntime::check_range(DevPtr ptr, size_t n, const char* what) const {
   throw RuntimeError(fmt::format("{}: [{:#x}, {:#x}) is not inside one allocation", what, ptr, ptr + n));
 }
 
+void HostRuntime::note_write(DevPtr dst) {
+  auto it = allocs_.upper_bound(dst);
+  if (it != allocs_.begin()) written_.insert(std::prev(it)->first);
+}
+
 void HostRuntime::memcpy_h2d(DevPtr dst, const void* src, size_t n) {
+  note_write(dst);
   if (host_.concurrent()) {  // cudaMemcpy: the NULL stream's copy, waited for
     memcpy_h2d_async(dst, src, n, 0);
     return stream_synchronize(0);
@@ -111,6 +157,7 @@ void HostRuntime::memset(DevPtr dst, uint8_t v, size_t n) {
   synchronize();
   if (n == 0) return;
   check_range(dst, n, "memset");
+  note_write(dst);
   std::vector<uint8_t> buf(n, v);
   host_.bus_write(dst, buf.data(), n);
 }
@@ -253,6 +300,7 @@ uint64_t HostRuntime::launch(const Module& m, const std::string& kernel, Dim3 gr
   if (host_.concurrent()) return launch_async(0, m, kernel, grid, block, args, dyn_shmem);
   Guard g(host_);
   synchronize();  // one kernel at a time on this platform
+  replicate_protected();
   KernelDesc d = prepare(m, kernel, grid, block, args, dyn_shmem, bpc);
   const DeviceProps& p = host_.props();
   std::vector<uint32_t> regs(cfgreg::kParamBase + cfgreg::kParamWords, 0);
@@ -352,6 +400,7 @@ uint64_t HostRuntime::launch_sub_async(Stream s, const Module& m, const std::str
                                        const KernelArgs& args, SubKernel part, uint32_t dyn_shmem) {
   if (!host_.concurrent()) return Runtime::launch_sub_async(s, m, kernel, grid, block, args, part, dyn_shmem);
   check_stream(s, "launch");
+  replicate_protected();  // synchronous NULL-stream copies: done before the kernel is queued
   uint32_t bpc = 0;
   auto d = std::make_shared<KernelDesc>(prepare(m, kernel, grid, block, args, dyn_shmem, bpc));
   const uint64_t last = part.last ? part.last : d->grid_blocks();

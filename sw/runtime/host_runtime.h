@@ -3,9 +3,11 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "sw/runtime/host_interface.h"
+#include "sw/runtime/object_host.h"
 #include "sw/runtime/runtime.h"
 
 namespace gpuvp::rt {
@@ -24,6 +26,8 @@ class HostRuntime : public Runtime {
 
   DevPtr malloc(size_t bytes) override;
   void free(DevPtr p) override;
+  // Names an allocation for the platform (object_host.h).
+  void name_allocation(DevPtr p, const std::string& name);
   void memcpy_h2d(DevPtr dst, const void* src, size_t bytes) override;
   void memcpy_d2h(void* dst, DevPtr src, size_t bytes) override;
   void memset(DevPtr dst, uint8_t value, size_t bytes) override;
@@ -92,6 +96,11 @@ class HostRuntime : public Runtime {
 
   HostInterface& host_;
   std::map<DevPtr, size_t> allocs_;  // start -> size
+  std::map<DevPtr, std::vector<DevPtr>> replicas_;  // a protected object's copies (docs/reliability.md)
+  ObjectHost* objects_ = nullptr;  // the host, when it takes names and protects objects
+  std::set<DevPtr> written_;  // allocations the host wrote since the last launch (copies to refresh)
+  void replicate_protected();
+  void note_write(DevPtr dst);  // the host writes the allocation holding dst
   uint64_t sys_next_ = 0, const_next_ = 0;
   std::vector<std::shared_ptr<const ptx::Image>> modules_;
   std::vector<LaunchStats> launches_;

@@ -1,6 +1,7 @@
 #include "sw/workloads/grayFilter.h"
 
 #include "sw/kernels/kernels.h"
+#include "sw/runtime/object_host.h"
 #include "sw/workloads/common.h"
 
 namespace gpuvp::wl::gray_filter {
@@ -63,6 +64,10 @@ class GrayFilter : public Workload {
     size_t n = in.r.size();
     auto m = rt.load_module(kernels::ptx(kernel_source()), kernel_source() + ".ptx");
     rt::DevPtr dr = rt.upload(in.r), dg = rt.upload(in.g), db = rt.upload(in.b), dout = rt.malloc(n * sizeof(float));
+    rt::name_allocation(rt, dr, "r");
+    rt::name_allocation(rt, dg, "g");
+    rt::name_allocation(rt, db, "b");
+    rt::name_allocation(rt, dout, "out");
     rt.memset(dout, 0, n * sizeof(float));
     rt::KernelArgs args;
     args.ptr(dr).ptr(dg).ptr(db).ptr(dout).i32(int32_t(in.width)).i32(int32_t(in.height));

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sw/kernels/kernels.h"
+#include "sw/runtime/object_host.h"
 #include "sw/workloads/common.h"
 
 namespace gpuvp::wl::matrix_mul {
@@ -70,6 +71,9 @@ class MatrixMul : public Workload {
     auto m = rt.load_module(kernels::ptx(kernel_source()), kernel_source() + ".ptx");
     size_t nc = size_t(in.M * in.N);
     rt::DevPtr da = rt.upload(in.A), db = rt.upload(in.B), dc = rt.malloc(nc * sizeof(float));
+    rt::name_allocation(rt, da, "A");
+    rt::name_allocation(rt, db, "B");
+    rt::name_allocation(rt, dc, "C");
     rt.memset(dc, 0, nc * sizeof(float));
     rt::KernelArgs args;
     args.ptr(dc).ptr(da).ptr(db).i32(int32_t(in.M)).i32(int32_t(in.K)).i32(int32_t(in.N));

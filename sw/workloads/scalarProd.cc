@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "sw/kernels/kernels.h"
+#include "sw/runtime/object_host.h"
 #include "sw/workloads/common.h"
 
 namespace gpuvp::wl::scalar_prod {
@@ -70,6 +71,9 @@ class ScalarProd : public Workload {
     Inputs in = generate(cfg, seed);
     auto m = rt.load_module(kernels::ptx(kernel_source()), kernel_source() + ".ptx");
     rt::DevPtr da = rt.upload(in.a), db = rt.upload(in.b), dc = rt.malloc(in.vectors * sizeof(float));
+    rt::name_allocation(rt, da, "a");
+    rt::name_allocation(rt, db, "b");
+    rt::name_allocation(rt, dc, "c");
     rt.memset(dc, 0, in.vectors * sizeof(float));
     rt::KernelArgs args;
     args.ptr(dc).ptr(da).ptr(db).i32(int32_t(in.vectors)).i32(int32_t(in.elements));

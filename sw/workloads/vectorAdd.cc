@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "sw/kernels/kernels.h"
+#include "sw/runtime/object_host.h"
 #include "sw/workloads/common.h"
 
 namespace gpuvp::wl::vector_add {
@@ -63,6 +64,9 @@ class VectorAdd : public Workload {
                                               blocks, threads, n));
     auto m = rt.load_module(kernels::ptx(kernel_source()), kernel_source() + ".ptx");
     rt::DevPtr da = rt.upload(in.a), db = rt.upload(in.b), dc = rt.malloc(n * sizeof(float));
+    rt::name_allocation(rt, da, "a");
+    rt::name_allocation(rt, db, "b");
+    rt::name_allocation(rt, dc, "c");
     rt.memset(dc, 0, n * sizeof(float));
     rt::KernelArgs args;
     args.ptr(da).ptr(db).ptr(dc).i32(int32_t(n));

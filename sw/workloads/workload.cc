@@ -5,9 +5,11 @@
 #include <fmt/format.h>
 
 #include "sw/workloads/bfs.h"
+#include "sw/workloads/conv3x3.h"
 #include "sw/workloads/grayFilter.h"
 #include "sw/workloads/histogram.h"
 #include "sw/workloads/mandelbrot.h"
+#include "sw/workloads/matVec.h"
 #include "sw/workloads/matrixMul.h"
 #include "sw/workloads/nearestNeighbour.h"
 #include "sw/workloads/reduction.h"
@@ -31,6 +33,8 @@ const std::vector<std::unique_ptr<Workload>>& all() {
     w.push_back(histogram::make());
     w.push_back(mandelbrot::make());
     w.push_back(bfs::make());
+    w.push_back(mat_vec::make());
+    w.push_back(conv3x3::make());
     return w;
   }();
   return v;

@@ -249,3 +249,32 @@ TEST_CASE("memory: how long an access holds the memory (HoldExtension)") {
   CHECK(h.hold == sc_time(120, SC_NS));
   CHECK(d == sc_time(120, SC_NS));
 }
+
+TEST_CASE("memory: stuck-at cells force what the word holds and every later write") {
+  Registry reg;
+  Memory mem("mem", cfg(MemoryConfig::Timing::ByteSerial), reg, "g");
+  Initiator ini("ini");
+  ini.out.bind(mem.in);
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  const uint32_t before = 0x12345678;
+  mem.poke(0x1100, &before, 4);
+  mem.stick(0x1100, 0x80000001u, 0x80000000u);  // bit 31 stuck at 1, bit 0 at 0
+  uint32_t v = 0;
+  mem.peek(0x1100, &v, 4);
+  CHECK(v == 0x92345678u);
+  CHECK(reg.at("g").get(0x40) == 0x92345678u);  // the registry's view is the cells'
+  sc_time d = sc_core::SC_ZERO_TIME;
+  uint32_t w = 0x00000001;
+  CHECK(ini.access(tlm::TLM_WRITE_COMMAND, 0x1100, &w, 4, d) == tlm::TLM_OK_RESPONSE);
+  CHECK(ini.access(tlm::TLM_READ_COMMAND, 0x1100, &v, 4, d) == tlm::TLM_OK_RESPONSE);
+  CHECK(v == 0x80000000u);
+  uint8_t byte = 0xff;  // a byte write into the word is forced too; its neighbours keep theirs
+  mem.poke(0x1103, &byte, 1);
+  mem.peek(0x1100, &v, 4);
+  CHECK(v == 0xff000000u);
+  const uint32_t next = 0xffffffff;  // the next word has no stuck cell
+  mem.poke(0x1104, &next, 4);
+  mem.peek(0x1104, &v, 4);
+  CHECK(v == 0xffffffffu);
+  CHECK_THROWS(mem.stick(0x1102, 1, 1));  // not a word
+}

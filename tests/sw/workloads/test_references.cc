@@ -2,9 +2,11 @@
 #include <catch2/catch.hpp>
 
 #include "sw/workloads/bfs.h"
+#include "sw/workloads/conv3x3.h"
 #include "sw/workloads/grayFilter.h"
 #include "sw/workloads/histogram.h"
 #include "sw/workloads/mandelbrot.h"
+#include "sw/workloads/matVec.h"
 #include "sw/workloads/matrixMul.h"
 #include "sw/workloads/nearestNeighbour.h"
 #include "sw/workloads/reduction.h"
@@ -170,4 +172,23 @@ TEST_CASE("bfs level steps on a 5-node graph by hand", "[workloads]") {
   auto bad = bfs::check(in, wrong);
   CHECK_FALSE(bad.ok);
   CHECK_THAT(bad.message, Contains("cost[4]: got 3 expected -1"));
+}
+
+TEST_CASE("matVec reference by hand", "[workloads]") {
+  // A = [[1, 2], [3, 4]] column-major, x = (1, -1): y = (1 - 2, 3 - 4).
+  mat_vec::Inputs in{2, 2, {1, 3, 2, 4}, {1, -1}};
+  REQUIRE(mat_vec::reference(in) == std::vector<double>{-1, -1});
+  CHECK(mat_vec::check(in, {-1, -1}).ok);
+  auto bad = mat_vec::check(in, {-1, -0.5f});
+  CHECK_FALSE(bad.ok);
+  CHECK_THAT(bad.message, Contains("y[1]") && Contains("expected -1"));
+}
+
+TEST_CASE("conv3x3 reference by hand", "[workloads]") {
+  // A 2 x 1 image (3, 5) and the weights 0 except the centre row (1, 2, 4): clamped borders give
+  // out(0) = 1*3 + 2*3 + 4*5 = 29 and out(1) = 1*3 + 2*5 + 4*5 = 33.
+  conv3x3::Inputs in{2, 1, {3, 5}, {0, 0, 0, 1, 2, 4, 0, 0, 0}};
+  REQUIRE(conv3x3::reference(in) == std::vector<double>{29, 33});
+  CHECK(conv3x3::check(in, {29, 33}).ok);
+  CHECK_FALSE(conv3x3::check(in, {29, 34}).ok);
 }

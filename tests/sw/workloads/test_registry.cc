@@ -12,7 +12,8 @@ using Catch::Matchers::Contains;
 
 TEST_CASE("registry lists every workload once, with at least three configurations", "[workloads]") {
   std::vector<std::string> expected = {"vectorAdd", "scalarProd", "grayFilter", "nearestNeighbour", "timerSpin",
-                                       "reduction", "matrixMul",  "histogram",  "mandelbrot",       "bfs"};
+                                       "reduction", "matrixMul",  "histogram",  "mandelbrot",       "bfs",
+                                       "matVec",    "conv3x3"};
   std::vector<std::string> names;
   for (auto& w : all()) names.push_back(w->name());
   CHECK(names == expected);
@@ -75,7 +76,7 @@ TEST_CASE("every configuration's host code launches existing entries with matchi
       {"vectorAdd", {"vectorAdd"}},   {"scalarProd", {"scalarProd"}}, {"grayFilter", {"grayFilter"}},
       {"nearestNeighbour", {"nearestNeighbour"}}, {"timerSpin", {"timerSpin"}}, {"reduction", {"reduction"}},
       {"matrixMul", {"matrixMul"}},   {"histogram", {"histogram"}},   {"mandelbrot", {"mandelbrot"}},
-      {"bfs", {"bfsStep", "bfsUpdate"}}};
+      {"bfs", {"bfsStep", "bfsUpdate"}}, {"matVec", {"matVec"}},        {"conv3x3", {"conv3x3"}}};
   for (auto& w : all()) {
     for (auto& c : w->configs()) {
       INFO(w->name() << " / " << c.name);

@@ -1,0 +1,295 @@
+// The memory profiler, the protection of data objects by duplication / triplication and the fault
+// models of the data-centric protection study (docs/reliability.md).
+//
+// The kernel (tests/data/ptx/scaleByWeight.ptx): out[i] = in[i] * w[0], 8 blocks of 32 threads,
+// n = 256, on tx2 (32-byte coalescing segments; plain global loads not cached in the L1, so every
+// load transaction leaves the SM). Hand count, per warp (one per block): in: 128 bytes = 4
+// transactions, all in the warp's 128-byte block; w: one 4-byte transaction in w's only block; out:
+// 4 write transactions. Addresses by the runtime's allocator (first fit from gmem base + 0x100,
+// 256-aligned, a free byte after each allocation, in argument order; a protected object's copies are
+// allocated at the launch, after the program's buffers): in 0x100 (1 KiB), w 0x600 (16 B), out 0x700
+// (1 KiB), unused 0xc00 (256 B; the byte after it pushes the next to 0xe00), then w's copies at
+// 0xe00 and 0xf00.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+#include "faultinj/job.h"
+#include "faultinj/mem_campaign.h"
+#include "sw/isa/address_map.h"
+#include "common/subprocess.h"
+
+using namespace gpuvp;
+using namespace gpuvp::fi;
+
+namespace {
+constexpr uint64_t kIn = amap::kGlobalBase + 0x100, kW = amap::kGlobalBase + 0x600, kRep1 = amap::kGlobalBase + 0xe00,
+                   kRep2 = amap::kGlobalBase + 0xf00;
+
+nlohmann::json scale_desc() {
+  return {{"ptx", std::string(GPUVP_TEST_DATA) + "/ptx/scaleByWeight.ptx"},
+          {"kernel", "scaleByWeight"},
+          {"grid", {8}},
+          {"block", {32}},
+          {"args",
+           {{{"buffer", {{"type", "f32"}, {"count", 256}, {"init", "iota"}}}},
+            {{"buffer", {{"type", "f32"}, {"count", 4}, {"init", "const"}, {"value", 2.0}}}},
+            {{"buffer", {{"type", "f32"}, {"count", 256}}}},
+            {{"buffer", {{"type", "f32"}, {"count", 64}}}},
+            {{"i32", 256}}}}};
+}
+
+Config tx2(const std::string& dup = "", const std::string& trip = "") {
+  Config c = Config::preset("tx2");
+  c.set("protect.duplicate", dup, "test");
+  c.set("protect.triplicate", trip, "test");
+  return c;
+}
+
+JobFactory factory(const Config& c) {
+  return [c] { return exec_job(c, scale_desc(), "memprot test"); };
+}
+
+MemCampaignResult campaign(const Config& c, const std::vector<StuckSet>& sets) {
+  MemCampaignOptions o;
+  o.workers = 2;
+  return run_mem_campaign(factory(c), sets, o);
+}
+
+bool masked(const RunResult& r) { return r.outcome == Outcome::Masked || r.outcome == Outcome::MaskedTiming; }
+}  // namespace
+
+TEST_CASE("memory profile: hand-counted accesses, L1 misses and warps of scaleByWeight on tx2") {
+  const MemoryProfile p = profile_job(factory(tx2()), 0.1);
+  REQUIRE(p.objects.size() == 4);
+  const ObjectProfile &in = p.objects[0], &w = p.objects[1], &out = p.objects[2], &unused = p.objects[3];
+  CHECK(in.name == "args[0]");
+  CHECK(w.name == "args[1]");
+  CHECK(in.base == kIn);
+  CHECK(w.base == kW);
+  REQUIRE(in.blocks.size() == 8);
+  REQUIRE(w.blocks.size() == 1);
+  REQUIRE(out.blocks.size() == 8);
+  REQUIRE(unused.blocks.size() == 2);
+  for (const auto& b : in.blocks) CHECK((b.accesses == 4 && b.l1_misses == 4 && b.warps == 1));
+  for (const auto& b : out.blocks) CHECK((b.accesses == 4 && b.l1_misses == 0 && b.warps == 1));
+  for (const auto& b : unused.blocks) CHECK((b.accesses == 0 && b.l1_misses == 0 && b.warps == 0));
+  CHECK(w.blocks[0].accesses == 8);
+  CHECK(w.blocks[0].l1_misses == 8);
+  CHECK(w.blocks[0].warps == 8);
+  CHECK(p.accesses == 72);
+  CHECK(p.bytes == 1024 + 16 + 1024 + 256);
+  CHECK(in.read_only);
+  CHECK(w.read_only);
+  CHECK_FALSE(out.read_only);
+  CHECK(std::fabs(w.access_share - 8.0 / 72) < 1e-12);
+  CHECK(std::fabs(w.footprint_share - 16.0 / 2320) < 1e-12);
+  // 10 % of 72 accesses: w's block alone (8 >= 7.2) is hot, so w is the one hot object.
+  CHECK(p.hot_objects() == std::vector<std::string>{"args[1]"});
+}
+
+TEST_CASE("memory profile: ranking, hot blocks and hot objects of a constructed profile") {
+  MemoryProfile p;
+  auto obj = [&](const char* name, bool ro, std::vector<BlockProfile> blocks) {
+    ObjectProfile o;
+    o.name = name;
+    o.read_only = ro;
+    o.base = 0x1000 * (p.objects.size() + 1);
+    o.size = blocks.size() * kProfileBlockBytes;
+    for (auto& b : blocks) o.accesses += b.accesses;
+    o.blocks = std::move(blocks);
+    p.accesses += o.accesses;
+    p.objects.push_back(o);
+  };
+  obj("big", true, {{5, 0, 1}, {5, 0, 1}, {5, 0, 1}, {5, 0, 1}});  // 20
+  obj("table", true, {{50, 2, 30}});                                // 50
+  obj("out", false, {{30, 0, 1}});                                   // 30
+  p.hot_share = 0.6;  // 60 of 100: table (50) then out (30): 80 >= 60 after two blocks
+  const auto r = p.ranked();
+  REQUIRE(r.size() == 6);
+  CHECK(p.objects[r[0].object].name == "table");
+  CHECK(p.objects[r[1].object].name == "out");
+  CHECK((r[2].object == 0 && r[2].block == 0));  // ties: lower address first
+  CHECK((r[5].object == 0 && r[5].block == 3));
+  CHECK(p.hot_blocks().size() == 2);
+  for (auto& o : p.objects) o.hot = false;
+  for (auto& b : p.hot_blocks()) p.objects[b.object].hot |= p.objects[b.object].read_only;
+  CHECK(p.hot_objects() == std::vector<std::string>{"table"});  // out is written: never protected
+  p.hot_share = 0.5;  // table's block alone holds 50 %
+  CHECK(p.hot_blocks().size() == 1);
+}
+
+TEST_CASE("duplication: a stuck word in either copy of a protected object is detected, never an SDC") {
+  const std::vector<StuckSet> sets = {{{kW, 0x1, 0x1}}, {{kRep1, 0x1, 0x1}}, {{kW, 0x50000, 0x50000}}};
+  const auto dup = campaign(tx2("args[1]"), sets);
+  for (const auto& r : dup.runs) {
+    INFO(r.fault_id << " " << to_string(r.outcome) << " " << r.detail);
+    CHECK(r.outcome == Outcome::DUE);
+    CHECK(detected_error(r));
+  }
+  CHECK(dup.detected == 3);
+  // The same stuck bit without protection: w[0] = 2.0f becomes 0x40000001, every out[i > 0] differs.
+  const auto plain = campaign(tx2(), {sets[0]});
+  CHECK(plain.runs[0].outcome == Outcome::SDC);
+}
+
+TEST_CASE("triplication: one faulty copy is corrected, the same bit stuck in two copies is not") {
+  const std::vector<StuckSet> sets = {{{kW, 0x1, 0x1}},
+                                      {{kRep1, 0x1, 0x1}},
+                                      {{kRep2, 0x80000000, 0x80000000}},
+                                      {{kW, 0x1, 0x1}, {kRep2, 0x1, 0x1}}};
+  const auto trip = campaign(tx2("", "args[1]"), sets);
+  CHECK(masked(trip.runs[0]));
+  CHECK(masked(trip.runs[1]));
+  CHECK(masked(trip.runs[2]));
+  // Two copies agree on the faulty bit: the majority is the faulty value (a documented limit).
+  CHECK(trip.runs[3].outcome == Outcome::SDC);
+}
+
+TEST_CASE("protection: faults in an unprotected object give the outcomes of a plain run") {
+  SplitMix64 rng(7);
+  std::vector<StuckSet> sets;
+  for (int i = 0; i < 24; ++i) {
+    const uint32_t m = non_adjacent_bits(rng, 2 + unsigned(i % 3));
+    sets.push_back({{kIn + 4 * rng.uniform(256), m, uint32_t(rng.next()) & m}});
+  }
+  const auto plain = campaign(tx2(), sets), dup = campaign(tx2("args[1]"), sets);
+  std::map<Outcome, int> seen;
+  for (size_t i = 0; i < sets.size(); ++i) {
+    CHECK(plain.runs[i].outcome == dup.runs[i].outcome);
+    ++seen[plain.runs[i].outcome];
+  }
+  CHECK(seen[Outcome::SDC] > 0);  // the comparison covers corrupted outputs, not only masked runs
+}
+
+TEST_CASE("protection: fault-free outputs identical, and no protected access costs no extra cycle") {
+  const GoldenRun plain = run_golden(factory(tx2()));
+  const GoldenRun dup = run_golden(factory(tx2("args[1]")));
+  const GoldenRun trip = run_golden(factory(tx2("", "args[1]")));
+  const GoldenRun idle = run_golden(factory(tx2("args[3]")));  // the kernel never reads args[3]
+  CHECK(dup.output_hash == plain.output_hash);
+  CHECK(trip.output_hash == plain.output_hash);
+  CHECK(idle.output_hash == plain.output_hash);
+  CHECK(idle.kernel_cycles == plain.kernel_cycles);
+  // The copies' reads cross the arbiter, L2 and DRAM: protecting the weight costs cycles.
+  CHECK(dup.kernel_cycles > plain.kernel_cycles);
+  CHECK(trip.kernel_cycles >= dup.kernel_cycles);
+}
+
+namespace {
+// Chi-square statistic of observed counts against expected probabilities.
+double chi_square(const std::vector<uint64_t>& seen, const std::vector<double>& p, uint64_t n) {
+  double x = 0;
+  for (size_t i = 0; i < seen.size(); ++i) {
+    const double e = p[i] * double(n);
+    x += (double(seen[i]) - e) * (double(seen[i]) - e) / e;
+  }
+  return x;
+}
+
+MemoryProfile five_block_profile() {
+  MemoryProfile p;
+  ObjectProfile o;
+  o.name = "x";
+  o.base = 0x10000;
+  o.size = 5 * kProfileBlockBytes;
+  o.blocks = {{40, 1, 1}, {30, 2, 1}, {20, 3, 1}, {6, 4, 1}, {4, 0, 1}};
+  o.accesses = 100;
+  p.accesses = 100;
+  p.objects.push_back(o);
+  p.hot_share = 0.6;  // blocks 0 and 1 (70 >= 60) are hot
+  return p;
+}
+
+std::vector<uint64_t> histogram(const BlockSelector& s, uint64_t n, unsigned per_draw = 1) {
+  SplitMix64 rng(99);
+  std::vector<uint64_t> h(5, 0);
+  for (uint64_t i = 0; i < n; ++i)
+    for (const BlockRef& b : s.draw(rng, per_draw)) ++h[b.block];
+  return h;
+}
+}  // namespace
+
+TEST_CASE("fault models: block choices draw with their documented distributions (chi-square)") {
+  const MemoryProfile p = five_block_profile();
+  const uint64_t n = 20000;
+  // Critical values at the 0.1 % level: 1 degree of freedom 10.83, 2: 13.82, 3: 16.27.
+  const auto hot = histogram(*hot_block_selector(p), n);
+  CHECK(hot[2] + hot[3] + hot[4] == 0);
+  CHECK(chi_square({hot[0], hot[1]}, {0.5, 0.5}, n) < 10.83);
+  const auto cold = histogram(*cold_block_selector(p), n);
+  CHECK(cold[0] + cold[1] == 0);
+  CHECK(chi_square({cold[2], cold[3], cold[4]}, {1.0 / 3, 1.0 / 3, 1.0 / 3}, n) < 13.82);
+  // L1 misses 1, 2, 3, 4, 0: block 4 never, the others with probability misses / 10.
+  const auto miss = histogram(*miss_weighted_block_selector(p), n);
+  CHECK(miss[4] == 0);
+  CHECK(chi_square({miss[0], miss[1], miss[2], miss[3]}, {0.1, 0.2, 0.3, 0.4}, n) < 16.27);
+  // Several blocks per run are distinct; asking for more blocks than there are is an error.
+  SplitMix64 rng(5);
+  for (int i = 0; i < 100; ++i) {
+    auto d = cold_block_selector(p)->draw(rng, 3);
+    CHECK((d[0].block != d[1].block && d[1].block != d[2].block && d[0].block != d[2].block));
+  }
+  CHECK_THROWS(hot_block_selector(p)->draw(rng, 3));
+}
+
+TEST_CASE("fault models: stuck bits are k, pairwise non-adjacent, in a word of the block") {
+  SplitMix64 rng(3);
+  std::vector<uint64_t> per_bit(32, 0);
+  for (unsigned k = 2; k <= 4; ++k)
+    for (int i = 0; i < 3000; ++i) {
+      const uint32_t m = non_adjacent_bits(rng, k);
+      CHECK(unsigned(__builtin_popcount(m)) == k);
+      CHECK((m & (m >> 1)) == 0);
+      for (unsigned b = 0; b < 32; ++b) per_bit[b] += (m >> b) & 1;
+    }
+  for (uint64_t c : per_bit) CHECK(c > 0);
+  const MemoryProfile p = five_block_profile();
+  for (int i = 0; i < 200; ++i) {
+    const StuckWord w = stuck_at_bits(rng, p, {0, 3, 0x10000 + 3 * kProfileBlockBytes}, 3);
+    CHECK(w.addr % 4 == 0);
+    CHECK(w.addr >= 0x10000 + 3 * kProfileBlockBytes);
+    CHECK(w.addr < 0x10000 + 4 * kProfileBlockBytes);
+    CHECK((w.values & ~w.mask) == 0);
+  }
+}
+
+TEST_CASE("profile-memory and mem-campaign: output, and bad input exits 2 naming it") {
+  const std::string csv = test::temp_path("blocks.csv");
+  test::RunResult r = test::run_gpuvp(fmt::format("profile-memory --preset tx2 --workload matVec --launch tall --csv {}", csv));
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  // x (64 floats, 2 blocks) is read by each of the 4 blocks' 2 warps in every one of the 64 loop steps,
+  // one 4-byte transaction each: 256 accesses per block of x, 512 in all; A (256 x 64, 512 blocks)
+  // 4 transactions per 128-byte block.
+  CHECK(r.out.find("hot objects: x\n") != std::string::npos);
+  std::ifstream f(csv);
+  std::string header, first;
+  std::getline(f, header);
+  std::getline(f, first);
+  CHECK(header == "rank,object,block,addr,accesses,l1_misses,warps,hot");
+  CHECK(first.rfind("0,x,0,", 0) == 0);
+  CHECK(first.find(",256,256,8,1") != std::string::npos);
+  std::remove(csv.c_str());
+  r = test::run_gpuvp("profile-memory --workload nosuch");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("nosuch") != std::string::npos);
+  r = test::run_gpuvp("mem-campaign --workload matVec --choice warm");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("--choice") != std::string::npos);
+  r = test::run_gpuvp("run --workload matVec --set protect.duplicate=x,x");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("'x' named twice") != std::string::npos);
+  r = test::run_gpuvp("mem-campaign --preset tx2 --workload matVec --launch tall --runs 20 --blocks 1 --bits 2 --choice hot "
+                      "--protect-hot detect --output-type f32");
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  // Every faulty block is in x, which is duplicated: no SDC, only detected errors and masked runs.
+  CHECK(r.out.find("  sdc ") == std::string::npos);
+  CHECK(r.out.find("duplicated [x]") != std::string::npos);
+}
