@@ -27,6 +27,7 @@
 #include "faultinj/engine.h"
 #include "faultinj/fault_list.h"
 #include "faultinj/html_report.h"
+#include "faultinj/lifetimes.h"
 #include "faultinj/report.h"
 #include "faultinj/saboteur.h"
 
@@ -443,20 +444,37 @@ RunRecord record_of(const RunResult& r, int shard) {
   return rec;
 }
 
+// The targets a campaign injects: its globs' selection, or those its listed faults name.
+std::set<std::string> selected_names(const CampaignSpec& spec, const GoldenRun& g, const std::vector<Fault>& pending) {
+  std::set<std::string> names;
+  if (spec.targets.empty()) {
+    for (const Fault& f : pending) names.insert(f.target);
+    return names;
+  }
+  for (const TargetInfo& t : select_targets(target_infos(g), spec.targets, spec.exclude)) names.insert(t.name);
+  return names;
+}
+
 // Runs the store's pending faults. The store is closed while processes are forked, reopened to
-// commit each run as it arrives.
+// commit each run as it arrives. With pruning, faults in dead intervals are committed first (Masked,
+// never run) and a fault sharing a live interval with another is committed with that one's run.
 void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, const CampaignSpec& spec,
              const CampaignOptions& opt) {
-  std::vector<Fault> to_run;  // only what is pending: the one copy of the fault list in memory
+  PrunePlan plan;  // only what is pending: the one copy of the fault list in memory
   uint64_t total = 0;
   int shard = 0;
+  const Lifetimes lifetimes(g);
   {
     Store st = Store::open(db);
     total = st.fault_count();
     if (auto sh = st.shard()) shard = static_cast<int>(sh->index);
-    to_run = st.pending_faults();
+    plan.to_run = st.pending_faults();
+    st.set_meta("lifetimes", lifetimes_summary(lifetimes, g, spec.pruning, selected_names(spec, g, plan.to_run)).dump());
+    if (spec.pruning) plan = plan_pruning(std::move(plan.to_run), lifetimes, g);
   }
-  Progress progress(total - to_run.size(), total, opt.quiet);
+  uint64_t pending = plan.to_run.size() + plan.dead.size();
+  for (auto& [rep, ids] : plan.followers) pending += ids.size();
+  Progress progress(total - pending, total, opt.quiet);
   std::optional<Store> st;
   EngineOptions eo;
   eo.workers = workers_of(opt, spec);
@@ -468,7 +486,14 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
     st->add_run(record_of(r, shard));
     progress.add(r);
   };
-  run_faults(make, g, std::move(to_run), eo, commit, [&] { st.reset(); });
+  for (const RunResult& r : plan.dead) commit(r);
+  auto commit_shared = [&](const RunResult& r) {
+    commit(r);
+    auto it = plan.followers.find(r.fault_id);
+    if (it == plan.followers.end()) return;
+    for (uint64_t id : it->second) commit(shared_result(r, id));
+  };
+  run_faults(make, g, std::move(plan.to_run), eo, commit_shared, [&] { st.reset(); });
   progress.end();
 }
 

@@ -216,6 +216,7 @@ void parse_run_options(const Ctx& c, const json& j, CampaignSpec& s) {
   }
   if (j.contains("workers")) s.workers = static_cast<unsigned>(read_u64(c, j.at("workers"), "workers", 0, 256));
   if (j.contains("early_stop")) s.early_stop = read_bool(c, j.at("early_stop"), "early_stop");
+  if (j.contains("pruning")) s.pruning = read_bool(c, j.at("pruning"), "pruning");
 }
 
 TriggerSpec parse_trigger(const Ctx& c, const json& v) {
@@ -371,7 +372,7 @@ CampaignSpec parse_campaign(const json& j, const std::string& origin) {
   if (!j.is_object()) c.error("not a JSON object");
   object(c, j, "",
          {"name", "platform", "workload", "exec", "targets", "exclude", "bus", "trigger", "fault", "size", "window",
-          "seed", "timeout_factor", "workers", "early_stop", "check", "faults", "raw_fit_per_bit"});
+          "seed", "timeout_factor", "workers", "early_stop", "pruning", "check", "faults", "raw_fit_per_bit"});
   CampaignSpec s;
   s.origin = origin;
   s.name = read_string(c, required(c, j, "", "name", "a string"), "name");

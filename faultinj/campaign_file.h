@@ -71,6 +71,7 @@ struct CampaignSpec {
   double timeout_factor = 3;
   unsigned workers = 0;  // 0: the number of CPUs
   bool early_stop = true;
+  bool pruning = true;  // faults in dead intervals recorded masked, one run per live interval (lifetimes.h)
   OutputCheckSpec check;  // "check": outputs and how they are compared (base_dir set by the caller)
   // "faults": the faults to run instead of drawing them: a list in the file, or the path of a CSV
   // (the columns of `gpuvp campaign export --csv`), relative to the campaign file's folder.
