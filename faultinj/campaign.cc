@@ -145,11 +145,15 @@ std::optional<uint64_t> mem_available() {
 // anything is drawn); larger studies are several files.
 constexpr uint64_t kMaxFaults = 10'000'000;
 uint64_t sample_size(const CampaignSpec& spec, uint64_t space) {
-  const uint64_t n = spec.size.count ? std::min(*spec.size.count, space)
-                                     : leveugle_sample_size(double(space), spec.size.margin, spec.size.t, spec.size.p);
-  const std::string asked = spec.size.count ? fmt::format("size.count = {}", *spec.size.count)
-                                            : fmt::format("size.margin = {}", spec.size.margin);
-  const char* fix = spec.size.count ? "lower size.count" : "widen size.margin";
+  const uint64_t n = spec.size.exhaustive ? space
+                     : spec.size.count    ? std::min(*spec.size.count, space)
+                                          : leveugle_sample_size(double(space), spec.size.margin, spec.size.t, spec.size.p);
+  const std::string asked = spec.size.exhaustive ? std::string("size.exhaustive = true")
+                            : spec.size.count    ? fmt::format("size.count = {}", *spec.size.count)
+                                                 : fmt::format("size.margin = {}", spec.size.margin);
+  const char* fix = spec.size.exhaustive ? "select fewer targets or a shorter window"
+                    : spec.size.count    ? "lower size.count"
+                                         : "widen size.margin";
   if (n > kMaxFaults)
     throw CampaignError(fmt::format("{}: {}: {} faults, at most {} per campaign file ({})", spec.origin, asked, n,
                                     kMaxFaults, fix));
@@ -231,6 +235,23 @@ std::vector<Fault> state_faults(const CampaignSpec& spec, const GoldenRun& g, st
   space = fault_space_size(targets, from, to, g.period_ps);
   const uint64_t n = sample_size(spec, space);
   return make_fault_list(targets, spec.fault, from, to, g.period_ps, n, spec.seed);
+}
+
+// An exhaustive campaign simulates one fault per class (pruning.h): at most this many.
+constexpr uint64_t kMaxExhaustiveRuns = 200'000;
+
+// Refuses an exhaustive campaign whose fault space falls into too many classes to simulate, with the
+// estimate: the runs it would make and their CPU time (each run at most the golden run's).
+void check_exhaustive(const CampaignSpec& spec, const GoldenRun& g, const std::vector<Fault>& faults) {
+  uint64_t runs = faults.size();
+  if (spec.pruning) runs = plan_pruning(faults, Lifetimes(g), g).to_run.size();
+  if (runs <= kMaxExhaustiveRuns) return;
+  throw CampaignError(fmt::format(
+      "{}: size.exhaustive: the {} points of the fault space fall into {} classes to simulate{} (at most {} per "
+      "campaign; about {:.0f} CPU-hours at {:.3f} s a run): select fewer targets or a shorter window, or sample "
+      "(size.count)",
+      spec.origin, faults.size(), runs, spec.pruning ? "" : " (pruning is off: one run per point)", kMaxExhaustiveRuns,
+      double(runs) * g.host_seconds / 3600, g.host_seconds));
 }
 
 // Golden checkpoints for early stops, spread over the run from the kernel's start.
@@ -625,6 +646,7 @@ Prepared prepare(const std::string& file) {
   }
   p.faults = spec.bus ? bus_faults(spec, p.golden, p.space) : state_faults(spec, p.golden, p.targets, p.space);
   if (p.faults.empty()) throw CampaignError(no_faults(spec, p.golden, p.space));
+  if (spec.size.exhaustive) check_exhaustive(spec, p.golden, p.faults);
   if (spec.bus) p.targets = {{p.faults[0].target, bus_field_bits(parse_bus_field(spec.bus->field)), 1}};
   return p;
 }

@@ -173,8 +173,15 @@ FaultTemplate parse_fault(const Ctx& c, const json& j) {
 }
 
 SizeSpec parse_size(const Ctx& c, const json& j) {
-  const json& z = object(c, j, "size", {"count", "margin", "confidence", "p"});
+  const json& z = object(c, j, "size", {"count", "margin", "confidence", "p", "exhaustive"});
   SizeSpec s;
+  if (z.contains("exhaustive")) {
+    if (z.size() != 1) c.error("size: exhaustive takes no count, margin, confidence or p");
+    if (!read_bool(c, z.at("exhaustive"), "size.exhaustive"))
+      c.fail("size.exhaustive", z.at("exhaustive"), "only true (or give count, or margin and confidence)");
+    s.exhaustive = true;
+    return s;
+  }
   const bool statistical = z.contains("margin") || z.contains("confidence") || z.contains("p");
   if (z.contains("count") == statistical) c.error("size: give either count, or margin and confidence");
   if (z.contains("count")) {
@@ -412,6 +419,8 @@ CampaignSpec parse_campaign(const json& j, const std::string& origin) {
   if (s.bus && s.bus->field == "command" && s.fault.model != FaultModel::BitFlip)
     c.fail("fault.model", j.at("fault").at("model"), "bus.field command swaps read and write; only bit_flip");
   if (s.window && s.trigger.event != "time") c.error("window: only with the time trigger");
+  if (s.size.exhaustive && (s.bus || s.trigger.event != "time"))
+    c.error("size: exhaustive covers registered state at every clock edge; not with bus or trigger");
   parse_run_options(c, j, s);
   return s;
 }

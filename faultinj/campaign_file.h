@@ -27,6 +27,7 @@ struct WorkloadSpec {
 
 // The sample size: a fixed count, or Leveugle's formula from margin and confidence.
 struct SizeSpec {
+  bool exhaustive = false;  // {"exhaustive": true}: every bit at every edge of the window
   std::optional<uint64_t> count;
   double margin = 0;
   double confidence = 0;

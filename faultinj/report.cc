@@ -228,6 +228,16 @@ std::string pruned_line(const Store& store) {
 }
 }  // namespace
 
+std::string exhaustive_note(const Store& store) {
+  try {
+    if (!parse_campaign_text(store.campaign().file_text, "campaign file").size.exhaustive) return {};
+  } catch (const CampaignError&) {
+    return {};
+  }
+  return "  size.exhaustive: every bit at every clock edge of the window is a fault of this store (pruned ones\n"
+         "  included): once every run is done, each AVF above is exact, with no sampling error (the intervals do not apply)\n";
+}
+
 std::string lifetimes_text(const Store& store, const AvfTables& t) {
   const auto text = store.meta("lifetimes");
   if (!text) return {};
@@ -262,7 +272,7 @@ std::string lifetimes_text(const Store& store, const AvfTables& t) {
 std::string text_report(const Store& store, std::optional<double> raw_fit_per_bit) {
   const AvfTables t = report_tables(store);
   std::string out = report_header(store) + "\n";
-  out += class_table(t.all) + "\n";
+  out += class_table(t.all) + exhaustive_note(store) + "\n";
   out += group_table("Per target", t.per_target) + "\n";
   out += group_table("Per structure (docs/campaigns.md, \"Structures\")", t.per_structure) + "\n";
   if (std::string l = lifetimes_text(store, t); !l.empty()) out += l + "\n";

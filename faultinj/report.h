@@ -37,6 +37,8 @@ std::string report_header(const Store& store);
 // AVF (runs not masked / injected) of the same targets, the runs pruning recorded without running and
 // the targets it could not prune. Empty for stores without it.
 std::string lifetimes_text(const Store& store, const AvfTables& t);
+// For a campaign with size.exhaustive: says that its AVFs are exact (else empty).
+std::string exhaustive_note(const Store& store);
 std::string mtbf_text(const ClassCounts& all, const std::optional<GoldenRecord>& g, const RawRate& raw);
 
 }  // namespace gpuvp::fi
