@@ -248,7 +248,7 @@ void check_exhaustive(const CampaignSpec& spec, const GoldenRun& g, const std::v
   if (runs <= kMaxExhaustiveRuns) return;
   throw CampaignError(fmt::format(
       "{}: size.exhaustive: the {} points of the fault space fall into {} classes to simulate{} (at most {} per "
-      "campaign; about {:.0f} CPU-hours at {:.3f} s a run): select fewer targets or a shorter window, or sample "
+      "campaign; about {:.2f} CPU-hours at {:.3f} s a run): select fewer targets or a shorter window, or sample "
       "(size.count)",
       spec.origin, faults.size(), runs, spec.pruning ? "" : " (pruning is off: one run per point)", kMaxExhaustiveRuns,
       double(runs) * g.host_seconds / 3600, g.host_seconds));
