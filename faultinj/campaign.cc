@@ -371,6 +371,7 @@ struct NewStore {
   GoldenRecord golden;
   std::string base_dir;          // the campaign file's folder: relative paths in it resolve there
   std::vector<RunRecord> runs;   // merges: every run of the shards
+  std::string lifetimes;         // merges: the shards' meta `lifetimes` (their golden run's, the same in each)
 };
 
 // A store appears whole or not at all: written as DB.tmp-PID, closed (so its WAL is folded in), then
@@ -390,6 +391,7 @@ void create_store(const std::string& db, const NewStore& s, const std::vector<Fa
       if (!s.runs.empty()) st.add_runs(s.runs);
       st.set_meta("base_dir", s.base_dir);
       st.set_meta("complete", "1");
+      if (!s.lifetimes.empty()) st.set_meta("lifetimes", s.lifetimes);
     }
     fs::rename(tmp, db);
   } catch (const std::exception& e) {
@@ -798,6 +800,7 @@ struct ShardStore {
   std::vector<Fault> faults;
   std::vector<RunRecord> runs;
   uint64_t pending = 0;
+  std::string lifetimes;
 };
 
 ShardStore read_shard(const std::string& path) {
@@ -806,6 +809,7 @@ ShardStore read_shard(const std::string& path) {
   s.path = path;
   s.info = st.campaign();
   s.base_dir = st.meta("base_dir").value_or(dir_of(path));
+  s.lifetimes = st.meta("lifetimes").value_or("");
   auto sh = st.shard();
   if (!sh || sh->index == 0)
     throw StoreError(fmt::format("{}: not a shard (a whole campaign; `gpuvp campaign run FILE --shard I/N` makes shards)",
@@ -926,6 +930,7 @@ int campaign_merge(const std::string& out, const std::vector<std::string>& paths
   ns.shard.missing = missing;
   ns.golden = first.golden;
   ns.base_dir = first.base_dir;
+  ns.lifetimes = first.lifetimes;
   ns.runs = std::move(runs);
   create_store(out, ns, faults);
   print_err("campaign merge {}: {} shard{} of {}, {} faults, {} runs\n", out, by_index.size(),
