@@ -237,7 +237,7 @@ std::vector<Fault> state_faults(const CampaignSpec& spec, const GoldenRun& g, st
   return make_fault_list(targets, spec.fault, from, to, g.period_ps, n, spec.seed);
 }
 
-// An exhaustive campaign simulates one fault per class (pruning.h): at most this many.
+// An exhaustive campaign simulates one fault per class (lifetimes.h): at most this many.
 constexpr uint64_t kMaxExhaustiveRuns = 200'000;
 
 // Refuses an exhaustive campaign whose fault space falls into too many classes to simulate, with the
