@@ -29,6 +29,7 @@
 #include "faultinj/html_report.h"
 #include "faultinj/instruction_output.h"
 #include "faultinj/rate_mode.h"
+#include "faultinj/lifetimes.h"
 #include "faultinj/report.h"
 #include "faultinj/saboteur.h"
 
@@ -149,11 +150,15 @@ std::optional<uint64_t> mem_available() {
 // anything is drawn); larger studies are several files.
 constexpr uint64_t kMaxFaults = 10'000'000;
 uint64_t sample_size(const CampaignSpec& spec, uint64_t space) {
-  const uint64_t n = spec.size.count ? std::min(*spec.size.count, space)
-                                     : leveugle_sample_size(double(space), spec.size.margin, spec.size.t, spec.size.p);
-  const std::string asked = spec.size.count ? fmt::format("size.count = {}", *spec.size.count)
-                                            : fmt::format("size.margin = {}", spec.size.margin);
-  const char* fix = spec.size.count ? "lower size.count" : "widen size.margin";
+  const uint64_t n = spec.size.exhaustive ? space
+                     : spec.size.count    ? std::min(*spec.size.count, space)
+                                          : leveugle_sample_size(double(space), spec.size.margin, spec.size.t, spec.size.p);
+  const std::string asked = spec.size.exhaustive ? std::string("size.exhaustive = true")
+                            : spec.size.count    ? fmt::format("size.count = {}", *spec.size.count)
+                                                 : fmt::format("size.margin = {}", spec.size.margin);
+  const char* fix = spec.size.exhaustive ? "select fewer targets or a shorter window"
+                    : spec.size.count    ? "lower size.count"
+                                         : "widen size.margin";
   if (n > kMaxFaults)
     throw CampaignError(fmt::format("{}: {}: {} faults, at most {} per campaign file ({})", spec.origin, asked, n,
                                     kMaxFaults, fix));
@@ -302,6 +307,21 @@ std::vector<InstOutputTarget> inst_targets(const CampaignSpec& spec) {
     for (const Fault& f : *spec.listed_faults)
       if (auto t = parse_inst_output_target(f.target)) add(*t);
   return out;
+// An exhaustive campaign simulates one fault per class (lifetimes.h): at most this many.
+constexpr uint64_t kMaxExhaustiveRuns = 200'000;
+
+// Refuses an exhaustive campaign whose fault space falls into too many classes to simulate, with the
+// estimate: the runs it would make and their CPU time (each run at most the golden run's).
+void check_exhaustive(const CampaignSpec& spec, const GoldenRun& g, const std::vector<Fault>& faults) {
+  uint64_t runs = faults.size();
+  if (spec.pruning) runs = plan_pruning(faults, Lifetimes(g), g).to_run.size();
+  if (runs <= kMaxExhaustiveRuns) return;
+  throw CampaignError(fmt::format(
+      "{}: size.exhaustive: the {} points of the fault space fall into {} classes to simulate{} (at most {} per "
+      "campaign; about {:.2f} CPU-hours at {:.3f} s a run): select fewer targets or a shorter window, or sample "
+      "(size.count)",
+      spec.origin, faults.size(), runs, spec.pruning ? "" : " (pruning is off: one run per point)", kMaxExhaustiveRuns,
+      double(runs) * g.host_seconds / 3600, g.host_seconds));
 }
 
 // Golden checkpoints for early stops, spread over the run from the kernel's start.
@@ -421,6 +441,7 @@ struct NewStore {
   GoldenRecord golden;
   std::string base_dir;          // the campaign file's folder: relative paths in it resolve there
   std::vector<RunRecord> runs;   // merges: every run of the shards
+  std::string lifetimes;         // merges: the shards' meta `lifetimes` (their golden run's, the same in each)
 };
 
 // A store appears whole or not at all: written as DB.tmp-PID, closed (so its WAL is folded in), then
@@ -440,6 +461,7 @@ void create_store(const std::string& db, const NewStore& s, const std::vector<Fa
       if (!s.runs.empty()) st.add_runs(s.runs);
       st.set_meta("base_dir", s.base_dir);
       st.set_meta("complete", "1");
+      if (!s.lifetimes.empty()) st.set_meta("lifetimes", s.lifetimes);
     }
     fs::rename(tmp, db);
   } catch (const std::exception& e) {
@@ -515,20 +537,37 @@ RunRecord record_of(const RunResult& r, int shard) {
   return rec;
 }
 
+// The targets a campaign injects: its globs' selection, or those its listed faults name.
+std::set<std::string> selected_names(const CampaignSpec& spec, const GoldenRun& g, const std::vector<Fault>& pending) {
+  std::set<std::string> names;
+  if (spec.targets.empty()) {
+    for (const Fault& f : pending) names.insert(f.target);
+    return names;
+  }
+  for (const TargetInfo& t : select_targets(target_infos(g), spec.targets, spec.exclude)) names.insert(t.name);
+  return names;
+}
+
 // Runs the store's pending faults. The store is closed while processes are forked, reopened to
-// commit each run as it arrives.
+// commit each run as it arrives. With pruning, faults in dead intervals are committed first (Masked,
+// never run) and a fault sharing a live interval with another is committed with that one's run.
 void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, const CampaignSpec& spec,
              const CampaignOptions& opt) {
-  std::vector<Fault> to_run;  // only what is pending: the one copy of the fault list in memory
+  PrunePlan plan;  // only what is pending: the one copy of the fault list in memory
   uint64_t total = 0;
   int shard = 0;
+  const Lifetimes lifetimes(g);
   {
     Store st = Store::open(db);
     total = st.fault_count();
     if (auto sh = st.shard()) shard = static_cast<int>(sh->index);
-    to_run = st.pending_faults();
+    plan.to_run = st.pending_faults();
+    st.set_meta("lifetimes", lifetimes_summary(lifetimes, g, spec.pruning, selected_names(spec, g, plan.to_run)).dump());
+    if (spec.pruning) plan = plan_pruning(std::move(plan.to_run), lifetimes, g);
   }
-  Progress progress(total - to_run.size(), total, opt.quiet);
+  uint64_t pending = plan.to_run.size() + plan.dead.size();
+  for (auto& [rep, ids] : plan.followers) pending += ids.size();
+  Progress progress(total - pending, total, opt.quiet);
   std::optional<Store> st;
   EngineOptions eo;
   eo.workers = workers_of(opt, spec);
@@ -540,7 +579,14 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
     st->add_run(record_of(r, shard));
     progress.add(r);
   };
-  run_faults(make, g, std::move(to_run), eo, commit, [&] { st.reset(); });
+  for (const RunResult& r : plan.dead) commit(r);
+  auto commit_shared = [&](const RunResult& r) {
+    commit(r);
+    auto it = plan.followers.find(r.fault_id);
+    if (it == plan.followers.end()) return;
+    for (uint64_t id : it->second) commit(shared_result(r, id));
+  };
+  run_faults(make, g, std::move(plan.to_run), eo, commit_shared, [&] { st.reset(); });
   progress.end();
 }
 
@@ -689,6 +735,7 @@ Prepared prepare(const std::string& file) {
   else
     p.faults = spec.bus ? bus_faults(spec, p.golden, p.space) : state_faults(spec, p.golden, p.targets, p.space);
   if (p.faults.empty()) throw CampaignError(no_faults(spec, p.golden, p.space));
+  if (spec.size.exhaustive) check_exhaustive(spec, p.golden, p.faults);
   if (spec.bus) p.targets = {{p.faults[0].target, bus_field_bits(parse_bus_field(spec.bus->field)), 1}};
   return p;
 }
@@ -840,6 +887,7 @@ struct ShardStore {
   std::vector<Fault> faults;
   std::vector<RunRecord> runs;
   uint64_t pending = 0;
+  std::string lifetimes;
 };
 
 ShardStore read_shard(const std::string& path) {
@@ -848,6 +896,7 @@ ShardStore read_shard(const std::string& path) {
   s.path = path;
   s.info = st.campaign();
   s.base_dir = st.meta("base_dir").value_or(dir_of(path));
+  s.lifetimes = st.meta("lifetimes").value_or("");
   auto sh = st.shard();
   if (!sh || sh->index == 0)
     throw StoreError(fmt::format("{}: not a shard (a whole campaign; `gpuvp campaign run FILE --shard I/N` makes shards)",
@@ -968,6 +1017,7 @@ int campaign_merge(const std::string& out, const std::vector<std::string>& paths
   ns.shard.missing = missing;
   ns.golden = first.golden;
   ns.base_dir = first.base_dir;
+  ns.lifetimes = first.lifetimes;
   ns.runs = std::move(runs);
   create_store(out, ns, faults);
   print_err("campaign merge {}: {} shard{} of {}, {} faults, {} runs\n", out, by_index.size(),

@@ -174,8 +174,15 @@ FaultTemplate parse_fault(const Ctx& c, const json& j) {
 }
 
 SizeSpec parse_size(const Ctx& c, const json& j) {
-  const json& z = object(c, j, "size", {"count", "margin", "confidence", "p"});
+  const json& z = object(c, j, "size", {"count", "margin", "confidence", "p", "exhaustive"});
   SizeSpec s;
+  if (z.contains("exhaustive")) {
+    if (z.size() != 1) c.error("size: exhaustive takes no count, margin, confidence or p");
+    if (!read_bool(c, z.at("exhaustive"), "size.exhaustive"))
+      c.fail("size.exhaustive", z.at("exhaustive"), "only true (or give count, or margin and confidence)");
+    s.exhaustive = true;
+    return s;
+  }
   const bool statistical = z.contains("margin") || z.contains("confidence") || z.contains("p");
   if (z.contains("count") == statistical) c.error("size: give either count, or margin and confidence");
   if (z.contains("count")) {
@@ -217,6 +224,7 @@ void parse_run_options(const Ctx& c, const json& j, CampaignSpec& s) {
   }
   if (j.contains("workers")) s.workers = static_cast<unsigned>(read_u64(c, j.at("workers"), "workers", 0, 256));
   if (j.contains("early_stop")) s.early_stop = read_bool(c, j.at("early_stop"), "early_stop");
+  if (j.contains("pruning")) s.pruning = read_bool(c, j.at("pruning"), "pruning");
 }
 
 TriggerSpec parse_trigger(const Ctx& c, const json& v) {
@@ -439,7 +447,7 @@ CampaignSpec parse_campaign(const json& j, const std::string& origin) {
   object(c, j, "",
          {"name", "platform", "workload", "exec", "targets", "exclude", "bus", "trigger", "fault", "size", "window",
           "seed", "timeout_factor", "workers", "early_stop", "check", "faults", "raw_fit_per_bit", "instruction_output",
-          "rate"});
+          "rate", "pruning"});
   CampaignSpec s;
   s.origin = origin;
   s.name = read_string(c, required(c, j, "", "name", "a string"), "name");
@@ -491,6 +499,8 @@ CampaignSpec parse_campaign(const json& j, const std::string& origin) {
   if (s.bus && s.bus->field == "command" && s.fault.model != FaultModel::BitFlip)
     c.fail("fault.model", j.at("fault").at("model"), "bus.field command swaps read and write; only bit_flip");
   if (s.window && s.trigger.event != "time") c.error("window: only with the time trigger");
+  if (s.size.exhaustive && (s.bus || s.trigger.event != "time"))
+    c.error("size: exhaustive covers registered state at every clock edge; not with bus or trigger");
   parse_run_options(c, j, s);
   return s;
 }

@@ -28,6 +28,7 @@ struct WorkloadSpec {
 
 // The sample size: a fixed count, or Leveugle's formula from margin and confidence.
 struct SizeSpec {
+  bool exhaustive = false;  // {"exhaustive": true}: every bit at every edge of the window
   std::optional<uint64_t> count;
   double margin = 0;
   double confidence = 0;
@@ -83,6 +84,7 @@ struct CampaignSpec {
   double timeout_factor = 3;
   unsigned workers = 0;  // 0: the number of CPUs
   bool early_stop = true;
+  bool pruning = true;  // faults in dead intervals recorded masked, one run per live interval (lifetimes.h)
   OutputCheckSpec check;  // "check": outputs and how they are compared (base_dir set by the caller)
   // "faults": the faults to run instead of drawing them: a list in the file, or the path of a CSV
   // (the columns of `gpuvp campaign export --csv`), relative to the campaign file's folder.

@@ -162,13 +162,13 @@ void send(int fd, const RunResult& r) { write_all(fd, json_dump(to_json(r)) + "\
 
 json golden_to_json(const GoldenRun& g) {
   json t = json::array(), ph = json::array();
-  for (auto& x : g.targets) t.push_back({x.name, x.width, x.count});
+  for (auto& x : g.targets) t.push_back({x.name, x.width, x.count, x.serial, x.observed});
   for (auto& p : g.phases) ph.push_back({p.phase, p.start_ps});
   return {{"start_ps", g.start_ps},       {"end_ps", g.end_ps},         {"sim_end_ps", g.sim_end_ps},
           {"output_hash", g.output_hash}, {"output_bytes", g.output_bytes}, {"kernel_cycles", g.kernel_cycles},
           {"period_ps", g.period_ps},     {"host_seconds", g.host_seconds}, {"targets", t},
           {"phases", ph},                 {"links", g.links},               {"info", g.info},
-          {"checkpoints", g.checkpoints}, {"issue_sm", g.issue_sm}};
+          {"checkpoints", g.checkpoints}, {"issue_sm", g.issue_sm},  {"kernels", g.kernels}};
 }
 
 GoldenRun golden_from_json(const json& j) {
@@ -181,7 +181,8 @@ GoldenRun golden_from_json(const json& j) {
   g.kernel_cycles = j.at("kernel_cycles");
   g.period_ps = j.at("period_ps");
   g.host_seconds = j.at("host_seconds");
-  for (auto& t : j.at("targets")) g.targets.push_back({t[0], t[1], t[2]});
+  for (auto& t : j.at("targets")) g.targets.push_back({t[0], t[1], t[2], t[3], t[4]});
+  g.kernels = j.at("kernels").get<std::vector<std::pair<uint64_t, uint64_t>>>();
   for (auto& p : j.at("phases")) g.phases.push_back({p[0], p[1]});
   g.links = j.at("links").get<std::vector<std::string>>();
   g.info = j.at("info");
@@ -205,7 +206,9 @@ GoldenRun record_golden(Platform& p, const Job& job) {
   g.kernel_cycles = st.kernel_cycles;
   g.host_seconds = st.host_seconds;
   g.period_ps = p.clock_period_ps();
-  for (const Target* t : p.registry().all()) g.targets.push_back({t->name, t->width, t->count});
+  for (const Target* t : p.registry().all())
+    g.targets.push_back({t->name, t->width, t->count, t->serial, t->reads_observed});
+  g.kernels = windows;
   for (auto& [phase, ps] : p.scheduler_phases()) g.phases.push_back({phase, ps});
   g.links = p.link_names();
   g.info = job.golden_info();
@@ -299,9 +302,13 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm, const OutputCheck
       p.record_markers();  // phases and dispatch instants: triggers, windows and reports draw from them
       if (issues_of_sm >= 0) p.record_issues(unsigned(issues_of_sm));
       InstRecording rec(p, inst_targets);
+      p.registry().record_accesses(&g.accesses);
       p.run([&](rt::Runtime& rt) { job->run(rt); });
+      p.registry().record_accesses(nullptr);
+      std::vector<AccessEvent> accesses = std::move(g.accesses);
       g = record_golden(p, *job);
       g.inst = rec.take();
+      g.accesses = std::move(accesses);
       g.dispatch_ps = p.dispatch_times();
       if (issues_of_sm >= 0) g.issue_ps = p.issue_times(unsigned(issues_of_sm));
       g.issue_sm = issues_of_sm;
@@ -315,6 +322,7 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm, const OutputCheck
     send_block(fds[1], g.dispatch_ps.data(), g.dispatch_ps.size(), sizeof(uint64_t));
     send_block(fds[1], g.issue_ps.data(), g.issue_ps.size(), sizeof(uint64_t));
     send_block(fds[1], buffer_bytes.data(), buffer_bytes.size(), 1);
+    send_block(fds[1], g.accesses.data(), g.accesses.size(), sizeof(AccessEvent));
     for (const InstOutputTarget& t : inst_targets) {  // in the order asked: the reader expects it
       const InstOccurrences* found = find_occurrences(g, t);
       if (!found) break;  // the run failed: the text says why
@@ -328,8 +336,9 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm, const OutputCheck
   std::vector<char> text;
   std::vector<uint64_t> dispatch, issue;
   std::vector<uint8_t> buffer_bytes;
+  std::vector<AccessEvent> accesses;
   bool whole = receive_block(fds[0], text) && receive_block(fds[0], dispatch) && receive_block(fds[0], issue) &&
-               receive_block(fds[0], buffer_bytes);
+               receive_block(fds[0], buffer_bytes) && receive_block(fds[0], accesses);
   // A golden run that failed sends no occurrences (its error is in the text).
   std::vector<InstOccurrences> inst;
   const bool failed = whole && std::string(text.begin(), text.end()).rfind("{\"error\"", 0) == 0;
@@ -352,6 +361,7 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm, const OutputCheck
   g.dispatch_ps = std::move(dispatch);
   g.issue_ps = std::move(issue);
   g.inst = std::move(inst);
+  g.accesses = std::move(accesses);
   g.buffers = buffers_from_json(j.at("buffers"), buffer_bytes);
   try {
     g.outputs = select_outputs(check, g.buffers);

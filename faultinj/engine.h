@@ -31,6 +31,8 @@ struct TargetDesc {
   std::string name;
   unsigned width = 0;
   uint64_t count = 1;
+  uint32_t serial = 0;    // Target::serial: its number in GoldenRun::accesses
+  bool observed = false;  // Target::reads_observed: every read and write recorded
 };
 
 struct PhaseSpan {
@@ -56,6 +58,11 @@ struct GoldenRun {
   int issue_sm = -1;
   // Instruction-output faults: the golden run's instructions of each (SM, group) run_golden was asked for.
   std::vector<InstOccurrences> inst;
+  // Every kernel's execution window (first: start, second: kernel_done), in launch order.
+  std::vector<std::pair<uint64_t, uint64_t>> kernels;
+  // The accesses of the registered state whose owners report them (TargetDesc::observed), in the order
+  // they were reported (faultinj/lifetimes.h indexes them).
+  std::vector<AccessEvent> accesses;
   // (instant, Platform::state_hash) pairs for early stops: a faulty run whose state hash equals the
   // golden run's at one of these instants has reconverged (record_checkpoints fills them).
   std::vector<std::pair<uint64_t, uint64_t>> checkpoints;

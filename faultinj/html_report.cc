@@ -293,6 +293,8 @@ std::string html_report(const std::vector<Store>& stores, std::optional<double> 
   s += section("Per structure (register file, predicates, warp control, ... across SMs)",
                [&](size_t i) { return group_table(cols[i].t.per_structure); });
   s += section("Per target", [&](size_t i) { return group_table(cols[i].t.per_target); });
+  s += section("ACE analysis and pruning (live bit-time / total bit-time beside the injected AVF)",
+               [&](size_t i) { return "<pre>" + esc(exhaustive_note(*cols[i].st) + lifetimes_text(*cols[i].st, cols[i].t)) + "</pre>"; });
   s += section("MTBF and FIT", [&](size_t i) {
     return "<pre>" + esc(mtbf_text(cols[i].t.all, cols[i].golden, raw_rate(*cols[i].st, raw_fit_per_bit))) + "</pre>";
   });

@@ -6,6 +6,7 @@
 
 #include "faultinj/campaign_file.h"
 #include "faultinj/metrics.h"
+#include <nlohmann/json.hpp>
 #include "platform/config/json_text.h"
 
 namespace gpuvp::fi {
@@ -192,12 +193,89 @@ std::string report_header(const Store& store) {
          fmt::format("Runs: {} of {} done ({} pending)\n", runs, faults, faults - runs);
 }
 
+namespace {
+struct AceSum {
+  uint64_t bits = 0;
+  double live = 0, total = 0;
+  std::string ace() const { return total > 0 ? fmt::format("{:.2f}", 100 * live / total) : "-"; }
+};
+
+// Runs not masked over faults injected, %: what the ACE AVF bounds.
+std::string failure_avf(const ClassCounts* c) {
+  if (!c || c->injected() == 0) return "-";
+  const uint64_t masked = c->count(Outcome::Masked) + c->count(Outcome::MaskedTiming);
+  return fmt::format("{:.2f}", 100.0 * double(c->injected() - masked) / double(c->injected()));
+}
+
+std::string ace_rows(const std::map<std::string, AceSum>& rows, const std::map<std::string, ClassCounts>& counts) {
+  std::string out;
+  for (const auto& [name, a] : rows) {
+    auto it = counts.find(name);
+    out += fmt::format("  {:<36} {:>8} {:>8} {:>10}\n", name, a.bits, a.ace(), failure_avf(it == counts.end() ? nullptr : &it->second));
+  }
+  return out;
+}
+
+std::string pruned_line(const Store& store) {
+  uint64_t dead = 0, shared = 0, runs = 0;
+  for (const RunRecord& r : store.runs()) {
+    ++runs;
+    if (r.detail.rfind("pruned: dead", 0) == 0) ++dead;
+    if (r.detail.rfind("pruned: same live", 0) == 0) ++shared;
+  }
+  return fmt::format("  runs recorded without simulating: {} in dead intervals (masked), {} sharing a live interval's run; "
+                     "{} simulated, of {} runs\n", dead, shared, runs - dead - shared, runs);
+}
+}  // namespace
+
+std::string exhaustive_note(const Store& store) {
+  try {
+    if (!parse_campaign_text(store.campaign().file_text, "campaign file").size.exhaustive) return {};
+  } catch (const CampaignError&) {
+    return {};
+  }
+  return "  size.exhaustive: every bit at every clock edge of the window is a fault of this store (pruned ones\n"
+         "  included): once every run is done, each AVF above is exact, with no sampling error (the intervals do not apply)\n";
+}
+
+std::string lifetimes_text(const Store& store, const AvfTables& t) {
+  const auto text = store.meta("lifetimes");
+  if (!text) return {};
+  const nlohmann::json j = nlohmann::json::parse(*text);
+  std::map<std::string, AceSum> per_target, per_structure, per_kernel;
+  for (const auto& o : j.at("observed")) {
+    const std::string name = o.at("name");
+    AceSum a{o.at("bits"), o.at("live_bit_ps"), o.at("total_bit_ps")};
+    per_target[name] = a;
+    AceSum& s = per_structure[structure_of(name)];
+    s.bits += a.bits, s.live += a.live, s.total += a.total;
+    const auto& ks = o.at("kernels");
+    for (size_t k = 0; k < ks.size(); ++k) {
+      AceSum& kk = per_kernel[fmt::format("kernel {}", k)];
+      kk.bits += a.bits, kk.live += ks[k][0].get<double>(), kk.total += ks[k][1].get<double>();
+    }
+  }
+  const char* head = "  {:<36} {:>8} {:>8} {:>10}\n";
+  std::string out = fmt::format(
+      "ACE analysis of the golden run (ACE AVF = live bit-time / total bit-time over the execution window, %: an upper\n"
+      "bound of the injected failure AVF = runs not masked / faults injected, %; observed targets only)\n"
+      "  pruning: {}\n", j.at("pruning").get<bool>() ? "on (faults in dead intervals masked without a run, one run per live interval)" : "off");
+  out += pruned_line(store);
+  out += "Per structure\n" + fmt::format(head, "structure", "bits", "ACE AVF", "inj. AVF") + ace_rows(per_structure, t.per_structure);
+  out += "Per target\n" + fmt::format(head, "target", "bits", "ACE AVF", "inj. AVF") + ace_rows(per_target, t.per_target);
+  out += "Per kernel (observed targets together)\n" + fmt::format(head, "kernel", "bits", "ACE AVF", "") + ace_rows(per_kernel, {});
+  std::vector<std::string> un = j.at("unobserved");
+  out += fmt::format("  not observed (reads not all seen: no ACE figure, never pruned): {}\n", un.empty() ? "none" : join(un));
+  return out;
+}
+
 std::string text_report(const Store& store, std::optional<double> raw_fit_per_bit) {
   const AvfTables t = report_tables(store);
   std::string out = report_header(store) + "\n";
-  out += class_table(t.all) + "\n";
+  out += class_table(t.all) + exhaustive_note(store) + "\n";
   out += group_table("Per target", t.per_target) + "\n";
   out += group_table("Per structure (docs/campaigns.md, \"Structures\")", t.per_structure) + "\n";
+  if (std::string l = lifetimes_text(store, t); !l.empty()) out += l + "\n";
   return out + mtbf_text(t.all, store.golden(), raw_rate(store, raw_fit_per_bit));
 }
 

@@ -32,6 +32,13 @@ RawRate raw_rate(const Store& store, std::optional<double> given);
 AvfTables report_tables(const Store& store);
 // Campaign, configuration, shard, golden run and runs done / total.
 std::string report_header(const Store& store);
+// The golden run's lifetimes (meta `lifetimes`, faultinj/lifetimes.h) beside the campaign's AVF: ACE
+// AVF (live bit-time / total bit-time) per structure, per target and per kernel, the injected failure
+// AVF (runs not masked / injected) of the same targets, the runs pruning recorded without running and
+// the targets it could not prune. Empty for stores without it.
+std::string lifetimes_text(const Store& store, const AvfTables& t);
+// For a campaign with size.exhaustive: says that its AVFs are exact (else empty).
+std::string exhaustive_note(const Store& store);
 std::string mtbf_text(const ClassCounts& all, const std::optional<GoldenRecord>& g, const RawRate& raw);
 
 }  // namespace gpuvp::fi

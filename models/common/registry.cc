@@ -57,6 +57,7 @@ void Registry::add(Target t) {
   if (t.width == 0 || t.width > 64)
     throw std::invalid_argument(fmt::format("registry: target '{}' has width {} (1..64 allowed)", t.name, t.width));
   if (targets_.count(t.name)) throw std::invalid_argument(fmt::format("registry: target '{}' registered twice", t.name));
+  t.serial = next_serial_++;
   targets_.emplace(t.name, std::move(t));
 }
 

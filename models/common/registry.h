@@ -14,6 +14,19 @@ namespace gpuvp {
 // What kind of storage a target is; campaigns sample targets per kind.
 enum class TargetKind { Register, Memory };
 
+// Access recording (ACE analysis and fault-space pruning): while a log is attached, models that own a
+// target report when its words are read and written, at their simulated instants. A ReadSpan is a
+// read at every clock edge from time_ps to until_ps (a value sampled each cycle, kept as one interval,
+// not one event per cycle). A write replaces every bit of the word.
+enum class Access : uint8_t { Read = 0, Write = 1, ReadSpan = 2 };
+struct AccessEvent {
+  uint64_t time_ps = 0;
+  uint64_t until_ps = 0;  // ReadSpan only: the last edge read
+  uint64_t index = 0;     // word
+  uint32_t target = 0;    // Target::serial
+  Access kind = Access::Read;
+};
+
 // One registered piece of state. A register is one value of `width` bits; a memory is `count`
 // words of `width` bits each (addressed gpu.gmem[0x1000] by word index * width/8 bytes).
 struct Target {
@@ -28,6 +41,12 @@ struct Target {
   // Optional, for large memories: a hash of the contents kept up to date as they change, so that
   // state_hash() need not read every word.
   std::function<uint64_t()> digest;
+  // Registration order, the target's number in access logs.
+  uint32_t serial = 0;
+  // True when the owner reports every read and every write of this target to the access log (set by
+  // the owner after add). Only such targets have ACE intervals and are pruned; a value read
+  // implicitly (an FSM state every cycle, a signal consumers react to) stays false.
+  bool reads_observed = false;
 };
 
 // The hash of one word for digests: 0 for a zero word, so that zeroed memory hashes to 0.
@@ -72,6 +91,14 @@ class Registry {
   void write(const std::string& name, uint64_t value, uint64_t index = 0);
   void flip(const std::string& name, unsigned bit, uint64_t index = 0);
 
+  // Access recording: events go to `log` until record_accesses(nullptr). Owners call note() only
+  // while recording() (a branch on one pointer when not).
+  void record_accesses(std::vector<AccessEvent>* log) { log_ = log; }
+  bool recording() const { return log_ != nullptr; }
+  void note(const Target& t, uint64_t index, Access kind, uint64_t time_ps, uint64_t until_ps = 0) {
+    if (log_) log_->push_back({time_ps, until_ps, index, t.serial, kind});
+  }
+
   // Total number of state bits (registers and memory words), for FIT computations.
   uint64_t total_bits() const;
   // A hash of every registered value (fault injection compares a faulty run's state with the golden
@@ -80,6 +107,8 @@ class Registry {
 
  private:
   std::map<std::string, Target> targets_;
+  uint32_t next_serial_ = 0;
+  std::vector<AccessEvent>* log_ = nullptr;
 };
 
 // Masks a value to `width` bits.

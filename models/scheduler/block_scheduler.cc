@@ -32,7 +32,7 @@ bool BlockScheduler::Regs::operator==(const Regs& o) const {
 }
 
 BlockScheduler::BlockScheduler(sc_core::sc_module_name name, const BlockSchedulerConfig& cfg, Registry& reg)
-    : BlockDispatcher(name, cfg.num_sms), cfg_(cfg), n_(cfg.num_sms), edge_(cfg.clock) {
+    : BlockDispatcher(name, cfg.num_sms), cfg_(cfg), n_(cfg.num_sms), edge_(cfg.clock), reg_(reg) {
   if (n_ == 0 || n_ > 64)
     throw std::invalid_argument(fmt::format("{}: scheduler needs 1..64 SMs, got {}", cfg.path, n_));
   all_ = n_ >= 64 ? ~uint64_t{0} : ((uint64_t{1} << n_) - 1);
@@ -62,6 +62,7 @@ BlockScheduler::BlockScheduler(sc_core::sc_module_name name, const BlockSchedule
   reg.add_field(p + ".smp_en", n_, &r_.smp_en, w);
   reg.add_field(p + ".smp_reset", n_, &r_.smp_reset, w);
   if (cfg.policy == SchedPolicy::Random) reg.add_field(p + ".prng", 64, &r_.prng, w);
+  track_accesses(reg);
 
   SC_METHOD(process);  // runs once at time 0: drives the reset outputs
   sensitive << rst << en;
@@ -269,6 +270,67 @@ void BlockScheduler::account(const Regs& b, const Regs& a, uint64_t cyc) {
   }
 }
 
+void BlockScheduler::track_accesses(Registry& reg) {
+  const std::string& p = cfg_.path;
+  auto take = [&](const std::string& name) {
+    Target& t = reg.at_mut(name);
+    t.reads_observed = true;
+    return &t;
+  };
+  t_cnt_ = take(p + ".blocks_scheduled_cnt");
+  t_done_ = take(p + ".smp_done_array");
+  t_shmem_ = take(p + ".shmem_per_block");
+  t_tpb_ = take(p + ".threads_per_block");  // no consumer reads its signal: written, never read
+  for (const char* d : {"block_x", "block_y", "block_z", "grid_x", "grid_y", "grid_z"}) t_dims_.push_back(take(p + "." + d));
+  for (unsigned i = 0; i < n_; ++i) {
+    t_nb_.push_back(take(fmt::format("{}.num_blocks[{}]", p, i)));
+    t_bidx_.push_back(take(fmt::format("{}.block_idx[{}]", p, i)));
+  }
+}
+
+// What the edge from r to x (state r.state) reads and writes of the tracked registers. A clock-gated
+// wait still reads smp_done_array and num_blocks at every edge (a flip there wakes the scheduler,
+// which then compares them): one span from the dispatch edge to the edge leaving the wait. The SMs
+// read num_blocks, block_idx and the dimensions (not threads_per_block) when smp_en rises, at the
+// dispatch edge. IDLE writes blocks_scheduled_cnt at every edge; the edge leaving IDLE is recorded (a
+// flip during IDLE is overwritten at the next edge, so nothing live lies between).
+void BlockScheduler::note_accesses(const Regs& r, const Regs& x, const Inputs& in, uint64_t t) {
+  auto rd = [&](const Target* g) { reg_.note(*g, 0, Access::Read, t); };
+  auto wr = [&](const Target* g) { reg_.note(*g, 0, Access::Write, t); };
+  auto each = [](const std::vector<const Target*>& v, auto f) {
+    for (const Target* g : v) f(g);
+  };
+  if (in.rst) {
+    for (const Target* g : {t_cnt_, t_done_, t_shmem_, t_tpb_}) wr(g);
+    each(t_nb_, wr), each(t_bidx_, wr), each(t_dims_, wr);
+    return;
+  }
+  switch (r.state) {
+    case CALC_BLOCKS:
+      rd(t_cnt_);
+      if (x.state == CHECK_BLOCKS) each(t_nb_, wr);
+      break;
+    case CHECK_BLOCKS:
+      rd(t_cnt_);
+      if (cfg_.policy != SchedPolicy::RoundRobin) each(t_nb_, rd);
+      each(t_dims_, wr), each(t_bidx_, wr), wr(t_shmem_), wr(t_tpb_);
+      break;
+    case SCHEDULE_BLOCKS:
+      rd(t_cnt_), wr(t_cnt_), each(t_nb_, rd), wr(t_done_);
+      each(t_bidx_, rd), each(t_dims_, rd), rd(t_shmem_);  // the SMs enabled now read them
+      wait_from_ps_ = t;
+      break;
+    case SCHEDULE_WAIT:
+      if (x.state == SCHEDULE_WAIT) break;
+      reg_.note(*t_done_, 0, Access::ReadSpan, wait_from_ps_, t);
+      for (const Target* g : t_nb_) reg_.note(*g, 0, Access::ReadSpan, wait_from_ps_, t);
+      break;
+    default:
+      wr(t_cnt_);
+      break;
+  }
+}
+
 void BlockScheduler::process() {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   Inputs in = sample();
@@ -276,6 +338,7 @@ void BlockScheduler::process() {
     ++stats_.evaluations;
     Regs x = next(r_, in);
     account(r_, x, cfg_.clock.cycle(now));
+    if (reg_.recording()) note_accesses(r_, x, in, now.value());
     // Copy, not move: the registry holds pointers into r_.num_blocks and r_.block_idx.
     r_ = x;
   }

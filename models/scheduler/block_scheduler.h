@@ -223,6 +223,8 @@ class BlockScheduler : public BlockDispatcher {
   void account(const Regs& before, const Regs& after, uint64_t cycle);
   SchedPhase phase_of(const Regs& r) const;
   void wake() { wake_ev_.notify(sc_core::SC_ZERO_TIME); }
+  void track_accesses(Registry& reg);
+  void note_accesses(const Regs& r, const Regs& x, const Inputs& in, uint64_t t_ps);
 
   BlockSchedulerConfig cfg_;
   unsigned n_;
@@ -234,6 +236,13 @@ class BlockScheduler : public BlockDispatcher {
   SchedPhase cur_phase_ = SchedPhase::Idle;
   uint64_t phase_since_ = 0;
   std::vector<unsigned> batch_order_;
+  // Access recording: the registry, the targets whose reads next() and the SMs make visible (state, rdy,
+  // kernel_done, smp_en, smp_reset and prng are read every cycle or by consumers waiting on their
+  // signals: not tracked), and the edge the current wait phase began at.
+  Registry& reg_;
+  const Target *t_cnt_ = nullptr, *t_done_ = nullptr, *t_shmem_ = nullptr, *t_tpb_ = nullptr;
+  std::vector<const Target*> t_nb_, t_bidx_, t_dims_;  // dims: block x, y, z, grid x, y, z
+  uint64_t wait_from_ps_ = 0;
 };
 
 }  // namespace gpuvp

@@ -92,7 +92,7 @@ TEST_CASE("campaign file: errors name the file and the key") {
                                  "stuck_at_0, stuck_at_1, xor_mask, random_value, zero_value)"));
   j = minimal();
   j["size"] = {{"cnt", 3}};
-  CHECK_THAT(error_of(j), Equals("c.json: size: unknown key 'cnt' (known: count, margin, confidence, p)"));
+  CHECK_THAT(error_of(j), Equals("c.json: size: unknown key 'cnt' (known: count, margin, confidence, p, exhaustive)"));
   j = minimal();
   j["colour"] = 1;
   CHECK_THAT(error_of(j), StartsWith("c.json: unknown key 'colour' (known: name, platform,"));

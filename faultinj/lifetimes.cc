@@ -1,0 +1,171 @@
+#include "faultinj/lifetimes.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "platform/text.h"
+
+namespace gpuvp::fi {
+
+Lifetimes::Lifetimes(const GoldenRun& g) {
+  std::map<uint32_t, const TargetDesc*> by_serial;
+  for (const TargetDesc& t : g.targets) {
+    targets_[t.name] = &t;
+    order_.push_back(&t);
+    by_serial[t.serial] = &t;
+  }
+  for (const AccessEvent& e : g.accesses) {
+    auto it = by_serial.find(e.target);
+    if (it != by_serial.end() && it->second->observed) words_[{e.target, e.index}].ev.push_back(e);
+  }
+  for (auto& [key, w] : words_) {
+    std::stable_sort(w.ev.begin(), w.ev.end(), [](const AccessEvent& a, const AccessEvent& b) { return a.time_ps < b.time_ps; });
+    uint64_t c = 0;
+    for (const AccessEvent& e : w.ev) {
+      if (e.kind == Access::ReadSpan) c = std::max(c, e.until_ps);
+      w.cover.push_back(c);
+    }
+  }
+}
+
+bool Lifetimes::observed(const std::string& target) const {
+  auto it = targets_.find(target);
+  return it != targets_.end() && it->second->observed;
+}
+
+const Lifetimes::Word* Lifetimes::word(const std::string& target, uint64_t idx) const {
+  auto it = words_.find({targets_.at(target)->serial, idx});
+  return it == words_.end() ? nullptr : &it->second;
+}
+
+LiveInterval Lifetimes::interval(const std::string& target, uint64_t idx, uint64_t t) const {
+  LiveInterval iv;
+  if (!observed(target)) return iv;
+  const Word* w = word(target, idx);
+  if (!w) return {LiveInterval::Dead, 0, false};  // never accessed: never read
+  auto at_or_after = [&](uint64_t ps) {
+    return size_t(std::lower_bound(w->ev.begin(), w->ev.end(), ps,
+                                   [](const AccessEvent& e, uint64_t v) { return e.time_ps < v; }) -
+                  w->ev.begin());
+  };
+  // The accesses of one instant, from position i: does any of them read?
+  auto reads_at = [&](size_t i, uint64_t ps) {
+    bool read = false;
+    for (; i < w->ev.size() && w->ev[i].time_ps == ps; ++i) read = read || w->ev[i].kind != Access::Write;
+    return read;
+  };
+  size_t i = at_or_after(t);
+  if (i > 0 && w->cover[i - 1] >= t) return {LiveInterval::Live, t, false};  // inside a span of reads
+  if (i < w->ev.size() && w->ev[i].time_ps == t) {
+    if (reads_at(i, t)) return {LiveInterval::Live, t, false};
+    return iv;  // only writes at the fault's instant: before or after them, unknown
+  }
+  if (i == w->ev.size()) return {LiveInterval::Dead, 0, false};
+  const uint64_t next = w->ev[i].time_ps;
+  return reads_at(i, next) ? LiveInterval{LiveInterval::Live, next, true} : LiveInterval{LiveInterval::Dead, next, false};
+}
+
+LiveInterval Lifetimes::interval(const Fault& f) const {
+  if (f.duration != Duration::Transient || f.trigger != TriggerKind::Time || !targets_.count(f.target)) return {};
+  return interval(f.target, f.index, f.time_ps);
+}
+
+// Live time of one word within [from, to): from each access to the next read (a span reads up to its
+// last edge); what lies after the last read, or ends in a write, is dead.
+AceFigure Lifetimes::ace(const std::string& target, uint64_t from, uint64_t to) const {
+  const TargetDesc& t = *targets_.at(target);
+  AceFigure a;
+  a.bits = uint64_t(t.width) * t.count;
+  a.total_bit_ps = double(a.bits) * double(to > from ? to - from : 0);
+  auto clamp = [&](uint64_t ps) { return std::min(std::max(ps, from), to); };
+  for (auto it = words_.lower_bound({t.serial, 0}); it != words_.end() && it->first.first == t.serial; ++it) {
+    uint64_t prev = from, live = 0;
+    for (const AccessEvent& e : it->second.ev) {
+      const uint64_t end = clamp(e.kind == Access::ReadSpan ? e.until_ps : e.time_ps);
+      if (e.kind != Access::Write && end > prev) live += end - prev;
+      prev = std::max(prev, end);
+    }
+    a.live_bit_ps += double(live) * t.width;
+  }
+  return a;
+}
+
+std::vector<std::string> Lifetimes::observed_targets() const {
+  std::vector<std::string> v;
+  for (const TargetDesc* t : order_)
+    if (t->observed) v.push_back(t->name);
+  return v;
+}
+
+std::vector<std::string> Lifetimes::unobserved_targets() const {
+  std::vector<std::string> v;
+  for (const TargetDesc* t : order_)
+    if (!t->observed) v.push_back(t->name);
+  return v;
+}
+
+PrunePlan plan_pruning(std::vector<Fault> faults, const Lifetimes& lt, const GoldenRun& g) {
+  PrunePlan plan;
+  std::sort(faults.begin(), faults.end(), [](const Fault& a, const Fault& b) { return a.id < b.id; });
+  std::map<std::string, uint64_t> rep_of;  // equivalence key -> the fault that runs
+  for (Fault& f : faults) {
+    const LiveInterval iv = lt.interval(f);
+    if (iv.kind == LiveInterval::Dead) {
+      RunResult r;
+      r.fault_id = f.id;
+      r.outcome = Outcome::Masked;
+      r.end_ps = g.end_ps;
+      r.kernel_cycles = g.kernel_cycles;
+      r.detail = iv.next_ps ? fmt::format("pruned: dead interval (the word is written at {} ps before any read)", iv.next_ps)
+                            : "pruned: dead interval (the word is not read again before the end)";
+      plan.dead.push_back(std::move(r));
+      continue;
+    }
+    const std::string key = equivalence_key(f, iv);
+    if (!key.empty()) {
+      auto [it, fresh] = rep_of.emplace(key, f.id);
+      if (!fresh) {
+        plan.followers[it->second].push_back(f.id);
+        continue;
+      }
+    }
+    plan.to_run.push_back(std::move(f));
+  }
+  return plan;
+}
+
+RunResult shared_result(const RunResult& rep, uint64_t fault_id) {
+  RunResult r = rep;
+  r.fault_id = fault_id;
+  r.early_stop = false;
+  r.host_ms = 0;
+  r.detail = cut_utf8(fmt::format("pruned: same live interval as fault {} ({})", rep.fault_id, rep.detail), 1000);
+  return r;
+}
+
+nlohmann::json lifetimes_summary(const Lifetimes& lt, const GoldenRun& g, bool pruning,
+                                 const std::set<std::string>& selected) {
+  nlohmann::json targets = nlohmann::json::array(), unobserved = nlohmann::json::array();
+  for (const std::string& name : lt.unobserved_targets())
+    if (selected.count(name)) unobserved.push_back(name);
+  for (const std::string& name : lt.observed_targets()) {
+    if (!selected.count(name)) continue;
+    const AceFigure w = lt.ace(name, g.start_ps, g.end_ps);
+    nlohmann::json kernels = nlohmann::json::array();
+    for (auto& [from, to] : g.kernels) {
+      const AceFigure k = lt.ace(name, from, to);
+      kernels.push_back({k.live_bit_ps, k.total_bit_ps});
+    }
+    targets.push_back({{"name", name}, {"bits", w.bits}, {"live_bit_ps", w.live_bit_ps},
+                       {"total_bit_ps", w.total_bit_ps}, {"kernels", kernels}});
+  }
+  return {{"pruning", pruning}, {"observed", targets}, {"unobserved", unobserved}};
+}
+
+std::string equivalence_key(const Fault& f, const LiveInterval& iv) {
+  if (iv.kind != LiveInterval::Live || !iv.shared) return {};
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}", f.target, f.index, f.bit, f.nbits, f.mask, int(f.model), iv.next_ps);
+}
+
+}  // namespace gpuvp::fi

@@ -1,0 +1,88 @@
+#pragma once
+// Lifetimes of registered state, from the accesses the golden run recorded (GoldenRun::accesses):
+// which interval a fault falls in (fault-space pruning) and how much of each target's bit-time is
+// live (ACE analysis). A transient fault in a word matters only through the next access to that word:
+// a write replaces it (dead interval, the fault is masked), a read exposes it (live interval; every
+// fault of the interval has the same effect). Only targets whose owner reports every read and write
+// (TargetDesc::observed) are analysed; the others are simply not pruned.
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "faultinj/engine.h"
+#include "faultinj/fault.h"
+
+#include <nlohmann/json.hpp>
+
+namespace gpuvp::fi {
+
+// Where a fault stands against the accesses of its word.
+struct LiveInterval {
+  enum Kind {
+    Unknown,  // not an observed target, not a transient fault at an instant, or at a write's instant
+    Dead,     // the next access is a write, or none before the end of the run
+    Live,     // the next access is a read
+  } kind = Unknown;
+  uint64_t next_ps = 0;  // Live and Dead: the instant of the next access (Dead with no access: 0)
+  bool shared = false;   // Live: strictly between two access instants (a class other faults may share)
+};
+
+// The ACE figures of one target (or a sum of targets) over a window.
+struct AceFigure {
+  uint64_t bits = 0;            // width x words
+  double live_bit_ps = 0;       // sum over bits of the time their value will still be read
+  double total_bit_ps = 0;      // bits x window length
+  double ratio() const { return total_bit_ps > 0 ? live_bit_ps / total_bit_ps : 0; }
+};
+
+class Lifetimes {
+ public:
+  explicit Lifetimes(const GoldenRun& g);
+
+  bool observed(const std::string& target) const;
+  // The interval of a transient fault in `target` word `idx` injected at `t_ps` (a clock edge). An
+  // access at the fault's own instant is ordered arbitrarily against the injection, so: any read there
+  // makes the fault live, unshared; only writes there leave it Unknown (run it).
+  LiveInterval interval(const std::string& target, uint64_t idx, uint64_t t_ps) const;
+  LiveInterval interval(const Fault& f) const;
+  // Live bit-time of `target` within [from, to) (observed targets only).
+  AceFigure ace(const std::string& target, uint64_t from_ps, uint64_t to_ps) const;
+  std::vector<std::string> observed_targets() const;  // registry order
+  std::vector<std::string> unobserved_targets() const;
+
+ private:
+  struct Word {
+    std::vector<AccessEvent> ev;   // by time
+    std::vector<uint64_t> cover;   // cover[i]: the last edge read by a span among ev[0..i]
+  };
+  const Word* word(const std::string& target, uint64_t idx) const;
+
+  std::map<std::string, const TargetDesc*> targets_;
+  std::vector<const TargetDesc*> order_;
+  std::map<std::pair<uint32_t, uint64_t>, Word> words_;  // (serial, word)
+};
+
+// A campaign's pending faults after pruning: those to simulate, those recorded Masked without running
+// (dead interval), and for each simulated fault the others of its live interval, which share its run.
+struct PrunePlan {
+  std::vector<Fault> to_run;
+  std::vector<RunResult> dead;
+  std::map<uint64_t, std::vector<uint64_t>> followers;
+};
+PrunePlan plan_pruning(std::vector<Fault> faults, const Lifetimes& lt, const GoldenRun& g);
+// The result of a fault that shares the run `rep` made for another fault of its live interval.
+RunResult shared_result(const RunResult& rep, uint64_t fault_id);
+// What the store keeps of the golden run's lifetimes (meta `lifetimes`, JSON): per observed target
+// its ACE figures over the execution window and per kernel, and the targets that were not observed.
+// `selected`: the campaign's targets (the others are left out).
+nlohmann::json lifetimes_summary(const Lifetimes& lt, const GoldenRun& g, bool pruning,
+                                 const std::set<std::string>& selected);
+
+// A key that is equal for two faults exactly when one run stands for both (same target, word, bits,
+// model and live interval); empty for a fault that must run on its own.
+std::string equivalence_key(const Fault& f, const LiveInterval& iv);
+
+}  // namespace gpuvp::fi

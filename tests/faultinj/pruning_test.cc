@@ -1,0 +1,248 @@
+// Lifetimes of registered state (faultinj/lifetimes.h): the interval a fault falls in and the ACE
+// figures of hand-made access logs, worked by hand; and end to end, the same fault list run with and
+// without pruning gives the same outcome for every fault, on the block scheduler model and on the RTL.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <string>
+#include <utility>
+
+#include "common/subprocess.h"
+#include "export_csv.h"
+#include "faultinj/lifetimes.h"
+#include "faultinj/temp_dir.h"
+
+using namespace gpuvp;
+using gpuvp::fi::AceFigure; using gpuvp::fi::Fault; using gpuvp::fi::GoldenRun;
+using gpuvp::fi::Lifetimes; using gpuvp::fi::LiveInterval; using gpuvp::fi::Outcome; using gpuvp::fi::PrunePlan; using gpuvp::fi::RunResult;
+using Catch::Matchers::Contains;
+using gpuvp::fi::test::TempDir;
+
+namespace {
+
+// One observed 8-bit register "r" (serial 0) and one unobserved "u" (serial 1).
+GoldenRun golden_of(std::vector<AccessEvent> ev) {
+  GoldenRun g;
+  g.start_ps = 0;
+  g.end_ps = 1000;
+  g.targets = {{"r", 8, 1, 0, true}, {"u", 4, 1, 1, false}};
+  g.accesses = std::move(ev);
+  return g;
+}
+
+AccessEvent at(uint64_t t, Access k, uint64_t until = 0) { return {t, until, 0, 0, k}; }
+
+}  // namespace
+
+TEST_CASE("lifetimes: a fault is dead before a write, live before a read, shared strictly between accesses") {
+  // r: written at 100, read at 300, read at 500, written at 700, read every edge from 800 to 900.
+  // Recorded out of order (a span is reported when it ends): the index sorts them.
+  const GoldenRun g = golden_of({at(100, Access::Write), at(300, Access::Read), at(800, Access::ReadSpan, 900),
+                                 at(500, Access::Read), at(700, Access::Write)});
+  const Lifetimes lt(g);
+  auto iv = [&](uint64_t t) { return lt.interval("r", 0, t); };
+  CHECK(iv(50).kind == LiveInterval::Dead);  // next access: the write at 100
+  CHECK(iv(50).next_ps == 100);
+  CHECK(iv(100).kind == LiveInterval::Unknown);  // at the write's instant: before or after it, unknown
+  CHECK(iv(200).kind == LiveInterval::Live);
+  CHECK(iv(200).shared);
+  CHECK(iv(200).next_ps == 300);
+  CHECK(iv(250).next_ps == 300);  // one class with 200
+  CHECK(iv(300).kind == LiveInterval::Live);  // a read at its own instant: live, its own class
+  CHECK_FALSE(iv(300).shared);
+  CHECK(iv(400).next_ps == 500);
+  CHECK(iv(600).kind == LiveInterval::Dead);
+  CHECK(iv(750).next_ps == 800);
+  CHECK(iv(850).kind == LiveInterval::Live);  // inside the span of reads
+  CHECK_FALSE(iv(850).shared);
+  CHECK(iv(950).kind == LiveInterval::Dead);  // no access before the end
+  CHECK(iv(950).next_ps == 0);
+  CHECK(lt.interval("u", 0, 200).kind == LiveInterval::Unknown);  // not observed: never pruned
+
+  // ACE over [0, 1000): live 100..300, 300..500, 700..900 = 600 ps of 1000, times 8 bits.
+  const AceFigure a = lt.ace("r", 0, 1000);
+  CHECK(a.bits == 8);
+  CHECK(a.live_bit_ps == Approx(8 * 600));
+  CHECK(a.total_bit_ps == Approx(8 * 1000));
+  // Over [400, 850): 400..500 and 700..850 (the span is clipped) = 250 ps.
+  CHECK(lt.ace("r", 400, 850).live_bit_ps == Approx(8 * 250));
+  CHECK(lt.observed_targets() == std::vector<std::string>{"r"});
+  CHECK(lt.unobserved_targets() == std::vector<std::string>{"u"});
+}
+
+TEST_CASE("lifetimes: pruning plans dead faults as masked and one run per live interval and bits") {
+  const GoldenRun g = golden_of({at(100, Access::Write), at(300, Access::Read)});
+  const Lifetimes lt(g);
+  auto fault = [](uint64_t id, const char* target, unsigned bit, uint64_t t) {
+    Fault f;
+    f.id = id, f.target = target, f.bit = bit, f.time_ps = t;
+    return f;
+  };
+  // 0: dead; 1, 2: same bit, same live interval (one run); 3: another bit; 4: unobserved; 5: after the end.
+  PrunePlan p = plan_pruning({fault(2, "r", 1, 250), fault(0, "r", 1, 50), fault(1, "r", 1, 150), fault(3, "r", 2, 150),
+                              fault(4, "u", 0, 150), fault(5, "r", 0, 400)},
+                             lt, g);
+  REQUIRE(p.dead.size() == 2);
+  CHECK(p.dead[0].fault_id == 0);
+  CHECK(p.dead[1].fault_id == 5);
+  CHECK(p.dead[0].outcome == Outcome::Masked);
+  REQUIRE(p.to_run.size() == 3);
+  CHECK(p.to_run[0].id == 1);
+  CHECK(p.to_run[1].id == 3);
+  CHECK(p.to_run[2].id == 4);
+  REQUIRE(p.followers.size() == 1);
+  CHECK(p.followers.at(1) == std::vector<uint64_t>{2});
+  RunResult rep;
+  rep.fault_id = 1, rep.outcome = Outcome::SDC, rep.detail = "3 elements differ";
+  const RunResult s = shared_result(rep, 2);
+  CHECK(s.fault_id == 2);
+  CHECK(s.outcome == Outcome::SDC);
+  CHECK_THAT(s.detail, Contains("same live interval as fault 1"));
+}
+
+namespace {
+
+std::string campaign(const std::string& impl, bool pruning) {
+  return fmt::format(R"({{
+  "name": "pruning {}",
+  "platform": {{"preset": "flexgrip", "set": {{"sm.count": 2, "scheduler.impl": "{}"}}}},
+  "workload": {{"name": "vectorAdd", "launch": "fi32"}},
+  "targets": ["gpu.sched.*"],
+  "exclude": ["gpu.sched.prng"],
+  "size": {{"count": 600}},
+  "seed": 24,
+  "workers": 2,
+  "pruning": {}
+}}
+)",
+                     impl, impl, pruning ? "true" : "false");
+}
+
+std::vector<fi::test::Row> run_campaign(const TempDir& d, const std::string& impl, bool pruning, std::string& report) {
+  const std::string name = fmt::format("{}-{}", impl, pruning ? "on" : "off");
+  fi::test::write_file(d(name + ".json"), campaign(impl, pruning));
+  gpuvp::test::RunResult r = gpuvp::test::run_gpuvp(fmt::format("campaign run {} --db {} -q", d(name + ".json"), d(name + ".db")));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  report = gpuvp::test::run_gpuvp("report " + d(name + ".db")).out;
+  return fi::test::export_table(d(name + ".db")).rows;
+}
+
+size_t count_detail(const std::vector<fi::test::Row>& rows, const std::string& prefix) {
+  size_t n = 0;
+  for (auto& r : rows) n += r.at("detail").rfind(prefix, 0) == 0;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("pruning: the same fault list with and without it gives the same outcome for every fault, model and RTL") {
+  TempDir d("pruning");
+  for (const std::string impl : {"model", "rtl"}) {
+    INFO(impl);
+    std::string rep_on, rep_off;
+    const auto on = run_campaign(d, impl, true, rep_on);
+    const auto off = run_campaign(d, impl, false, rep_off);
+    REQUIRE(on.size() == 600);
+    REQUIRE(off.size() == 600);
+    for (size_t i = 0; i < on.size(); ++i) {
+      INFO("fault " << on[i].at("id") << " " << on[i].at("target") << " bit " << on[i].at("bit") << " at "
+                    << on[i].at("time_ps") << ": " << on[i].at("detail") << " / " << off[i].at("detail"));
+      CHECK(on[i].at("id") == off[i].at("id"));
+      CHECK(on[i].at("outcome") == off[i].at("outcome"));
+      CHECK(on[i].at("due_kind") == off[i].at("due_kind"));
+    }
+    CHECK(count_detail(off, "pruned:") == 0);
+    CHECK_THAT(rep_on, Contains("ACE analysis of the golden run"));
+    CHECK_THAT(rep_off, Contains("pruning: off"));
+    if (impl == "model") {
+      // Most scheduler registers are rewritten at each configuration before the SMs read them again.
+      CHECK(count_detail(on, "pruned: dead") > 300);
+      CHECK(count_detail(on, "pruned: same live") > 0);
+      CHECK_THAT(rep_on, Contains("not observed (reads not all seen: no ACE figure, never pruned): gpu.sched.kernel_done"));
+    } else {
+      // The Verilated scheduler shows no reads: nothing of it is pruned, and the report says so.
+      CHECK(count_detail(on, "pruned:") == 0);
+      CHECK_THAT(rep_on, Contains("gpu.sched.blocks_scheduled_cnt"));
+      CHECK_THAT(rep_on, Contains("not observed"));
+    }
+  }
+}
+
+namespace {
+
+// The golden run's execution window of vectorAdd fi32 on 1 SM, from `gpuvp campaign check`.
+std::pair<uint64_t, uint64_t> golden_window(const TempDir& d) {
+  fi::test::write_file(d("probe.json"), R"({"name": "probe", "platform": {"preset": "flexgrip"},
+    "workload": {"name": "vectorAdd", "launch": "fi32"}, "targets": ["gpu.sched.*"], "size": {"count": 1}})");
+  const gpuvp::test::RunResult r = gpuvp::test::run_gpuvp("campaign check " + d("probe.json"));
+  REQUIRE(r.status == 0);
+  const size_t at = r.out.find("golden run ");
+  REQUIRE(at != std::string::npos);
+  uint64_t from = 0, to = 0;
+  REQUIRE(std::sscanf(r.out.c_str() + at, "golden run %lu to %lu ps", &from, &to) == 2);
+  return {from, to};
+}
+
+std::string exhaustive(const std::string& targets, uint64_t from_ns, uint64_t to_ns, bool pruning) {
+  return fmt::format(R"({{
+  "name": "exhaustive",
+  "platform": {{"preset": "flexgrip"}},
+  "workload": {{"name": "vectorAdd", "launch": "fi32"}},
+  "targets": [{}],
+  "size": {{"exhaustive": true}},
+  "window": {{"from_ns": {}, "to_ns": {}}},
+  "workers": 2,
+  "pruning": {}
+}}
+)",
+                     targets, from_ns, to_ns, pruning ? "true" : "false");
+}
+
+}  // namespace
+
+TEST_CASE("exhaustive: one run per class gives, run by run, the brute-force campaign over every (bit, cycle) pair") {
+  TempDir d("exhaustive");
+  const uint64_t start_ns = golden_window(d).first / 1000;
+  // The first 30 edges of the kernel (10 ns each): configuration, dispatch, then the wait. The counter
+  // stays live across the wait (shared classes), block_x is written, read at dispatch, then dead,
+  // num_blocks[0] and smp_done_array are read at every edge of the wait.
+  const std::string targets =
+      R"("gpu.sched.blocks_scheduled_cnt", "gpu.sched.num_blocks[0]", "gpu.sched.smp_done_array", "gpu.sched.block_x")";
+  std::vector<fi::test::Row> rows[2];
+  for (int pruning = 0; pruning < 2; ++pruning) {
+    const std::string name = pruning ? "classes" : "brute";
+    fi::test::write_file(d(name + ".json"), exhaustive(targets, start_ns, start_ns + 300, pruning));
+    const gpuvp::test::RunResult r = gpuvp::test::run_gpuvp(fmt::format("campaign run {} --db {} -q", d(name + ".json"), d(name + ".db")));
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    rows[pruning] = fi::test::export_table(d(name + ".db")).rows;
+    CHECK_THAT(gpuvp::test::run_gpuvp("report " + d(name + ".db")).out, Contains("each AVF above is exact"));
+  }
+  // (32 + 8 + 1 + 16) bits x 30 edges, every one a fault.
+  REQUIRE(rows[0].size() == 57 * 30);
+  REQUIRE(rows[1].size() == rows[0].size());
+  for (size_t i = 0; i < rows[0].size(); ++i) {
+    INFO("fault " << rows[1][i].at("id") << " " << rows[1][i].at("target") << " bit " << rows[1][i].at("bit") << " at "
+                  << rows[1][i].at("time_ps") << ": " << rows[1][i].at("detail"));
+    for (const char* col : {"target", "bit", "time_ps", "outcome", "due_kind"}) CHECK(rows[1][i].at(col) == rows[0][i].at(col));
+  }
+  const size_t simulated = rows[1].size() - count_detail(rows[1], "pruned:");
+  CHECK(count_detail(rows[1], "pruned: dead") > 0);
+  CHECK(count_detail(rows[1], "pruned: same live") > 0);
+  CHECK(simulated < rows[1].size() / 2);
+}
+
+TEST_CASE("exhaustive: refused with the number of classes and their cost when they exceed the limit") {
+  TempDir d("exhaustive_refused");
+  const auto [from, to] = golden_window(d);
+  // num_blocks[0] is read at every edge of every wait: nearly every (bit, edge) point is its own class.
+  fi::test::write_file(d("big.json"), exhaustive(R"("gpu.sched.num_blocks[0]")", from / 1000, to / 1000, true));
+  const gpuvp::test::RunResult r = gpuvp::test::run_gpuvp("campaign check " + d("big.json"));
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains("size.exhaustive: the"));
+  CHECK_THAT(r.err, Contains("classes to simulate"));
+  CHECK_THAT(r.err, Contains("CPU-hours"));
+}
