@@ -307,6 +307,8 @@ std::vector<InstOutputTarget> inst_targets(const CampaignSpec& spec) {
     for (const Fault& f : *spec.listed_faults)
       if (auto t = parse_inst_output_target(f.target)) add(*t);
   return out;
+}
+
 // An exhaustive campaign simulates one fault per class (lifetimes.h): at most this many.
 constexpr uint64_t kMaxExhaustiveRuns = 200'000;
 
