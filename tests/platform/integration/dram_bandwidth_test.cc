@@ -2,7 +2,9 @@
 // follows 1/bandwidth without a staircase while the bus is the bottleneck, never beats the configured
 // bandwidth, and host copies contend with kernels for it (docs/concurrent-kernels.md, "Copies and
 // DRAM"). Every expected figure is worked by hand from the bytes moved and the bandwidth. The first
-// runs have no L2 (l2.size_kib=0), so that every byte a kernel moves crosses the bus while it runs;
+// runs have no L2 (l2.size_kib=0), so that every byte a kernel moves crosses the bus while it runs,
+// and no L1 (sm.l1d.size_kib=0), so that each transfer is one 32-byte segment (through an L1, a
+// coalesced warp's 128 bytes are one transfer, and the hand-worked shares below assume 32 bytes);
 // the copy below runs with tx2's caches, where the write-back L2 keeps the stores on chip until the
 // host reads them, so only the loads cross the bus during the kernel.
 #include <catch2/catch.hpp>
@@ -30,7 +32,9 @@ double bus_cycles(double bw) { return kBytes / bw * kMhz / 1000; }
 
 uint64_t vector_add_cycles(double bw) {
   auto j = run_stats(
-      fmt::format("--preset tx2 --set l2.size_kib=0 --set gmem.bandwidth_gbps={} --workload vectorAdd --launch large", bw));
+      fmt::format("--preset tx2 --set l2.size_kib=0 --set sm.l1d.size_kib=0 --set gmem.bandwidth_gbps={} --workload "
+                  "vectorAdd --launch large",
+                  bw));
   INFO(j["stderr"].get<std::string>());
   REQUIRE(j["exit_status"] == 0);
   REQUIRE(j["correct"] == true);
@@ -185,7 +189,8 @@ Ends scenario(rt::Runtime& rt, const rt::Module& m, bool kernel, bool copy) {
 //     147.456 µs after the copy. The copy still takes longer than alone (by more than 1 µs).
 TEST_CASE("dram sharing: a copy and a memory-bound kernel at once share the DRAM bus") {
   Config cfg = Config::preset("tx2");
-  cfg.set("l2.size_kib=0");  // every byte of the kernel on the bus (see the top)
+  cfg.set("l2.size_kib=0");      // every byte of the kernel on the bus (see the top)
+  cfg.set("sm.l1d.size_kib=0");  // and in 32-byte transfers (see the top)
   cfg.set("gmem.bandwidth_gbps=1");
   cfg.set("copy.bytes_per_ns=1");
   cfg.set("copy.latency_ns=0");
