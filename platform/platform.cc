@@ -60,6 +60,7 @@ PlatformImpl::PlatformImpl(sc_core::sc_module_name name, const Config& c, const 
     sc.interleaved_blocks = interleaved;
     sc.concurrent = concurrent;
     sc.caches = SmCaches::from(cfg.params("sm", "gpu." + nm));
+    sc.caches.gmem_allows = [this](uint64_t a, uint64_t len) { return gmem->allows(a, len); };
     sms.push_back(std::make_unique<Sm>(nm.c_str(), sc, reg, errors, "gpu." + nm, &prints));
     sms.back()->set_data_objects(objects.get());
     sms.back()->record_blocks(false);  // Platform::record_timeline asks for them
@@ -99,6 +100,8 @@ void PlatformImpl::build_memories() {
   lc.gmem_size = gmem->config().size;
   lc.sysmem_base = sysmem->config().base;
   lc.sysmem_size = sysmem->config().size;
+  lc.cmem_base = cmem->config().base;
+  lc.cmem_size = cmem->config().size;
   lc.gmem_allows = [this](uint64_t a, uint64_t len) { return gmem->allows(a, len); };
   l2 = std::make_unique<L2Cache>("l2", lc, reg, "gpu.l2");
 }
@@ -210,7 +213,7 @@ void PlatformImpl::wire() {
   bus->add_range(dev.sysmem_base, dev.sysmem_size, "sysmem");
   l2 ? bus->out.bind(l2->io) : bus->out.bind(sysmem->in);
   bus->add_range(dev.cmem_base, dev.cmem_size, "cmem");
-  bus->out.bind(cmem->in);
+  l2 ? bus->out.bind(l2->io) : bus->out.bind(cmem->in);
   bus->add_range(dev.cfg_base, cfgreg::kNumRegs * 4, "cfg");
   bus->out.bind(arb_cfg->in[concurrent ? 0 : n]);
 
@@ -220,12 +223,14 @@ void PlatformImpl::wire() {
     link("gpu.arb_sysmem.out", arb_sysmem->out, l2->in);
     link("gpu.l2.gmem", l2->gmem, gmem->in);
     link("gpu.l2.sysmem", l2->sysmem, sysmem->in);
+    link("gpu.arb_cmem.out", arb_cmem->out, l2->in);
+    link("gpu.l2.cmem", l2->cmem, cmem->in);
   } else {
     link("gpu.arb_gmem_rd.out", arb_gmem_rd->out, gmem->in);
     link("gpu.arb_gmem_wr.out", arb_gmem_wr->out, gmem->in);
     link("gpu.arb_sysmem.out", arb_sysmem->out, sysmem->in);
+    link("gpu.arb_cmem.out", arb_cmem->out, cmem->in);
   }
-  link("gpu.arb_cmem.out", arb_cmem->out, cmem->in);
   link("gpu.arb_cfg.out", arb_cfg->out, cfgblk->in);
 
   cfgblk->rdy(rdy);

@@ -81,10 +81,17 @@ class SmCore : public CoreEnv {
       return done;
     }
     fault_ = &fault;
-    done = write ? c->write(addr, data, len, at) : c->read(addr, data, len, at);
-    release_ = c->accepted() + 1;
-    if (done != TimedCache::kFail) return done;
-    if (fault.kind == kDetected) return kFail;  // the copies' mismatch names itself
+    if (c == l1d_.get() && cfg_.caches.gmem_allows && !cfg_.caches.gmem_allows(addr, len)) {
+      // Refused as the memory refuses it, whether or not the L1 holds the line.
+      trans_.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+      fault.kind = "address";
+      release_ = at + 1;
+    } else {
+      done = write ? c->write(addr, data, len, at) : c->read(addr, data, len, at);
+      release_ = c->accepted() + 1;
+      if (done != TimedCache::kFail) return done;
+      if (fault.kind == kDetected) return kFail;  // the copies' mismatch names itself
+    }
     // Name the access itself, not the cache's sector fetch that failed for it.
     fault.message = fmt::format("{} on {} {} of {} bytes at {:#x}", trans_.get_response_string(),
                                 socket(port).basename(), write ? "write" : "read", len, addr);
