@@ -43,6 +43,9 @@ struct PlatformStats {
   std::vector<CacheStatsEntry> l2;                      // the L2, when there is one
   std::vector<rt::LaunchStats> launches;
   uint64_t thread_insts = 0;
+  // Energy, temperature and wear (platform_power.cc; docs/statistics.md): "total", "em", "sms" (one
+  // object per SM) and "launches" (launch id -> dynamic energy); null when power.enabled is false.
+  nlohmann::json power;
   nlohmann::json to_json() const;
 };
 
@@ -53,6 +56,9 @@ class TimeoutError : public std::runtime_error {
 };
 
 class PlatformImpl;
+namespace power {
+class PowerAccounting;  // models/power/power_accounting.h
+}
 
 // A pass-through TLM module put on one link of the platform (fault injection's bus saboteur): the
 // platform binds the link's initiator to `in` and `out` to the link's target.
@@ -119,6 +125,8 @@ class Platform {
   uint64_t clock_period_ps() const;
 
   PlatformStats stats() const;
+  // Power, temperature and wear after the run (every interval closed); nullptr when power.enabled is false.
+  const power::PowerAccounting* power() const;
   // Every block of every kernel, in start order; kept only after record_timeline() (before run()).
   void record_timeline();
   std::vector<BlockRecord> timeline() const;

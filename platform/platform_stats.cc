@@ -6,6 +6,7 @@
 
 #include "platform/platform.h"
 #include "platform/platform_impl.h"
+#include "platform/power_outputs.h"
 
 namespace gpuvp {
 
@@ -45,6 +46,13 @@ PlatformStats Platform::stats() const {
     for (auto& [name, c] : sm->cache_stats()) st.sm_caches.back().push_back({name, c});
   }
   if (p.l2) st.l2.push_back({"l2", p.l2->stats()});
+  if (const power::PowerAccounting* pa = power()) {
+    PowerChipActivity chip;
+    chip.seconds = st.sim_seconds;
+    if (p.l2) chip.l2_reads = p.l2->stats().reads, chip.l2_writes = p.l2->stats().writes;
+    if (DramBus* b = p.gmem->dram_bus()) chip.dram_bytes = b->bytes();
+    st.power = power_stats_json(*pa, chip);
+  }
   for (ArbitratedTarget* a : p.arbiters()) {
     ArbiterStats as;
     as.name = a->basename();
@@ -82,6 +90,13 @@ nlohmann::json inst_class_json(const SmStats& s) {
 }
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
+// The dynamic energy of a launch's instructions (null without power accounting).
+nlohmann::json launch_energy(const nlohmann::json& power, uint64_t launch_id) {
+  if (power.is_null()) return nullptr;
+  auto it = power["launches"].find(std::to_string(launch_id));
+  return it == power["launches"].end() ? nlohmann::json(0.0) : *it;
+}
 
 // Issue timing's schedulers (docs/statistics.md, "Issue"): every scheduler has the SM's cycles with a
 // block resident; the SM's figures add its schedulers up.
@@ -135,7 +150,7 @@ nlohmann::json caches_json(const std::vector<CacheStatsEntry>& caches) {
 }
 }  // namespace
 
-// Schema gpuvp-stats/1 (docs/statistics.md): whole-run totals at the top, then one section per SM,
+// Schema gpuvp-stats/2 (docs/statistics.md): whole-run totals at the top, then one section per SM,
 // per kernel launch and per arbiter.
 nlohmann::json PlatformStats::to_json() const {
   nlohmann::json j;
@@ -162,7 +177,10 @@ nlohmann::json PlatformStats::to_json() const {
                         {"inst_class", inst_class_json(s)},
                         {"issue", issue_json(s)},
                          {"caches", caches_json(i < sm_caches.size() ? sm_caches[i] : std::vector<CacheStatsEntry>{})}});
+    j["sms"].back()["energy"] = power.is_null() ? nlohmann::json() : power["sms"][i];
   }
+  j["energy"] = power.is_null() ? nlohmann::json() : power["total"];
+  j["em"] = power.is_null() ? nlohmann::json() : power["em"];
   j["l2"] = l2.empty() ? nlohmann::json() : caches_json(l2)["l2"];
   j["arbiters"] = nlohmann::json::array();
   for (auto& a : arbiters)
@@ -176,7 +194,8 @@ nlohmann::json PlatformStats::to_json() const {
                              {"end_ps", l.end_ps},
                              {"cycles", l.cycles},
                              {"blocks_per_core", l.blocks_per_core},
-                             {"occupancy", occupancy_json(sms, l.launch_id)}});
+                             {"occupancy", occupancy_json(sms, l.launch_id)},
+                             {"dynamic_energy_j", launch_energy(power, l.launch_id)}});
   return j;
 }
 

@@ -87,6 +87,10 @@ inline uint32_t user_region_offset(uint32_t param_bytes) {
   return (kBlockHeaderBytes + param_bytes + 15u) & ~15u;
 }
 
+namespace power {
+class ActivityLog;  // models/power/activity.h
+}
+
 namespace sm {
 // Why an instruction fetch returned nothing: a failed fetch transaction at `addr`, or undecodable bytes.
 struct FetchError {
@@ -160,6 +164,8 @@ class SimtCore {
   uint64_t timing_hash() const;
   // Appends the issue cycle of every warp instruction to `log` (nullptr: off).
   void set_issue_log(std::vector<uint64_t>* log) { issue_log_ = log; }
+  // Counts each warp instruction's energy events into `log` at its issue cycle (nullptr: off).
+  void set_activity(power::ActivityLog* log) { act_ = log; }
 
   // Registers the architectural state (register file, predicates, per-warp PCs, masks and
   // divergence groups) under `path` (simt_core_state.cc).
@@ -348,6 +354,8 @@ class SimtCore {
   uint64_t arrivals_at_ = 0;
   uint64_t next_arrival_check() const;
   std::vector<uint64_t>* issue_log_ = nullptr;
+  power::ActivityLog* act_ = nullptr;
+  void record_activity(const Warp& w, const isa::Inst& in, InstClass cls, uint32_t active);
   // sm.timing = flexgrip: the pipeline, lane groups per warp instruction, the instruction in flight.
   std::unique_ptr<sm::FlexgripPipeline> pipe_;
   unsigned packets_ = 1;

@@ -33,6 +33,10 @@
 
 namespace gpuvp {
 
+namespace power {
+class ActivityLog;  // models/power/activity.h
+}
+
 class SmCore;  // SMP controller state + CoreEnv over the sockets around a SimtCore (sm.cc, simt_core.h)
 
 class Sm : public sc_core::sc_module, public BlockTarget {
@@ -74,6 +78,8 @@ class Sm : public sc_core::sc_module, public BlockTarget {
   // Keeps a BlockRecord per finished block (on by default; the platform keeps them for a timeline only).
   void record_blocks(bool on);
   const std::vector<BlockRecord>& block_records() const;
+  // Counts what consumes energy into `log` from now on (models/power/activity.h; nullptr: off).
+  void set_activity(power::ActivityLog* log);
 
  private:
   void controller_thread();  // SMP controller (SC_THREAD)

@@ -48,7 +48,7 @@ json exec_vector_add() {
 
 void check_sections(const json& j, const std::string& command) {
   INFO(command);
-  CHECK(j["schema"] == "gpuvp-stats/1");
+  CHECK(j["schema"] == "gpuvp-stats/2");
   CHECK(j["command"] == command);
   for (const char* k : {"sim_seconds", "host_seconds", "kernel_cycles", "warp_insts", "thread_insts", "clock_mhz"})
     CHECK(j[k].is_number());
@@ -171,7 +171,7 @@ TEST_CASE("compare: two hand-written statistics files give the hand-computed dif
 TEST_CASE("compare: a file that is not a statistics file of a known schema exits 2 naming it") {
   struct Case {
     const char *file, *expect;
-  } cases[] = {{"old_schema.json", "statistics schema \"gpuvp-stats/0\" is not known (known: gpuvp-stats/1)"},
+  } cases[] = {{"old_schema.json", "statistics schema \"gpuvp-stats/0\" is not known (known: gpuvp-stats/2)"},
                {"no_schema.json", "not a gpuvp statistics file"},
                {"array.json", "not a gpuvp statistics file"},
                {"truncated.json", "truncated.json"},
