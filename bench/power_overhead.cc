@@ -48,7 +48,10 @@ int main(int argc, char** argv) {
   }
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"scalarProd fi32 (tx2)", "run --preset tx2 --workload scalarProd --launch fi32"},
-      {"mandelbrot deep (tx2)", "run --preset tx2 --workload mandelbrot --launch deep"},
+      {"transpose 1024 x 1024 (tx2)",
+       fmt::format("exec --preset tx2 --ptx {}/microbench/microbench.ptx --kernel transpose --grid 32,32 "
+                   "--block 32,8 --arg buf:f32:1048576:iota --arg buf:f32:1048576 --arg i32:1024",
+                   GPUVP_BENCH_SOURCE)},
       {"scalarProd fi32 (gtx480)", "run --preset gtx480 --workload scalarProd --launch fi32"},
   };
   bool ok = true;
