@@ -2,6 +2,7 @@
 // and its outputs: the power trace CSV, the counter tracks, the aging sensor in the registry.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "common/subprocess.h"
@@ -110,4 +111,31 @@ TEST_CASE("power: the aging sensor is registered state") {
   INFO(r.err);
   REQUIRE(r.status == 0);
   CHECK(r.out.find("gpu.sm14.em_sensor") != std::string::npos);
+}
+
+namespace {
+// The largest dynamic power of an SM over a kernel's window (W), from its energy and the launch's cycles.
+double peak_sm_dynamic_w(const std::string& kernel_args) {
+  const std::string s = temp_path("power_mix.json");
+  RunResult r = run_gpuvp(fmt::format("exec --preset gtx480 --ptx {}/experiments/wear/wear_kernels.ptx {} --stats {}",
+                                      GPUVP_SOURCE_DIR, kernel_args, s));
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  const json j = read_json(s);
+  const double seconds = j["launches"][0]["cycles"].get<double>() / 700e6;
+  double peak = 0;
+  for (const json& sm : j["sms"]) peak = std::max(peak, sm["energy"]["dynamic_j"].get<double>() / seconds);
+  return peak;
+}
+}  // namespace
+
+TEST_CASE("power: the compute-heavy kernel draws far more than the memory-heavy one (a high/low mix)") {
+  const double high = peak_sm_dynamic_w("-k compute_heavy --grid 30 --block 128 --arg buf:f32:3840 --arg i32:200");
+  const double low = peak_sm_dynamic_w(
+      "-k memory_heavy --grid 30 --block 128 --arg buf:f32:65536:iota --arg buf:f32:65536 --arg i32:65536");
+  INFO("compute_heavy " << high << " W, memory_heavy " << low << " W per SM");
+  // Every SM issues 4 fp32 FMAs of 32 lanes per loop iteration (over 1.7 W at 700 MHz on gtx480); the
+  // copy mostly waits for DRAM.
+  CHECK(high > 1.0);
+  CHECK(high > 10 * low);
 }
