@@ -195,25 +195,26 @@ PolicyRun run_point(const Config& cfg, const Study& s, const std::string& ptx, c
     }
     s0 = sensors(p, n);
     t0 = rt.now_ns();
-    std::vector<uint64_t> last(s.apps.size());
-    for (size_t a = 0; a < s.apps.size(); ++a) {
-      const rt::Stream st = rt.create_stream();
-      const App& app = s.apps[a];
-      for (unsigned l = 0; l < app.launches; ++l) {
-        last[a] = rt.launch_sub_async(st, m, app.kernel, {app.grid}, {app.block}, args[a], rt::SubKernel{0, app.grid, sets[a]});
-        app_of[last[a]] = a;
-      }
-    }
-    double next = t0 + interval_ns;
-    for (;;) {
-      std::vector<uint64_t> pending;
-      for (uint64_t id : last)
-        if (rt.launch_done_ns(id) < 0) pending.push_back(id);
-      if (pending.empty()) break;
-      rt.wait_any(pending, next);
-      if (rt.now_ns() < next) continue;
-      next += interval_ns;
-      if (!policy->rotate((rt.now_ns() - t0) * 1e-9, sensors(p, n))) continue;
+    // One host thread per application queues its launches (each call takes the driver's launch
+    // latency) and waits for them; this thread asks the policy at every interval meanwhile.
+    std::vector<double> done_ns(s.apps.size(), -1.0);
+    for (size_t a = 0; a < s.apps.size(); ++a)
+      rt.spawn([&, a](rt::Runtime& art) {
+        const rt::Stream st = art.create_stream();
+        const App& app = s.apps[a];
+        uint64_t last = 0;
+        for (unsigned l = 0; l < app.launches; ++l) {
+          last = art.launch_sub_async(st, m, app.kernel, {app.grid}, {app.block}, args[a],
+                                      rt::SubKernel{0, app.grid, sets[a]});
+          app_of[last] = a;
+        }
+        art.stream_synchronize(st);
+        done_ns[a] = art.launch_done_ns(last);
+      });
+    auto running = [&] { return std::any_of(done_ns.begin(), done_ns.end(), [](double d) { return d < 0; }); };
+    for (double next = t0 + interval_ns; running(); next += interval_ns) {
+      if (next > rt.now_ns()) rt.sleep_ns(next - rt.now_ns());
+      if (!running() || !policy->rotate((rt.now_ns() - t0) * 1e-9, sensors(p, n))) continue;
       ++r.rotations;
       for (size_t a = 0; a < s.apps.size(); ++a) {
         masks[a] = rotate_mask(masks[a], n);
@@ -221,7 +222,8 @@ PolicyRun run_point(const Config& cfg, const Study& s, const std::string& ptx, c
       }
       if (policy->partitioned()) rots.push_back({uint64_t(rt.now_ns() * 1000.0), masks});
     }
-    for (uint64_t id : last) r.completion_us.push_back((rt.launch_done_ns(id) - t0) / 1000.0);
+    rt.join();
+    for (double d : done_ns) r.completion_us.push_back((d - t0) / 1000.0);
     t1 = rt.now_ns();
     s1 = sensors(p, n);
   });
