@@ -72,7 +72,7 @@ std::string power_trace_csv(const power::PowerAccounting& pa, uint64_t period_ps
   const uint64_t len = pa.config().interval * period_ps;
   for (const power::TraceRow& r : pa.trace())
     out += fmt::format("{},{},{},{},{:.6g},{:.6g},{:.6g},{:.9g},{:.6g},{:.4g}\n", r.interval, r.interval * len,
-                       (r.interval + 1) * len, r.sm, r.dynamic_w, r.static_w, r.dynamic_w + r.static_w, r.temp_k,
+                       (r.interval + r.count) * len, r.sm, r.dynamic_w, r.static_w, r.dynamic_w + r.static_w, r.temp_k,
                        r.em_rate, r.idle_fraction);
   return out;
 }

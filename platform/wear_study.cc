@@ -25,7 +25,7 @@ namespace {
 }
 
 unsigned positive(const nlohmann::json& j, const std::string& file, const std::string& key) {
-  if (!j.is_number_unsigned() || j.get<uint64_t>() == 0 || j.get<uint64_t>() > (1u << 30))
+  if (!j.is_number_integer() || j.get<int64_t>() < 1 || j.get<int64_t>() > (int64_t{1} << 30))
     bad(file, key, fmt::format("{} is not a whole number from 1 to 2^30", json_shown(j)));
   return j.get<unsigned>();
 }
@@ -44,7 +44,7 @@ App parse_app(const nlohmann::json& a, const std::string& file, size_t i) {
   app.launches = positive(a.value("launches", nlohmann::json(1)), file, at + ".launches");
   for (const nlohmann::json& v : a.value("args", nlohmann::json::array())) {
     const bool buffer = v.is_string() && (v.get<std::string>().rfind("out:", 0) == 0 || v.get<std::string>().rfind("in:", 0) == 0);
-    if (!buffer && !v.is_number_unsigned())
+    if (!buffer && !(v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= 0xffffffffll))
       bad(file, at + ".args", fmt::format("{}: an argument is \"out:N\", \"in:N\" or a whole number", json_shown(v)));
     app.args.push_back(v);
   }
@@ -124,7 +124,7 @@ struct Point {
 rt::KernelArgs make_args(rt::Runtime& rt, const App& a) {
   rt::KernelArgs args;
   for (const nlohmann::json& v : a.args) {
-    if (v.is_number_unsigned()) {
+    if (v.is_number_integer()) {
       args.u32(v.get<uint32_t>());
       continue;
     }
@@ -139,16 +139,19 @@ rt::KernelArgs make_args(rt::Runtime& rt, const App& a) {
   return args;
 }
 
-// A rotation: from `at_ps` on, application a's partition is masks[a].
+// A rotation: the host changed the SM sets from `at_ps` on; from then on application a's partition is
+// masks[a]. Until `settled_ps` a block may still start on the partition before: a change reaches the
+// dispatcher at the next clock edge, and a block handed out just before it starts at its SM's local
+// time, which may run ahead of simulated time (settled: one sample interval after the change).
 struct Rotation {
-  uint64_t at_ps;
+  uint64_t at_ps, settled_ps;
   std::vector<uint64_t> masks;
 };
 
 // Blocks that started outside their application's partition: the latest rotation at or before the
-// block's start, or the one before it during the two cycles a change takes to reach the dispatcher.
+// block's start, or the one before it while the change was being made.
 uint64_t off_partition(const std::vector<BlockRecord>& blocks, const std::map<uint64_t, size_t>& app_of,
-                       const std::vector<Rotation>& rots, uint64_t period_ps) {
+                       const std::vector<Rotation>& rots) {
   uint64_t off = 0;
   for (const BlockRecord& b : blocks) {
     auto a = app_of.find(b.launch_id);
@@ -156,7 +159,7 @@ uint64_t off_partition(const std::vector<BlockRecord>& blocks, const std::map<ui
     size_t i = 0;
     while (i + 1 < rots.size() && rots[i + 1].at_ps <= b.start_ps) ++i;
     uint64_t allowed = rots[i].masks[a->second];
-    if (i > 0 && b.start_ps < rots[i].at_ps + 2 * period_ps) allowed |= rots[i - 1].masks[a->second];
+    if (i > 0 && b.start_ps <= rots[i].settled_ps) allowed |= rots[i - 1].masks[a->second];
     if (!((allowed >> b.sm) & 1)) ++off;
   }
   return off;
@@ -184,7 +187,8 @@ PolicyRun run_point(const Config& cfg, const Study& s, const std::string& ptx, c
   std::vector<uint64_t> s0, s1;
   double t0 = 0, t1 = 0;
   std::map<uint64_t, size_t> app_of;  // launch id -> application
-  std::vector<Rotation> rots = {{0, policy->partitioned() ? masks : std::vector<uint64_t>(masks.size(), ~uint64_t{0})}};
+  std::vector<Rotation> rots = {
+      {0, 0, policy->partitioned() ? masks : std::vector<uint64_t>(masks.size(), ~uint64_t{0})}};
   p.run([&](rt::Runtime& rt) {
     const rt::Module m = rt.load_module(ptx, s.ptx_path);
     std::vector<uint32_t> sets;
@@ -216,11 +220,13 @@ PolicyRun run_point(const Config& cfg, const Study& s, const std::string& ptx, c
       if (next > rt.now_ns()) rt.sleep_ns(next - rt.now_ns());
       if (!running() || !policy->rotate((rt.now_ns() - t0) * 1e-9, sensors(p, n))) continue;
       ++r.rotations;
+      const uint64_t at_ps = uint64_t(rt.now_ns() * 1000.0);
       for (size_t a = 0; a < s.apps.size(); ++a) {
         masks[a] = rotate_mask(masks[a], n);
         if (sets[a]) rt.set_sm_set(sets[a], masks[a]);
       }
-      if (policy->partitioned()) rots.push_back({uint64_t(rt.now_ns() * 1000.0), masks});
+      if (policy->partitioned())
+        rots.push_back({at_ps, uint64_t((rt.now_ns() + interval_ns) * 1000.0), masks});
     }
     rt.join();
     for (double d : done_ns) r.completion_us.push_back((d - t0) / 1000.0);
@@ -229,7 +235,7 @@ PolicyRun run_point(const Config& cfg, const Study& s, const std::string& ptx, c
   });
   const std::vector<BlockRecord> blocks = p.timeline();
   r.blocks = blocks.size();
-  r.blocks_off_partition = off_partition(blocks, app_of, rots, p.clock_period_ps());
+  r.blocks_off_partition = off_partition(blocks, app_of, rots);
   // Consumption rate over the window: nominal lifetime consumed (sensor ps) per ps elapsed.
   const double window_ps = (t1 - t0) * 1000.0;
   for (unsigned k = 0; k < n; ++k) r.cr.push_back(window_ps > 0 ? double(s1[k] - s0[k]) / window_ps : 0.0);
@@ -306,10 +312,11 @@ PolicyRun run_forked(const Config& cfg, const Study& s, const std::string& ptx, 
 
 }  // namespace
 
-std::vector<PolicyRun> run(const Config& cfg, const Study& s) {
-  if (cfg.s("scheduler.kind") != "concurrent")
+std::vector<PolicyRun> run(const Config& given, const Study& s) {
+  if (given.s("scheduler.kind") != "concurrent")
     throw ConfigError("wear-study: partitions need scheduler.kind = concurrent (the gtx480, tk1 and tx2 presets)");
-  if (!cfg.b("power.enabled")) throw ConfigError("wear-study: power.enabled is false: there is no wear to balance");
+  Config cfg = given;  // the study is about wear: accounting on
+  cfg.set("power.enabled", true, "wear-study");
   const std::string ptx = read_user_file(s.ptx_path, s.file + ": ptx");
   std::vector<PolicyRun> out;
   for (const std::vector<unsigned>& part : s.partitions) {

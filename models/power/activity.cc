@@ -24,11 +24,26 @@ ActivityLog::ActivityLog(uint64_t interval_cycles, unsigned clusters)
 }
 
 void ActivityLog::seek(uint64_t cycle) {
-  if (q_.size() > limit_ && overflow_) overflow_();  // drains: first_ and q_ change
-  const uint64_t idx = cycle / len_ < first_ ? first_ : cycle / len_;
+  // Too many intervals held, or about to be: the owner drains what simulated time allows (first_ and
+  // q_ change).
+  if ((q_.size() > limit_ || cycle / len_ > first_ + limit_) && overflow_ && !filing_) overflow_();
+  uint64_t idx = cycle / len_ < first_ ? first_ : cycle / len_;
+  // An SM idle for hours of simulated time: jump over the stretch rather than hold an interval each.
+  if (idx - first_ > limit_ && first_active() >= idx) skip_quiet(idx);
   while (q_.size() <= idx - first_) q_.emplace_back();
   cur_ = &q_[idx - first_];
   cur_start_ = idx * len_;
+}
+
+uint64_t ActivityLog::first_active() const {
+  if (powered_) return first_;
+  for (size_t i = 0; i < q_.size(); ++i) {
+    const IntervalActivity& a = q_[i];
+    if (a.powered_cycles || a.issue_cycles ||
+        std::any_of(a.events.n.begin(), a.events.n.end(), [](uint64_t v) { return v != 0; }))
+      return first_ + i;
+  }
+  return ~uint64_t{0};
 }
 
 uint64_t ActivityLog::end_open() const {
@@ -39,6 +54,16 @@ uint64_t ActivityLog::end_open() const {
   };
   while (n > 0 && empty(q_[n - 1])) --n;
   return first_ + n;
+}
+
+void ActivityLog::skip_quiet(uint64_t end) {
+  if (end <= first_) return;
+  const uint64_t drop = std::min<uint64_t>(q_.size(), end - first_);  // empty: what follows stays
+  q_.erase(q_.begin(), q_.begin() + std::ptrdiff_t(drop));
+  first_ = end;
+  if (q_.empty()) q_.emplace_back();
+  cur_start_ = first_ * len_;
+  cur_ = &q_.front();
 }
 
 void ActivityLog::issue(uint64_t cycle, unsigned cluster, unsigned lanes, uint64_t launch) {
@@ -68,8 +93,11 @@ void ActivityLog::add_powered(uint64_t from, uint64_t to) {
 
 void ActivityLog::close_powered(uint64_t until) {
   if (until <= powered_since_) return;
-  add_powered(powered_since_, until);
+  const uint64_t from = powered_since_;
   powered_since_ = until;
+  filing_ = true;
+  add_powered(from, until);
+  filing_ = false;
 }
 
 void ActivityLog::set_powered(uint64_t cycle, bool on) {

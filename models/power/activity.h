@@ -5,6 +5,7 @@
 // (drained) only once simulated time has passed its end, when no SM can still add to it.
 #include <array>
 #include <cstdint>
+#include <algorithm>
 #include <deque>
 #include <functional>
 #include <unordered_map>
@@ -89,6 +90,12 @@ class ActivityLog {
   }
   uint64_t first_open() const { return first_; }  // index of the oldest interval not drained
   uint64_t end_open() const;  // one past the newest interval with anything counted
+  // The first interval with anything counted, or first_open() while the SM is powered; ~0 when it
+  // holds nothing (every interval from first_open() on is idle until it counts again).
+  uint64_t first_active() const;
+  // Drops the intervals before `end`, none of which holds anything (first_active() >= end): a long
+  // idle stretch costs nothing per interval.
+  void skip_quiet(uint64_t end);
   // Called when more than `limit` intervals are held (the owner drains what simulated time allows),
   // so that a long run keeps a bounded log.
   void on_overflow(size_t limit, std::function<void()> f) {
@@ -109,6 +116,7 @@ class ActivityLog {
   uint64_t cur_start_ = 0;
   uint64_t last_issue_ = ~uint64_t{0};
   bool powered_ = false;
+  bool filing_ = false;  // filing powered time: no overflow (it would drain what is being filed)
   uint64_t powered_since_ = 0;
   std::unordered_map<uint64_t, EventCounts> launches_;
   uint64_t launch_id_ = ~uint64_t{0};

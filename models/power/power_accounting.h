@@ -33,6 +33,7 @@ struct PowerConfig {
 // One row of the power trace: SM `sm` over interval `interval`.
 struct TraceRow {
   uint64_t interval = 0;
+  uint64_t count = 1;  // intervals the row covers (an idle stretch of the whole GPU is one row)
   unsigned sm = 0;
   double dynamic_w = 0, static_w = 0, temp_k = 0, em_rate = 0;
   double idle_fraction = 0;  // powered but not issuing, over the interval
@@ -75,6 +76,8 @@ class PowerAccounting {
  private:
   void close_to(uint64_t end_interval);
   void close_interval(uint64_t index);
+  void close_quiet(uint64_t from, uint64_t to);  // every SM idle and gated (or not) over [from, to)
+  uint64_t first_active() const;  // the first interval in which some SM has anything
 
   PowerConfig cfg_;
   std::function<uint64_t()> now_;
@@ -87,6 +90,7 @@ class PowerAccounting {
   std::vector<double> p_w_;
   std::vector<const IntervalActivity*> cur_;
   uint64_t next_ = 0;  // first interval not closed
+  bool closing_ = false;
 };
 
 }  // namespace gpuvp::power

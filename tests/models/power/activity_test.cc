@@ -91,3 +91,45 @@ TEST_CASE("accounting: power, temperature and sensor of one SM over two interval
   CHECK_THAT(pa.sms()[0].dynamic_j, WithinRel(1e-6, 1e-12));
   CHECK_THAT(pa.sms()[0].static_j, WithinRel(1e-6, 1e-12));
 }
+
+TEST_CASE("accounting: a block resident over many intervals closes without recursion") {
+  // 1000 intervals of powered time in one stretch: filing it grows the log past its limit while
+  // it is being drained (the overflow must not close again from inside the close).
+  PowerConfig c;
+  c.interval = 10;
+  c.period_s = 1e-9;
+  c.energy.static_w = 1.0;
+  uint64_t now = 0;
+  PowerAccounting pa(c, 2, [&] { return now; });
+  pa.log(0).set_powered(0, true);
+  pa.log(1).add(5, Event::Fp32, 1);
+  now = 10000;
+  pa.log(1).add(9999, Event::Fp32, 1);  // far ahead: the log holds 1000 intervals and overflows
+  pa.log(0).set_powered(10000, false);
+  pa.finish();
+  CHECK(pa.sms()[0].powered_cycles == 10000);
+  CHECK_THAT(pa.sms()[0].static_j, WithinRel(10000e-9, 1e-12));
+  CHECK(pa.sms()[1].events[Event::Fp32] == 2);
+}
+
+TEST_CASE("accounting: hours of idle time are one step and one trace row") {
+  PowerConfig c;
+  c.interval = 500;
+  c.period_s = 1e-9;
+  c.energy.static_w = 1.0;  // gated: no static power while idle
+  c.thermal.r_vertical = 4;
+  c.thermal.r_lateral = 0;
+  uint64_t now = 0;
+  PowerAccounting pa(c, 1, [&] { return now; });
+  // 1 us powered (1 W static: 318.15 + 1 / (C/dt + 1/R_v) K), then an hour with nothing resident.
+  pa.log(0).set_powered(0, true);
+  pa.log(0).set_powered(1000, false);
+  now = 3600ull * 1000000000ull;
+  pa.finish();
+  REQUIRE(pa.trace().size() == 3);  // two intervals of the block, one row for the rest of the hour
+  CHECK(pa.trace()[2].interval == 2);
+  CHECK(pa.trace()[2].count == now / 500 - 2);
+  CHECK(pa.trace()[2].static_w == 0.0);
+  CHECK_THAT(pa.trace()[2].temp_k, WithinRel(318.15, 1e-7));  // cooled to ambient (one implicit step)
+  CHECK_THAT(pa.sms()[0].em.elapsed_s, WithinRel(3600.0, 1e-12));
+}
