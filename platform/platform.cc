@@ -65,6 +65,7 @@ PlatformImpl::PlatformImpl(sc_core::sc_module_name name, const Config& c, const 
     sms.back()->set_data_objects(objects.get());
     sms.back()->record_blocks(false);  // Platform::record_timeline asks for them
   }
+  build_power();
   prints.set_capacity(uint64_t(cfg.i("host.printf_fifo_bytes")));
   fill_props();
   if (sched) sched->record_history(false);  // Platform::record_markers asks for them
@@ -383,6 +384,18 @@ void Platform::finish(double limit_ms) {
   }
 }
 
+// Activity counting in every SM, the power/thermal/EM models over it, and each SM's aging sensor.
+void PlatformImpl::build_power() {
+  const Params pp = cfg.params("power", "gpu.power");
+  if (!pp.b("enabled") || sms.empty()) return;
+  const SmConfig& sc = sms[0]->config();
+  const auto pc = power::PowerConfig::from(pp, cfg.params("thermal", "gpu.thermal"), cfg.params("em", "gpu.em"), sc.sps,
+                                           sc.warp_size, clk.period().to_seconds());
+  power = std::make_unique<power::PowerAccounting>(pc, n, [this] { return clk.cycle(sc_core::sc_time_stamp()); });
+  for (unsigned i = 0; i < n; ++i) sms[i]->set_activity(&power->log(i));
+  power->register_sensors(reg, "gpu.sm");
+}
+
 std::vector<std::string> Platform::link_names() const { return impl_->links; }
 std::vector<uint64_t> Platform::dispatch_times() const { return impl_->dispatches; }
 void Platform::record_markers() {
@@ -407,6 +420,10 @@ void Platform::set_retire_observer(unsigned sm, RetireObserver* o) { impl_->sms.
 uint64_t Platform::warp_insts(unsigned sm) const { return impl_->sms.at(sm)->stats().warp_insts; }
 std::vector<std::pair<uint64_t, uint64_t>> Platform::kernel_windows() const { return impl_->host->windows(); }
 uint64_t Platform::clock_period_ps() const { return impl_->clk.period().value(); }
+const power::PowerAccounting* Platform::power() const {
+  if (impl_->power) impl_->power->finish();
+  return impl_->power.get();
+}
 
 DataObjects& Platform::data_objects() { return *impl_->objects; }
 
