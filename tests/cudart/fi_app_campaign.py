@@ -89,7 +89,7 @@ assert not any(l.startswith(app + " out.txt wait") for l in left.splitlines()), 
 # A resumed finished campaign has nothing to do; the report counts the runs.
 assert "nothing to do" in run("campaign", "resume", hang_db).stderr
 report = run("report", hang_db).stdout
-assert re.search(r"timeout +1 ", report) and f"application: {app} out.txt wait" in report, report
+assert re.search(r"timeout +1 ", report) and f"application: {app}, out.txt, wait" in report, report
 
 # Bad entries: the key is named, the exit status is not 0.
 for command, why in ((os.path.join(work, "no_such_program"), "no such file"), (aimed, "not executable")):
