@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -72,6 +73,17 @@ struct AppProcess {
   int status = 0;
   double wall_s = 0;
 };
+
+// The folders of campaign processes that are gone (killed with kill -9 while a run was going on).
+void remove_stale_dirs() {
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(fs::temp_directory_path(), ec)) {
+    const std::string name = e.path().filename().string();
+    unsigned long pid = 0;
+    if (std::sscanf(name.c_str(), "gpuvp-app-%lu-", &pid) != 1 || pid == 0) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove_all(e.path(), ec);
+  }
+}
 
 fs::path fresh_dir() {
   static unsigned serial = 0;
@@ -277,6 +289,7 @@ double fault_limit_s(const CampaignSpec& spec, const GoldenRun& g) {
 }  // namespace
 
 GoldenRun run_app_golden(const CampaignSpec& spec, const std::string& base_dir) {
+  remove_stale_dirs();
   const std::vector<std::string> argv = command_line(spec, base_dir);
   const double limit = spec.application->timeout_s > 0 ? spec.application->timeout_s : kGoldenLimitS;
   AppResult a = run_once(spec, argv, "", limit);
