@@ -26,6 +26,7 @@
 #include "cli/memprot.h"
 #include "cli/options.h"
 #include "cli/rta.h"
+#include "cli/wear_study.h"
 #include "cli/run.h"
 #include "cli/sweep.h"
 #include "platform/text.h"
@@ -167,6 +168,15 @@ int run_command(int argc, char* argv[]) {
                                         "without simulating");
   rta_co.add(rta);
   rta->add_option("file", rta_file, "Kernel set (JSON: kernels with blocks, threads, time_ns, release_ns)")->required();
+
+  ConfigOpts wear_co;
+  std::string wear_file, wear_out = "wear-study";
+  auto* wear = app.add_subcommand("wear-study", "Wear-balancing study (docs/power.md): applications on SM partitions, "
+                                                "each policy's electromigration consumption rate per SM");
+  wear_co.add(wear);
+  wear->add_option("file", wear_file, "Study file (JSON: ptx, applications, partitions, policies, rotations, thresholds)")
+      ->required();
+  wear->add_option("--out", wear_out, "Folder for summary.json and summary.txt (default wear-study)");
 
   ExecOptions exec_opts;
   ConfigOpts exec_co;
@@ -351,6 +361,7 @@ int run_command(int argc, char* argv[]) {
     if (*exec) return cmd_exec(exec_co.build(), exec_opts);
     if (*cuda) return cmd_cuda(cuda_opts);
     if (*rta) return cmd_rta(rta_co.build(), rta_file);
+    if (*wear) return cmd_wear_study(wear_co.build(), wear_file, wear_out);
     if (*compare) return cmd_compare(cmp_a, cmp_b, cmp_threshold);
     if (app.got_subcommand("deadline")) return cmd_deadline(dl_co.build(), dl_args);
     if (*exp_check) return cmd_experiment_check(exp_co.build(), exp_file);

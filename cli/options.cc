@@ -43,6 +43,8 @@ CLI::Option* add_uint_option(CLI::App* app, const std::string& name, unsigned& t
 void add_output_options(CLI::App* app, RunOutputs& out) {
   app->add_option("--stats", out.stats, "Write statistics as JSON (docs/statistics.md)");
   app->add_option("--timeline", out.timeline, "Write the block timeline (Chrome trace-event JSON, opens in Perfetto)");
+  app->add_option("--power-trace", out.power_trace,
+                  "Write every SM's power, temperature and wear rate per sample interval (CSV, docs/power.md)");
   app->add_option("--vcd", out.vcd, "Write waveforms (PREFIX.vcd) of the scheduler, arbiters and SM handshakes");
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // `gpuvp sweep FILE`: every point of a sweep file's grid run in its own process (a point that fails,
-// crashes or hangs is recorded and the others go on), its statistics kept (gpuvp-stats/1), one result
+// crashes or hangs is recorded and the others go on), its statistics kept (gpuvp-stats/2), one result
 // table (CSV and JSON) of chosen statistics; resumable, and splittable into shards that `sweep merge`
 // joins. docs/user-guide.md, "Sweeps".
 #include <string>

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <systemc>
 
 #include "platform/config/config.h"
 #include "platform/run_outputs.h"
@@ -68,6 +70,14 @@ Settings Settings::from_environment() {
   s.sets = split_sets(env("GPUVP_SET"));
   s.stats = env("GPUVP_STATS");
   s.timeline = env("GPUVP_TIMELINE");
+  s.fault_report = env("GPUVP_FAULT_REPORT");
+  if (!env("GPUVP_FAULT").empty()) {
+    try {
+      s.fault = parse_armed_flip(env("GPUVP_FAULT"));
+    } catch (const std::invalid_argument& e) {
+      throw SessionError(fmt::format("GPUVP_FAULT={}", e.what()));
+    }
+  }
   if (!env("GPUVP_POLL_NS").empty()) {
     const std::string v = env("GPUVP_POLL_NS");
     char* end = nullptr;
@@ -112,6 +122,13 @@ void Session::simulate() {
     platform_ = std::make_unique<Platform>(build_config(settings_));
     concurrent_ = platform_->config().s("scheduler.kind") == "concurrent";
     out.attach(*platform_);
+    if (settings_.fault) {
+      try {
+        fault_ = arm(*platform_, *settings_.fault);
+      } catch (const std::invalid_argument& e) {
+        throw SessionError(fmt::format("GPUVP_FAULT: {}", e.what()));
+      }
+    }
     try {
       platform_->run([this](rt::Runtime& rt) { serve(rt); });
     } catch (const DeviceError&) {
@@ -124,6 +141,7 @@ void Session::simulate() {
     std::lock_guard lk(m_);
     dead_error_ = std::current_exception();
   }
+  write_fault_report();
   std::lock_guard lk(m_);
   dead_ = true;
   cv_.notify_all();
@@ -145,8 +163,9 @@ void Session::serve(rt::Runtime& rt) {
     std::exception_ptr err;
     try {
       (*job)(rt);
-    } catch (const DeviceError&) {
+    } catch (const DeviceError& e) {
       err = std::current_exception();
+      if (!device_error_seen_) device_error_ = e.what();
       device_error_seen_ = true;
     } catch (...) {
       err = std::current_exception();
@@ -156,6 +175,34 @@ void Session::serve(rt::Runtime& rt) {
     job_done_ = true;
     cv_.notify_all();
   }
+}
+
+// What a campaign on an application learns from a run: the golden run's window and registry (where
+// and when faults may go), and whether the armed fault struck. Written whatever ended the run.
+void Session::write_fault_report() const {
+  if (settings_.fault_report.empty()) return;
+  nlohmann::json j = {{"sim_end_ps", sc_core::sc_time_stamp().value()}, {"device_error", device_error_}};
+  if (dead_error_) {
+    try {
+      std::rethrow_exception(dead_error_);
+    } catch (const std::exception& e) {
+      j["error"] = e.what();
+    }
+  }
+  if (platform_) {
+    const auto windows = platform_->kernel_windows();
+    j["start_ps"] = windows.empty() ? 0 : windows.front().first;
+    j["end_ps"] = windows.empty() ? 0 : windows.back().second;
+    j["period_ps"] = platform_->clock_period_ps();
+    j["kernel_cycles"] = platform_->stats().kernel_cycles;
+    nlohmann::json targets = nlohmann::json::array();
+    for (const Target* t : platform_->registry().all()) targets.push_back({t->name, t->width, t->count});
+    j["targets"] = targets;
+  }
+  if (fault_) j["fault"] = {{"struck", fault_->struck}, {"before", fault_->before}, {"after", fault_->after}};
+  std::ofstream out(settings_.fault_report);
+  out << j.dump() << "\n";
+  if (!out) fmt::print(stderr, "gpuvp: cannot write GPUVP_FAULT_REPORT={}\n", settings_.fault_report);
 }
 
 void Session::fail_dead() const {

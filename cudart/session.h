@@ -11,10 +11,12 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
+#include "platform/armed_flip.h"
 #include "platform/platform.h"
 #include "sw/runtime/runtime.h"
 
@@ -39,6 +41,9 @@ struct Settings {
   std::vector<std::string> sets;          // GPUVP_SET, "key=value,key=value" (split_sets)
   std::string stats, timeline;            // GPUVP_STATS, GPUVP_TIMELINE: files written at exit
   double poll_ns = 1000;                  // GPUVP_POLL_NS: simulated time a polling call lets pass
+  // A campaign on an application (docs/campaigns.md) runs the program once per fault:
+  std::optional<ArmedFlip> fault;         // GPUVP_FAULT: the fault to arm (platform/armed_flip.h)
+  std::string fault_report;               // GPUVP_FAULT_REPORT: the run's figures, written at exit (JSON)
   static Settings from_environment();
 };
 
@@ -63,11 +68,14 @@ class Session {
   Session();
   void simulate();                // the simulation thread
   void serve(rt::Runtime& rt);    // the platform's host program
+  void write_fault_report() const;  // GPUVP_FAULT_REPORT, once the simulation has stopped
   [[noreturn]] void fail_dead() const;
 
   Settings settings_;
   rt::DeviceProps props_;
   std::unique_ptr<Platform> platform_;
+  std::shared_ptr<const ArmedFlipState> fault_;  // GPUVP_FAULT's, once armed
+  std::string device_error_;                     // the first device error a call returned
   std::thread thread_;
   std::mutex turn_;  // one application thread's request at a time
   std::mutex m_;

@@ -23,6 +23,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "faultinj/app_run.h"
 #include "faultinj/campaign_file.h"
 #include "faultinj/engine.h"
 #include "faultinj/fault_list.h"
@@ -114,7 +115,9 @@ JobFactory plain_job_factory(const CampaignSpec& spec, const std::string& base_d
   return [cfg, desc = *spec.exec, src] { return exec_job(cfg, desc, src); };
 }
 
+// An application's runs are processes of their own (faultinj/app_run.h): no job to build.
 JobFactory job_factory(const CampaignSpec& spec, const std::string& base_dir, const std::vector<std::string>& logs = {}) {
+  if (spec.application) return {};
   check_sms(spec);
   JobFactory make = plain_job_factory(spec, base_dir, logs);
   if (!spec.bus) return make;
@@ -350,6 +353,7 @@ int issues_sm(const CampaignSpec& spec) {
 // The golden run must succeed: when it does not, the campaign asks for something the platform cannot
 // run (an unknown link, a kernel that is not in the PTX, PTX the toolchain refuses): the file's error.
 GoldenRun golden_of(const JobFactory& make, const CampaignSpec& spec, const std::string& origin) {
+  if (spec.application) return run_app_golden(spec, spec.check.base_dir);
   try {
     return run_golden(make, issues_sm(spec), spec.check, inst_targets(spec));
   } catch (const std::runtime_error& e) {
@@ -588,7 +592,10 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
     if (it == plan.followers.end()) return;
     for (uint64_t id : it->second) commit(shared_result(r, id));
   };
-  run_faults(make, g, std::move(plan.to_run), eo, commit_shared, [&] { st.reset(); });
+  if (spec.application)
+    run_app_faults(spec, spec.check.base_dir, g, plan.to_run, eo.workers, commit_shared);
+  else
+    run_faults(make, g, std::move(plan.to_run), eo, commit_shared, [&] { st.reset(); });
   progress.end();
 }
 
@@ -799,7 +806,7 @@ int campaign_run(const std::string& file, const CampaignOptions& opt) {
               p.faults.size(), p.targets.size(), p.space, db);
   const bool any = !p.faults.empty();
   std::vector<Fault>().swap(p.faults);  // stored: the store is read back for what is pending
-  if (spec.early_stop && any) record_checkpoints(p.make, p.golden, kCheckpoints);
+  if (spec.early_stop && any && !spec.application) record_checkpoints(p.make, p.golden, kCheckpoints);
   execute(db, p.make, p.golden, spec, opt);
   if (!opt.quiet) print_summary(db);
   return 0;
@@ -843,7 +850,7 @@ int campaign_resume(const std::string& db, const CampaignOptions& opt) {
   JobFactory make = job_factory(spec, base_dir);
   GoldenRun g = golden_of(make, spec, db);
   check_same_golden(db, g, stored);
-  if (spec.early_stop) record_checkpoints(make, g, kCheckpoints);
+  if (spec.early_stop && !spec.application) record_checkpoints(make, g, kCheckpoints);
   execute(db, make, g, spec, opt);
   if (!opt.quiet) print_summary(db);
   return 0;
@@ -1037,9 +1044,8 @@ std::string fault_where(const Fault& f) {
 }
 
 // Replays one recorded run; prints both outcomes; true when they agree.
-bool replay_one(const JobFactory& make, const GoldenRun& g, const Fault& f, const RunRecord& rec,
-                const EngineOptions& eo, const ReplayOptions& opt) {
-  const RunResult r = replay_fault(make, g, f, eo, opt.vcd, opt.timeline);
+bool replay_one(const std::function<RunResult(const Fault&)>& rerun, const Fault& f, const RunRecord& rec) {
+  const RunResult r = rerun(f);
   const bool same = r.outcome == rec.outcome && r.due == rec.due_kind && !r.not_run;
   auto named = [](Outcome o, DueKind k) {
     return o == Outcome::DUE ? fmt::format("due ({})", to_string(k)) : std::string(to_string(o));
@@ -1080,8 +1086,16 @@ int campaign_replay(const std::string& db, const std::vector<uint64_t>& ids, con
     EngineOptions eo;
     eo.timeout_factor = spec.timeout_factor;
     eo.check = spec.check;
+    if (spec.application && (!opt.vcd.empty() || !opt.timeline.empty()))
+      throw CampaignError(fmt::format("{}: --vcd and --timeline: not for a campaign on an application", db));
+    auto rerun = [&](const Fault& f) {
+      if (!spec.application) return replay_fault(make, g, f, eo, opt.vcd, opt.timeline);
+      RunResult r;
+      run_app_faults(spec, base_dir, g, {f}, 1, [&](const RunResult& x) { r = x; });
+      return r;
+    };
     bool all = true;
-    for (uint64_t id : ids) all = replay_one(make, g, faults.at(id), runs.at(id), eo, opt) && all;
+    for (uint64_t id : ids) all = replay_one(rerun, faults.at(id), runs.at(id)) && all;
     return all ? 0 : 1;
   });
 }

@@ -126,8 +126,53 @@ void parse_platform(const Ctx& c, const json& j, CampaignSpec& s) {
   s.set = set;
 }
 
+std::vector<std::string> read_strings(const Ctx& c, const json& v, const std::string& path);
+
+bool is_element_type(const std::string& t) {
+  for (const char* k : {"u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f32", "f64"})
+    if (t == k) return true;
+  return false;
+}
+
+AppOutputFile parse_app_output(const Ctx& c, const json& v, const std::string& at) {
+  AppOutputFile o;
+  if (v.is_string()) {
+    o.path = read_string(c, v, at);
+    return o;
+  }
+  object(c, v, at, {"file", "type"});
+  o.path = read_string(c, required(c, v, at, "file", "a path in the run's folder"), at + ".file");
+  if (v.contains("type")) o.type = read_string(c, v.at("type"), at + ".type");
+  if (!is_element_type(o.type)) c.fail(at + ".type", v.at("type"), "unknown (u8 i8 u16 i16 u32 i32 u64 i64 f32 f64)");
+  return o;
+}
+
+ApplicationSpec parse_application(const Ctx& c, const json& v) {
+  object(c, v, "application", {"command", "outputs", "timeout_s"});
+  ApplicationSpec a;
+  a.command = read_strings(c, required(c, v, "application", "command", "the program and its arguments"),
+                           "application.command");
+  if (v.contains("outputs")) {
+    const json& o = v.at("outputs");
+    if (!o.is_array()) c.fail("application.outputs", o, "not a list of files");
+    for (size_t i = 0; i < o.size(); ++i)
+      a.outputs.push_back(parse_app_output(c, o[i], fmt::format("application.outputs[{}]", i)));
+  }
+  if (v.contains("timeout_s")) {
+    a.timeout_s = read_number(c, v.at("timeout_s"), "application.timeout_s");
+    if (!(a.timeout_s > 0 && a.timeout_s <= 86400))
+      c.fail("application.timeout_s", v.at("timeout_s"), "out of range; expected seconds in (0, 86400]");
+  }
+  return a;
+}
+
 void parse_run(const Ctx& c, const json& j, CampaignSpec& s) {
-  if (j.contains("workload") == j.contains("exec")) c.error("give exactly one of 'workload' and 'exec'");
+  if (int(j.contains("workload")) + int(j.contains("exec")) + int(j.contains("application")) != 1)
+    c.error("give exactly one of 'workload', 'exec' and 'application'");
+  if (j.contains("application")) {
+    s.application = parse_application(c, j.at("application"));
+    return;
+  }
   if (j.contains("exec")) {
     if (!j.at("exec").is_object()) c.fail("exec", j.at("exec"), "not an object (a launch description)");
     s.exec = j.at("exec");
@@ -441,11 +486,36 @@ std::vector<Fault> read_fault_csv(const std::string& path) {
   return out;
 }
 
+namespace {
+// The listed faults of a campaign on an application: transient flips at instants (a CSV's are checked
+// when it is read, by the engine).
+void check_listed_application_faults(const Ctx& c, const CampaignSpec& s) {
+  if (!s.application || !s.listed_faults) return;
+  for (const Fault& f : *s.listed_faults)
+    if (f.trigger != TriggerKind::Time || f.duration != Duration::Transient || f.model == FaultModel::StuckAt0 ||
+        f.model == FaultModel::StuckAt1)
+      c.error(fmt::format("faults[{}]: a campaign on an application injects transient bit flips at instants only", f.id));
+}
+
+// A faulty run of an application is a process of its own that arms one transient XOR at an instant of
+// simulated time (platform/armed_flip.h): no bus, no events, nothing held.
+void check_application_faults(const Ctx& c, const json& j, const CampaignSpec& s) {
+  if (!s.application) return;
+  if (s.bus) c.error("bus: a campaign on an application injects into registered state only");
+  if (s.trigger.event != "time") c.error("trigger: a campaign on an application injects at instants of time only");
+  if (s.fault.duration != Duration::Transient)
+    c.fail("fault.duration", j.at("fault").at("duration"), "a campaign on an application injects transient faults only");
+  if (s.fault.model == FaultModel::StuckAt0 || s.fault.model == FaultModel::StuckAt1)
+    c.fail("fault.model", j.at("fault").at("model"),
+           "a campaign on an application flips bits (bit_flip, multi_bit_flip, xor_mask) only");
+}
+}  // namespace
+
 CampaignSpec parse_campaign(const json& j, const std::string& origin) {
   const Ctx c{origin};
   if (!j.is_object()) c.error("not a JSON object");
   object(c, j, "",
-         {"name", "platform", "workload", "exec", "targets", "exclude", "bus", "trigger", "fault", "size", "window",
+         {"name", "platform", "workload", "exec", "application", "targets", "exclude", "bus", "trigger", "fault", "size", "window",
           "seed", "timeout_factor", "workers", "early_stop", "check", "faults", "raw_fit_per_bit", "instruction_output",
           "rate", "pruning"});
   CampaignSpec s;
@@ -463,6 +533,7 @@ CampaignSpec parse_campaign(const json& j, const std::string& origin) {
       s.faults_csv = read_string(c, f, "faults");
     else
       s.listed_faults = parse_fault_entries(f, origin, false);
+    check_listed_application_faults(c, s);
     parse_run_options(c, j, s);
     return s;
   }
@@ -501,6 +572,7 @@ CampaignSpec parse_campaign(const json& j, const std::string& origin) {
   if (s.window && s.trigger.event != "time") c.error("window: only with the time trigger");
   if (s.size.exhaustive && (s.bus || s.trigger.event != "time"))
     c.error("size: exhaustive covers registered state at every clock edge; not with bus or trigger");
+  check_application_faults(c, j, s);
   parse_run_options(c, j, s);
   return s;
 }

@@ -26,6 +26,18 @@ struct WorkloadSpec {
   uint64_t seed = 1;
 };
 
+// A campaign on an application (docs/campaigns.md): a CUDA host program run through the project's
+// libcudart.so.13, once as the golden run and once per fault, each in a fresh folder of its own.
+struct AppOutputFile {
+  std::string path;          // relative to the run's folder, or absolute
+  std::string type = "u8";   // element type for tolerances (output checks)
+};
+struct ApplicationSpec {
+  std::vector<std::string> command;  // argv; command[0] relative to the campaign file's folder
+  std::vector<AppOutputFile> outputs;
+  double timeout_s = 0;              // a faulty run's wall-time limit (0: from the golden run's)
+};
+
 // The sample size: a fixed count, or Leveugle's formula from margin and confidence.
 struct SizeSpec {
   bool exhaustive = false;  // {"exhaustive": true}: every bit at every edge of the window
@@ -69,8 +81,9 @@ struct CampaignSpec {
   std::string name;
   std::string preset;
   nlohmann::json set = nlohmann::json::object();  // configuration key -> scalar value
-  std::optional<WorkloadSpec> workload;           // exactly one of workload and exec
+  std::optional<WorkloadSpec> workload;           // exactly one of workload, exec and application
   std::optional<nlohmann::json> exec;             // a launch description, passed through
+  std::optional<ApplicationSpec> application;     // instead of workload and exec
   std::vector<std::string> targets;
   std::vector<std::string> exclude;
   std::optional<BusSpec> bus;  // instead of targets/exclude

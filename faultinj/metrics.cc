@@ -62,6 +62,7 @@ std::string sm_structure(const std::string& rest) {
   if (starts(rest, "inst_output.U_")) return "functional units";
   if (starts(rest, "inst_output.")) return "instruction outputs";
   if (starts(rest, "l1d") || starts(rest, "_l1d") || starts(rest, "l1")) return "L1 data caches";
+  if (starts(rest, "em_sensor")) return "aging sensors";  // docs/power.md: wear, not GPU control
   return "SM control";  // state, block_idx, num_blocks, done, ...
 }
 }  // namespace

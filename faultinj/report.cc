@@ -33,8 +33,11 @@ std::string fault_line(const FaultTemplate& f) {
   return s;
 }
 
-std::string check_line(const OutputCheckSpec& k) {
-  std::string outs = k.outputs.empty() ? "the buffers the kernel wrote" : join(k.outputs);
+// An application's outputs by default: its standard output and the files it names (faultinj/app_run.h).
+std::string check_line(const OutputCheckSpec& k, bool application) {
+  std::string outs = !k.outputs.empty() ? join(k.outputs)
+                     : application      ? "standard output and the output files"
+                                        : "the buffers the kernel wrote";
   if (!k.command.empty()) return fmt::format("{}, by the command {} (timeout {} s)", outs, join(k.command), k.timeout_s);
   if (!k.tolerant()) return outs + ", exactly";
   std::string t = fmt::format("|faulty - golden| <= {} + {} x |golden|", k.abs.value_or(0), k.rel.value_or(0));
@@ -42,13 +45,23 @@ std::string check_line(const OutputCheckSpec& k) {
   return fmt::format("{}, tolerable when {}", outs, t);
 }
 
+std::string application_lines(const ApplicationSpec& a) {
+  std::vector<std::string> files;
+  for (const AppOutputFile& f : a.outputs) files.push_back(f.type == "u8" ? f.path : f.path + " (" + f.type + ")");
+  return fmt::format("  application: {}\n  output files: {}\n  wall-time limit: {}\n", join(a.command),
+                     files.empty() ? "none" : join(files),
+                     a.timeout_s > 0 ? fmt::format("{} s", a.timeout_s) : "10 x the golden run's, at least 10 s");
+}
+
 std::string spec_lines(const CampaignSpec& s) {
   std::string out = fmt::format("  platform: preset {}{}\n", s.preset, s.set.empty() ? "" : ", set " + json_dump(s.set));
   if (s.workload)
     out += fmt::format("  workload: {} (launch {}, seed {})\n", s.workload->name,
                        s.workload->launch.empty() ? "default" : s.workload->launch, s.workload->seed);
-  else
+  else if (s.exec)
     out += fmt::format("  exec: {}\n", s.exec->dump());
+  else
+    out += application_lines(*s.application);
   if (s.lists_faults()) {
     out += s.faults_csv.empty() ? fmt::format("  faults: {} listed in the file\n", s.listed_faults->size())
                                 : fmt::format("  faults: listed in {}\n", s.faults_csv);
@@ -58,7 +71,9 @@ std::string spec_lines(const CampaignSpec& s) {
     out += s.window ? fmt::format("  window: {} .. {} ns\n", s.window->from_ns, s.window->to_ns)
                     : "  window: the golden execution window\n";
   }
-  out += "  output check: " + check_line(s.check) + "\n";
+  out += "  output check: " + check_line(s.check, s.application.has_value()) + "\n";
+  if (s.application)  // each run is a process with a wall-time limit: no simulated bound, no early stop
+    return out + fmt::format("  workers {}\n", s.workers ? std::to_string(s.workers) : "= CPUs");
   return out + fmt::format("  timeout factor {}, workers {}, early stop {}\n", s.timeout_factor,
                            s.workers ? std::to_string(s.workers) : "= CPUs", s.early_stop ? "on" : "off");
 }

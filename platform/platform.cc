@@ -60,10 +60,12 @@ PlatformImpl::PlatformImpl(sc_core::sc_module_name name, const Config& c, const 
     sc.interleaved_blocks = interleaved;
     sc.concurrent = concurrent;
     sc.caches = SmCaches::from(cfg.params("sm", "gpu." + nm));
+    sc.caches.gmem_allows = [this](uint64_t a, uint64_t len) { return gmem->allows(a, len); };
     sms.push_back(std::make_unique<Sm>(nm.c_str(), sc, reg, errors, "gpu." + nm, &prints));
     sms.back()->set_data_objects(objects.get());
     sms.back()->record_blocks(false);  // Platform::record_timeline asks for them
   }
+  build_power();
   prints.set_capacity(uint64_t(cfg.i("host.printf_fifo_bytes")));
   fill_props();
   if (sched) sched->record_history(false);  // Platform::record_markers asks for them
@@ -99,6 +101,8 @@ void PlatformImpl::build_memories() {
   lc.gmem_size = gmem->config().size;
   lc.sysmem_base = sysmem->config().base;
   lc.sysmem_size = sysmem->config().size;
+  lc.cmem_base = cmem->config().base;
+  lc.cmem_size = cmem->config().size;
   lc.gmem_allows = [this](uint64_t a, uint64_t len) { return gmem->allows(a, len); };
   l2 = std::make_unique<L2Cache>("l2", lc, reg, "gpu.l2");
 }
@@ -210,7 +214,7 @@ void PlatformImpl::wire() {
   bus->add_range(dev.sysmem_base, dev.sysmem_size, "sysmem");
   l2 ? bus->out.bind(l2->io) : bus->out.bind(sysmem->in);
   bus->add_range(dev.cmem_base, dev.cmem_size, "cmem");
-  bus->out.bind(cmem->in);
+  l2 ? bus->out.bind(l2->io) : bus->out.bind(cmem->in);
   bus->add_range(dev.cfg_base, cfgreg::kNumRegs * 4, "cfg");
   bus->out.bind(arb_cfg->in[concurrent ? 0 : n]);
 
@@ -220,12 +224,14 @@ void PlatformImpl::wire() {
     link("gpu.arb_sysmem.out", arb_sysmem->out, l2->in);
     link("gpu.l2.gmem", l2->gmem, gmem->in);
     link("gpu.l2.sysmem", l2->sysmem, sysmem->in);
+    link("gpu.arb_cmem.out", arb_cmem->out, l2->in);
+    link("gpu.l2.cmem", l2->cmem, cmem->in);
   } else {
     link("gpu.arb_gmem_rd.out", arb_gmem_rd->out, gmem->in);
     link("gpu.arb_gmem_wr.out", arb_gmem_wr->out, gmem->in);
     link("gpu.arb_sysmem.out", arb_sysmem->out, sysmem->in);
+    link("gpu.arb_cmem.out", arb_cmem->out, cmem->in);
   }
-  link("gpu.arb_cmem.out", arb_cmem->out, cmem->in);
   link("gpu.arb_cfg.out", arb_cfg->out, cfgblk->in);
 
   cfgblk->rdy(rdy);
@@ -378,6 +384,18 @@ void Platform::finish(double limit_ms) {
   }
 }
 
+// Activity counting in every SM, the power/thermal/EM models over it, and each SM's aging sensor.
+void PlatformImpl::build_power() {
+  const Params pp = cfg.params("power", "gpu.power");
+  if (!pp.b("enabled") || sms.empty()) return;
+  const SmConfig& sc = sms[0]->config();
+  const auto pc = power::PowerConfig::from(pp, cfg.params("thermal", "gpu.thermal"), cfg.params("em", "gpu.em"), sc.sps,
+                                           sc.warp_size, clk.period().to_seconds());
+  power = std::make_unique<power::PowerAccounting>(pc, n, [this] { return clk.cycle(sc_core::sc_time_stamp()); });
+  for (unsigned i = 0; i < n; ++i) sms[i]->set_activity(&power->log(i));
+  power->register_sensors(reg, "gpu.sm");
+}
+
 std::vector<std::string> Platform::link_names() const { return impl_->links; }
 std::vector<uint64_t> Platform::dispatch_times() const { return impl_->dispatches; }
 void Platform::record_markers() {
@@ -402,6 +420,10 @@ void Platform::set_retire_observer(unsigned sm, RetireObserver* o) { impl_->sms.
 uint64_t Platform::warp_insts(unsigned sm) const { return impl_->sms.at(sm)->stats().warp_insts; }
 std::vector<std::pair<uint64_t, uint64_t>> Platform::kernel_windows() const { return impl_->host->windows(); }
 uint64_t Platform::clock_period_ps() const { return impl_->clk.period().value(); }
+const power::PowerAccounting* Platform::power() const {
+  if (impl_->power) impl_->power->finish();
+  return impl_->power.get();
+}
 
 DataObjects& Platform::data_objects() { return *impl_->objects; }
 

@@ -51,6 +51,9 @@ struct PlatformStats {
   Bytes dram;
   std::vector<Bytes> launch_dram;
   uint64_t thread_insts = 0;
+  // Energy, temperature and wear (platform_power.cc; docs/statistics.md): "total", "em", "sms" (one
+  // object per SM) and "launches" (launch id -> dynamic energy); null when power.enabled is false.
+  nlohmann::json power;
   nlohmann::json to_json() const;
 };
 
@@ -62,6 +65,9 @@ class TimeoutError : public std::runtime_error {
 
 class PlatformImpl;
 class RetireObserver;  // models/sm/simt_core.h
+namespace power {
+class PowerAccounting;  // models/power/power_accounting.h
+}
 
 // A pass-through TLM module put on one link of the platform (fault injection's bus saboteur): the
 // platform binds the link's initiator to `in` and `out` to the link's target.
@@ -139,6 +145,8 @@ class Platform {
   void stick_global(uint64_t addr, uint32_t mask, uint32_t values);
 
   PlatformStats stats() const;
+  // Power, temperature and wear after the run (every interval closed); nullptr when power.enabled is false.
+  const power::PowerAccounting* power() const;
   // Every block of every kernel, in start order; kept only after record_timeline() (before run()).
   void record_timeline();
   std::vector<BlockRecord> timeline() const;

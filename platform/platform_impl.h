@@ -16,6 +16,7 @@
 #include "models/host_bus/host_bus.h"
 #include "models/l2/l2.h"
 #include "models/memory/memory.h"
+#include "models/power/power_accounting.h"
 #include "models/scheduler/block_scheduler.h"
 #include "models/common/unmapped_target.h"
 #include "models/scheduler/concurrent_dispatcher.h"
@@ -54,6 +55,7 @@ class PlatformImpl : public sc_core::sc_module {
   std::unique_ptr<ConcurrentDispatcher> disp;
   std::unique_ptr<CopyEngine> ce;
   std::vector<std::unique_ptr<Sm>> sms;
+  std::unique_ptr<power::PowerAccounting> power;  // power, temperature, wear (null: power.enabled = false)
   std::unique_ptr<HostBus> bus;
   std::unique_ptr<HostPort> host;
   // The Verilated cores in use (their flip-flops go to the VCD).
@@ -86,7 +88,8 @@ class PlatformImpl : public sc_core::sc_module {
   void build_memories();
   void build_arbiters();
   void build_scheduler();
-  void build_concurrent();  // the dispatcher and the copy engine, after the SMs
+  void build_concurrent();
+  void build_power();  // after the SMs  // the dispatcher and the copy engine, after the SMs
   void fill_props();
   void wire();
   void watch_dispatch();

@@ -6,6 +6,7 @@
 
 #include "platform/platform.h"
 #include "platform/platform_impl.h"
+#include "platform/power_outputs.h"
 
 namespace gpuvp {
 
@@ -77,6 +78,13 @@ PlatformStats Platform::stats() const {
     for (auto& [name, c] : sm->cache_stats()) st.sm_caches.back().push_back({name, c});
   }
   if (p.l2) st.l2.push_back({"l2", p.l2->stats()});
+  if (const power::PowerAccounting* pa = power()) {
+    PowerChipActivity chip;
+    chip.seconds = st.sim_seconds;
+    if (p.l2) chip.l2_reads = p.l2->stats().reads, chip.l2_writes = p.l2->stats().writes;
+    if (DramBus* b = p.gmem->dram_bus()) chip.dram_bytes = b->bytes();
+    st.power = power_stats_json(*pa, chip);
+  }
   for (ArbitratedTarget* a : p.arbiters()) {
     ArbiterStats as;
     as.name = a->basename();
@@ -129,6 +137,13 @@ void add(SmStats::Scheduler& to, const SmStats::Scheduler& k) {
   to.issue_cycles += k.issue_cycles;
   to.warp_insts += k.warp_insts;
   to.dual_issued += k.dual_issued;
+}
+
+// The dynamic energy of a launch's instructions (null without power accounting).
+nlohmann::json launch_energy(const nlohmann::json& power, uint64_t launch_id) {
+  if (power.is_null()) return nullptr;
+  auto it = power["launches"].find(std::to_string(launch_id));
+  return it == power["launches"].end() ? nlohmann::json(0.0) : *it;
 }
 
 // Issue timing's schedulers (docs/statistics.md, "Issue"): every scheduler has the SM's cycles with a
@@ -221,7 +236,7 @@ nlohmann::json caches_json(const std::vector<CacheStatsEntry>& caches) {
 }
 }  // namespace
 
-// Schema gpuvp-stats/1 (docs/statistics.md): whole-run totals at the top, then one section per SM,
+// Schema gpuvp-stats/2 (docs/statistics.md): whole-run totals at the top, then one section per SM,
 // per kernel launch and per arbiter.
 nlohmann::json PlatformStats::to_json() const {
   nlohmann::json j;
@@ -248,7 +263,10 @@ nlohmann::json PlatformStats::to_json() const {
                         {"inst_class", inst_class_json(s)},
                         {"issue", issue_json(s)},
                          {"caches", caches_json(i < sm_caches.size() ? sm_caches[i] : std::vector<CacheStatsEntry>{})}});
+    j["sms"].back()["energy"] = power.is_null() ? nlohmann::json() : power["sms"][i];
   }
+  j["energy"] = power.is_null() ? nlohmann::json() : power["total"];
+  j["em"] = power.is_null() ? nlohmann::json() : power["em"];
   j["l2"] = l2.empty() ? nlohmann::json() : caches_json(l2)["l2"];
   j["dram"] = bytes_json(dram, sim_seconds);
   j["arbiters"] = nlohmann::json::array();
@@ -267,7 +285,8 @@ nlohmann::json PlatformStats::to_json() const {
                              {"occupancy", occupancy_json(sms, l.launch_id)},
                              {"issue", launch_sms_json(sms, l.launch_id, l.cycles)},
                              {"dram", bytes_json(k < launch_dram.size() ? launch_dram[k] : PlatformStats::Bytes{},
-                                                 double(l.end_ps - l.start_ps) * 1e-12)}});
+                                                 double(l.end_ps - l.start_ps) * 1e-12)},
+                             {"dynamic_energy_j", launch_energy(power, l.launch_id)}});
   }
   return j;
 }

@@ -1,7 +1,10 @@
 #include "platform/run_outputs.h"
 
+#include <stdexcept>
+
 #include "platform/config/json_text.h"
 #include "platform/output_file.h"
+#include "platform/power_outputs.h"
 
 namespace gpuvp {
 
@@ -9,6 +12,7 @@ void RunOutputs::check() const {
   if (!stats.empty()) check_output(stats, "--stats");
   if (!timeline.empty()) check_output(timeline, "--timeline");
   if (!vcd.empty()) check_output(vcd + ".vcd", "--vcd");
+  if (!power_trace.empty()) check_output(power_trace, "--power-trace");
 }
 
 void RunOutputs::apply(PlatformHooks& hooks) const {
@@ -31,10 +35,19 @@ nlohmann::json stats_document(const Platform& p, const PlatformStats& st, const 
 }
 
 void RunOutputs::write(const Platform& p, const nlohmann::json& about) const {
-  if (stats.empty() && timeline.empty()) return;  // the VCD is written as the simulation goes
+  if (stats.empty() && timeline.empty() && power_trace.empty()) return;  // the VCD is written as the simulation goes
   const PlatformStats st = p.stats();
+  const power::PowerAccounting* pa = p.power();
+  if (!power_trace.empty()) {
+    if (!pa) throw std::invalid_argument("--power-trace: power accounting is off (power.enabled = false)");
+    write_output(power_trace, power_trace_csv(*pa, p.clock_period_ps()));
+  }
   if (!stats.empty()) write_output(stats, json_dump(stats_document(p, st, about), 2) + "\n");
-  if (!timeline.empty()) write_output(timeline, json_dump(timeline_trace_events(p.timeline(), st.launches), 1) + "\n");
+  if (!timeline.empty()) {
+    nlohmann::json trace = timeline_trace_events(p.timeline(), st.launches);
+    if (pa) add_power_counters(trace, *pa, p.clock_period_ps());
+    write_output(timeline, json_dump(trace, 1) + "\n");
+  }
 }
 
 }  // namespace gpuvp

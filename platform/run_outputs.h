@@ -12,10 +12,11 @@
 namespace gpuvp {
 
 // The statistics' schema version (docs/statistics.md); raised on every incompatible change.
-inline constexpr const char* kStatsSchema = "gpuvp-stats/1";
+inline constexpr const char* kStatsSchema = "gpuvp-stats/2";
 
 struct RunOutputs {
   std::string stats, timeline, vcd;  // paths (vcd: without ".vcd"); empty: not written
+  std::string power_trace;           // CSV of every SM's power and temperature per interval (docs/power.md)
 
   // Before the platform is built: an unwritable path is exit 2 at once, not a lost run.
   void check() const;

@@ -49,8 +49,9 @@ struct CacheGeometry {
   unsigned lru_bits() const;  // ceil(log2(ways)): a way's age, 0 (most recent) .. ways-1
 
   // Reads <class>.size_kib, .line_bytes, .sector_bytes, .ways, .mshrs, .write_policy, .set_hash
-  // (cache_params.cc) and validates them; `name` becomes the Params' instance path.
-  static CacheGeometry from(const Params& p);
+  // (cache_params.cc) and validates them; `name` becomes the Params' instance path. A non-zero
+  // `size_bytes` replaces size_kib (an L1 sized by its shared-memory split).
+  static CacheGeometry from(const Params& p, uint64_t size_bytes = 0);
   // size_kib = 0 says the platform has no such cache (flexgrip): build no model, call no from().
   static bool configured(const Params& p);
 };

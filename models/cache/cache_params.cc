@@ -38,10 +38,10 @@ ParamGroup cache_param_group(const std::string& cls, const std::string& instance
 
 bool CacheGeometry::configured(const Params& p) { return p.i("size_kib") != 0; }
 
-CacheGeometry CacheGeometry::from(const Params& p) {
+CacheGeometry CacheGeometry::from(const Params& p, uint64_t size_bytes) {
   CacheGeometry g;
   g.name = p.instance();
-  g.size_bytes = static_cast<uint64_t>(p.i("size_kib")) * 1024;
+  g.size_bytes = size_bytes ? size_bytes : static_cast<uint64_t>(p.i("size_kib")) * 1024;
   g.line_bytes = static_cast<unsigned>(p.i("line_bytes"));
   g.sector_bytes = static_cast<unsigned>(p.i("sector_bytes"));
   g.ways = static_cast<unsigned>(p.i("ways"));

@@ -78,7 +78,10 @@ uint64_t TimedCache::piece(const CacheRequest& r, uint64_t at, uint64_t daddr, u
   uint64_t s = slot(line, at);
   const InFlight* f = in_flight(line, s);
   const bool around = r.write && core_.geometry().write == WritePolicy::WriteThrough;
-  if (!f && !around && !core_.present(r.addr, r.size)) {
+  // A write-back write of whole sectors allocates them valid at once: it fetches nothing and needs no MSHR.
+  const unsigned sb = core_.geometry().sector_bytes;
+  const bool whole = r.write && r.addr % sb == 0 && r.size % sb == 0;
+  if (!f && !around && !whole && !core_.present(r.addr, r.size)) {
     const uint64_t free = mshr_free_at(s);
     if (free > s) {
       ++stalls_;

@@ -26,6 +26,7 @@ tlm_utils::simple_initiator_socket<L2Cache>* L2Cache::route(uint64_t addr, uint6
   auto inside = [&](uint64_t base, uint64_t size) { return addr >= base && addr - base < size && len <= size - (addr - base); };
   if (inside(cfg_.gmem_base, cfg_.gmem_size)) return &gmem;
   if (inside(cfg_.sysmem_base, cfg_.sysmem_size)) return &sysmem;
+  if (inside(cfg_.cmem_base, cfg_.cmem_size)) return &cmem;
   return nullptr;
 }
 

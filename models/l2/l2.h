@@ -2,12 +2,13 @@
 // The L2 shared by the SMs (docs/caches.md, "L2"): a sectored, write-back, LRU TimedCache between
 // the SMs' global-memory and instruction-fetch arbiters and the memories behind them.
 //
-//   in      <- arb_gmem_rd, arb_gmem_wr, arb_sysmem (cached accesses; atomics are performed at the
-//              memory after the L2 has written back and dropped their line)
-//   io      <- host bus (global and system memory ranges), copy engine: the L2 is the point of
-//              coherence: an outside access first writes back the dirty sectors of every line it
+//   in      <- arb_gmem_rd, arb_gmem_wr, arb_sysmem, arb_cmem (cached accesses: the SMs' global
+//              accesses and their instruction and constant caches' misses; atomics are performed at
+//              the memory after the L2 has written back and dropped their line)
+//   io      <- host bus (global, system and constant memory ranges), copy engine: the L2 is the point
+//              of coherence: an outside access first writes back the dirty sectors of every line it
 //              overlaps and, if it writes, drops those lines; then it goes to the memory as before
-//   gmem, sysmem -> the memories (by address)
+//   gmem, sysmem, cmem -> the memories (by address)
 // A cached access takes a slot of its slice (line-interleaved, one lookup per slice per cycle),
 // then the hit latency; a miss reads the missing sectors from the memory. The arbiter's port is held
 // only until the access has its slot (an MSHR stall included): the L2 is pipelined.
@@ -33,6 +34,7 @@ struct L2Config {
   Clock clock;
   uint64_t gmem_base = 0, gmem_size = 0;      // what goes to `gmem`
   uint64_t sysmem_base = 0, sysmem_size = 0;  // what goes to `sysmem`
+  uint64_t cmem_base = 0, cmem_size = 0;      // what goes to `cmem`
   // Global memory's bounds check (Memory::allows), applied to every access's demanded bytes, hits
   // included: a hit must not read past an allocation where the memory would refuse it. Empty: none.
   std::function<bool(uint64_t addr, uint64_t len)> gmem_allows;
@@ -48,6 +50,7 @@ class L2Cache : public sc_core::sc_module {
   tlm_utils::multi_passthrough_target_socket<L2Cache> io{"io"};
   tlm_utils::simple_initiator_socket<L2Cache> gmem{"gmem"};
   tlm_utils::simple_initiator_socket<L2Cache> sysmem{"sysmem"};
+  tlm_utils::simple_initiator_socket<L2Cache> cmem{"cmem"};
 
   // Registers the arrays under `path` (gpu.l2.tag, .valid, .dirty, .lru, .data).
   L2Cache(sc_core::sc_module_name name, const L2Config& cfg, Registry& reg, const std::string& path);

@@ -66,6 +66,46 @@ InstKind classify(const isa::Inst& in) {
   }
 }
 
+power::Event unit_event(InstClass c) {
+  switch (c) {
+    case InstClass::Fp32: return power::Event::Fp32;
+    case InstClass::Fp64: return power::Event::Fp64;
+    case InstClass::Sfu: return power::Event::Sfu;
+    case InstClass::Global: case InstClass::Const: case InstClass::Param: case InstClass::Shared:
+    case InstClass::Local: case InstClass::Atomic:
+      return power::Event::Ldst;
+    case InstClass::Control: case InstClass::Barrier: return power::Event::Control;
+    default: return power::Event::Int;  // int, move, warp-level, other
+  }
+}
+
+namespace {
+// How many leading operands are destinations (isa.h documents each opcode's operand order).
+unsigned dest_operands(const isa::Inst& in) {
+  switch (in.op) {
+    case Opcode::Nop: case Opcode::St: case Opcode::Red: case Opcode::Bar: case Opcode::BarWarp:
+    case Opcode::Membar: case Opcode::Bra: case Opcode::Call: case Opcode::Ret: case Opcode::Exit:
+    case Opcode::Trap: case Opcode::Nanosleep: case Opcode::Vprintf:
+      return 0;
+    case Opcode::Ld: return in.vec;
+    case Opcode::Setp: case Opcode::Shfl: case Opcode::Match: return 2;  // d and an optional second p
+    case Opcode::Mov: return (in.mod.flags & isa::kUnpack) ? unsigned(in.nops) - 1 : 1;
+    default: return 1;
+  }
+}
+}  // namespace
+
+RegAccesses reg_accesses(const isa::Inst& in) {
+  RegAccesses r;
+  const unsigned dests = dest_operands(in);
+  for (unsigned i = 0; i < in.nops; ++i) {
+    const isa::Operand& o = in.ops[i];
+    if (o.kind == isa::OpKind::Mem && o.reg != isa::kNoReg) ++r.reads;
+    else if (o.kind == isa::OpKind::Reg) ++(i < dests ? r.writes : r.reads);
+  }
+  return r;
+}
+
 }  // namespace sm
 
 }  // namespace gpuvp

@@ -171,22 +171,46 @@ bool SimtCore::global_lanes(Warp& w, uint32_t m, unsigned size, bool write, Core
   }
   unsigned seg = std::max(cfg_.coalesce_bytes, size);
   if (seg & (seg - 1)) seg = std::max(32u, size);  // segments must be powers of two
-  if (segbuf_.size() < 2 * size_t(seg)) segbuf_.resize(2 * size_t(seg));
+  // With an L1 data cache, global accesses reach it a line at a time, as the L1/texture unit takes a
+  // warp's request per 128-byte line with the sectors it touches: segments whose touched bytes are
+  // contiguous across their boundary within one line become one access (the L1 fetches only the
+  // sectors touched, so a gap still splits the access). Without one, each segment is a transaction.
+  const unsigned line = port != CoreEnv::Port::Const && cfg_.caches.l1d.present()
+                            ? std::max(seg, cfg_.caches.l1d.geometry.line_bytes)
+                            : seg;
+  if (segbuf_.size() < 2 * size_t(line)) segbuf_.resize(2 * size_t(line));
+  Segment run{port, 0, 0, line, size};
+  uint64_t run_lo = 0, run_hi = 0;
+  auto flush = [&] {
+    return !run.lanes || (write ? write_segment(w, run, run_lo, run_hi, is) : read_segment(w, run, run_lo, run_hi, is));
+  };
   uint32_t rem = m;
   while (rem) {
     // The lanes in the segment of the lowest remaining lane, and the bytes they touch.
-    Segment s{port, addr_[__builtin_ctz(rem)] & ~uint64_t(seg - 1), 0, seg, size};
+    const uint64_t base = addr_[__builtin_ctz(rem)] & ~uint64_t(seg - 1);
+    uint32_t lanes_in = 0;
     uint64_t lo = ~uint64_t{0}, hi = 0;
     lanes(rem, [&](unsigned l) {
-      if ((addr_[l] & ~uint64_t(seg - 1)) == s.base) {
-        s.lanes |= 1u << l;
+      if ((addr_[l] & ~uint64_t(seg - 1)) == base) {
+        lanes_in |= 1u << l;
         lo = std::min(lo, addr_[l]);
         hi = std::max(hi, addr_[l] + size);
       }
     });
-    rem &= ~s.lanes;
-    if (!(write ? write_segment(w, s, lo, hi, is) : read_segment(w, s, lo, hi, is))) return false;
+    rem &= ~lanes_in;
+    const uint64_t line_base = base & ~uint64_t(line - 1);
+    if (run.lanes && line != seg && run_hi == lo && run.base == line_base) {
+      run.lanes |= lanes_in;  // continues the access
+      run_hi = hi;
+      continue;
+    }
+    if (!flush()) return false;
+    run.base = line_base;
+    run.lanes = lanes_in;
+    run_lo = lo;
+    run_hi = hi;
   }
+  if (!flush()) return false;
   done_at_ = std::max(done_at_, is.ready);
   issued_at_ = is.next;
   return true;

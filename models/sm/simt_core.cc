@@ -10,6 +10,7 @@
 
 #include "models/sm/exec.h"
 #include "models/sm/inst_class.h"
+#include "models/power/activity.h"
 #include "models/sm/instruction_buffer.h"
 #include "models/sm/warp_scheduler.h"
 
@@ -431,10 +432,12 @@ bool SimtCore::execute(Warp& w, unsigned gi, const Inst& in, uint64_t pc) {
     uint32_t p = w.preds[in.guard];
     active &= in.guard_neg ? ~p : p;
   }
+  const InstClass cls = sm::classify(in).cls;
   ++stats_.warp_insts;
-  ++stats_.inst_class[size_t(sm::classify(in).cls)];
+  ++stats_.inst_class[size_t(cls)];
   stats_.thread_insts += unsigned(__builtin_popcount(active));
   stats_.launches[blocks_[w.block].stat].thread_insts += unsigned(__builtin_popcount(active));
+  if (act_) record_activity(w, in, cls, active);
   fg_.active = active;
   const sm::OpEntry& op = ops_[size_t(in.op)];
   sm::Exec x{*this, w, in, g, gi, active, pc, pc + in.size};
@@ -473,6 +476,21 @@ void SimtCore::notify_retired(Warp& w, const Inst& in, uint32_t active, bool con
     r.values = deferred_ ? deferred_->vals[0] : w.regs + size_t(d.reg) * 32;
   if (!no_dest && active && d.kind == isa::OpKind::Pred) r.pred = &w.preds[d.reg];
   observer_->retired(r);
+}
+
+// The energy events of one warp instruction (docs/power.md): its issue, its lanes on their unit, its
+// register reads and writes per active lane, and a shared-memory access. The lane cluster of a warp is
+// its slot modulo the clusters (the cluster its scheduler's lanes give it).
+void SimtCore::record_activity(const Warp& w, const Inst& in, InstClass cls, uint32_t active) {
+  const unsigned lanes = unsigned(__builtin_popcount(active));
+  act_->issue(now_, w.id % act_->clusters(), lanes, blocks_[w.block].lp->launch_id);
+  if (!lanes) return;
+  act_->add(now_, sm::unit_event(cls), lanes);
+  const sm::RegAccesses r = sm::reg_accesses(in);
+  if (r.reads) act_->add(now_, power::Event::RegRead, uint64_t(r.reads) * lanes);
+  if (r.writes) act_->add(now_, power::Event::RegWrite, uint64_t(r.writes) * lanes);
+  if (cls == InstClass::Shared || cls == InstClass::Param || cls == InstClass::Local)
+    act_->add(now_, power::Event::Shared);
 }
 
 // --- test access --------------------------------------------------------------------------------

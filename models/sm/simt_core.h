@@ -113,6 +113,9 @@ class RetireObserver {
   virtual ~RetireObserver() = default;
   virtual void retired(RetiredInst& r) = 0;
 };
+namespace power {
+class ActivityLog;  // models/power/activity.h
+}
 
 namespace sm {
 // Why an instruction fetch returned nothing: a failed fetch transaction at `addr`, or undecodable bytes.
@@ -190,6 +193,8 @@ class SimtCore {
   // Shows every executed warp instruction to `o` right after it executed (nullptr: off; one test per
   // instruction when off).
   void set_retire_observer(RetireObserver* o) { observer_ = o; }
+  // Counts each warp instruction's energy events into `log` at its issue cycle (nullptr: off).
+  void set_activity(power::ActivityLog* log) { act_ = log; }
 
   // Registers the architectural state (register file, predicates, per-warp PCs, masks and
   // divergence groups) under `path` (simt_core_state.cc).
@@ -387,6 +392,8 @@ class SimtCore {
   std::vector<uint64_t>* issue_log_ = nullptr;
   RetireObserver* observer_ = nullptr;
   uint64_t issue_cycle_ = 0;  // the cycle the executing instruction issued at (before its pipeline stages)
+  power::ActivityLog* act_ = nullptr;
+  void record_activity(const Warp& w, const isa::Inst& in, InstClass cls, uint32_t active);
   // sm.timing = flexgrip: the pipeline, lane groups per warp instruction, the instruction in flight.
   std::unique_ptr<sm::FlexgripPipeline> pipe_;
   unsigned packets_ = 1;

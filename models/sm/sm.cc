@@ -14,6 +14,7 @@
 #include "models/common/log.h"
 #include "models/memprot/data_objects.h"
 #include "sw/isa/config_regs.h"
+#include "models/power/activity.h"
 #include "models/sm/simt_core.h"
 
 namespace gpuvp {
@@ -70,6 +71,7 @@ class SmCore : public CoreEnv {
     if (objs_ && objs_->observer && port != Port::Fetch && port != Port::Const) observe(addr, len, write);
     if (atomic && l1d_) l1d_->clean(addr, addr + len, true, at);  // performed at the memory: the L1 copy is stale
     TimedCache* c = atomic ? nullptr : cache(port);
+    if (act_ && c) act_->add(at, cache_event(c, write));
     const bool bypass = !c && l1d_ && !atomic && port == Port::GlobalRead;  // a plain load the L1 does not cache
     if (!c && !bypass) return transport(socket(port), addr, data, len, write, atomic, at, fault);
     // The L1 pipeline takes the SM's next access the cycle after this one: its misses (and the
@@ -81,14 +83,27 @@ class SmCore : public CoreEnv {
       return done;
     }
     fault_ = &fault;
-    done = write ? c->write(addr, data, len, at) : c->read(addr, data, len, at);
-    release_ = c->accepted() + 1;
-    if (done != TimedCache::kFail) return done;
-    if (fault.kind == kDetected) return kFail;  // the copies' mismatch names itself
+    if (c == l1d_.get() && cfg_.caches.gmem_allows && !cfg_.caches.gmem_allows(addr, len)) {
+      // Refused as the memory refuses it, whether or not the L1 holds the line.
+      trans_.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+      fault.kind = "address";
+      release_ = at + 1;
+    } else {
+      done = write ? c->write(addr, data, len, at) : c->read(addr, data, len, at);
+      release_ = c->accepted() + 1;
+      if (done != TimedCache::kFail) return done;
+      if (fault.kind == kDetected) return kFail;  // the copies' mismatch names itself
+    }
     // Name the access itself, not the cache's sector fetch that failed for it.
     fault.message = fmt::format("{} on {} {} of {} bytes at {:#x}", trans_.get_response_string(),
                                 socket(port).basename(), write ? "write" : "read", len, addr);
     return kFail;
+  }
+
+  power::Event cache_event(const TimedCache* c, bool write) const {
+    if (c == icache_.get()) return power::Event::ICache;
+    if (c == ccache_.get()) return power::Event::ConstCache;
+    return write ? power::Event::L1dWrite : power::Event::L1dRead;
   }
 
   TimedCache* cache(Port port) {
@@ -294,6 +309,7 @@ class SmCore : public CoreEnv {
                          bool write, AtomicExtension* atomic, uint64_t at, Fault& fault,
                          DemandExtension* demand = nullptr) {
     using namespace sc_core;
+    if (act_ && &s != &sm_.cfg) act_->add(at, power::Event::Offchip);
     sc_time now = sc_time_stamp();
     sc_time t = sc_time::from_value(at * pv_);
     sc_time delay = t > now ? t - now : SC_ZERO_TIME;
@@ -385,6 +401,18 @@ class SmCore : public CoreEnv {
   void report_completions();
   static constexpr uint64_t kNotBusy = ~uint64_t{0};
   uint64_t busy_since_ = kNotBusy;  // issue cycles when recording (fault-injection triggers)
+  power::ActivityLog* act_ = nullptr;  // what consumes energy, per interval (models/power); null: not counted
+  void powered(uint64_t cycle, bool on) {
+    if (act_) act_->set_powered(cycle, on);
+  }
+
+ public:
+  void set_activity(power::ActivityLog* log) {
+    act_ = log;
+    core_.set_activity(log);
+  }
+
+ private:
   // Registered controller state.
   uint32_t state_ = Idle;
   uint32_t num_blocks_ = 0;
@@ -455,6 +483,7 @@ void SmCore::batch() {
 
     state_ = Running;
     invalidate_caches(t);
+    powered(t, true);
     if (!core_.launch(lp, t) || !core_.run()) {
       DeviceErrorInfo e = *core_.error();
       report(e);
@@ -462,6 +491,7 @@ void SmCore::batch() {
       return;
     }
     uint64_t end = core_.now();
+    powered(end, false);
     sync(end);
     if (record_blocks_)
       for (auto& bt : core_.block_times())
@@ -522,7 +552,10 @@ bool SmCore::take_arrivals() {
       report(e);
       return false;
     }
-    if (busy_since_ == kNotBusy) busy_since_ = std::max(now, core_.now());  // the SM was empty
+    if (busy_since_ == kNotBusy) {  // the SM was empty
+      busy_since_ = std::max(now, core_.now());
+      powered(busy_since_, true);
+    }
     running_[{w.kernel->launch_id, w.linear}] = w;
   }
   arrived_.clear();
@@ -541,6 +574,7 @@ void SmCore::report_completions() {
   }
   if (core_.resident_blocks() == 0 && busy_since_ != kNotBusy) {  // busy: at least one block resident
     core_.stats().busy_ps += (core_.now() - busy_since_) * pv_;
+    powered(core_.now(), false);
     busy_since_ = kNotBusy;
   }
 }
@@ -572,6 +606,7 @@ std::vector<uint64_t> Sm::issue_times() const { return core_->issue_times(); }
 void Sm::set_retire_observer(RetireObserver* o) { core_->set_retire_observer(o); }
 const SmStats& Sm::stats() const { return core_->stats(); }
 const std::vector<BlockRecord>& Sm::block_records() const { return core_->records(); }
+void Sm::set_activity(power::ActivityLog* log) { core_->set_activity(log); }
 std::vector<std::pair<std::string, CacheStats>> Sm::cache_stats() const { return core_->cache_stats(); }
 
 }  // namespace gpuvp

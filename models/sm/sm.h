@@ -35,6 +35,10 @@ namespace gpuvp {
 
 class RetireObserver;  // simt_core.h
 class DataObjects;     // models/memprot
+namespace power {
+class ActivityLog;  // models/power/activity.h
+}
+
 class SmCore;  // SMP controller state + CoreEnv over the sockets around a SimtCore (sm.cc, simt_core.h)
 
 class Sm : public sc_core::sc_module, public BlockTarget {
@@ -80,6 +84,8 @@ class Sm : public sc_core::sc_module, public BlockTarget {
   // The platform's data objects: the memory profiler's hooks and the protected objects' copies.
   void set_data_objects(DataObjects* d);
   const std::vector<BlockRecord>& block_records() const;
+  // Counts what consumes energy into `log` from now on (models/power/activity.h; nullptr: off).
+  void set_activity(power::ActivityLog* log);
 
  private:
   void controller_thread();  // SMP controller (SC_THREAD)

@@ -71,7 +71,7 @@ TEST_CASE("sweep: a 3 x 3 grid gives 9 rows in grid order, each equal to a separ
     // 16 blocks round robin over the SMs; SM 0's read grants are one per global load it issued.
     CHECK(row["sms[0].blocks"] == 16 / sms[k / 3]);
     const json st = read_json(fmt::format("{}/points/{}.stats.json", out, k + 1));
-    CHECK(st["schema"] == "gpuvp-stats/1");
+    CHECK(st["schema"] == "gpuvp-stats/2");
     CHECK(st["config"]["sm"]["count"] == sms[k / 3]);
     CHECK(row["rd_grants_sm0"] == st["arbiters"][0]["grants"][0]);
     CHECK(row["warp_ipc"].get<double>() ==

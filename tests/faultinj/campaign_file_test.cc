@@ -101,10 +101,10 @@ TEST_CASE("campaign file: errors name the file and the key") {
   CHECK_THAT(error_of(j), Contains("c.json: name: missing"));
   j = minimal();
   j["exec"] = json::object();
-  CHECK_THAT(error_of(j), Contains("exactly one of 'workload' and 'exec'"));
+  CHECK_THAT(error_of(j), Contains("exactly one of 'workload', 'exec' and 'application'"));
   j.erase("exec");
   j.erase("workload");
-  CHECK_THAT(error_of(j), Contains("exactly one of 'workload' and 'exec'"));
+  CHECK_THAT(error_of(j), Contains("exactly one of 'workload', 'exec' and 'application'"));
   j = minimal();
   j["targets"] = json::array();
   CHECK_THAT(error_of(j), Contains("c.json: targets = []: empty"));
@@ -112,6 +112,41 @@ TEST_CASE("campaign file: errors name the file and the key") {
   j["platform"]["set"] = {{"sm", {{"count", 2}}}};
   CHECK_THAT(error_of(j), Contains("c.json: platform.set.sm = "));
   CHECK_THAT(error_of(json::array()), Equals("c.json: not a JSON object"));
+}
+
+TEST_CASE("campaign file: an application") {
+  json j = minimal();
+  j.erase("workload");
+  j["application"] = {{"command", {"./app", "in.bin"}}, {"outputs", {"out.txt", {{"file", "o.bin"}, {"type", "f32"}}}},
+                      {"timeout_s", 30}};
+  const CampaignSpec s = parse_campaign(j, "c.json");
+  REQUIRE(s.application);
+  CHECK(s.application->command == std::vector<std::string>{"./app", "in.bin"});
+  REQUIRE(s.application->outputs.size() == 2);
+  CHECK(s.application->outputs[0].path == "out.txt");
+  CHECK(s.application->outputs[0].type == "u8");
+  CHECK(s.application->outputs[1].path == "o.bin");
+  CHECK(s.application->outputs[1].type == "f32");
+  CHECK(s.application->timeout_s == 30);
+  json bad = j;
+  bad["application"]["command"] = json::array();
+  CHECK_THAT(error_of(bad), Contains("c.json: application.command = []: not a non-empty list of strings"));
+  bad = j;
+  bad["application"]["outputs"][1]["type"] = "f16";
+  CHECK_THAT(error_of(bad), Contains("c.json: application.outputs[1].type = \"f16\": unknown"));
+  bad = j;
+  bad["application"]["timeout_s"] = 0;
+  CHECK_THAT(error_of(bad), Contains("c.json: application.timeout_s = 0: out of range"));
+  // Each run is a process of its own with one transient flip armed at an instant.
+  bad = j;
+  bad["fault"] = {{"model", "stuck_at_1"}};
+  CHECK_THAT(error_of(bad), Contains("c.json: fault.model = \"stuck_at_1\": a campaign on an application flips bits"));
+  bad = j;
+  bad["trigger"] = {{"event", "block_dispatch"}};
+  CHECK_THAT(error_of(bad), Contains("c.json: trigger: a campaign on an application injects at instants of time only"));
+  bad = j;
+  bad["workload"] = minimal()["workload"];
+  CHECK_THAT(error_of(bad), Contains("exactly one of 'workload', 'exec' and 'application'"));
 }
 
 TEST_CASE("campaign file: integers") {

@@ -73,3 +73,25 @@ TEST_CASE("dram bus: arrivals while busy queue in order, and an arrival after a 
   CHECK(d.end == ps(24000));
   CHECK(bus.free_at() == ps(24000));
 }
+
+// Offers out of time order (a temporally decoupled requester, an L2 posting a write-back at a fill
+// still ahead): a transfer offered before one reserved earlier uses the idle bus before it when it
+// fits in the gap, and goes after it when it does not. 8 bytes per ns: 32 bytes take 4000 ps.
+TEST_CASE("dram bus: an earlier offer uses the idle gap before a transfer reserved ahead of it") {
+  DramBus bus(8.0);
+  CHECK(bus.reserve(ps(20000), 32).start == ps(20000));  // 20000-24000
+  auto a = bus.reserve(ps(1000), 32);                   // the bus is idle then: 1000-5000
+  CHECK(a.start == ps(1000));
+  CHECK(a.end == ps(5000));
+  auto b = bus.reserve(ps(17000), 32);  // 17000-21000 would overlap 20000: after it, 24000-28000
+  CHECK(b.start == ps(24000));
+  CHECK(b.end == ps(28000));
+  auto c = bus.reserve(ps(16000), 32);  // fills 16000-20000 exactly
+  CHECK(c.start == ps(16000));
+  CHECK(c.end == ps(20000));
+  auto d = bus.reserve(ps(15000), 32);  // no gap of 4000 before 28000 any more
+  CHECK(d.start == ps(28000));
+  CHECK(d.end == ps(32000));
+  CHECK(bus.free_at() == ps(32000));
+  CHECK(bus.bytes() == 160);
+}

@@ -2,7 +2,10 @@
 #include <catch2/catch.hpp>
 
 #include <set>
+#include <string>
+#include <vector>
 
+#include "models/sm/sm_caches.h"
 #include "platform/config/config.h"
 
 using gpuvp::Config;
@@ -221,4 +224,22 @@ TEST_CASE("config: a cache geometry the model would refuse is refused by validat
   Config t = Config::preset("tx2");
   t.set("gpu.sm1.l1d.ways=4");  // 24 KiB in 4 ways: 48 sets
   CHECK_THROWS_WITH(t.validate(), Contains("l1d") && Contains("power of two"));
+}
+
+// Kepler's 64 KiB of on-chip memory split between shared memory and the L1 (sm.l1_shared_kib): the
+// L1 is what sm.shared_bytes leaves, 64 - 48 = 16 KiB by default, 64 - 32 = 32 KiB, 64 - 16 = 48 KiB
+// (96 sets of 4 ways: refused; of 6 ways, 64 sets). Nothing left is refused, naming the key.
+TEST_CASE("config: the tk1 L1 follows its shared-memory split") {
+  auto l1 = [](const std::vector<std::string>& sets) {
+    Config c = Config::preset("tk1");
+    for (const auto& s : sets) c.set(s);
+    c.validate();
+    return gpuvp::SmCaches::from(c.params("sm", "gpu.sm0")).l1d.geometry.size_bytes;
+  };
+  CHECK(l1({}) == 16 * 1024);
+  CHECK(l1({"sm.shared_bytes=32768", "sm.shared_per_block=32768"}) == 32 * 1024);
+  CHECK(l1({"sm.shared_bytes=16384", "sm.shared_per_block=16384", "sm.l1d.ways=6"}) == 48 * 1024);
+  CHECK_THROWS_WITH(l1({"sm.shared_bytes=16384", "sm.shared_per_block=16384"}),
+                    Contains("l1d.size_kib = 48") && Contains("power of two"));
+  CHECK_THROWS_WITH(l1({"sm.shared_bytes=65536"}), Contains("l1_shared_kib = 64") && Contains("leaves no L1"));
 }

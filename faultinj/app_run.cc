@@ -1,0 +1,349 @@
+#include "faultinj/app_run.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <thread>
+
+#include "faultinj/job.h"
+#include "platform/armed_flip.h"
+
+extern char** environ;
+
+namespace gpuvp::fi {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// Files of the run's own folder that are the campaign's, not the program's.
+constexpr const char* kStdout = ".gpuvp-stdout";
+constexpr const char* kStderr = ".gpuvp-stderr";
+constexpr const char* kReport = ".gpuvp-report.json";
+// The golden run's wall-time limit when the campaign gives none: a program that has not ended by then
+// is taken to hang without any fault.
+constexpr double kGoldenLimitS = 600;
+
+// command[0]: relative to the campaign file's folder; it must be an executable file.
+std::string program_path(const CampaignSpec& spec, const std::string& base_dir) {
+  const std::string& given = spec.application->command[0];
+  const fs::path p = fs::path(given).is_absolute() ? fs::path(given) : fs::path(base_dir) / given;
+  auto bad = [&](const std::string& why) {
+    return CampaignError(fmt::format("{}: application.command[0] = \"{}\": {} ({})", spec.origin, given, why, p.string()));
+  };
+  std::error_code ec;
+  if (!fs::exists(p, ec)) throw bad("no such file");
+  if (fs::is_directory(p, ec)) throw bad("a folder, not a program");
+  if (::access(p.c_str(), X_OK) != 0) throw bad("not executable");
+  return fs::absolute(p).lexically_normal().string();
+}
+
+// `gpuvp cuda` (this executable) runs the program against the library with the campaign's platform.
+std::vector<std::string> command_line(const CampaignSpec& spec, const std::string& base_dir) {
+  std::vector<std::string> argv = {fs::read_symlink("/proc/self/exe").string(), "cuda", "--preset", spec.preset};
+  for (auto& [key, value] : spec.set.items())
+    argv.insert(argv.end(), {"--set", key + "=" + (value.is_string() ? value.get<std::string>() : value.dump())});
+  argv.push_back("--");
+  argv.push_back(program_path(spec, base_dir));
+  argv.insert(argv.end(), spec.application->command.begin() + 1, spec.application->command.end());
+  return argv;
+}
+
+// One process of the program in a fresh folder of its own (concurrent runs must not share files).
+struct AppProcess {
+  pid_t pid = -1;
+  fs::path dir;
+  Clock::time_point start;
+  double limit_s = 0;
+  bool killed = false;  // passed its limit
+  int status = 0;
+  double wall_s = 0;
+};
+
+// The folders of campaign processes that are gone (killed with kill -9 while a run was going on).
+void remove_stale_dirs() {
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(fs::temp_directory_path(), ec)) {
+    const std::string name = e.path().filename().string();
+    unsigned long pid = 0;
+    if (std::sscanf(name.c_str(), "gpuvp-app-%lu-", &pid) != 1 || pid == 0) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove_all(e.path(), ec);
+  }
+}
+
+fs::path fresh_dir() {
+  static unsigned serial = 0;
+  const fs::path d = fs::temp_directory_path() / fmt::format("gpuvp-app-{}-{}", ::getpid(), serial++);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+// The environment of the run: ours, without a fault or report of an enclosing run, plus the run's.
+std::vector<std::string> environment(const fs::path& dir, const std::string& fault) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "GPUVP_FAULT", 11) != 0) env.emplace_back(*e);
+  env.push_back("GPUVP_FAULT_REPORT=" + (dir / kReport).string());
+  if (!fault.empty()) env.push_back("GPUVP_FAULT=" + fault);
+  return env;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& v) {
+  std::vector<char*> p;
+  for (auto& s : v) p.push_back(s.data());
+  p.push_back(nullptr);
+  return p;
+}
+
+// Starts the run in a process group of its own (a hang is killed whole: gpuvp cuda and the program).
+AppProcess spawn(std::vector<std::string> argv, const std::string& fault, double limit_s) {
+  AppProcess r;
+  r.dir = fresh_dir();
+  r.limit_s = limit_s;
+  std::vector<std::string> env = environment(r.dir, fault);
+  const std::vector<char*> av = pointers(argv), ev = pointers(env);
+  const std::string out = (r.dir / kStdout).string(), err = (r.dir / kStderr).string();
+  std::fflush(nullptr);
+  r.start = Clock::now();
+  r.pid = ::fork();
+  if (r.pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
+  if (r.pid == 0) {
+    ::setpgid(0, 0);
+    const int in = ::open("/dev/null", O_RDONLY), o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644),
+              e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || o < 0 || e < 0 || ::chdir(r.dir.c_str()) != 0) _exit(126);
+    ::dup2(in, 0);
+    ::dup2(o, 1);
+    ::dup2(e, 2);
+    ::execve(av[0], av.data(), ev.data());
+    _exit(127);
+  }
+  ::setpgid(r.pid, r.pid);  // here too: the group exists before the parent may kill it
+  return r;
+}
+
+// True once the process has ended (what is left of its group is killed); kills it at its limit.
+bool poll(AppProcess& r) {
+  int st = 0;
+  const pid_t w = ::waitpid(r.pid, &st, WNOHANG);
+  const double s = std::chrono::duration<double>(Clock::now() - r.start).count();
+  if (w == r.pid) {
+    r.status = st;
+    r.wall_s = s;
+    ::kill(-r.pid, SIGKILL);  // a child the program left running
+    return true;
+  }
+  if (w < 0 && errno != EINTR) throw std::runtime_error(fmt::format("waitpid: {}", std::strerror(errno)));
+  if (!r.killed && s > r.limit_s) {
+    r.killed = true;
+    ::kill(-r.pid, SIGKILL);
+  }
+  return false;
+}
+
+void wait_for(AppProcess& r) {
+  while (!poll(r)) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+}
+
+std::vector<uint8_t> file_bytes(const fs::path& p, bool& found) {
+  std::ifstream in(p, std::ios::binary);
+  found = static_cast<bool>(in);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+// What a run left: `gpuvp cuda` exits with the program's status, or 128 + the signal that killed it
+// (then the library, which reports at the program's exit, wrote no report).
+struct AppResult {
+  bool killed = false, crashed = false;
+  int exit_status = 0;
+  nlohmann::json report;  // null: none written
+  std::vector<OutputBuffer> buffers;
+  std::vector<std::string> missing;  // output files the run did not write
+  std::string last_error;            // the last line the program wrote to stderr
+  double wall_s = 0;
+};
+
+std::string last_error_line(const fs::path& p) {
+  std::ifstream in(p);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (!line.empty() && line.rfind("gpuvp cuda: ", 0) != 0) last = line;
+  return last.size() > 200 ? last.substr(0, 200) + "..." : last;
+}
+
+AppResult collect(const CampaignSpec& spec, const AppProcess& r) {
+  AppResult a;
+  a.killed = r.killed;
+  a.wall_s = r.wall_s;
+  a.exit_status = WIFEXITED(r.status) ? WEXITSTATUS(r.status) : 128 + WTERMSIG(r.status);
+  bool found = false;
+  std::vector<uint8_t> report = file_bytes(r.dir / kReport, found);
+  if (found) a.report = nlohmann::json::parse(report.begin(), report.end(), nullptr, false);
+  if (a.report.is_discarded()) a.report = nullptr;
+  a.crashed = !WIFEXITED(r.status) || (a.exit_status > 128 && a.report.is_null());
+  a.buffers.push_back({"stdout", "u8", false, {}, file_bytes(r.dir / kStdout, found)});
+  for (const AppOutputFile& o : spec.application->outputs) {
+    std::vector<uint8_t> bytes = file_bytes(fs::path(o.path).is_absolute() ? fs::path(o.path) : r.dir / o.path, found);
+    if (found)
+      a.buffers.push_back({o.path, o.type, false, {}, std::move(bytes)});
+    else
+      a.missing.push_back(o.path);
+  }
+  a.last_error = last_error_line(r.dir / kStderr);
+  std::error_code ec;
+  fs::remove_all(r.dir, ec);
+  return a;
+}
+
+AppResult run_once(const CampaignSpec& spec, const std::vector<std::string>& argv, const std::string& fault,
+                   double limit_s) {
+  AppProcess p = spawn(argv, fault, limit_s);
+  wait_for(p);
+  return collect(spec, p);
+}
+
+uint64_t u64(const nlohmann::json& j, const char* key) { return j.value(key, uint64_t{0}); }
+
+// The golden run's figures from the library's report.
+void read_report(const CampaignSpec& spec, const AppResult& a, GoldenRun& g) {
+  auto fail = [&](const std::string& why) { return CampaignError(fmt::format("{}: application: the golden run {}", spec.origin, why)); };
+  if (a.killed) throw fail(fmt::format("did not end within {} s", spec.application->timeout_s > 0 ? spec.application->timeout_s : kGoldenLimitS));
+  if (a.crashed) throw fail(fmt::format("was killed by signal {}{}", a.exit_status - 128, a.last_error.empty() ? "" : ": " + a.last_error));
+  if (a.report.is_null()) throw fail(fmt::format("made no CUDA call that started the platform (exit status {}{})", a.exit_status, a.last_error.empty() ? "" : ": " + a.last_error));
+  if (a.report.contains("error")) throw fail("stopped the simulation: " + a.report.at("error").get<std::string>());
+  if (!a.missing.empty()) throw fail(fmt::format("did not write {} (application.outputs)", a.missing.front()));
+  const nlohmann::json& j = a.report;
+  if (u64(j, "end_ps") == 0) throw fail("launched no kernel");
+  g.start_ps = u64(j, "start_ps");
+  g.end_ps = u64(j, "end_ps");
+  g.sim_end_ps = u64(j, "sim_end_ps");
+  g.period_ps = u64(j, "period_ps");
+  g.kernel_cycles = u64(j, "kernel_cycles");
+  for (auto& t : j.at("targets")) g.targets.push_back({t[0], t[1], t[2]});
+}
+
+// The mask the library XORs into the word (a campaign on an application flips bits only), or 0.
+uint64_t flip_mask(const GoldenRun& g, const Fault& f) {
+  for (const TargetDesc& t : g.targets)
+    if (t.name == f.target && f.index < t.count) return apply(f, 0, t.width);
+  return 0;
+}
+
+RunResult classify(const GoldenRun& g, const OutputCheckSpec& check, const Fault& f, const AppResult& a) {
+  RunResult r;
+  r.fault_id = f.id;
+  r.host_ms = a.wall_s * 1000;
+  const std::string said = a.last_error.empty() ? "" : ": " + a.last_error;
+  const nlohmann::json& rep = a.report;
+  if (a.killed) {
+    r.outcome = Outcome::Timeout;
+    r.detail = fmt::format("hang: still running after {:.1f} s; its process group was killed", a.wall_s);
+  } else if (a.crashed) {
+    r.outcome = Outcome::DUE;
+    r.due = DueKind::Died;
+    r.detail = fmt::format("crash: the program was killed by signal {} ({}){}", a.exit_status - 128,
+                           strsignal(a.exit_status - 128), said);
+  } else if (rep.is_null() || rep.value("error", std::string()).rfind("GPUVP_FAULT", 0) == 0) {
+    r.detail = rep.is_null() ? "the run wrote no report (no CUDA call)" : rep.at("error").get<std::string>();
+  } else if (!rep.contains("fault") || !rep.at("fault").value("struck", false)) {
+    r.detail = fmt::format("the run ended before the injection instant {} ps", f.time_ps);
+  } else {
+    r.end_ps = u64(rep, "end_ps");
+    r.kernel_cycles = u64(rep, "kernel_cycles");
+    const std::string dev = rep.value("device_error", std::string());
+    const int golden_status = g.info.value("exit_status", 0);
+    if (a.exit_status != golden_status || (!dev.empty() && g.info.value("device_error", std::string()).empty())) {
+      r.outcome = Outcome::DUE;
+      r.due = DueKind::Other;
+      r.detail = a.exit_status != golden_status ? fmt::format("exit status {} (golden {}){}", a.exit_status, golden_status, said)
+                                                : "device error: " + dev;
+    } else {
+      const CheckVerdict v = classify_completed(g, check, a.buffers, r.end_ps);
+      r.outcome = v.outcome;
+      r.detail = v.detail;
+    }
+  }
+  return r;
+}
+
+double fault_limit_s(const CampaignSpec& spec, const GoldenRun& g) {
+  if (spec.application->timeout_s > 0) return spec.application->timeout_s;
+  return std::max(10.0, 10 * g.host_seconds);
+}
+
+}  // namespace
+
+GoldenRun run_app_golden(const CampaignSpec& spec, const std::string& base_dir) {
+  remove_stale_dirs();
+  const std::vector<std::string> argv = command_line(spec, base_dir);
+  const double limit = spec.application->timeout_s > 0 ? spec.application->timeout_s : kGoldenLimitS;
+  AppResult a = run_once(spec, argv, "", limit);
+  GoldenRun g;
+  read_report(spec, a, g);
+  g.host_seconds = a.wall_s;
+  g.info = {{"exit_status", a.exit_status}, {"device_error", a.report.value("device_error", std::string())}};
+  g.buffers = std::move(a.buffers);
+  try {
+    g.outputs = select_outputs(spec.check, g.buffers);
+  } catch (const std::invalid_argument& e) {
+    throw CampaignError(fmt::format("{}: check.outputs: {}", spec.origin, e.what()));
+  }
+  // The exit status is part of what a resumed campaign must find again.
+  std::vector<uint8_t> all(reinterpret_cast<const uint8_t*>(&a.exit_status),
+                           reinterpret_cast<const uint8_t*>(&a.exit_status) + sizeof a.exit_status);
+  for (const GoldenOutput& o : g.outputs) all.insert(all.end(), o.bytes.begin(), o.bytes.end());
+  g.output_hash = hash_bytes(all);
+  g.output_bytes = all.size() - sizeof a.exit_status;
+  return g;
+}
+
+void run_app_faults(const CampaignSpec& spec, const std::string& base_dir, const GoldenRun& golden,
+                    const std::vector<Fault>& faults, unsigned workers,
+                    const std::function<void(const RunResult&)>& on_result) {
+  const std::vector<std::string> argv = command_line(spec, base_dir);
+  const double limit = fault_limit_s(spec, golden);
+  std::vector<std::pair<AppProcess, const Fault*>> running;
+  size_t next = 0;
+  while (next < faults.size() || !running.empty()) {
+    while (running.size() < std::max(1u, workers) && next < faults.size()) {
+      const Fault& f = faults[next++];
+      const uint64_t mask = flip_mask(golden, f);
+      if (mask == 0 || f.trigger != TriggerKind::Time) {  // a listed fault the registry or the library cannot take
+        RunResult r;
+        r.fault_id = f.id;
+        r.detail = fmt::format("{}[{}] bit {}: not a bit flip at an instant of this platform's registry", f.target, f.index, f.bit);
+        on_result(r);
+        continue;
+      }
+      running.emplace_back(spawn(argv, to_text(ArmedFlip{f.target, f.index, mask, f.time_ps}), limit), &f);
+    }
+    bool ended = false;
+    for (auto it = running.begin(); it != running.end();) {
+      if (!poll(it->first)) {
+        ++it;
+        continue;
+      }
+      on_result(classify(golden, spec.check, *it->second, collect(spec, it->first)));
+      it = running.erase(it);
+      ended = true;
+    }
+    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+}  // namespace gpuvp::fi

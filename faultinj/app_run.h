@@ -1,0 +1,31 @@
+#pragma once
+// Campaigns on applications (docs/campaigns.md): the runs of a CUDA host program through the
+// project's libcudart.so.13 (`gpuvp cuda`), each a fresh process, since a program that is not the
+// simulator cannot be forked at the injection instant from outside. The golden run records the exit
+// status, standard output, the named output files and the figures the library reports
+// (GPUVP_FAULT_REPORT: execution window, clock, registry); each faulty run gets its fault in the
+// environment (GPUVP_FAULT, platform/armed_flip.h), which the library arms in its platform.
+//
+// A run is killed, with its whole process group, when it passes its wall-time limit (Timeout: a hang);
+// one that dies of a signal is a DUE (DueKind::Died); one whose exit status differs from the golden
+// run's, or that gets a device error the golden run did not, is a DUE; otherwise the outputs decide
+// (the campaign's output check: Masked, Tolerable or SDC).
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "faultinj/campaign_file.h"
+#include "faultinj/engine.h"
+
+namespace gpuvp::fi {
+
+// The golden run; throws CampaignError naming the campaign file and key when the program cannot run
+// (application.command[0] missing or not executable) or its run is unusable (killed, no kernel).
+GoldenRun run_app_golden(const CampaignSpec& spec, const std::string& base_dir);
+
+// Runs `faults`, at most `workers` processes at a time, calling `on_result` as each run ends.
+void run_app_faults(const CampaignSpec& spec, const std::string& base_dir, const GoldenRun& golden,
+                    const std::vector<Fault>& faults, unsigned workers,
+                    const std::function<void(const RunResult&)>& on_result);
+
+}  // namespace gpuvp::fi

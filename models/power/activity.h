@@ -1,0 +1,128 @@
+#pragma once
+// What consumes energy in an SM, counted per sample interval of the SM's own clock (docs/power.md).
+// SMs run ahead of simulated time, so an event is filed under the interval of the SM's local cycle at
+// which it happens, not under the simulated instant at which the core reaches it; an interval is read
+// (drained) only once simulated time has passed its end, when no SM can still add to it.
+#include <array>
+#include <cstdint>
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <unordered_map>
+
+namespace gpuvp::power {
+
+enum class Event : uint8_t {
+  WarpInst = 0,  // a warp instruction issued: fetch from the instruction buffer, decode, schedule
+  Int,           // thread-instructions (active lanes) on the integer ALU (also moves, warp-level, other)
+  Fp32,          // ... on the fp32 unit
+  Fp64,          // ... on the fp64 unit
+  Sfu,           // ... on the special function unit
+  Ldst,          // ... on the load-store unit (address generation of every memory instruction)
+  Control,       // ... branch and control (branches, calls, barriers)
+  RegRead,       // register-file reads, per active lane (source register operands)
+  RegWrite,      // register-file writes, per active lane (destination registers)
+  Shared,        // shared, parameter and local memory accesses (one per warp instruction)
+  L1dRead,       // L1 data cache reads (accesses, hit or miss)
+  L1dWrite,      // L1 data cache writes
+  ConstCache,    // constant cache accesses
+  ICache,        // instruction cache accesses
+  Offchip,       // transactions leaving the SM (misses, uncached accesses) toward the L2 or memory
+  Count
+};
+const char* event_name(Event e);  // "warp_inst", "int", ... (statistics keys)
+
+inline constexpr unsigned kMaxClusters = 8;  // lane clusters per SM (warp-size lanes each)
+
+struct EventCounts {
+  std::array<uint64_t, size_t(Event::Count)> n{};
+  uint64_t& operator[](Event e) { return n[size_t(e)]; }
+  uint64_t operator[](Event e) const { return n[size_t(e)]; }
+  EventCounts& operator+=(const EventCounts& o);
+};
+
+// One sample interval of one SM.
+struct IntervalActivity {
+  EventCounts events;
+  uint64_t issue_cycles = 0;    // distinct cycles in which the SM issued at least one warp instruction
+  uint64_t powered_cycles = 0;  // cycles with at least one resident block (the SM is not gated)
+  // Per lane cluster: warp instructions and thread-instructions it executed (the NBTI stress of its lanes).
+  std::array<uint64_t, kMaxClusters> cluster_warp_insts{}, cluster_thread_insts{};
+  uint64_t idle_cycles() const { return powered_cycles > issue_cycles ? powered_cycles - issue_cycles : 0; }
+};
+
+class ActivityLog {
+ public:
+  ActivityLog(uint64_t interval_cycles, unsigned clusters);
+
+  uint64_t interval_cycles() const { return len_; }
+  unsigned clusters() const { return clusters_; }
+  // The interval holding SM cycle `cycle` (cycles before the first undrained interval go to it).
+  IntervalActivity& at(uint64_t cycle) {
+    if (cycle - cur_start_ >= len_) seek(cycle);
+    return *cur_;
+  }
+  // Counted in the interval of `cycle` and in the totals of the launch last issued from (issue()).
+  void add(uint64_t cycle, Event e, uint64_t n = 1) {
+    at(cycle).events[e] += n;
+    (*launch_)[e] += n;
+  }
+  // A warp instruction of `lanes` active lanes, executed by lane cluster `cluster`, issued at `cycle`,
+  // of kernel launch `launch`: counted in its interval and in the launch's totals.
+  void issue(uint64_t cycle, unsigned cluster, unsigned lanes, uint64_t launch);
+  // Events per kernel launch (per-kernel energy); launch 0 holds what came before any instruction.
+  const std::unordered_map<uint64_t, EventCounts>& by_launch() const { return launches_; }
+  // The SM holds a block from `cycle` on (true) or none (false): powered time per interval.
+  void set_powered(uint64_t cycle, bool on);
+
+  // Intervals fully before interval index `end`, oldest first, handed to `f(index, activity)` and dropped.
+  template <class F>
+  void drain(uint64_t end, F&& f) {
+    if (powered_) close_powered(end * len_);
+    while (first_ < end) {
+      if (q_.empty()) q_.emplace_back();
+      f(first_, q_.front());
+      q_.pop_front();
+      ++first_;
+    }
+    cur_start_ = first_ * len_;
+    cur_ = q_.empty() ? &q_.emplace_back() : &q_.front();
+  }
+  uint64_t first_open() const { return first_; }  // index of the oldest interval not drained
+  uint64_t end_open() const;  // one past the newest interval with anything counted
+  // The first interval with anything counted, or first_open() while the SM is powered; ~0 when it
+  // holds nothing (every interval from first_open() on is idle until it counts again).
+  uint64_t first_active() const;
+  // Drops the intervals before `end`, none of which holds anything (first_active() >= end): a long
+  // idle stretch costs nothing per interval.
+  void skip_quiet(uint64_t end);
+  // Called when more than `limit` intervals are held (the owner drains what simulated time allows),
+  // so that a long run keeps a bounded log.
+  void on_overflow(size_t limit, std::function<void()> f) {
+    limit_ = limit;
+    overflow_ = std::move(f);
+  }
+
+ private:
+  void seek(uint64_t cycle);
+  void add_powered(uint64_t from, uint64_t to);
+  void close_powered(uint64_t until);
+
+  uint64_t len_;
+  unsigned clusters_;
+  std::deque<IntervalActivity> q_;  // intervals first_, first_ + 1, ...
+  uint64_t first_ = 0;
+  IntervalActivity* cur_;
+  uint64_t cur_start_ = 0;
+  uint64_t last_issue_ = ~uint64_t{0};
+  bool powered_ = false;
+  bool filing_ = false;  // filing powered time: no overflow (it would drain what is being filed)
+  uint64_t powered_since_ = 0;
+  std::unordered_map<uint64_t, EventCounts> launches_;
+  uint64_t launch_id_ = ~uint64_t{0};
+  EventCounts* launch_;
+  size_t limit_ = ~size_t{0};
+  std::function<void()> overflow_;
+};
+
+}  // namespace gpuvp::power

@@ -1,0 +1,164 @@
+#include "models/power/power_accounting.h"
+
+#include <algorithm>
+#include <map>
+
+namespace gpuvp::power {
+
+PowerConfig PowerConfig::from(const Params& power, const Params& thermal, const Params& em, unsigned sps,
+                              unsigned warp_size, double period_s) {
+  PowerConfig c;
+  c.energy = EnergyTable::from(power);
+  c.enabled = power.b("enabled");
+  c.interval = uint64_t(power.i("interval"));
+  const unsigned clusters = unsigned(power.i("clusters"));
+  c.clusters = clusters ? clusters : std::clamp(sps / std::max(warp_size, 1u), 1u, kMaxClusters);
+  c.period_s = period_s;
+  c.thermal = ThermalParams::from(thermal);
+  c.em = EmParams::from(em);
+  c.em.vdd = c.energy.vdd;
+  return c;
+}
+
+PowerAccounting::PowerAccounting(const PowerConfig& cfg, unsigned sms, std::function<uint64_t()> now_cycle)
+    : cfg_(cfg),
+      now_(std::move(now_cycle)),
+      power_(make_power_model(cfg.energy)),
+      thermal_(make_thermal_model(cfg.thermal, sms)),
+      em_(make_em_model(cfg.em)),
+      sm_(sms),
+      p_w_(sms),
+      cur_(sms) {
+  // A log holding this many intervals asks for the ones simulated time has passed to be closed.
+  constexpr size_t kLogLimit = 64;
+  for (unsigned k = 0; k < sms; ++k) {
+    logs_.push_back(std::make_unique<ActivityLog>(cfg.interval, cfg.clusters));
+    logs_.back()->on_overflow(kLogLimit, [this] { close(); });
+  }
+  for (SmEnergy& s : sm_) s.peak_temp_k = cfg.thermal.ambient_k;
+}
+
+void PowerAccounting::register_sensors(Registry& reg, const std::string& prefix) {
+  for (unsigned k = 0; k < sm_.size(); ++k) {
+    Target t;
+    t.name = prefix + std::to_string(k) + ".em_sensor";
+    t.kind = TargetKind::Register;
+    t.width = 64;
+    t.count = 1;
+    // Read and written as of now: the intervals simulated time has passed are closed first.
+    t.get = [this, k](uint64_t) {
+      close();
+      return sensor(k);
+    };
+    t.set = [this, k](uint64_t, uint64_t v) {
+      close();
+      sm_[k].em.consumed_s = double(v) * 1e-12;
+    };
+    // Out of the state hash (fault injection's early stop): the sensor observes the run, no model of
+    // the GPU reads it, and two runs whose GPU state is equal must compare equal even if their timing
+    // (and so their wear) differed on the way.
+    t.digest = [] { return uint64_t{0}; };
+    reg.add(std::move(t));
+  }
+}
+
+void PowerAccounting::close() { close_to(now_() / cfg_.interval); }
+
+void PowerAccounting::finish() {
+  uint64_t end = (now_() + cfg_.interval - 1) / cfg_.interval;  // the interval in progress too
+  for (auto& l : logs_) end = std::max(end, l->end_open());
+  close_to(end);
+}
+
+void PowerAccounting::close_to(uint64_t end_interval) {
+  // Draining a log can grow another past its limit (powered time filed interval by interval), whose
+  // overflow asks to close again: the outer call is already doing it.
+  if (closing_) return;
+  closing_ = true;
+  while (next_ < end_interval) {
+    const uint64_t active = std::min(first_active(), end_interval);
+    if (active > next_ + 1) {  // hours of idle simulated time: one step, one row
+      close_quiet(next_, active);
+      next_ = active;
+    } else {
+      close_interval(next_++);
+    }
+  }
+  closing_ = false;
+}
+
+void PowerAccounting::close_interval(uint64_t index) {
+  const double dt = double(cfg_.interval) * cfg_.period_s;
+  std::vector<IntervalActivity> acts(sm_.size());
+  for (unsigned k = 0; k < sm_.size(); ++k) {
+    logs_[k]->drain(index + 1, [&](uint64_t, IntervalActivity& a) { acts[k] = a; });
+    const SmPower p = power_->power(acts[k], dt, double(acts[k].powered_cycles) * cfg_.period_s);
+    p_w_[k] = p.total();
+    SmEnergy& s = sm_[k];
+    s.dynamic_j += p.dynamic_w * dt;
+    s.static_j += p.static_w * dt;
+    s.powered_cycles += acts[k].powered_cycles;
+    s.idle_cycles += acts[k].idle_cycles();
+    s.events += acts[k].events;
+    for (unsigned c = 0; c < cfg_.clusters; ++c) {
+      s.cluster_warp_insts[c] += acts[k].cluster_warp_insts[c];
+      s.cluster_thread_insts[c] += acts[k].cluster_thread_insts[c];
+    }
+    ++s.intervals;
+    trace_.push_back({index, 1, k, p.dynamic_w, p.static_w, 0, 0,
+                      double(acts[k].idle_cycles()) / double(cfg_.interval)});
+  }
+  thermal_->step(p_w_, dt);
+  const size_t first_row = trace_.size() - sm_.size();
+  for (unsigned k = 0; k < sm_.size(); ++k) {
+    const double t = thermal_->temps()[k];
+    const double rate = em_->rate(cfg_.em.current_density(p_w_[k]), t);
+    sm_[k].em.add(dt, rate);
+    sm_[k].peak_temp_k = std::max(sm_[k].peak_temp_k, t);
+    trace_[first_row + k].temp_k = t;
+    trace_[first_row + k].em_rate = rate;
+  }
+}
+
+uint64_t PowerAccounting::first_active() const {
+  uint64_t a = ~uint64_t{0};
+  for (const auto& l : logs_) a = std::min(a, l->first_active());
+  return a;
+}
+
+// No SM counts anything or holds a block: the power is constant (static only when nothing is gated),
+// so the stretch is one implicit thermal step (stable, and exact once the steady state is reached) and
+// one trace row per SM.
+void PowerAccounting::close_quiet(uint64_t from, uint64_t to) {
+  const double dt = double(to - from) * double(cfg_.interval) * cfg_.period_s;
+  const SmPower p = power_->power(IntervalActivity{}, dt, 0.0);
+  for (unsigned k = 0; k < sm_.size(); ++k) {
+    logs_[k]->skip_quiet(to);
+    p_w_[k] = p.total();
+    sm_[k].static_j += p.static_w * dt;
+    sm_[k].intervals += to - from;
+  }
+  thermal_->step(p_w_, dt);
+  for (unsigned k = 0; k < sm_.size(); ++k) {
+    const double t = thermal_->temps()[k];
+    const double rate = em_->rate(cfg_.em.current_density(p_w_[k]), t);
+    sm_[k].em.add(dt, rate);
+    trace_.push_back({from, to - from, k, 0.0, p.static_w, t, rate, 0.0});
+  }
+}
+
+std::vector<std::pair<uint64_t, double>> PowerAccounting::launch_dynamic_j() const {
+  std::map<uint64_t, double> by;
+  for (auto& l : logs_)
+    for (auto& [id, c] : l->by_launch())
+      if (id != 0) by[id] += power_->dynamic_j(c);
+  return {by.begin(), by.end()};
+}
+
+double PowerAccounting::gpu_cr() const {
+  double m = 0;
+  for (const SmEnergy& s : sm_) m = std::max(m, s.em.cr());
+  return m;
+}
+
+}  // namespace gpuvp::power

@@ -1,0 +1,33 @@
+#pragma once
+// Temperature of each SM (docs/power.md, "Temperature"). One interface; compact_thermal.cc is the
+// compact RC model C_k dT_k/dt = P_k - (T_k - T_amb)/R_v - sum_j (T_k - T_j)/R_lat over floorplan
+// neighbours j, stepped by implicit Euler (stable for any interval).
+#include <memory>
+#include <vector>
+
+#include "models/common/params.h"
+
+namespace gpuvp::power {
+
+struct ThermalParams {
+  double ambient_k = 318.15;
+  double r_vertical = 4.0;   // K/W, SM to ambient
+  double r_lateral = 10.0;   // K/W, between neighbouring SMs (0: no lateral coupling)
+  double capacitance = 0.002;  // J/K per SM
+  unsigned columns = 0;      // floorplan: SMs row by row on a grid of this many columns (0: ceil(sqrt(n)))
+  static ThermalParams from(const Params& p);  // thermal.*
+};
+
+class ThermalModel {
+ public:
+  virtual ~ThermalModel() = default;
+  // Advances every SM by `dt_s` seconds under the powers `p_w` (one per SM).
+  virtual void step(const std::vector<double>& p_w, double dt_s) = 0;
+  virtual const std::vector<double>& temps() const = 0;  // K, one per SM
+};
+
+std::unique_ptr<ThermalModel> make_thermal_model(const ThermalParams& t, unsigned sms);
+// The floorplan neighbours of SM k (4-neighbourhood on the grid of `columns` columns).
+std::vector<unsigned> floorplan_neighbours(unsigned k, unsigned sms, unsigned columns);
+
+}  // namespace gpuvp::power

@@ -1,0 +1,368 @@
+#include "platform/wear_study.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <numeric>
+
+#include "platform/config/json_text.h"
+#include "platform/platform.h"
+#include "platform/user_file.h"
+
+namespace gpuvp::wear {
+
+namespace {
+
+[[noreturn]] void bad(const std::string& file, const std::string& key, const std::string& why) {
+  throw ConfigError(fmt::format("{}: {}: {}", file, key, why));
+}
+
+unsigned positive(const nlohmann::json& j, const std::string& file, const std::string& key) {
+  if (!j.is_number_integer() || j.get<int64_t>() < 1 || j.get<int64_t>() > (int64_t{1} << 30))
+    bad(file, key, fmt::format("{} is not a whole number from 1 to 2^30", json_shown(j)));
+  return j.get<unsigned>();
+}
+
+App parse_app(const nlohmann::json& a, const std::string& file, size_t i) {
+  const std::string at = fmt::format("applications[{}]", i);
+  if (!a.is_object()) bad(file, at, "not an object");
+  App app;
+  for (const char* k : {"name", "kernel"}) {
+    if (!a.contains(k) || !a[k].is_string()) bad(file, at + "." + k, "missing or not a string");
+  }
+  app.name = a["name"];
+  app.kernel = a["kernel"];
+  app.grid = positive(a.value("grid", nlohmann::json(1)), file, at + ".grid");
+  app.block = positive(a.value("block", nlohmann::json(32)), file, at + ".block");
+  app.launches = positive(a.value("launches", nlohmann::json(1)), file, at + ".launches");
+  for (const nlohmann::json& v : a.value("args", nlohmann::json::array())) {
+    const bool buffer = v.is_string() && (v.get<std::string>().rfind("out:", 0) == 0 || v.get<std::string>().rfind("in:", 0) == 0);
+    if (!buffer && !(v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= 0xffffffffll))
+      bad(file, at + ".args", fmt::format("{}: an argument is \"out:N\", \"in:N\" or a whole number", json_shown(v)));
+    app.args.push_back(v);
+  }
+  return app;
+}
+
+template <class T, class F>
+std::vector<T> list(const nlohmann::json& j, const std::string& file, const std::string& key, F&& each) {
+  if (!j.contains(key)) return {};
+  if (!j[key].is_array() || j[key].empty()) bad(file, key, "not a non-empty array");
+  std::vector<T> out;
+  for (size_t i = 0; i < j[key].size(); ++i) out.push_back(each(j[key][i], fmt::format("{}[{}]", key, i)));
+  return out;
+}
+
+}  // namespace
+
+Study parse(const nlohmann::json& j, const std::string& file) {
+  Study s;
+  s.file = file;
+  if (!j.is_object()) bad(file, "(top)", "not a JSON object");
+  if (!j.contains("ptx") || !j["ptx"].is_string()) bad(file, "ptx", "missing or not a string");
+  s.ptx_path = j["ptx"];
+  s.apps = list<App>(j, file, "applications", [&](const nlohmann::json& a, const std::string& k) {
+    (void)k;
+    return parse_app(a, file, s.apps.size());
+  });
+  if (s.apps.empty()) bad(file, "applications", "missing");
+  s.partitions = list<std::vector<unsigned>>(j, file, "partitions", [&](const nlohmann::json& p, const std::string& k) {
+    if (!p.is_array() || p.size() != s.apps.size())
+      bad(file, k, fmt::format("not an array of {} SM counts (one per application)", s.apps.size()));
+    std::vector<unsigned> sizes;
+    for (size_t i = 0; i < p.size(); ++i) sizes.push_back(positive(p[i], file, fmt::format("{}[{}]", k, i)));
+    return sizes;
+  });
+  if (s.partitions.empty()) bad(file, "partitions", "missing");
+  s.policies = list<std::string>(j, file, "policies", [&](const nlohmann::json& p, const std::string& k) {
+    static const std::vector<std::string> known = {"baseline", "fixed", "monitoring", "uniform"};
+    if (!p.is_string() || std::find(known.begin(), known.end(), p.get<std::string>()) == known.end())
+      bad(file, k, fmt::format("{} is not a policy (baseline, fixed, monitoring, uniform)", json_shown(p)));
+    return p.get<std::string>();
+  });
+  if (s.policies.empty()) s.policies = {"baseline", "fixed", "monitoring", "uniform"};
+  s.policies.erase(std::remove(s.policies.begin(), s.policies.end(), "baseline"), s.policies.end());
+  s.policies.insert(s.policies.begin(), "baseline");  // the reference of every normalised figure
+  s.rotations = list<unsigned>(j, file, "rotations",
+                               [&](const nlohmann::json& r, const std::string& k) { return positive(r, file, k); });
+  if (s.rotations.empty()) s.rotations = {1, 2, 4, 8, 16};
+  s.thresholds = list<uint64_t>(j, file, "thresholds", [&](const nlohmann::json& t, const std::string& k) {
+    if (!t.is_number() || !(t.get<double>() > 0)) bad(file, k, fmt::format("{} is not a positive number", json_shown(t)));
+    return uint64_t(t.get<double>());
+  });
+  const bool monitoring = std::count(s.policies.begin(), s.policies.end(), "monitoring") > 0;
+  if (monitoring && s.thresholds.empty()) bad(file, "thresholds", "the monitoring policy needs at least one (sensor ps)");
+  if (j.contains("years")) {
+    if (!j["years"].is_number() || !(j["years"].get<double>() > 0)) bad(file, "years", "not a positive number");
+    s.years = j["years"];
+  }
+  return s;
+}
+
+Study load(const std::string& path) {
+  Study s = parse(read_user_json(path, "wear study file"), path);
+  std::filesystem::path ptx(s.ptx_path);
+  if (ptx.is_relative()) s.ptx_path = (std::filesystem::path(path).parent_path() / ptx).string();
+  check_user_file(s.ptx_path, path + ": ptx");
+  return s;
+}
+
+namespace {
+
+struct Point {
+  std::string label;
+  WearPolicyConfig policy;
+};
+
+rt::KernelArgs make_args(rt::Runtime& rt, const App& a) {
+  rt::KernelArgs args;
+  for (const nlohmann::json& v : a.args) {
+    if (v.is_number_integer()) {
+      args.u32(v.get<uint32_t>());
+      continue;
+    }
+    const std::string text = v;
+    const size_t n = std::stoul(text.substr(text.find(':') + 1));
+    const rt::DevPtr p = rt.malloc(n * 4);
+    std::vector<float> data(n, 0.0f);
+    if (text.rfind("in:", 0) == 0) std::iota(data.begin(), data.end(), 0.0f);
+    rt.memcpy_h2d(p, data.data(), n * 4);
+    args.ptr(p);
+  }
+  return args;
+}
+
+// A rotation: the host changed the SM sets from `at_ps` on; from then on application a's partition is
+// masks[a]. Until `settled_ps` a block may still start on the partition before: a change reaches the
+// dispatcher at the next clock edge, and a block handed out just before it starts at its SM's local
+// time, which may run ahead of simulated time (settled: one sample interval after the change).
+struct Rotation {
+  uint64_t at_ps, settled_ps;
+  std::vector<uint64_t> masks;
+};
+
+// Blocks that started outside their application's partition: the latest rotation at or before the
+// block's start, or the one before it while the change was being made.
+uint64_t off_partition(const std::vector<BlockRecord>& blocks, const std::map<uint64_t, size_t>& app_of,
+                       const std::vector<Rotation>& rots) {
+  uint64_t off = 0;
+  for (const BlockRecord& b : blocks) {
+    auto a = app_of.find(b.launch_id);
+    if (a == app_of.end()) continue;
+    size_t i = 0;
+    while (i + 1 < rots.size() && rots[i + 1].at_ps <= b.start_ps) ++i;
+    uint64_t allowed = rots[i].masks[a->second];
+    if (i > 0 && b.start_ps <= rots[i].settled_ps) allowed |= rots[i - 1].masks[a->second];
+    if (!((allowed >> b.sm) & 1)) ++off;
+  }
+  return off;
+}
+
+std::vector<uint64_t> sensors(Platform& p, unsigned n) {
+  std::vector<uint64_t> out;
+  for (unsigned k = 0; k < n; ++k) out.push_back(p.registry().read(fmt::format("gpu.sm{}.em_sensor", k)));
+  return out;
+}
+
+// One policy on one partition: every application's launches queued on its stream and SM set, then the
+// policy asked at every sample interval until the last launch of every application is done.
+PolicyRun run_point(const Config& cfg, const Study& s, const std::string& ptx, const std::vector<unsigned>& part,
+                    const Point& pt) {
+  Platform p(cfg);
+  p.record_timeline();
+  const unsigned n = p.props().sm_count;
+  auto policy = make_wear_policy(pt.policy);
+  std::vector<uint64_t> masks = partition_masks(part, n);
+  const double interval_ns = double(cfg.i("power.interval") * p.clock_period_ps()) / 1000.0;
+  PolicyRun r;
+  r.policy = pt.label;
+  r.partition = part;
+  std::vector<uint64_t> s0, s1;
+  double t0 = 0, t1 = 0;
+  std::map<uint64_t, size_t> app_of;  // launch id -> application
+  std::vector<Rotation> rots = {
+      {0, 0, policy->partitioned() ? masks : std::vector<uint64_t>(masks.size(), ~uint64_t{0})}};
+  p.run([&](rt::Runtime& rt) {
+    const rt::Module m = rt.load_module(ptx, s.ptx_path);
+    std::vector<uint32_t> sets;
+    std::vector<rt::KernelArgs> args;
+    for (size_t a = 0; a < s.apps.size(); ++a) {
+      sets.push_back(policy->partitioned() ? rt.create_sm_set(masks[a]) : 0);
+      args.push_back(make_args(rt, s.apps[a]));
+    }
+    s0 = sensors(p, n);
+    t0 = rt.now_ns();
+    // One host thread per application queues its launches (each call takes the driver's launch
+    // latency) and waits for them; this thread asks the policy at every interval meanwhile.
+    std::vector<double> done_ns(s.apps.size(), -1.0);
+    for (size_t a = 0; a < s.apps.size(); ++a)
+      rt.spawn([&, a](rt::Runtime& art) {
+        const rt::Stream st = art.create_stream();
+        const App& app = s.apps[a];
+        uint64_t last = 0;
+        for (unsigned l = 0; l < app.launches; ++l) {
+          last = art.launch_sub_async(st, m, app.kernel, {app.grid}, {app.block}, args[a],
+                                      rt::SubKernel{0, app.grid, sets[a]});
+          app_of[last] = a;
+        }
+        art.stream_synchronize(st);
+        done_ns[a] = art.launch_done_ns(last);
+      });
+    auto running = [&] { return std::any_of(done_ns.begin(), done_ns.end(), [](double d) { return d < 0; }); };
+    for (double next = t0 + interval_ns; running(); next += interval_ns) {
+      if (next > rt.now_ns()) rt.sleep_ns(next - rt.now_ns());
+      if (!running() || !policy->rotate((rt.now_ns() - t0) * 1e-9, sensors(p, n))) continue;
+      ++r.rotations;
+      const uint64_t at_ps = uint64_t(rt.now_ns() * 1000.0);
+      for (size_t a = 0; a < s.apps.size(); ++a) {
+        masks[a] = rotate_mask(masks[a], n);
+        if (sets[a]) rt.set_sm_set(sets[a], masks[a]);
+      }
+      if (policy->partitioned())
+        rots.push_back({at_ps, uint64_t((rt.now_ns() + interval_ns) * 1000.0), masks});
+    }
+    rt.join();
+    for (double d : done_ns) r.completion_us.push_back((d - t0) / 1000.0);
+    t1 = rt.now_ns();
+    s1 = sensors(p, n);
+  });
+  const std::vector<BlockRecord> blocks = p.timeline();
+  r.blocks = blocks.size();
+  r.blocks_off_partition = off_partition(blocks, app_of, rots);
+  // Consumption rate over the window: nominal lifetime consumed (sensor ps) per ps elapsed.
+  const double window_ps = (t1 - t0) * 1000.0;
+  for (unsigned k = 0; k < n; ++k) r.cr.push_back(window_ps > 0 ? double(s1[k] - s0[k]) / window_ps : 0.0);
+  r.gpu_cr = *std::max_element(r.cr.begin(), r.cr.end());
+  return r;
+}
+
+nlohmann::json run_json(const PolicyRun& r) {
+  return {{"policy", r.policy},
+          {"partition", r.partition},
+          {"cr", r.cr},
+          {"gpu_cr", r.gpu_cr},
+          {"normalised_gpu_cr", r.normalised},
+          {"rotations", r.rotations},
+          {"blocks", r.blocks},
+          {"blocks_off_partition", r.blocks_off_partition},
+          {"completion_us", r.completion_us}};
+}
+
+PolicyRun run_of(const nlohmann::json& j) {
+  PolicyRun r;
+  r.policy = j["policy"];
+  r.partition = j["partition"].get<std::vector<unsigned>>();
+  r.cr = j["cr"].get<std::vector<double>>();
+  r.gpu_cr = j["gpu_cr"];
+  r.rotations = j["rotations"];
+  r.blocks = j["blocks"];
+  r.blocks_off_partition = j["blocks_off_partition"];
+  r.completion_us = j["completion_us"].get<std::vector<double>>();
+  return r;
+}
+
+// SystemC elaborates one platform per process: each point runs in a forked child that sends its
+// result (or its error) back through a pipe as JSON.
+PolicyRun run_forked(const Config& cfg, const Study& s, const std::string& ptx, const std::vector<unsigned>& part,
+                     const Point& pt) {
+  int fd[2];
+  if (::pipe(fd) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  std::fflush(nullptr);  // the child must not write the parent's buffered output again
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
+  if (pid == 0) {
+    ::close(fd[0]);
+    nlohmann::json out;
+    int status = 0;
+    try {
+      out = run_json(run_point(cfg, s, ptx, part, pt));
+    } catch (const std::exception& e) {
+      out = {{"error", e.what()}};
+      status = 3;
+    }
+    const std::string text = out.dump();
+    for (size_t done = 0; done < text.size();) {
+      const ssize_t w = ::write(fd[1], text.data() + done, text.size() - done);
+      if (w <= 0) ::_exit(4);
+      done += size_t(w);
+    }
+    ::_exit(status);
+  }
+  ::close(fd[1]);
+  std::string text;
+  char buf[65536];
+  for (ssize_t got; (got = ::read(fd[0], buf, sizeof buf)) > 0;) text.append(buf, size_t(got));
+  ::close(fd[0]);
+  int ws = 0;
+  ::waitpid(pid, &ws, 0);
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || j.contains("error") || !WIFEXITED(ws) || WEXITSTATUS(ws) != 0)
+    throw std::runtime_error(fmt::format("wear-study: {} on partition {} failed: {}", pt.label, json_dump(part),
+                                         j.is_object() && j.contains("error") ? j["error"].get<std::string>()
+                                                                              : "the run ended abnormally"));
+  return run_of(j);
+}
+
+}  // namespace
+
+std::vector<PolicyRun> run(const Config& given, const Study& s) {
+  if (given.s("scheduler.kind") != "concurrent")
+    throw ConfigError("wear-study: partitions need scheduler.kind = concurrent (the gtx480, tk1 and tx2 presets)");
+  Config cfg = given;  // the study is about wear: accounting on
+  cfg.set("power.enabled", true, "wear-study");
+  const std::string ptx = read_user_file(s.ptx_path, s.file + ": ptx");
+  std::vector<PolicyRun> out;
+  for (const std::vector<unsigned>& part : s.partitions) {
+    const PolicyRun base = run_forked(cfg, s, ptx, part, {"baseline", {"baseline"}});
+    const double longest_s = *std::max_element(base.completion_us.begin(), base.completion_us.end()) * 1e-6;
+    std::vector<Point> points;
+    for (const std::string& name : s.policies) {
+      if (name == "fixed")
+        for (unsigned r : s.rotations) points.push_back({fmt::format("fixed R={}", r), {"fixed", r, longest_s, 0}});
+      else if (name == "monitoring")
+        for (uint64_t t : s.thresholds) points.push_back({fmt::format("monitoring {}", t), {"monitoring", 1, 0, t}});
+      else if (name == "uniform")
+        points.push_back({"uniform", {"uniform"}});
+    }
+    out.push_back(base);
+    out.back().normalised = 1.0;
+    for (const Point& pt : points) {
+      out.push_back(run_forked(cfg, s, ptx, part, pt));
+      out.back().normalised = base.gpu_cr > 0 ? out.back().gpu_cr / base.gpu_cr : 0.0;
+    }
+  }
+  return out;
+}
+
+nlohmann::json to_json(const Study& s, const std::vector<PolicyRun>& runs) {
+  nlohmann::json j;
+  j["applications"] = nlohmann::json::array();
+  for (const App& a : s.apps) j["applications"].push_back(a.name);
+  j["years"] = s.years;
+  j["runs"] = nlohmann::json::array();
+  for (const PolicyRun& r : runs) j["runs"].push_back(run_json(r));
+  return j;
+}
+
+std::string table(const Study& s, const std::vector<PolicyRun>& runs) {
+  std::string t = fmt::format("{:<12} {:<18} {:>10} {:>11} {:>9}", "partition", "policy", "gpu cr", "normalised", "rotations");
+  for (const App& a : s.apps) t += fmt::format(" {:>14}", a.name + " (us)");
+  t += "\n";
+  for (const PolicyRun& r : runs) {
+    std::string part;
+    for (unsigned x : r.partition) part += (part.empty() ? "" : ":") + std::to_string(x);
+    t += fmt::format("{:<12} {:<18} {:>10.4g} {:>11.3f} {:>9}", part, r.policy, r.gpu_cr, r.normalised, r.rotations);
+    for (double c : r.completion_us) t += fmt::format(" {:>14.1f}", c);
+    t += "\n";
+  }
+  return t;
+}
+
+}  // namespace gpuvp::wear

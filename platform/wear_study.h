@@ -1,0 +1,55 @@
+#pragma once
+// A wear study (docs/power.md, "Wear study"): applications spatially multitasked on SM partitions (SM
+// sets), each wear-balancing policy run on a fresh platform over the same work, and per policy every
+// SM's electromigration consumption rate over the window, the GPU's normalised to the baseline's, and
+// each application's completion time.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "platform/config/config.h"
+#include "platform/wear_policy.h"
+
+namespace gpuvp::wear {
+
+struct App {
+  std::string name, kernel;
+  unsigned grid = 1, block = 32, launches = 1;
+  std::vector<nlohmann::json> args;  // "out:N" (a zeroed f32 buffer of N), "in:N" (f32 0, 1, 2, ...), integers
+};
+
+struct Study {
+  std::string file;  // for messages
+  std::string ptx_path;
+  std::vector<App> apps;
+  std::vector<std::vector<unsigned>> partitions;  // SMs per application, one entry per point
+  std::vector<std::string> policies;              // baseline first (the reference)
+  std::vector<unsigned> rotations;                // fixed: R values
+  std::vector<uint64_t> thresholds;               // monitoring: sensor ps
+  double years = 10;                              // the window repeats for this long (lifetime check)
+};
+
+// Parses a study file; ConfigError naming the file and the key for bad input.
+Study parse(const nlohmann::json& j, const std::string& file);
+Study load(const std::string& path);
+
+struct PolicyRun {
+  std::string policy;  // "baseline", "fixed R=4", "monitoring 1e6", "uniform"
+  std::vector<unsigned> partition;
+  std::vector<double> cr;          // per SM over the window
+  double gpu_cr = 0, normalised = 0;  // max cr; over the baseline's of the same partition
+  unsigned rotations = 0;
+  std::vector<double> completion_us;  // per application, from the window's start
+  uint64_t blocks = 0;                // blocks the applications ran
+  // Blocks that started on an SM outside their application's partition as it was then (the partition
+  // set by the latest rotation, or the one before while the change reaches the dispatcher): 0.
+  uint64_t blocks_off_partition = 0;
+};
+
+// Every point of the study, each on its own platform built from `cfg`.
+std::vector<PolicyRun> run(const Config& cfg, const Study& s);
+nlohmann::json to_json(const Study& s, const std::vector<PolicyRun>& runs);
+std::string table(const Study& s, const std::vector<PolicyRun>& runs);
+
+}  // namespace gpuvp::wear

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Campaigns on an application (docs/campaigns.md): tests/cudart/fi_app run through gpuvp cuda, once
+as the golden run and once per fault, each a process of its own.
+
+  fi_app_campaign.py GPUVP FI_APP WORK_DIR
+
+The faults aimed by hand: fi_app computes c[i] = a[i] + b[i] (a[i] = i, b[i] = 1000) and writes the
+64 sums to out.txt. Flipping bit 0 of a[3] in global memory at the first kernel's start makes a[3] = 2,
+so c[3] = 1002 instead of 1003: out.txt and the printed total differ (SDC). The same flip once the
+kernel has ended changes an input nothing reads again: Masked. Flipping bit 0 of a[0] before the
+kernel makes c[0] = 1001, for which `fi_app out.txt wait` spins for ever: a hang, killed and
+classified timeout. A drawn campaign classifies every run (no tool error)."""
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+gpuvp, app, work = sys.argv[1:4]
+os.makedirs(work, exist_ok=True)
+GLOBAL_BASE = 0x1000_0000  # sw/isa/address_map.h: word k of gpu.gmem is at GLOBAL_BASE + 4 k
+
+
+def run(*args, expect=0):
+    p = subprocess.run([gpuvp, *args], capture_output=True, text=True, cwd=work)
+    if p.returncode != expect:
+        sys.exit(f"gpuvp {' '.join(args)}: exit {p.returncode} (expected {expect})\n{p.stdout}\n{p.stderr}")
+    return p
+
+
+def campaign(name, body):
+    path = os.path.join(work, name + ".json")
+    db = os.path.join(work, name + ".db")
+    for f in (db, db + ".lock"):
+        if os.path.exists(f):
+            os.remove(f)
+    body = {"name": name, "platform": {"preset": "flexgrip"}, **body}
+    with open(path, "w") as f:
+        json.dump(body, f, indent=1)
+    return path, db
+
+
+def outcomes(path, db):
+    run("campaign", "run", path, "--db", db, "--quiet")
+    rows = json.loads(run("campaign", "export", db, "--json", "-").stdout)
+    return {r["id"]: r for r in rows}
+
+
+# Where a is, and the golden run's execution window (the first kernel's start and end).
+probe = subprocess.run([gpuvp, "cuda", "--preset", "flexgrip", "--", app, "out.txt"], capture_output=True,
+                       text=True, cwd=work)
+assert probe.returncode == 0, probe.stderr
+addr = int(re.search(r"fi_app: a at (0x[0-9a-f]+)", probe.stderr).group(1), 16)
+word_a0 = (addr - GLOBAL_BASE) // 4
+
+draw, draw_db = campaign("draw", {"application": {"command": [app, "out.txt"], "outputs": ["out.txt"]},
+                                  "targets": ["gpu.sm0.*"], "size": {"count": 6}, "seed": 3, "workers": 2})
+line = run("campaign", "check", draw).stdout
+start, end = map(int, re.search(r"golden run (\d+) to (\d+) ps", line).groups())
+assert 0 < start < end, line
+
+# A small drawn campaign: every run classified, none a tool error.
+rows = outcomes(draw, draw_db)
+assert len(rows) == 6, rows
+known = {"masked", "masked_timing", "sdc", "due", "timeout", "tolerable"}
+for r in rows.values():
+    assert r["outcome"] in known, r
+print("drawn:", sorted(r["outcome"] for r in rows.values()))
+
+# kill -9 of the campaign process, then resume: every fault gets one run, with the outcome the
+# uninterrupted campaign gave it (the same file draws the same faults).
+with open(draw) as f:
+    body = json.load(f)
+body.pop("name")
+body["workers"] = 1
+killed, killed_db = campaign("killed", body)
+proc = subprocess.Popen([gpuvp, "campaign", "run", killed, "--db", killed_db, "--quiet"], cwd=work)
+deadline = time.time() + 120
+done = []
+while time.time() < deadline and proc.poll() is None:
+    if os.path.exists(killed_db):
+        done = json.loads(subprocess.run([gpuvp, "campaign", "export", killed_db, "--json", "-"], capture_output=True,
+                                         text=True).stdout or "[]")
+        if done:
+            break
+    time.sleep(0.05)
+finished = proc.poll() is not None
+proc.kill()
+proc.wait()
+print("kill -9:", "too late, the campaign had ended" if finished else f"after {len(done)} of {len(rows)} runs")
+run("campaign", "resume", killed_db, "--quiet")
+again = {r["id"]: r for r in json.loads(run("campaign", "export", killed_db, "--json", "-").stdout)}
+assert sorted(again) == sorted(rows), again
+for i, r in rows.items():
+    assert (again[i]["target"], again[i]["idx"], again[i]["time_ps"], again[i]["outcome"]) == \
+        (r["target"], r["idx"], r["time_ps"], r["outcome"]), (again[i], r)
+
+# Faults aimed by hand.
+flip = {"target": "gpu.gmem", "bit": 0}
+aimed, aimed_db = campaign("aimed", {
+    "application": {"command": [app, "out.txt"], "outputs": ["out.txt"]},
+    "faults": [{**flip, "idx": word_a0 + 3, "time_ps": start}, {**flip, "idx": word_a0 + 3, "time_ps": end + 1}]})
+rows = outcomes(aimed, aimed_db)
+assert rows[0]["outcome"] == "sdc", rows[0]
+assert "out.txt" in rows[0]["detail"] or "stdout" in rows[0]["detail"], rows[0]
+assert rows[1]["outcome"] == "masked", rows[1]
+
+# A hang is contained: the spinning program is killed with its process group, the next run completes.
+hang, hang_db = campaign("hang", {
+    "application": {"command": [app, "out.txt", "wait"], "outputs": ["out.txt"], "timeout_s": 5},
+    "faults": [{**flip, "idx": word_a0, "time_ps": start}, {**flip, "idx": word_a0 + 3, "time_ps": end + 1}]})
+rows = outcomes(hang, hang_db)
+assert rows[0]["outcome"] == "timeout" and "hang" in rows[0]["detail"], rows[0]
+assert rows[1]["outcome"] == "masked", rows[1]
+left = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+assert not any(l.startswith(app + " out.txt wait") for l in left.splitlines()), "the spinning program survived"
+# A resumed finished campaign has nothing to do; the report counts the runs.
+assert "nothing to do" in run("campaign", "resume", hang_db).stderr
+report = run("report", hang_db).stdout
+assert re.search(r"timeout +1 ", report) and f"application: {app}, out.txt, wait" in report, report
+
+# Bad entries: the key is named, the exit status is not 0.
+for command, why in ((os.path.join(work, "no_such_program"), "no such file"), (aimed, "not executable")):
+    bad, bad_db = campaign("bad", {"application": {"command": [command]}, "faults": [{**flip, "time_ps": 1}]})
+    err = run("campaign", "run", bad, "--db", bad_db, expect=2).stderr
+    assert "application.command[0]" in err and why in err, err
+print("ok: drawn, aimed (sdc, masked), hang contained, bad entries refused")

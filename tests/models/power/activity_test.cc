@@ -1,0 +1,135 @@
+// Activity counting by the SM's local cycle, and the accounting that turns it into power, temperature
+// and wear, against values worked by hand.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "models/power/power_accounting.h"
+
+using namespace gpuvp::power;
+using Catch::Matchers::WithinRel;
+
+TEST_CASE("activity: events go to the interval of the SM's local cycle") {
+  ActivityLog log(500, 2);
+  log.issue(10, 0, 32, 1);
+  log.issue(10, 1, 16, 1);  // dual issue: the same cycle, one issue cycle
+  log.issue(499, 0, 8, 2);
+  log.issue(500, 1, 32, 2);
+  log.add(1200, Event::Fp32, 5);  // an SM running ahead: interval 2 before 1 is drained
+  log.set_powered(100, true);
+  log.set_powered(1100, false);
+  std::vector<IntervalActivity> seen;
+  log.drain(3, [&](uint64_t i, IntervalActivity& a) {
+    CHECK(i == seen.size());
+    seen.push_back(a);
+  });
+  REQUIRE(seen.size() == 3);
+  CHECK(seen[0].events[Event::WarpInst] == 3);
+  CHECK(seen[0].issue_cycles == 2);
+  CHECK(seen[0].cluster_thread_insts[0] == 40);
+  CHECK(seen[0].cluster_thread_insts[1] == 16);
+  CHECK(seen[1].events[Event::WarpInst] == 1);
+  CHECK(seen[2].events[Event::Fp32] == 5);
+  CHECK(seen[0].powered_cycles == 400);
+  CHECK(seen[1].powered_cycles == 500);
+  CHECK(seen[2].powered_cycles == 100);
+  CHECK(seen[0].idle_cycles() == 398);
+  // Per launch: the events follow the launch of the last instruction issued.
+  CHECK(log.by_launch().at(1)[Event::WarpInst] == 2);
+  CHECK(log.by_launch().at(2)[Event::WarpInst] == 2);
+  CHECK(log.by_launch().at(2)[Event::Fp32] == 5);
+}
+
+TEST_CASE("activity: powered time of a block still resident is counted up to the drain") {
+  ActivityLog log(100, 1);
+  log.set_powered(50, true);
+  uint64_t powered = 0;
+  log.drain(2, [&](uint64_t, IntervalActivity& a) { powered += a.powered_cycles; });
+  CHECK(powered == 150);
+  log.set_powered(230, false);
+  log.drain(3, [&](uint64_t, IntervalActivity& a) { powered = a.powered_cycles; });
+  CHECK(powered == 30);
+}
+
+TEST_CASE("accounting: power, temperature and sensor of one SM over two intervals") {
+  PowerConfig c;
+  c.interval = 1000;
+  c.period_s = 1e-9;  // 1 GHz: an interval is 1 us
+  c.energy.pj[size_t(Event::Fp32)] = 100;
+  c.energy.static_w = 0.5;
+  c.thermal.r_vertical = 4;
+  c.thermal.r_lateral = 0;
+  c.thermal.capacitance = 1e-6;  // C/dt = 1 W/K
+  c.em.nominal_w = 2;
+  c.em.nominal_k = 318.15;
+  uint64_t now = 0;
+  PowerAccounting pa(c, 1, [&] { return now; });
+  // Interval 0: 10000 fp32 lane operations (1 uJ: 1 W) with the SM powered throughout (0.5 W static).
+  pa.log(0).set_powered(0, true);
+  pa.log(0).add(10, Event::Fp32, 10000);
+  now = 1500;  // simulated time inside interval 1: only interval 0 is closed
+  pa.close();
+  REQUIRE(pa.trace().size() == 1);
+  CHECK_THAT(pa.trace()[0].dynamic_w, WithinRel(1.0, 1e-12));
+  CHECK_THAT(pa.trace()[0].static_w, WithinRel(0.5, 1e-12));
+  // Implicit step: dT = P / (C/dt + 1/R_v) = 1.5 / 1.25.
+  CHECK_THAT(pa.trace()[0].temp_k, WithinRel(318.15 + 1.2, 1e-12));
+  // Black, n = 2: j / j_N = 1.5 / 2, temperature 319.35 K against 318.15 K.
+  const double r0 = 0.75 * 0.75 * std::exp(0.86 / 8.617e-5 * (1 / 318.15 - 1 / 319.35));
+  CHECK_THAT(pa.trace()[0].em_rate, WithinRel(r0, 1e-9));
+  // Interval 1: idle but powered (static only); the run ends.
+  pa.log(0).set_powered(2000, false);
+  now = 2000;
+  pa.finish();
+  REQUIRE(pa.trace().size() == 2);
+  const double t1 = (1.0 * (318.15 + 1.2) + 0.5 + 318.15 / 4) / 1.25;
+  CHECK_THAT(pa.trace()[1].temp_k, WithinRel(t1, 1e-12));
+  const double r1 = 0.25 * 0.25 * std::exp(0.86 / 8.617e-5 * (1 / 318.15 - 1 / t1));
+  CHECK_THAT(pa.sms()[0].em.cr(), WithinRel((r0 + r1) / 2, 1e-9));
+  CHECK(std::llabs(int64_t(pa.sensor(0)) - int64_t((r0 + r1) * 1e6)) <= 1);  // picoseconds of nominal lifetime
+  CHECK_THAT(pa.sms()[0].dynamic_j, WithinRel(1e-6, 1e-12));
+  CHECK_THAT(pa.sms()[0].static_j, WithinRel(1e-6, 1e-12));
+}
+
+TEST_CASE("accounting: a block resident over many intervals closes without recursion") {
+  // 1000 intervals of powered time in one stretch: filing it grows the log past its limit while
+  // it is being drained (the overflow must not close again from inside the close).
+  PowerConfig c;
+  c.interval = 10;
+  c.period_s = 1e-9;
+  c.energy.static_w = 1.0;
+  uint64_t now = 0;
+  PowerAccounting pa(c, 2, [&] { return now; });
+  pa.log(0).set_powered(0, true);
+  pa.log(1).add(5, Event::Fp32, 1);
+  now = 10000;
+  pa.log(1).add(9999, Event::Fp32, 1);  // far ahead: the log holds 1000 intervals and overflows
+  pa.log(0).set_powered(10000, false);
+  pa.finish();
+  CHECK(pa.sms()[0].powered_cycles == 10000);
+  CHECK_THAT(pa.sms()[0].static_j, WithinRel(10000e-9, 1e-12));
+  CHECK(pa.sms()[1].events[Event::Fp32] == 2);
+}
+
+TEST_CASE("accounting: hours of idle time are one step and one trace row") {
+  PowerConfig c;
+  c.interval = 500;
+  c.period_s = 1e-9;
+  c.energy.static_w = 1.0;  // gated: no static power while idle
+  c.thermal.r_vertical = 4;
+  c.thermal.r_lateral = 0;
+  uint64_t now = 0;
+  PowerAccounting pa(c, 1, [&] { return now; });
+  // 1 us powered (1 W static: 318.15 + 1 / (C/dt + 1/R_v) K), then an hour with nothing resident.
+  pa.log(0).set_powered(0, true);
+  pa.log(0).set_powered(1000, false);
+  now = 3600ull * 1000000000ull;
+  pa.finish();
+  REQUIRE(pa.trace().size() == 3);  // two intervals of the block, one row for the rest of the hour
+  CHECK(pa.trace()[2].interval == 2);
+  CHECK(pa.trace()[2].count == now / 500 - 2);
+  CHECK(pa.trace()[2].static_w == 0.0);
+  CHECK_THAT(pa.trace()[2].temp_k, WithinRel(318.15, 1e-7));  // cooled to ambient (one implicit step)
+  CHECK_THAT(pa.sms()[0].em.elapsed_s, WithinRel(3600.0, 1e-12));
+}

@@ -1,0 +1,145 @@
+// The power, thermal and electromigration models against values worked by hand from their equations
+// (docs/power.md).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "models/power/em_model.h"
+#include "models/power/power_model.h"
+#include "models/power/thermal_model.h"
+
+using namespace gpuvp::power;
+using Catch::Matchers::WithinRel;
+
+namespace {
+EnergyTable gtx480_table() {
+  EnergyTable t;
+  t.pj[size_t(Event::WarpInst)] = 13.81;
+  t.pj[size_t(Event::Fp32)] = 46.2;
+  t.pj[size_t(Event::RegRead)] = 26.0;
+  t.pj[size_t(Event::RegWrite)] = 14.3;
+  t.static_w = 0.28;
+  t.v0 = t.vdd = 0.96;
+  return t;
+}
+}  // namespace
+
+TEST_CASE("event energy: one fp32 add of 32 lanes summed by hand") {
+  // add.f32 d, a, b over 32 lanes: 1 warp instruction, 32 fp32 lane operations, 64 register reads,
+  // 32 register writes: 13.81 + 32 * 46.2 + 64 * 26.0 + 32 * 14.3 = 3613.81 pJ.
+  IntervalActivity a;
+  a.events[Event::WarpInst] = 1;
+  a.events[Event::Fp32] = 32;
+  a.events[Event::RegRead] = 64;
+  a.events[Event::RegWrite] = 32;
+  auto m = make_power_model(gtx480_table());
+  CHECK_THAT(m->dynamic_j(a.events), WithinRel(3613.81e-12, 1e-12));
+  // Over 1 us, powered half of it: 3.61381 mW dynamic, 0.14 W static.
+  const SmPower p = m->power(a, 1e-6, 0.5e-6);
+  CHECK_THAT(p.dynamic_w, WithinRel(3.61381e-3, 1e-9));
+  CHECK_THAT(p.static_w, WithinRel(0.14, 1e-12));
+}
+
+TEST_CASE("event energy: voltage scaling and power gating") {
+  EnergyTable t = gtx480_table();
+  t.vdd = 1.2 * t.v0;  // dynamic x 1.44, static x 1.2
+  IntervalActivity a;
+  a.events[Event::Fp32] = 1;
+  auto m = make_power_model(t);
+  CHECK_THAT(m->dynamic_j(a.events), WithinRel(46.2e-12 * 1.44, 1e-12));
+  CHECK_THAT(m->power(a, 1.0, 1.0).static_w, WithinRel(0.28 * 1.2, 1e-12));
+  CHECK(m->power(a, 1.0, 0.0).static_w == 0.0);  // gated the whole interval
+  t.gating = false;
+  CHECK_THAT(make_power_model(t)->power(a, 1.0, 0.0).static_w, WithinRel(0.28 * 1.2, 1e-12));
+}
+
+TEST_CASE("thermal: steady state is T_amb + R_v P without lateral coupling") {
+  ThermalParams tp;
+  tp.r_vertical = 4;
+  tp.r_lateral = 0;
+  tp.capacitance = 0.002;
+  auto th = make_thermal_model(tp, 1);
+  // One implicit step of 1 ms from ambient: dT = P / (C/dt + 1/R_v) = 10 / 2.25.
+  th->step({10.0}, 1e-3);
+  CHECK_THAT(th->temps()[0] - 318.15, WithinRel(10.0 / 2.25, 1e-12));
+  for (int i = 0; i < 2000; ++i) th->step({10.0}, 1e-3);
+  CHECK_THAT(th->temps()[0], WithinRel(318.15 + 40.0, 1e-9));
+  // Stable for any interval: one huge step lands on the steady state.
+  auto big = make_thermal_model(tp, 1);
+  big->step({10.0}, 1e6);
+  CHECK_THAT(big->temps()[0], WithinRel(358.15, 1e-6));
+}
+
+TEST_CASE("thermal: two neighbours share heat through R_lat") {
+  // (x1)/4 + (x1 - x2)/10 = 10, (x2)/4 + (x2 - x1)/10 = 0  =>  x2 = x1 / 3.5, x1 = 10 / (0.35 - 0.1/3.5).
+  ThermalParams tp;
+  tp.r_vertical = 4;
+  tp.r_lateral = 10;
+  tp.columns = 2;
+  auto th = make_thermal_model(tp, 2);
+  th->step({10.0, 0.0}, 1e9);
+  const double x1 = 10 / (0.35 - 0.1 / 3.5);
+  CHECK_THAT(th->temps()[0], WithinRel(318.15 + x1, 1e-9));
+  CHECK_THAT(th->temps()[1], WithinRel(318.15 + x1 / 3.5, 1e-9));
+}
+
+TEST_CASE("thermal: floorplan neighbours on a grid") {
+  // 15 SMs on 4 columns: SM 5 (row 1, column 1) touches 4, 6, 1, 9; SM 11 (row 2, last column) 10, 7;
+  // SM 14 (row 3, column 2) 13, 10.
+  CHECK(floorplan_neighbours(5, 15, 4) == std::vector<unsigned>{4, 6, 1, 9});
+  CHECK(floorplan_neighbours(11, 15, 4) == std::vector<unsigned>{10, 7});
+  CHECK(floorplan_neighbours(14, 15, 4) == std::vector<unsigned>{13, 10});
+}
+
+TEST_CASE("black: worked ratios") {
+  EmParams p;
+  p.nominal_k = 353;
+  p.ea_ev = 0.9;
+  auto m = make_black_model(p);
+  const double j = p.current_density(p.nominal_w);
+  CHECK_THAT(m->rate(j, 353), WithinRel(1.0, 1e-12));  // the nominal point wears at the nominal rate
+  CHECK_THAT(m->rate(j, 363), WithinRel(2.26, 0.005));
+  p.ea_ev = 0.8;
+  CHECK_THAT(make_black_model(p)->rate(j, 363), WithinRel(2.06, 0.005));
+  CHECK_THAT(m->rate(2 * j, 353), WithinRel(4.0, 1e-12));  // n = 2
+  CHECK(m->rate(0, 353) == 0.0);  // no current, no wear
+}
+
+TEST_CASE("nucleation: Korhonen worked values at 373 K") {
+  EmParams p;  // copper defaults
+  CHECK_THAT(nucleation_kappa(p, 373), WithinRel(5.85e-14, 0.005));
+  CHECK_THAT(nucleation_time(p, 8e9, 373), WithinRel(4006, 0.005));
+  CHECK_THAT(nucleation_time(p, 1.6e10, 373), WithinRel(1001, 0.005));
+}
+
+TEST_CASE("nucleation: below the Blech limit a segment never fails") {
+  EmParams p;
+  // Steady stress sigma_T + G L / 2 < 400 MPa: j < 2 * 4e8 * Omega / (e Z rho L) = 2.76e9 A/m^2.
+  const double j_blech = 2 * p.sigma_crit * p.omega / (1.602176634e-19 * p.z * p.rho * p.length);
+  CHECK_THAT(j_blech, WithinRel(2.763e9, 0.001));
+  CHECK(std::isinf(nucleation_time(p, 0.99 * j_blech, 373)));
+  CHECK(std::isfinite(nucleation_time(p, 1.01 * j_blech, 373)));
+  p.model = "nucleation";
+  p.nominal_k = 373;
+  p.nominal_w = 8e9 * p.area_m2() * p.vdd;  // nominal j = 8e9 A/m^2
+  auto m = make_em_model(p);
+  CHECK(m->rate(0.5e9, 373) == 0.0);
+  CHECK_THAT(m->rate(1.6e10, 373), WithinRel(4006.0 / 1001.0, 0.001));
+  // A nominal point below the Blech limit cannot be calibrated to a lifetime.
+  p.nominal_w = 1e9 * p.area_m2() * p.vdd;
+  CHECK_THROWS_AS(make_em_model(p), std::invalid_argument);
+}
+
+TEST_CASE("consumption rate over two intervals") {
+  // 1 s at the nominal point (rate 1), then 1 s at twice its current density (rate 4, n = 2):
+  // cr = (1 * 1 + 1 * 4) / 2 = 2.5; lifetime = 10 years / 2.5 = 4 years.
+  EmParams p;
+  auto m = make_black_model(p);
+  const double j = p.current_density(p.nominal_w);
+  EmAccumulator acc;
+  acc.add(1.0, m->rate(j, p.nominal_k));
+  acc.add(1.0, m->rate(2 * j, p.nominal_k));
+  CHECK_THAT(acc.cr(), WithinRel(2.5, 1e-12));
+  CHECK_THAT(p.ttf_years / acc.cr(), WithinRel(4.0, 1e-12));
+  CHECK_THAT(acc.consumed_s, WithinRel(5.0, 1e-12));
+}

@@ -1,0 +1,68 @@
+// Wear-balancing policies and partition rotation (docs/power.md), against sequences worked by hand.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "platform/wear_policy.h"
+
+using namespace gpuvp;
+
+TEST_CASE("wear: monitoring rotates exactly when max - min of the accumulators reaches the threshold") {
+  auto p = make_monitoring_policy(10);
+  // Sensor readings of 3 SMs at 7 interval ends. Accumulated increases (max - min):
+  //  1: [5,2,0] (5)   2: [12,4,2] (10: rotate, clear)   3: [3,5,1] (4)   4: [8,16,3] (13: rotate, clear)
+  //  5: [9,1,1] (8)   6: [10,2,11] (9)                   7: [11,3,12] (9)
+  const std::vector<std::vector<uint64_t>> readings = {{5, 2, 0},   {12, 4, 2},   {15, 9, 3},  {20, 20, 5},
+                                                       {29, 21, 6}, {30, 22, 16}, {31, 23, 17}};
+  std::vector<bool> rotated;
+  for (size_t i = 0; i < readings.size(); ++i) rotated.push_back(p->rotate(double(i), readings[i]));
+  CHECK(rotated == std::vector<bool>{false, true, false, true, false, false, false});
+}
+
+TEST_CASE("wear: fixed rotates exactly R times, every T / R") {
+  for (unsigned r : {1u, 2u, 4u, 8u, 16u}) {
+    auto p = make_fixed_policy(r, 1.0);
+    unsigned rotations = 0;
+    std::vector<int> at;
+    for (int k = 1; k <= 320; ++k)  // intervals of T / 320 over the whole run
+      if (p->rotate(k / 320.0, {})) {
+        ++rotations;
+        at.push_back(k);
+      }
+    INFO("R = " << r);
+    CHECK(rotations == r);
+    CHECK(at.front() == int(320 / r));  // the first interval ending at or after T / R
+  }
+  CHECK_THROWS_AS(make_fixed_policy(0, 1.0), std::invalid_argument);
+}
+
+TEST_CASE("wear: baseline never rotates, uniform ignores partitions") {
+  auto b = make_wear_policy({"baseline"});
+  auto u = make_wear_policy({"uniform"});
+  for (int k = 0; k < 100; ++k) {
+    CHECK_FALSE(b->rotate(k, {uint64_t(k) * 1000, 0}));
+    CHECK_FALSE(u->rotate(k, {uint64_t(k) * 1000, 0}));
+  }
+  CHECK(b->partitioned());
+  CHECK_FALSE(u->partitioned());
+  CHECK_THROWS_WITH(make_wear_policy({"random"}), "wear policy 'random' unknown (baseline, fixed, monitoring, uniform)");
+}
+
+TEST_CASE("wear: partitions and their rotation by one SM") {
+  const std::vector<uint64_t> m = partition_masks({8, 7}, 15);
+  CHECK(m == std::vector<uint64_t>{0x00FF, 0x7F00});
+  // SM 14 wraps to SM 0: the partitions stay disjoint and keep their sizes.
+  CHECK(rotate_mask(0x00FF, 15) == 0x01FE);
+  CHECK(rotate_mask(0x7F00, 15) == 0x7E01);
+  uint64_t a = m[0], b = m[1];
+  for (int i = 0; i < 15; ++i) {
+    a = rotate_mask(a, 15);
+    b = rotate_mask(b, 15);
+    CHECK((a & b) == 0);
+    CHECK(__builtin_popcountll(a) == 8);
+    CHECK(__builtin_popcountll(b) == 7);
+  }
+  CHECK(a == m[0]);  // 15 rotations bring every partition back
+  CHECK_THROWS_AS(partition_masks({8, 8}, 15), std::invalid_argument);
+  CHECK_THROWS_AS(partition_masks({0, 8}, 15), std::invalid_argument);
+}
