@@ -32,6 +32,7 @@
 #include "faultinj/rate_mode.h"
 #include "faultinj/lifetimes.h"
 #include "faultinj/report.h"
+#include "faultinj/run_context.h"
 #include "faultinj/saboteur.h"
 
 #include <SQLiteCpp/Exception.h>
@@ -580,9 +581,21 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
   eo.timeout_factor = spec.timeout_factor;
   eo.early_stop = spec.early_stop;
   eo.check = spec.check;
+  // Each fault's launch and instruction class, from the golden run (ids in order: pending_faults()).
+  const RunContexts contexts(g);
+  std::vector<std::pair<uint64_t, FaultContext>> context_of;
+  context_of.reserve(to_run.size());
+  for (const Fault& f : to_run) context_of.emplace_back(f.id, contexts.of(f));
   auto commit = [&](const RunResult& r) {
     if (!st) st.emplace(Store::open(db));
-    st->add_run(record_of(r, shard));
+    RunRecord rec = record_of(r, shard);
+    auto it = std::lower_bound(context_of.begin(), context_of.end(), std::make_pair(r.fault_id, FaultContext{}),
+                               [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (it != context_of.end() && it->first == r.fault_id) {
+      rec.kernel = contexts.kernel(it->second);
+      rec.inst_class = RunContexts::inst_class(it->second);
+    }
+    st->add_run(rec);
     progress.add(r);
   };
   for (const RunResult& r : plan.dead) commit(r);

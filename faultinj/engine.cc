@@ -164,7 +164,9 @@ json golden_to_json(const GoldenRun& g) {
   json t = json::array(), ph = json::array();
   for (auto& x : g.targets) t.push_back({x.name, x.width, x.count, x.serial, x.observed});
   for (auto& p : g.phases) ph.push_back({p.phase, p.start_ps});
-  return {{"start_ps", g.start_ps},       {"end_ps", g.end_ps},         {"sim_end_ps", g.sim_end_ps},
+  json launches = json::array();
+  for (auto& l : g.launches) launches.push_back({l.kernel, l.start_ps, l.end_ps});
+  return {{"launches", launches},{"start_ps", g.start_ps},       {"end_ps", g.end_ps},         {"sim_end_ps", g.sim_end_ps},
           {"output_hash", g.output_hash}, {"output_bytes", g.output_bytes}, {"kernel_cycles", g.kernel_cycles},
           {"period_ps", g.period_ps},     {"host_seconds", g.host_seconds}, {"targets", t},
           {"phases", ph},                 {"links", g.links},               {"info", g.info},
@@ -184,6 +186,7 @@ GoldenRun golden_from_json(const json& j) {
   for (auto& t : j.at("targets")) g.targets.push_back({t[0], t[1], t[2], t[3], t[4]});
   g.kernels = j.at("kernels").get<std::vector<std::pair<uint64_t, uint64_t>>>();
   for (auto& p : j.at("phases")) g.phases.push_back({p[0], p[1]});
+  for (auto& l : j.at("launches")) g.launches.push_back({l[0], l[1], l[2]});
   g.links = j.at("links").get<std::vector<std::string>>();
   g.info = j.at("info");
   g.issue_sm = j.value("issue_sm", -1);
@@ -205,6 +208,7 @@ GoldenRun record_golden(Platform& p, const Job& job) {
   PlatformStats st = p.stats();
   g.kernel_cycles = st.kernel_cycles;
   g.host_seconds = st.host_seconds;
+  for (const rt::LaunchStats& l : st.launches) g.launches.push_back({l.kernel, l.start_ps, l.end_ps});
   g.period_ps = p.clock_period_ps();
   for (const Target* t : p.registry().all())
     g.targets.push_back({t->name, t->width, t->count, t->serial, t->reads_observed});
@@ -270,7 +274,7 @@ struct InstRecording {
         recorders.push_back(std::make_unique<InstRecorder>(*v, p.clock_period_ps()));
         p.set_retire_observer(t.sm, recorders.back().get());
       }
-      v->push_back({t, {}, {}});
+      v->push_back({t, {}, {}, {}});
     }
   }
   std::vector<InstOccurrences> take() {
@@ -329,6 +333,7 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm, const OutputCheck
       const InstOccurrences& o = *found;
       send_block(fds[1], o.seq.data(), o.seq.size(), sizeof(uint64_t));
       send_block(fds[1], o.ps.data(), o.ps.size(), sizeof(uint64_t));
+      send_block(fds[1], o.cls.data(), o.cls.size(), 1);
     }
     ::_exit(0);
   }
@@ -344,8 +349,8 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm, const OutputCheck
   const bool failed = whole && std::string(text.begin(), text.end()).rfind("{\"error\"", 0) == 0;
   for (const InstOutputTarget& t : inst_targets) {
     if (!whole || failed) break;
-    InstOccurrences o{t, {}, {}};
-    whole = receive_block(fds[0], o.seq) && receive_block(fds[0], o.ps);
+    InstOccurrences o{t, {}, {}, {}};
+    whole = receive_block(fds[0], o.seq) && receive_block(fds[0], o.ps) && receive_block(fds[0], o.cls);
     inst.push_back(std::move(o));
   }
   ::close(fds[0]);
@@ -708,11 +713,6 @@ class Leader {
 
 }  // namespace
 
-namespace {
-// The instant an event-triggered fault strikes, from the golden run's occurrences of its event:
-// just after the n-th block dispatch or warp instruction of SM k, just before the n-th transaction
-// on a saboteur's link. Empty when the golden run has no such occurrence.
-// `transactions`: the golden run's "transaction_ps" (a bus saboteur's), read once by the caller.
 std::optional<uint64_t> event_instant(const GoldenRun& g, const std::vector<uint64_t>& transactions, const Fault& f) {
   auto nth = [&](const std::vector<uint64_t>& v) -> std::optional<uint64_t> {
     if (f.count == 0 || f.count > v.size()) return std::nullopt;
@@ -738,7 +738,6 @@ std::optional<uint64_t> event_instant(const GoldenRun& g, const std::vector<uint
   }
   return t;
 }
-}  // namespace
 
 namespace {
 // Gives each event-triggered fault its instant; reports those whose event never occurs (never

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,13 @@ struct PhaseSpan {
   uint64_t start_ps = 0;
 };
 
+// One kernel launch of the golden run: its kernel and execution window (scheduler out of IDLE to
+// kernel_done), in launch order.
+struct LaunchSpan {
+  std::string kernel;
+  uint64_t start_ps = 0, end_ps = 0;
+};
+
 struct GoldenRun {
   uint64_t start_ps = 0, end_ps = 0;  // execution window: first kernel start to last kernel_done
   uint64_t sim_end_ps = 0;            // simulated time when the host program returned
@@ -49,6 +57,7 @@ struct GoldenRun {
   double host_seconds = 0;
   std::vector<TargetDesc> targets;    // the registry
   std::vector<PhaseSpan> phases;      // scheduler phases (model scheduler; the RTL's are the same)
+  std::vector<LaunchSpan> launches;   // per-kernel AVF (run_context.h)
   std::vector<std::string> links;     // where a bus saboteur may go
   nlohmann::json info = nlohmann::json::object();  // Job::golden_info()
   // Event instants (ps), kept compactly (8 bytes each: a long golden run issues many millions of
@@ -83,6 +92,12 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm = -1, const Output
                      const std::vector<InstOutputTarget>& inst_targets = {});
 // The occurrences of `t` the golden run recorded, or nullptr.
 const InstOccurrences* find_occurrences(const GoldenRun& g, const InstOutputTarget& t);
+
+// The instant an event-triggered fault strikes, from the golden run's occurrences of its event: just
+// after the n-th block dispatch or warp instruction of SM k, one cycle before the n-th instruction of an
+// instruction-output target, just before the n-th transaction on a saboteur's link. None when the golden
+// run has no such occurrence. `transactions`: the golden run's info "transaction_ps" (a bus saboteur's).
+std::optional<uint64_t> event_instant(const GoldenRun& g, const std::vector<uint64_t>& transactions, const Fault& f);
 
 // Replays the golden run stopping at `count` instants spread over [start_ps, sim_end_ps) and records
 // the platform's state hash at each (in a child process).

@@ -293,6 +293,11 @@ std::string html_report(const std::vector<Store>& stores, std::optional<double> 
   s += section("Per structure (register file, predicates, warp control, ... across SMs)",
                [&](size_t i) { return group_table(cols[i].t.per_structure); });
   s += section("Per target", [&](size_t i) { return group_table(cols[i].t.per_target); });
+  s += section(kPerKernelTitle, [&](size_t i) { return group_table(cols[i].t.per_kernel); });
+  s += section(kPerClassTitle, [&](size_t i) {
+    return cols[i].t.per_class.empty() ? std::string("<p class=\"note\">no instruction-output faults</p>")
+                                       : group_table(cols[i].t.per_class);
+  });
   s += section("ACE analysis and pruning (live bit-time / total bit-time beside the injected AVF)",
                [&](size_t i) { return "<pre>" + esc(exhaustive_note(*cols[i].st) + lifetimes_text(*cols[i].st, cols[i].t)) + "</pre>"; });
   s += section("MTBF and FIT", [&](size_t i) {

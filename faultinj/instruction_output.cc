@@ -89,6 +89,7 @@ void InstRecorder::retired(RetiredInst& r) {
     if (!(groups & bit(o.where.group))) continue;
     o.seq.push_back(r.seq);
     o.ps.push_back(r.cycle * period_ps_);
+    o.cls.push_back(static_cast<uint8_t>(r.cls));
   }
 }
 

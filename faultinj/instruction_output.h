@@ -51,11 +51,12 @@ std::optional<InstOutputTarget> parse_inst_output_target(const std::string& name
 inline bool is_inst_output(const Fault& f) { return parse_inst_output_target(f.target).has_value(); }
 constexpr const char* kInstOutputEvent = "inst_output";
 
-// The golden run's instructions of one group on one SM: sequence numbers (RetiredInst::seq) and
-// issue instants (ps), in execution order.
+// The golden run's instructions of one group on one SM: sequence numbers (RetiredInst::seq), issue
+// instants (ps) and instruction classes (InstClass, for the per-class AVF), in execution order.
 struct InstOccurrences {
   InstOutputTarget where;
   std::vector<uint64_t> seq, ps;
+  std::vector<uint8_t> cls;
 };
 
 // Records the occurrences of every group asked for, on one SM (the golden run).

@@ -96,6 +96,8 @@ AvfTables avf_tables(const std::vector<RunPoint>& runs) {
     add(t.all, r);
     add(t.per_target[r.target], r);
     add(t.per_structure[structure_of(r.target)], r);
+    add(t.per_kernel[r.kernel.empty() ? kNoLaunch : r.kernel], r);
+    if (!r.inst_class.empty()) add(t.per_class[r.inst_class], r);
   }
   return t;
 }

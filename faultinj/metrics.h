@@ -39,13 +39,20 @@ struct RunPoint {
   std::string target;
   Outcome outcome = Outcome::Masked;
   DueKind due = DueKind::None;
+  std::string kernel;      // RunRecord::kernel ("" none)
+  std::string inst_class;  // RunRecord::inst_class ("" none)
 };
 
 struct AvfTables {
   ClassCounts all;
   std::map<std::string, ClassCounts> per_target;
   std::map<std::string, ClassCounts> per_structure;
+  // Per launch running at the fault's instant (kNoLaunch for runs without one), and per instruction
+  // class of instruction-output faults (other runs are left out).
+  std::map<std::string, ClassCounts> per_kernel;
+  std::map<std::string, ClassCounts> per_class;
 };
+constexpr const char* kNoLaunch = "(none: between launches, rate mode)";
 
 // The semantic structure a registered target belongs to, across SMs (docs/campaigns.md, "Structures"):
 // register file, predicates, warp control, shared memory, SM control, block scheduler, arbiters, L1

@@ -198,7 +198,8 @@ AvfTables report_tables(const Store& store) {
   std::map<uint64_t, std::string> target_of;
   for (const Fault& f : store.faults()) target_of[f.id] = f.target;
   std::vector<RunPoint> points;
-  for (const RunRecord& r : store.runs()) points.push_back({target_of[r.fault_id], r.outcome, r.due_kind});
+  for (const RunRecord& r : store.runs())
+    points.push_back({target_of[r.fault_id], r.outcome, r.due_kind, r.kernel, r.inst_class});
   return avf_tables(points);
 }
 
@@ -290,6 +291,8 @@ std::string text_report(const Store& store, std::optional<double> raw_fit_per_bi
   out += class_table(t.all) + exhaustive_note(store) + "\n";
   out += group_table("Per target", t.per_target) + "\n";
   out += group_table("Per structure (docs/campaigns.md, \"Structures\")", t.per_structure) + "\n";
+  out += group_table(kPerKernelTitle, t.per_kernel) + "\n";
+  if (!t.per_class.empty()) out += group_table(kPerClassTitle, t.per_class) + "\n";
   if (std::string l = lifetimes_text(store, t); !l.empty()) out += l + "\n";
   return out + mtbf_text(t.all, store.golden(), raw_rate(store, raw_fit_per_bit));
 }

@@ -30,6 +30,9 @@ struct RawRate {
 };
 RawRate raw_rate(const Store& store, std::optional<double> given);
 AvfTables report_tables(const Store& store);
+// Titles of the per-kernel and per-class tables (text and HTML alike).
+constexpr const char* kPerKernelTitle = "Per kernel (the launch running at the fault's instant)";
+constexpr const char* kPerClassTitle = "Per instruction class (instruction-output faults: the faulted instruction's class)";
 // Campaign, configuration, shard, golden run and runs done / total.
 std::string report_header(const Store& store);
 // The golden run's lifetimes (meta `lifetimes`, faultinj/lifetimes.h) beside the campaign's AVF: ACE

@@ -38,7 +38,8 @@ CREATE TABLE faults (id INTEGER PRIMARY KEY, target TEXT NOT NULL, idx INTEGER N
 CREATE TABLE runs (fault_id INTEGER PRIMARY KEY REFERENCES faults(id), outcome TEXT NOT NULL,
                    due_kind TEXT NOT NULL, detail TEXT NOT NULL, end_ps INTEGER NOT NULL,
                    kernel_cycles INTEGER NOT NULL, early_stop INTEGER NOT NULL, host_ms REAL NOT NULL,
-                   shard INTEGER NOT NULL DEFAULT 0);
+                   shard INTEGER NOT NULL DEFAULT 0, kernel TEXT NOT NULL DEFAULT '',
+                   inst_class TEXT NOT NULL DEFAULT '');
 CREATE TABLE shard (id INTEGER PRIMARY KEY CHECK (id = 1), idx INTEGER NOT NULL, count INTEGER NOT NULL,
                     full_fault_count INTEGER NOT NULL, fault_list_hash TEXT NOT NULL, missing TEXT NOT NULL);
 )";
@@ -47,7 +48,16 @@ constexpr const char* kFaultColumns =
     R"(f.id, f.target, f.idx, f.bit, f.nbits, f.mask, f.model, f.duration, f.hold_ps, f."trigger", f.time_ps,
        f.event, f.count)";
 constexpr const char* kRunColumns =
-    "r.fault_id, r.outcome, r.due_kind, r.detail, r.end_ps, r.kernel_cycles, r.early_stop, r.host_ms, r.shard";
+    "r.fault_id, r.outcome, r.due_kind, r.detail, r.end_ps, r.kernel_cycles, r.early_stop, r.host_ms, r.shard, "
+    "r.kernel, r.inst_class";
+// Stores written before the per-kernel columns: read with them empty.
+constexpr const char* kOldRunColumns =
+    "r.fault_id, r.outcome, r.due_kind, r.detail, r.end_ps, r.kernel_cycles, r.early_stop, r.host_ms, r.shard, '', ''";
+
+bool has_run_context(SQLite::Database& db) {
+  return db.execAndGet("SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'kernel'").getInt() > 0;
+}
+const char* run_columns(SQLite::Database& db) { return has_run_context(db) ? kRunColumns : kOldRunColumns; }
 
 int64_t i64(uint64_t v) { return static_cast<int64_t>(v); }
 uint64_t u64(const SQLite::Column& c) { return static_cast<uint64_t>(c.getInt64()); }
@@ -112,6 +122,8 @@ RunRecord run_of(SQLite::Statement& q, int c) {
   r.early_stop = q.getColumn(c + 6).getInt() != 0;
   r.host_ms = q.getColumn(c + 7).getDouble();
   r.shard = q.getColumn(c + 8).getInt();
+  r.kernel = text(q.getColumn(c + 9));
+  r.inst_class = text(q.getColumn(c + 10));
   return r;
 }
 
@@ -122,9 +134,10 @@ void bind_fault(SQLite::Statement& q, const Fault& f) {
 }
 
 void insert_run(SQLite::Database& db, const std::string& path, const RunRecord& r) {
-  SQLite::Statement q(db, "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  SQLite::Statement q(db, "INSERT INTO runs (fault_id, outcome, due_kind, detail, end_ps, kernel_cycles, early_stop, "
+                          "host_ms, shard, kernel, inst_class) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   SQLite::bind(q, i64(r.fault_id), to_string(r.outcome), to_string(r.due_kind), r.detail, i64(r.end_ps),
-               i64(r.kernel_cycles), r.early_stop ? 1 : 0, r.host_ms, r.shard);
+               i64(r.kernel_cycles), r.early_stop ? 1 : 0, r.host_ms, r.shard, r.kernel, r.inst_class);
   try {
     q.exec();
   } catch (const SQLite::Exception& e) {
@@ -221,6 +234,10 @@ Store Store::open(const std::string& path) {
   if (!wrong.empty()) throw StoreError(path + ": " + wrong);
   try {
     configure(*db);
+    // Stores written before the per-kernel columns get them (empty for the runs they hold).
+    if (!has_run_context(*db))
+      db->exec("ALTER TABLE runs ADD COLUMN kernel TEXT NOT NULL DEFAULT ''; "
+               "ALTER TABLE runs ADD COLUMN inst_class TEXT NOT NULL DEFAULT ''");
   } catch (const SQLite::Exception& e) {
     throw StoreError(fmt::format("{}: cannot open for writing ({})", path, e.what()));
   }
@@ -360,7 +377,7 @@ std::string fault_list_hash(const std::vector<Fault>& faults) {
 }
 
 std::vector<RunRecord> Store::runs() const {
-  SQLite::Statement q(db(), fmt::format("SELECT {} FROM runs r ORDER BY r.fault_id", kRunColumns));
+  SQLite::Statement q(db(), fmt::format("SELECT {} FROM runs r ORDER BY r.fault_id", run_columns(db())));
   std::vector<RunRecord> out;
   out.reserve(run_count());
   while (q.executeStep()) out.push_back(run_of(q, 0));
@@ -400,7 +417,7 @@ std::vector<uint64_t> Store::pending_fault_ids() const {
 
 std::vector<std::pair<Fault, RunRecord>> Store::joined() const {
   SQLite::Statement q(db(), fmt::format("SELECT {}, {} FROM faults f JOIN runs r ON r.fault_id = f.id ORDER BY f.id",
-                                        kFaultColumns, kRunColumns));
+                                        kFaultColumns, run_columns(db())));
   std::vector<std::pair<Fault, RunRecord>> out;
   while (q.executeStep()) out.emplace_back(fault_of(q, 0), run_of(q, 13));
   return out;
@@ -408,13 +425,14 @@ std::vector<std::pair<Fault, RunRecord>> Store::joined() const {
 
 void Store::export_csv(std::ostream& out) const {
   out << "id,target,idx,bit,nbits,mask,model,duration,hold_ps,trigger,time_ps,event,count,"
-         "outcome,due_kind,detail,end_ps,kernel_cycles,early_stop,host_ms,shard,structure\n";
+         "outcome,due_kind,detail,end_ps,kernel_cycles,early_stop,host_ms,shard,structure,kernel,inst_class\n";
   for (const auto& [f, r] : joined())
-    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", f.id, csv_field(f.target),
+    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", f.id, csv_field(f.target),
                        f.index, f.bit, f.nbits, f.mask, to_string(f.model), to_string(f.duration), f.hold_ps,
                        f.trigger == TriggerKind::Event ? "event" : "time", f.time_ps, csv_field(f.event), f.count,
                        to_string(r.outcome), to_string(r.due_kind), csv_field(r.detail), r.end_ps,
-                       r.kernel_cycles, r.early_stop ? 1 : 0, r.host_ms, r.shard, csv_field(structure_of(f.target)));
+                       r.kernel_cycles, r.early_stop ? 1 : 0, r.host_ms, r.shard, csv_field(structure_of(f.target)),
+                       csv_field(r.kernel), csv_field(r.inst_class));
 }
 
 void Store::export_json(std::ostream& out, bool ascii) const {
@@ -441,7 +459,9 @@ void Store::export_json(std::ostream& out, bool ascii) const {
                     {"early_stop", r.early_stop},
                     {"host_ms", r.host_ms},
                     {"shard", r.shard},
-                    {"structure", structure_of(f.target)}});
+                    {"structure", structure_of(f.target)},
+                    {"kernel", r.kernel},
+                    {"inst_class", r.inst_class}});
   out << (ascii ? json_dump_ascii(rows, 1) : json_dump(rows, 1)) << "\n";
 }
 

@@ -72,6 +72,10 @@ struct RunRecord {
   bool early_stop = false;
   double host_ms = 0;
   int shard = 0;
+  // Per-kernel and per-class AVF (docs/campaigns.md, "Per kernel and per instruction class"): the launch
+  // running at the fault's instant ("launch 1 (scale)"; "" when none or several instants), and for an
+  // instruction-output fault the class of the faulted instruction ("fp32"; "" for other faults).
+  std::string kernel, inst_class;
 };
 
 class Store {

@@ -77,4 +77,13 @@ inline ExportTable export_table(const std::string& db) {
   return t;
 }
 
+// Writes the campaign `text` to `file`, runs it to the store `db` and reads its export back.
+inline ExportTable run_campaign_table(const std::string& file, const std::string& db, const std::string& text) {
+  write_file(file, text);
+  const auto r = gpuvp::test::run_gpuvp(fmt::format("campaign run {} -q --db {}", file, db));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  return export_table(db);
+}
+
 }  // namespace gpuvp::fi::test

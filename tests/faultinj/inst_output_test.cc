@@ -71,11 +71,7 @@ std::string io_fault(const std::string& group, uint64_t n, uint64_t idx, unsigne
 
 // Runs the campaign `text` to a store and reads its export back.
 fi::test::ExportTable run_table(const TempDir& d, const std::string& text) {
-  write_file(d("c.json"), text);
-  const auto r = test::run_gpuvp(fmt::format("campaign run {} -q --db {}", d("c.json"), d("c.db")));
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  return fi::test::export_table(d("c.db"));
+  return fi::test::run_campaign_table(d("c.json"), d("c.db"), text);
 }
 
 }  // namespace

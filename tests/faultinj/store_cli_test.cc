@@ -328,7 +328,7 @@ TEST_CASE("campaign store: report and export of a store whose writer is at work 
   // A writer that has committed a run to the WAL and not yet into the file (still connected).
   SQLite::Database writer(db, SQLite::OPEN_READWRITE);
   writer.exec("PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0");
-  writer.exec("INSERT INTO runs VALUES (3, 'sdc', 'none', 'written by a live writer', 0, 0, 0, 0.0, 0)");
+  writer.exec("INSERT INTO runs (fault_id, outcome, due_kind, detail, end_ps, kernel_cycles, early_stop, host_ms, shard) VALUES (3, 'sdc', 'none', 'written by a live writer', 0, 0, 0, 0.0, 0)");
   REQUIRE(fs::exists(db + "-wal"));
   const auto rows = fi::test::export_table(db).rows;
   REQUIRE(rows.size() == 4);
