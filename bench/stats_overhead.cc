@@ -1,11 +1,12 @@
 // Host-time cost of the SM's statistics (sm.statistics, on by default; docs/statistics.md, "Cost"):
-// one large launch run by `gpuvp run --stats` with the statistics on and with
-// `--set sm.statistics=false`, interleaved (on, off, on, off, ...) so load changes on the host hit
-// both alike, the fastest `host_seconds` of each kept.
+// one large launch run with `--stats` with the statistics on and with `--set sm.statistics=false`,
+// interleaved (on, off, on, off, ...) so load changes on the host hit both alike, the fastest
+// `host_seconds` of each kept.
 //
-//   stats_overhead [--gpuvp PATH] [--preset P] [--workload W] [--launch L] [--repeat N] [--limit PCT]
+//   stats_overhead [--gpuvp PATH] [--preset P] [--workload W --launch L] [--repeat N] [--limit PCT]
 //
-// Defaults: tx2, scalarProd fi32, 5 runs of each, limit 5 %. Prints both host times and the overhead
+// Defaults: tx2, `gpuvp exec` of examples/sweeps/transpose.ptx on a 1024 x 1024 matrix (4096 blocks
+// of 16 x 16), 5 runs of each, limit 5 %; --workload/--launch: `gpuvp run` of a built-in workload. Prints both host times and the overhead
 // (on - off) / off in percent; checks that both runs simulated the same kernel cycles and that the
 // statistics were off (no scheduler instructions counted) in the second. Exit 1 when a run fails, a
 // check fails or the overhead exceeds the limit.
@@ -23,7 +24,7 @@
 namespace {
 
 struct Options {
-  std::string gpuvp = GPUVP_BINARY, preset = "tx2", workload = "scalarProd", launch = "fi32";
+  std::string gpuvp = GPUVP_BINARY, preset = "tx2", workload, launch;
   unsigned repeat = 5;
   double limit = 5.0;
 };
@@ -33,13 +34,20 @@ struct Best {
   uint64_t kernel_cycles = 0, scheduler_insts = 0;
 };
 
+// What runs: the built-in workload, or the 1024 x 1024 transpose.
+std::string what(const Options& o) {
+  if (!o.workload.empty()) return fmt::format("run --workload {} --launch {}", o.workload, o.launch);
+  return fmt::format("exec --ptx '{}/examples/sweeps/transpose.ptx' -k transpose --grid 64,64 --block 16,16 "
+                     "-a buf:f32:1048576 -a buf:f32:1048576:iota -a i32:1024 -a i32:1024",
+                     GPUVP_SOURCE_DIR);
+}
+
 // One run; false when it failed or wrote no statistics.
 bool run_once(const Options& o, bool statistics, Best& best) {
   const std::string file = fmt::format("/tmp/gpuvp-stats-overhead-{}.json", ::getpid());
   std::remove(file.c_str());
-  const std::string cmd =
-      fmt::format("'{}' run --preset {} --workload {} --launch {} --stats '{}'{} > /dev/null 2>&1", o.gpuvp, o.preset,
-                  o.workload, o.launch, file, statistics ? "" : " --set sm.statistics=false");
+  const std::string cmd = fmt::format("'{}' {} --preset {} --stats '{}'{} > /dev/null 2>&1", o.gpuvp, what(o), o.preset,
+                                      file, statistics ? "" : " --set sm.statistics=false");
   if (std::system(cmd.c_str()) != 0) return false;
   nlohmann::json s;
   try {
@@ -74,20 +82,21 @@ bool parse(int argc, char** argv, Options& o) {
 
 int main(int argc, char** argv) {
   Options o;
-  if (!parse(argc, argv, o)) {
+  if (!parse(argc, argv, o) || o.workload.empty() != o.launch.empty()) {
     std::fprintf(stderr,
-                 "usage: stats_overhead [--gpuvp PATH] [--preset P] [--workload W] [--launch L] [--repeat N] "
+                 "usage: stats_overhead [--gpuvp PATH] [--preset P] [--workload W --launch L] [--repeat N] "
                  "[--limit PCT]\n");
     return 2;
   }
   Best on, off;
   for (unsigned i = 0; i < o.repeat; ++i)
     if (!run_once(o, true, on) || !run_once(o, false, off)) {
-      fmt::print(stderr, "stats_overhead: a run of {} {} on {} failed\n", o.workload, o.launch, o.preset);
+      fmt::print(stderr, "stats_overhead: a run of `gpuvp {}` on {} failed\n", what(o), o.preset);
       return 1;
     }
   const double pct = (on.host_seconds - off.host_seconds) / off.host_seconds * 100.0;
-  fmt::print("{} {} on {}, best of {} interleaved runs each\n", o.workload, o.launch, o.preset, o.repeat);
+  fmt::print("{} on {}, best of {} interleaved runs each\n",
+             o.workload.empty() ? "transpose 1024 x 1024 (exec)" : o.workload + " " + o.launch, o.preset, o.repeat);
   fmt::print("  statistics on  (default)           : {:.4f} s host\n", on.host_seconds);
   fmt::print("  statistics off (sm.statistics=false): {:.4f} s host\n", off.host_seconds);
   fmt::print("  overhead: {:+.2f} % (limit {:.1f} %)\n", pct, o.limit);
