@@ -80,6 +80,8 @@ bool parse(int argc, char** argv, Options& o) {
 }
 }  // namespace
 
+extern "C" int sc_main(int, char*[]) { return 0; }  // the C name libsystemc looks for (the library links it)
+
 int main(int argc, char** argv) {
   Options o;
   if (!parse(argc, argv, o) || o.workload.empty() != o.launch.empty()) {
