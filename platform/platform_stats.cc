@@ -173,6 +173,23 @@ nlohmann::json issue_json(const SmStats& s) {
           {"per_scheduler", per}};
 }
 
+nlohmann::json shared_json(const SmStats::Shared& s) {
+  return {{"accesses", s.accesses}, {"bank_conflict_replays", s.replays}, {"bank_conflict_cycles", s.replay_cycles}};
+}
+
+// A launch's shared memory counters, summed over the SMs that ran it.
+nlohmann::json launch_shared_json(const std::vector<SmStats>& sms, uint64_t launch_id) {
+  SmStats::Shared sum;
+  for (const SmStats& s : sms)
+    for (const SmStats::Launch& o : s.launches)
+      if (o.launch_id == launch_id) {
+        sum.accesses += o.shared.accesses;
+        sum.replays += o.shared.replays;
+        sum.replay_cycles += o.shared.replay_cycles;
+      }
+  return shared_json(sum);
+}
+
 // The occupancy limit of a launch, from the first SM that ran it (null when none did).
 nlohmann::json occupancy_json(const std::vector<SmStats>& sms, uint64_t launch_id) {
   for (const SmStats& s : sms)
@@ -261,6 +278,7 @@ nlohmann::json PlatformStats::to_json() const {
                         {"batches", s.batches},
                         {"blocks", s.blocks},
                         {"inst_class", inst_class_json(s)},
+                        {"shared", shared_json(s.shared)},
                         {"issue", issue_json(s)},
                          {"caches", caches_json(i < sm_caches.size() ? sm_caches[i] : std::vector<CacheStatsEntry>{})}});
     j["sms"].back()["energy"] = power.is_null() ? nlohmann::json() : power["sms"][i];
@@ -284,6 +302,7 @@ nlohmann::json PlatformStats::to_json() const {
                              {"blocks_per_core", l.blocks_per_core},
                              {"occupancy", occupancy_json(sms, l.launch_id)},
                              {"issue", launch_sms_json(sms, l.launch_id, l.cycles)},
+                             {"shared", launch_shared_json(sms, l.launch_id)},
                              {"dram", bytes_json(k < launch_dram.size() ? launch_dram[k] : PlatformStats::Bytes{},
                                                  double(l.end_ps - l.start_ps) * 1e-12)},
                              {"dynamic_energy_j", launch_energy(power, l.launch_id)}});

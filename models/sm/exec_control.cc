@@ -16,8 +16,10 @@ void SimtCore::finish_warp(Warp& w) {
   w.state = Warp::Exited;
   --live_warps_;
   Block& b = blocks_[w.block];
-  stats_.warp_resident_cycles += now_ - b.start;  // (occupancy: resident warps over time)
-  stats_.launches[b.stat].warp_resident_cycles += now_ - b.start;
+  if (cfg_.statistics) {
+    stats_.warp_resident_cycles += now_ - b.start;  // (occupancy: resident warps over time)
+    stats_.launches[b.stat].warp_resident_cycles += now_ - b.start;
+  }
   if (--b.live_warps == 0) {
     b.end = now_;
     finished_.push_back(w.block);  // run_blocks releases it after this instruction

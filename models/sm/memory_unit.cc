@@ -257,7 +257,54 @@ bool SimtCore::shared_lanes(Warp& w, const Operand& mo, uint32_t m, unsigned siz
     if (!ptrs[l]) ok = false;
   });
   if (onchip) lat_ = cfg_.lat.shared;
+  if (ok && m) shared_access(w, m, size);
   return ok;
+}
+
+// Transactions a shared access of `size` bytes per lane by the lanes in m (addresses in addr_)
+// takes, and in `phases` the phases it is split into: a phase is as many consecutive lanes as move
+// at most banks x 4 bytes (all 32 for 4-byte accesses, half-warps for 8-byte ones, quarter-warps for
+// 16-byte ones, as Kepler and Pascal serve them); it takes one transaction per distinct 4-byte word
+// in its busiest bank (lanes reading the same word share it: a broadcast).
+unsigned SimtCore::bank_transactions(uint32_t m, unsigned size, unsigned& phases) const {
+  const unsigned banks = cfg_.shared_banks;
+  const unsigned per = std::clamp(banks * 4 / size, 1u, 32u);
+  unsigned total = 0;
+  phases = 0;
+  for (unsigned first = 0; first < 32; first += per) {
+    const uint32_t pm = m & uint32_t(((uint64_t{1} << per) - 1) << first);
+    if (!pm) continue;
+    ++phases;
+    uint64_t words[32 * 9];  // a lane touches at most size / 4 + 1 words, size <= 32
+    unsigned n = 0;
+    lanes(pm, [&](unsigned l) {
+      for (uint64_t wd = addr_[l] / 4; wd <= (addr_[l] + size - 1) / 4; ++wd) words[n++] = wd;
+    });
+    std::sort(words, words + n);
+    n = unsigned(std::unique(words, words + n) - words);
+    unsigned count[64] = {}, most = 0;
+    for (unsigned i = 0; i < n; ++i) most = std::max(most, ++count[words[i] % banks]);
+    total += most;
+  }
+  return total;
+}
+
+// Counts a warp's shared access; with banks, its replays (transactions beyond one per phase) hold
+// the LSU a cycle each and delay the warp's result as long (execute_timed books them).
+void SimtCore::shared_access(const Warp& w, uint32_t m, unsigned size) {
+  unsigned extra = 0;
+  if (cfg_.shared_banks && !pipe_) {
+    unsigned phases = 0;
+    extra = bank_transactions(m, size, phases) - phases;
+    bank_replays_ += extra;
+    lat_ += extra;
+  }
+  if (!cfg_.statistics) return;
+  for (SmStats::Shared* s : {&stats_.shared, &stats_.launches[blocks_[w.block].stat].shared}) {
+    ++s->accesses;
+    s->replays += extra;
+    s->replay_cycles += extra;
+  }
 }
 
 // Shared part of ld/st/atom: computes addresses, checks alignment, resolves on-chip spaces to host
@@ -269,6 +316,7 @@ bool SimtCore::mem_common(Warp& w, const Inst& in, uint32_t m, int mi, unsigned 
   const uint64_t* base = mo.reg == kNoReg ? nullptr : w.regs + size_t(mo.reg) * 32;
   bool ok = true;
   bool onchip = false;
+  uint32_t shm = 0;  // the lanes whose generic address is shared
   lanes(m, [&](unsigned l) {
     if (!ok) return;
     uint64_t a = (base ? base[l] : 0) + uint64_t(mo.imm);
@@ -287,10 +335,12 @@ bool SimtCore::mem_common(Warp& w, const Inst& in, uint32_t m, int mi, unsigned 
     } else {
       ptrs[l] = local_ptr(w, l, sp, a, size);
       onchip = true;
+      if (sp == Space::Shared) shm |= 1u << l;
       if (!ptrs[l]) ok = false;
     }
   });
   if (onchip) lat_ = cfg_.lat.shared;
+  if (ok && shm) shared_access(w, shm, size);
   return ok;
 }
 

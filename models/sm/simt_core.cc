@@ -217,7 +217,7 @@ uint32_t SimtCore::record_occupancy(const LaunchParams& lp, const sm::BlockShape
     if (v[i].launch_id == lp.launch_id) return uint32_t(i);
   const sm::OccupancyLimit l =
       sm::occupancy_limit(s, {cfg_.max_blocks, max_warps(), cfg_.max_threads, cfg_.registers, smem_.size()});
-  SmStats::Launch e{lp.launch_id, l.blocks, l.blocks * s.wpb, l.limited_by, {}, 0, 0};
+  SmStats::Launch e{lp.launch_id, l.blocks, l.blocks * s.wpb, l.limited_by, {}, 0, 0, {}};
   e.schedulers.resize(stats_.schedulers.size());
   v.push_back(std::move(e));
   return uint32_t(v.size() - 1);
@@ -434,9 +434,11 @@ bool SimtCore::execute(Warp& w, unsigned gi, const Inst& in, uint64_t pc) {
   }
   const InstClass cls = sm::classify(in).cls;
   ++stats_.warp_insts;
-  ++stats_.inst_class[size_t(cls)];
   stats_.thread_insts += unsigned(__builtin_popcount(active));
-  stats_.launches[blocks_[w.block].stat].thread_insts += unsigned(__builtin_popcount(active));
+  if (cfg_.statistics) {
+    ++stats_.inst_class[size_t(cls)];
+    stats_.launches[blocks_[w.block].stat].thread_insts += unsigned(__builtin_popcount(active));
+  }
   if (act_) record_activity(w, in, cls, active);
   fg_.active = active;
   const sm::OpEntry& op = ops_[size_t(in.op)];

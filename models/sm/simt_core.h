@@ -261,6 +261,7 @@ class SimtCore {
   void dual_issue(Warp& w, unsigned s, const isa::Inst& first, uint64_t first_pc);
   uint64_t unit_wait(unsigned s, UnitClass u) const;
   unsigned book_unit(unsigned s, UnitClass u);
+  void book_replays(unsigned s);
   void advance_after_issue();
   Wake wake(unsigned s, int picked) const;
   void wake_warp(const Warp& w);
@@ -326,6 +327,9 @@ class SimtCore {
   bool mem_common(Warp& w, const isa::Inst& in, uint32_t m, int mi, unsigned size, uint32_t& gm,
                   uint32_t& cm, uint8_t** ptrs);
   bool shared_lanes(Warp& w, const isa::Operand& mo, uint32_t m, unsigned size, uint8_t** ptrs);
+  // Shared memory banks (docs/sm.md, "Shared memory banks"): the lanes in m access shared memory.
+  void shared_access(const Warp& w, uint32_t m, unsigned size);
+  unsigned bank_transactions(uint32_t m, unsigned size, unsigned& phases) const;
   bool load_onchip(Warp& w, const isa::Inst& in, uint32_t m, uint8_t* const* ptrs);
   // Global/constant transactions of one instruction: `next` is when the next one can issue (its
   // port released), `ready` when the data of all of them is back.
@@ -382,6 +386,7 @@ class SimtCore {
   uint64_t cur_pc_ = 0;    // PC of the instruction being executed (error reports)
   unsigned lat_ = 0;       // latency class of the instruction being executed
   uint64_t done_at_ = 0;   // completion cycle of its memory accesses
+  unsigned bank_replays_ = 0;  // its shared bank-conflict replays: cycles more it holds the LSU
   uint64_t period_ps_;
   unsigned issue_cycles_;
   uint64_t quantum_ = 20000;

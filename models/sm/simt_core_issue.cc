@@ -87,8 +87,10 @@ void SimtCore::count_until(unsigned s, uint64_t t) {
     st.stall_cycles[size_t(sc.why)] += t - sc.acct;
     st.cycles += t - sc.acct;
   };
-  charge(stats_.schedulers[s]);
-  if (sc.who < stats_.launches.size()) charge(stats_.launches[sc.who].schedulers[s]);  // none before a first block
+  if (cfg_.statistics) {
+    charge(stats_.schedulers[s]);
+    if (sc.who < stats_.launches.size()) charge(stats_.launches[sc.who].schedulers[s]);  // none before a first block
+  }
   sc.acct = t;
 }
 
@@ -109,6 +111,13 @@ unsigned SimtCore::book_unit(unsigned s, UnitClass u) {
   uint64_t& b = sched_[s].busy[size_t(c)];
   b = std::max(b, now_ * lanes) + cfg_.warp_size;
   return (cfg_.warp_size + lanes - 1) / lanes;
+}
+
+// Shared bank-conflict replays of the instruction just executed: each holds the scheduler's
+// load/store unit (the lanes when it has none of its own) one cycle more.
+void SimtCore::book_replays(unsigned s) {
+  const UnitClass c = unit_of_[size_t(UnitClass::Ldst)];
+  sched_[s].busy[size_t(c)] += uint64_t(bank_replays_) * unit_lanes_[size_t(c)];
 }
 
 // The cycle at which scheduler s may issue again, and what it waits for: its picked warp (a policy
@@ -246,10 +255,12 @@ SimtCore::Outcome SimtCore::step(Warp& w, unsigned s) {
   if (now_ >= horizon_) sync_now();  // execute only once simulated time is there
   else retire_due();
   count_until(s, now_);
-  for (SmStats::Scheduler* st : {&stats_.schedulers[s], &stats_.launches[blocks_[w.block].stat].schedulers[s]}) {
-    st->issue_cycles += issue_cycles_;
-    st->cycles += issue_cycles_;
-  }
+  if (cfg_.statistics)
+    for (SmStats::Scheduler* st : {&stats_.schedulers[s], &stats_.launches[blocks_[w.block].stat].schedulers[s]}) {
+      st->issue_cycles += issue_cycles_;
+      st->cycles += issue_cycles_;
+      ++st->warp_insts;
+    }
   sc.acct = sc.free = now_ + issue_cycles_;
   execute_timed(w, gi, *in, pc, s, unit);
   dual_issue(w, s, *in, pc);
@@ -261,14 +272,15 @@ SimtCore::Outcome SimtCore::step(Warp& w, unsigned s) {
 void SimtCore::execute_timed(Warp& w, unsigned gi, const Inst& in, uint64_t pc, unsigned s, UnitClass unit) {
   const uint64_t t = now_;
   const unsigned held = book_unit(s, unit);
-  ++stats_.schedulers[s].warp_insts;
-  ++stats_.launches[blocks_[w.block].stat].schedulers[s].warp_insts;
   now_ = t + issue_cycles_;
   lat_ = cfg_.lat.alu;
   const uint64_t base = t + std::max(issue_cycles_, held);
   done_at_ = base;
   const unsigned pending = w.pending;
-  if (execute(w, gi, in, pc) && w.state == Warp::Ready && done_at_ + lat_ > w.ready) {
+  bank_replays_ = 0;
+  const bool ran = execute(w, gi, in, pc);
+  if (bank_replays_) book_replays(s);
+  if (ran && w.state == Warp::Ready && done_at_ + lat_ > w.ready) {
     w.ready = done_at_ + lat_;
     StallReason why = StallReason::Dependency;
     if (in.op == Opcode::Nanosleep) why = StallReason::Nanosleep;
@@ -293,8 +305,11 @@ void SimtCore::dual_issue(Warp& w, unsigned s, const Inst& first, uint64_t first
   const UnitClass unit = sm::classify(*in).unit;
   if (unit_wait(s, unit) > now_) return;
   cur_pc_ = pc;
-  ++stats_.schedulers[s].dual_issued;
-  ++stats_.launches[blocks_[w.block].stat].schedulers[s].dual_issued;
+  if (cfg_.statistics)
+    for (SmStats::Scheduler* st : {&stats_.schedulers[s], &stats_.launches[blocks_[w.block].stat].schedulers[s]}) {
+      ++st->warp_insts;
+      ++st->dual_issued;
+    }
   if (issue_log_) issue_log_->push_back(now_);
   execute_timed(w, gi, *in, pc, s, unit);
 }

@@ -99,6 +99,13 @@ struct SmConfig {
   // Issue timing: global/constant loads a warp may have in flight while it issues independent
   // instructions (docs/sm.md, "Scoreboard"); 0: a warp waits for each load's data.
   unsigned max_pending_loads = 0;
+  // Issue timing: banks of 4-byte words of the shared memory (docs/sm.md, "Shared memory banks"); a warp
+  // access replays once per extra distinct word in its busiest bank. 0: no bank model (a flat latency).
+  unsigned shared_banks = 0;
+  // Whether the SM keeps its per-instruction statistics (SmStats: scheduler cycles and stalls,
+  // instruction classes, per-launch shares, resident warps, shared accesses); false leaves them 0 and
+  // spares their bookkeeping (host-time measurements). Totals of instructions are always kept.
+  bool statistics = true;
   uint32_t max_local_bytes = 16384;     // per-thread local memory limit
   // Per-thread call stack of kernels that reach recursive functions: the runtime adds it to their
   // local memory (docs/sm.md, "Call stack"); the SM names it when a call overflows.
@@ -118,6 +125,13 @@ struct BlockRecord {
 };
 
 struct SmStats {
+  // Shared memory (docs/statistics.md): warp accesses that reached it, and the bank-conflict replays
+  // (transactions beyond one per phase) with the LSU cycles they held.
+  struct Shared {
+    uint64_t accesses = 0;
+    uint64_t replays = 0;
+    uint64_t replay_cycles = 0;
+  };
   // Per warp scheduler (issue timing): every cycle the SM holds a block is a cycle of each scheduler,
   // either an issue cycle or a stall cycle of exactly one reason (cycles = issue_cycles + stalls).
   struct Scheduler {
@@ -141,8 +155,10 @@ struct SmStats {
     std::vector<Scheduler> schedulers;
     uint64_t thread_insts = 0;
     uint64_t warp_resident_cycles = 0;
+    Shared shared;
   };
   std::vector<Launch> launches;
+  Shared shared;
   uint64_t inst_class[size_t(InstClass::Count)] = {};  // warp instructions by class
   uint64_t warp_resident_cycles = 0;  // resident warps integrated over cycles (warps x cycles)
   uint64_t warp_insts = 0;

@@ -58,6 +58,15 @@ const bool declared = declare_params({
         P::Int("sm.max_pending_loads", 0, 0, 64,
                "Issue timing: global/constant loads a warp keeps in flight while it issues instructions that do not "
                "use their destination registers (scoreboard); 0: a warp waits for each load's data (docs/sm.md)"),
+        P::Int("sm.shared_banks", 0, 0, 64,
+               "Issue timing: shared memory banks of 4-byte words; a warp's shared access replays once per extra "
+               "distinct word mapped to its busiest bank (docs/sm.md); 0: no bank model, every access the flat "
+               "sm.latency.shared"),
+        P::Bool("sm.statistics", true,
+                "Keep the SM's per-instruction statistics (scheduler cycles and stalls, instruction classes, "
+                "per-launch shares, shared accesses); false: they stay 0 and cost no host time (warp_insts and "
+                "thread_insts are always counted)")
+            .one_for_all(),
         P::Int("sm.local_bytes", 16384, 0, 524288, "Local memory per thread limit (bytes)"),
         P::Int("sm.stack_bytes", 1024, 0, 524288,
                "Call stack per thread (bytes) of kernels with recursive functions, taken from sm.local_bytes; a "
@@ -104,6 +113,8 @@ SmConfig SmConfig::from(const Params& p) {
   s.warp_policy = parse_warp_policy(p.s("warp_policy"));
   s.max_local_bytes = u(p, "local_bytes");
   s.max_pending_loads = u(p, "max_pending_loads");
+  s.shared_banks = u(p, "shared_banks");
+  s.statistics = p.b("statistics");
   s.stack_bytes = u(p, "stack_bytes");
   s.timing = p.s("timing") == "flexgrip" ? SmTiming::Flexgrip : SmTiming::Issue;
   s.fold_operands = p.b("fold_operands");
