@@ -108,9 +108,11 @@ struct Reader {
     const ExecSource src{fmt::format("{}: {}.launch", origin, path), std::filesystem::path(origin).parent_path().string(),
                          origin, false};
     auto job = std::make_shared<ExecJob>(ExecJob::parse(j.at("launch"), src));
-    k.blocks = uint32_t(uint64_t(job->grid.x) * job->grid.y * job->grid.z);
+    const uint64_t blocks = uint64_t(job->grid.x) * job->grid.y * job->grid.z;
+    if (blocks > UINT32_MAX) fail(path + ".launch.grid", j.at("launch").at("grid"), "has more than 2^32 - 1 blocks");
+    k.blocks = uint32_t(blocks);
     k.threads = job->block.x * job->block.y * job->block.z;
-    k.identity = fmt::format("ptx\n{}\n{}\n{}", job->text, j.at("launch").dump(), job->output().size());
+    k.identity = fmt::format("ptx\n{}\n{}\n", job->text, j.at("launch").dump());
     for (const ExecBuffer& b : job->bufs) k.identity.append(b.bytes.begin(), b.bytes.end());
     k.exec = std::move(job);
     return k;
