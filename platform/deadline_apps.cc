@@ -4,10 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <random>
+#include <stdexcept>
 
 #include "platform/config/json_text.h"
 #include "platform/user_file.h"
+#include "sw/kernels/kernels.h"
+#include "sw/workloads/workload.h"
 
 namespace gpuvp::deadline {
 
@@ -45,6 +49,7 @@ struct Reader {
   const std::string& origin;
   const Config& cfg;
   unsigned sms;
+  bool measured;  // "profiles": "measured"
 
   [[noreturn]] void fail(const std::string& path, const json& v, const std::string& what) const {
     throw ConfigError(fmt::format("{}: {}: {} {}", origin, path, json_shown(v), what));
@@ -72,19 +77,83 @@ struct Reader {
     return v.get<uint64_t>();
   }
 
-  Kernel kernel(const json& j, const std::string& path) const {
+  // E(K, n) given for n = 1 .. sms, or left empty (measured or computed).
+  void profile(const json& j, const std::string& path, Kernel& k) const {
+    if (!j.contains("profile_us")) {
+      if (k.kind != KernelKind::Spin && !measured)
+        error(fmt::format("{}: a PTX or workload kernel needs profile_us or \"profiles\": \"measured\"", path));
+      return;
+    }
+    const json& p = j.at("profile_us");
+    if (!p.is_array() || p.size() != sms)
+      fail(path + ".profile_us", p, fmt::format("is not an array of {} times (E(K, n) for n = 1 .. {} SMs)", sms, sms));
+    for (size_t n = 0; n < p.size(); ++n) k.profile_ns.push_back(micros(p[n], fmt::format("{}.profile_us[{}]", path, n), 0.001));
+  }
+
+  Kernel spin_kernel(const json& j, const std::string& path) const {
     known(j, path + ".", {"blocks", "threads", "spin_us", "profile_us"});
     Kernel k;
     k.blocks = uint32_t(integer(required(j, path + ".", "blocks"), path + ".blocks", 1, 65535));
     k.threads = uint32_t(integer(required(j, path + ".", "threads"), path + ".threads", 1,
                                  uint64_t(cfg.params("sm", "gpu.sm0").i("max_threads_per_block"))));
     k.spin_ns = micros(required(j, path + ".", "spin_us"), path + ".spin_us", 0.001);
-    if (j.contains("profile_us")) {
-      const json& p = j.at("profile_us");
-      if (!p.is_array() || p.size() != sms)
-        fail(path + ".profile_us", p, fmt::format("is not an array of {} times (E(K, n) for n = 1 .. {} SMs)", sms, sms));
-      for (size_t n = 0; n < p.size(); ++n) k.profile_ns.push_back(micros(p[n], fmt::format("{}.profile_us[{}]", path, n), 0.001));
+    return k;
+  }
+
+  // A launch description as launch files hold it (ExecJob::parse); its paths relative to this file.
+  Kernel ptx_kernel(const json& j, const std::string& path) const {
+    known(j, path + ".", {"launch", "profile_us"});
+    Kernel k;
+    k.kind = KernelKind::Ptx;
+    const ExecSource src{fmt::format("{}: {}.launch", origin, path), std::filesystem::path(origin).parent_path().string(),
+                         origin, false};
+    auto job = std::make_shared<ExecJob>(ExecJob::parse(j.at("launch"), src));
+    const uint64_t blocks = uint64_t(job->grid.x) * job->grid.y * job->grid.z;
+    if (blocks > UINT32_MAX) fail(path + ".launch.grid", j.at("launch").at("grid"), "has more than 2^32 - 1 blocks");
+    k.blocks = uint32_t(blocks);
+    k.threads = job->block.x * job->block.y * job->block.z;
+    k.identity = fmt::format("ptx\n{}\n{}\n", job->text, j.at("launch").dump());
+    for (const ExecBuffer& b : job->bufs) k.identity.append(b.bytes.begin(), b.bytes.end());
+    k.exec = std::move(job);
+    return k;
+  }
+
+  Kernel workload_kernel(const json& j, const std::string& path) const {
+    known(j, path + ".", {"workload", "size", "seed", "profile_us"});
+    Kernel k;
+    k.kind = KernelKind::Workload;
+    const json& w = required(j, path + ".", "workload");
+    if (!w.is_string()) fail(path + ".workload", w, "is not a workload name");
+    const wl::Workload* wk = wl::find(w.get<std::string>());
+    if (!wk) {
+      std::string names;
+      for (const auto& x : wl::all()) names += (names.empty() ? "" : ", ") + x->name();
+      fail(path + ".workload", w, fmt::format("is not a built-in workload (known: {})", names));
     }
+    k.workload = wk->name();
+    if (j.contains("size")) {
+      const json& sz = j.at("size");
+      if (!sz.is_string()) fail(path + ".size", sz, "is not a launch configuration name");
+      try {
+        k.size = wl::config_named(*wk, sz.get<std::string>()).name;
+      } catch (const std::invalid_argument& e) {
+        fail(path + ".size", sz, e.what());
+      }
+    } else {
+      k.size = wk->configs().front().name;
+    }
+    if (j.contains("seed")) k.seed = integer(j.at("seed"), path + ".seed", 0, uint64_t(INT64_MAX));
+    k.where = fmt::format("{}: {}", origin, path);
+    k.identity = fmt::format("workload {} {} {}\n{}", k.workload, k.size, k.seed, kernels::ptx(wk->kernel_source()));
+    return k;
+  }
+
+  Kernel kernel(const json& j, const std::string& path) const {
+    Kernel k = j.is_object() && j.contains("launch")     ? ptx_kernel(j, path)
+               : j.is_object() && j.contains("workload") ? workload_kernel(j, path)
+                                                         : spin_kernel(j, path);
+    if (k.where.empty()) k.where = fmt::format("{}: {}", origin, path);
+    profile(j, path, k);
     return k;
   }
 
@@ -138,14 +207,14 @@ const char* const kPolicies[] = {"fifo", "priority_streams", "split"};
 }  // namespace
 
 AppSet parse_apps(const json& j, const Config& cfg, const std::string& origin) {
-  const Reader r{origin, cfg, unsigned(cfg.i("sm.count"))};
+  Reader r{origin, cfg, unsigned(cfg.i("sm.count")), false};
   r.known(j, "", {"applications", "random", "decision_us", "policies", "profiles"});
   AppSet set;
   if (j.contains("profiles")) {
     const json& v = j.at("profiles");
     if (!v.is_string() || (v.get<std::string>() != "measured" && v.get<std::string>() != "computed"))
       r.fail("profiles", v, "is not 'measured' or 'computed'");
-    set.measure_profiles = v.get<std::string>() == "measured";
+    set.measure_profiles = r.measured = v.get<std::string>() == "measured";
   }
   if (j.contains("decision_us")) set.decision_ns = r.micros(j.at("decision_us"), "decision_us");
   if (j.contains("applications")) {

@@ -1,26 +1,39 @@
 #pragma once
 // Application sets for deadline-aware scheduling (docs/deadline.md): event-driven applications, each
-// a sequence of timer-spin kernels run in order, with a priority, a deadline relative to its release
+// a sequence of kernels (timer-spin kernels, launch descriptions, built-in workloads) run in order, with a priority, a deadline relative to its release
 // and a release instant; listed one by one or drawn by a seeded generator. Every error is a ConfigError
 // naming the file and the key's JSON path (applications[2].kernels[0].blocks).
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "platform/config/config.h"
+#include "platform/exec_job.h"
 
 namespace gpuvp::deadline {
 
 enum class Priority { High = 0, Medium = 1, Low = 2 };
 const char* to_string(Priority p);
 
-// A timer-spin kernel: `blocks` blocks of `threads` threads, each spinning spin_ns of %globaltimer.
-// profile_ns[n-1]: its execution time E(K, n) on n SMs, given in the file or computed (exec_ns).
+enum class KernelKind { Spin, Ptx, Workload };
+
+// A kernel: a timer-spin kernel (`blocks` blocks of `threads` threads, each spinning spin_ns of
+// %globaltimer), a launch description (`exec`: PTX file, kernel, grid, block, arguments and buffers), or
+// a built-in workload (`workload` in its launch configuration `size`, inputs from `seed`). A workload's
+// blocks and threads are known once its host program has run (deadline_run.cc fills them in).
+// profile_ns[n-1]: its execution time E(K, n) on n SMs, given in the file, measured or computed (exec_ns).
 struct Kernel {
+  KernelKind kind = KernelKind::Spin;
   uint32_t blocks = 1, threads = 32;
   uint64_t spin_ns = 0;
+  std::shared_ptr<const ExecJob> exec;
+  std::string workload, size;
+  uint64_t seed = 1;
+  std::string where;     // "FILE: applications[0].kernels[1]", for errors found when it runs
+  std::string identity;  // what besides the configuration decides E(K, n): the profile cache's key hashes it
   std::vector<uint64_t> profile_ns;
 };
 

@@ -13,9 +13,11 @@
 
 #include <unistd.h>
 
+#include "platform/deadline_kernels.h"
 #include "platform/deadline_policy.h"
 #include "platform/platform.h"
 #include "sw/kernels/kernels.h"
+#include "sw/workloads/workload.h"
 
 namespace gpuvp::deadline {
 
@@ -24,18 +26,17 @@ namespace {
 // Blocks sleep through their spin in steps of at most 1 ms (cheap to simulate, never past the end).
 constexpr uint32_t kSleepNs = 1000000;
 
-// A timer-spin kernel's device buffers (records and spin times); shared by every policy's run.
-struct SpinBuffers {
-  rt::DevPtr start = 0, end = 0, sm = 0, spin = 0;
-};
+// Every kernel's launch, its inputs in device memory; shared by every policy's run (and the
+// measurement of the profiles).
+using Launches = std::vector<std::vector<Launch>>;
 
 // The GPU as a policy sees it during one policy's run, over the runtime; it records what it is asked.
 class RuntimeGpu : public Gpu {
  public:
   // `sets`: the SM sets earlier policies' runs created, reused before new ones are created.
-  RuntimeGpu(rt::Runtime& rt, const Config& cfg, const rt::Module& m, const std::vector<std::vector<SpinBuffers>>& bufs,
-             PolicyResult& out, const std::vector<AppState>& states, std::vector<uint32_t>& sets)
-      : rt_(rt), cfg_(cfg), m_(m), bufs_(bufs), out_(out), states_(states), sets_(sets), t0_(rt.now_ns()) {}
+  RuntimeGpu(rt::Runtime& rt, const Config& cfg, const Launches& launches, PolicyResult& out,
+             const std::vector<AppState>& states, std::vector<uint32_t>& sets)
+      : rt_(rt), cfg_(cfg), launches_(launches), out_(out), states_(states), sets_(sets), t0_(rt.now_ns()) {}
 
   // Rounded: the host time is ps, a release instant (t0 + release) must read back as the release.
   uint64_t now_ns() const override { return uint64_t(std::llround(rt_.now_ns() - t0_)); }
@@ -55,13 +56,10 @@ class RuntimeGpu : public Gpu {
   }
   void launch(AppState& a, size_t k, uint64_t first, uint64_t last) override {
     const size_t app = size_t(&a - states_.data());
-    const Kernel& kd = a.app->kernels[k];
-    const SpinBuffers& b = bufs_[app][k];
-    rt::KernelArgs args;
-    args.ptr(b.start).ptr(b.end).ptr(b.sm).ptr(b.spin).u32(kSleepNs);
+    const Launch& l = launches_[app][k];
     const uint64_t call = now_ns();
-    const uint64_t id = rt_.launch_sub_async(a.stream, m_, "timerSpin", {kd.blocks}, {kd.threads}, args,
-                                             rt::SubKernel{first, last, a.set});
+    const uint64_t id = rt_.launch_sub_async(a.stream, l.module, l.kernel, l.grid, l.block, l.args,
+                                             rt::SubKernel{first, last, a.set}, l.dyn_shmem);
     a.launched[k] = std::max(a.launched[k], last);
     a.inflight.push_back(InFlight{id, k, first, last});
     out_.launches.push_back(LaunchRun{app, k, id, first, last, a.set, call, 0});
@@ -72,8 +70,7 @@ class RuntimeGpu : public Gpu {
   void note_set(uint32_t set, uint64_t sms) { out_.set_changes.push_back({now_ns(), set, sms}); }
   rt::Runtime& rt_;
   const Config& cfg_;
-  const rt::Module& m_;
-  const std::vector<std::vector<SpinBuffers>>& bufs_;
+  const Launches& launches_;
   PolicyResult& out_;
   const std::vector<AppState>& states_;
   std::vector<uint32_t>& sets_;
@@ -81,22 +78,50 @@ class RuntimeGpu : public Gpu {
   double t0_;
 };
 
-using Buffers = std::vector<std::vector<SpinBuffers>>;
+rt::Dim3 dim(uint64_t n) { return rt::Dim3{uint32_t(n)}; }
 
-Buffers allocate(rt::Runtime& rt, const AppSet& set) {
-  Buffers bufs;
-  for (const App& a : set.apps) {
-    bufs.emplace_back();
-    for (const Kernel& k : a.kernels) {
-      SpinBuffers b;
-      b.start = rt.malloc(k.blocks * 8);
-      b.end = rt.malloc(k.blocks * 8);
-      b.sm = rt.malloc(k.blocks * 4);
-      b.spin = rt.upload(std::vector<uint64_t>(k.blocks, k.spin_ns));
-      bufs.back().push_back(b);
-    }
+// A timer-spin kernel's launch: its records (start, end, SM) and spin times in fresh buffers.
+Launch spin_launch(rt::Runtime& rt, const rt::Module& m, const Kernel& k) {
+  rt::KernelArgs args;
+  args.ptr(rt.malloc(k.blocks * 8)).ptr(rt.malloc(k.blocks * 8)).ptr(rt.malloc(k.blocks * 4));
+  args.ptr(rt.upload(std::vector<uint64_t>(k.blocks, k.spin_ns))).u32(kSleepNs);
+  return Launch{m, "timerSpin", dim(k.blocks), dim(k.threads), args, 0};
+}
+
+// A launch description's or a workload's launch: its host program runs (inputs allocated and filled)
+// with its launch kept instead of run; the rest of the program (reading back, comparing) sees a kernel
+// that has not run and is ignored. Its buffers are never freed: the sub-kernels use them.
+Launch kept_launch(rt::Runtime& rt, Kernel& k) {
+  std::vector<Launch> kept;
+  LaunchHook hook(rt, [&](const Launch& l) -> uint64_t {
+    if (!l.module.image->find_kernel(l.kernel))
+      throw rt::RuntimeError(fmt::format("launch: no kernel '{}' in {}", l.kernel, l.module.image->source_name));
+    kept.push_back(l);
+    return 0;
+  }, true);
+  if (k.kind == KernelKind::Ptx) {
+    ExecJob job = *k.exec;
+    job.run(hook);
+  } else {
+    const wl::Workload& w = wl::find_or_throw(k.workload);
+    w.run(hook, wl::config_named(w, k.size), k.seed);
   }
-  return bufs;
+  if (kept.size() != 1)
+    throw ConfigError(fmt::format("{}: its host program launches {} kernels; an application's kernel is one launch",
+                                  k.where, kept.size()));
+  k.blocks = uint32_t(kept[0].blocks());
+  k.threads = kept[0].threads();
+  return kept[0];
+}
+
+Launches prepare(rt::Runtime& rt, AppSet& set) {
+  const rt::Module spin = rt.load_module(kernels::ptx("timerSpin"), "timerSpin.ptx");
+  Launches ls;
+  for (App& a : set.apps) {
+    ls.emplace_back();
+    for (Kernel& k : a.kernels) ls.back().push_back(k.kind == KernelKind::Spin ? spin_launch(rt, spin, k) : kept_launch(rt, k));
+  }
+  return ls;
 }
 
 // Takes the completed (sub-)kernels of `s` into its state; true if any had.
@@ -125,7 +150,7 @@ bool take_completions(AppState& s, rt::Runtime& rt, RuntimeGpu& gpu, PolicyResul
 }
 
 // One policy's run of the set; returns its time 0 (host ns).
-double run_policy(rt::Runtime& rt, const Config& cfg, const rt::Module& m, const Buffers& bufs, const AppSet& set,
+double run_policy(rt::Runtime& rt, const Config& cfg, const Launches& launches, const AppSet& set,
                   Policy& policy, PolicyResult& out, std::vector<uint32_t>& sets) {
   std::vector<AppState> st(set.apps.size());
   for (size_t i = 0; i < st.size(); ++i) {
@@ -133,7 +158,7 @@ double run_policy(rt::Runtime& rt, const Config& cfg, const rt::Module& m, const
     st[i].launched.assign(set.apps[i].kernels.size(), 0);
     st[i].completed.assign(set.apps[i].kernels.size(), 0);
   }
-  RuntimeGpu gpu(rt, cfg, m, bufs, out, st, sets);
+  RuntimeGpu gpu(rt, cfg, launches, out, st, sets);
   size_t next_release = 0, finished = 0;
   while (finished < st.size()) {
     std::vector<uint64_t> ids;
@@ -179,10 +204,16 @@ std::filesystem::path profile_cache_dir() {
   return {};
 }
 
-// FNV-1a of the configuration and the kernel (its PTX, blocks, threads, spin and sleep step).
+// What decides a kernel's E(K, n) besides the configuration: a timer-spin kernel's PTX, blocks, threads,
+// spin and sleep step; a launch description's PTX, launch and inputs; a workload's name, size, seed, PTX.
+std::string kernel_identity(const Kernel& kd) {
+  if (kd.kind != KernelKind::Spin) return kd.identity;
+  return fmt::format("{}\n{} {} {} {}", kernels::ptx("timerSpin"), kd.blocks, kd.threads, kd.spin_ns, kSleepNs);
+}
+
+// FNV-1a of the configuration and the kernel's identity.
 std::string profile_key(const Config& cfg, const Kernel& kd) {
-  const std::string text = fmt::format("{}\n{}\n{} {} {} {}", cfg.to_json().dump(), kernels::ptx("timerSpin"), kd.blocks,
-                                       kd.threads, kd.spin_ns, kSleepNs);
+  const std::string text = fmt::format("{}\n{}", cfg.to_json().dump(), kernel_identity(kd));
   uint64_t h = 0xcbf29ce484222325ull;
   for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
   return fmt::format("{:016x}", h);
@@ -216,29 +247,28 @@ void cache_profile(const std::filesystem::path& file, const Kernel& kd, const st
   std::filesystem::rename(tmp, file, ec);
 }
 
-void measure_profiles(rt::Runtime& rt, const Config& cfg, const rt::Module& m, const Buffers& bufs, AppSet& set,
+void measure_profiles(rt::Runtime& rt, const Config& cfg, const Launches& launches, AppSet& set,
                       std::vector<uint32_t>& sets) {
   const unsigned sms = rt.device().sm_count;
   const double latency = rt.device().launch_latency_ns;
   if (sets.empty()) sets.push_back(rt.create_sm_set(1));
   const rt::Stream s = rt.create_stream(0);
   const std::filesystem::path dir = profile_cache_dir();
-  std::map<std::tuple<uint32_t, uint32_t, uint64_t>, std::vector<uint64_t>> measured;
+  std::map<std::string, std::vector<uint64_t>> measured;  // by kernel identity
   for (size_t a = 0; a < set.apps.size(); ++a)
     for (size_t k = 0; k < set.apps[a].kernels.size(); ++k) {
       Kernel& kd = set.apps[a].kernels[k];
       if (!kd.profile_ns.empty()) continue;
-      std::vector<uint64_t>& e = measured[{kd.blocks, kd.threads, kd.spin_ns}];
+      std::vector<uint64_t>& e = measured[kernel_identity(kd)];
       const std::filesystem::path file = dir.empty() ? dir : dir / (profile_key(cfg, kd) + ".json");
       if (e.empty() && !file.empty()) e = cached_profile(file, sms);
       const bool cached = e.size() == sms;
       for (unsigned n = unsigned(e.size()) + 1; n <= sms; ++n) {
         rt.set_sm_set(sets[0], n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1);
-        const SpinBuffers& b = bufs[a][k];
-        rt::KernelArgs args;
-        args.ptr(b.start).ptr(b.end).ptr(b.sm).ptr(b.spin).u32(kSleepNs);
+        const Launch& l = launches[a][k];
         const double call = rt.now_ns();
-        const uint64_t id = rt.launch_sub_async(s, m, "timerSpin", {kd.blocks}, {kd.threads}, args, rt::SubKernel{0, 0, sets[0]});
+        const uint64_t id =
+            rt.launch_sub_async(s, l.module, l.kernel, l.grid, l.block, l.args, rt::SubKernel{0, 0, sets[0]}, l.dyn_shmem);
         rt.stream_synchronize(s);
         e.push_back(uint64_t(std::llround(rt.launch_done_ns(id) - call - latency)));
       }
@@ -276,14 +306,13 @@ std::vector<PolicyResult> run_set(const Config& cfg, AppSet& set) {
   std::vector<PolicyResult> results(set.policies.size());
   std::vector<double> t0(set.policies.size());
   p.run([&](rt::Runtime& rt) {
-    const rt::Module m = rt.load_module(kernels::ptx("timerSpin"), "timerSpin.ptx");
-    const Buffers bufs = allocate(rt, set);
+    const Launches launches = prepare(rt, set);
     std::vector<uint32_t> sets;
-    if (set.measure_profiles) measure_profiles(rt, cfg, m, bufs, set, sets);
+    if (set.measure_profiles) measure_profiles(rt, cfg, launches, set, sets);
     for (size_t i = 0; i < set.policies.size(); ++i) {
       auto policy = make_policy(set.policies[i]);
       results[i].policy = policy->name();
-      t0[i] = run_policy(rt, cfg, m, bufs, set, *policy, results[i], sets);
+      t0[i] = run_policy(rt, cfg, launches, set, *policy, results[i], sets);
     }
   });
   std::map<uint64_t, std::pair<size_t, size_t>> by_launch;  // launch id -> (policy, launch index)

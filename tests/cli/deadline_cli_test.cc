@@ -59,3 +59,22 @@ TEST_CASE("deadline: measured profiles are cached per configuration and kernel, 
   CHECK(n == 2);
   std::filesystem::remove_all(dir);
 }
+
+// A launch description naming a kernel its PTX file lacks: gpuvp deadline exits non-zero with an error
+// naming the application file and the key.
+TEST_CASE("deadline: an unknown PTX kernel is refused naming the file and key, exit non-zero") {
+  const std::string dir = temp_path("deadline_badkernel");
+  std::filesystem::create_directories(dir);
+  const std::string f = dir + "/set.json";
+  const json launch = {{"ptx", std::string(GPUVP_SOURCE_DIR) + "/tests/data/exec/saxpy.ptx"}, {"kernel", "saxpz"}};
+  std::ofstream(f) << json{{"policies", {"fifo"}}, {"profiles", "measured"},
+                           {"applications", {{{"name", "P"}, {"priority", "high"}, {"release_us", 0}, {"deadline_us", 500},
+                                              {"kernels", {{{"launch", launch}}}}}}}}
+                          .dump();
+  RunResult r = run_cmd(fmt::format("GPUVP_PROFILE_CACHE={}/profiles {} deadline {} --preset tx2", dir, GPUVP_BINARY, f));
+  INFO(r.out << r.err);
+  CHECK(r.status != 0);
+  using Catch::Matchers::Contains;
+  CHECK_THAT(r.err, Contains(f + ": applications[0].kernels[0].launch") && Contains("no kernel 'saxpz'"));
+  std::filesystem::remove_all(dir);
+}

@@ -44,6 +44,16 @@ std::vector<PolicyResult> run(const nlohmann::json& j, const std::string& preset
 
 double us(uint64_t ns) { return double(ns) / 1000.0; }
 
+// The error parse_apps gives for `j` (read as apps.json), or "accepted".
+std::string refusal(const nlohmann::json& j, const Config& cfg) {
+  try {
+    parse_apps(j, cfg, "apps.json");
+  } catch (const ConfigError& e) {
+    return std::string(e.what());
+  }
+  return std::string("accepted");
+}
+
 void check_at(double got_us, double expected_us, int depth) {
   INFO("expected " << expected_us << " us (+" << kSlotUs * depth << "), got " << got_us);
   CHECK(got_us >= expected_us - 0.01);
@@ -221,14 +231,7 @@ TEST_CASE("deadline: random set (seed 2): rules hold, split meets no fewer high-
 
 TEST_CASE("deadline: bad application files are refused naming the key") {
   const Config cfg = Config::preset("tx2");
-  auto err = [&](const nlohmann::json& j) {
-    try {
-      parse_apps(j, cfg, "apps.json");
-    } catch (const ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
-  };
+  auto err = [&](const nlohmann::json& j) { return refusal(j, cfg); };
   using Catch::Matchers::Contains;
   CHECK_THAT(err({{"applications", {app("A", "urgent", 0, 10, {kernel(1, 32, 1)})}}}),
              Contains("apps.json") && Contains("applications[0].priority") && Contains("high, medium or low"));
@@ -281,4 +284,62 @@ TEST_CASE("deadline: 13 SMs, 40 applications (seed 2): rules hold, split meets n
   for (const PolicyResult& p : r) check_rules(set, p);
   INFO("high met fifo " << r[0].met[0] << ", split " << r[2].met[0]);
   CHECK(r[2].met[0] >= r[0].met[0]);
+}
+
+// An application file mixing the three kinds of kernel (experiments/deadline_mixed.json: a timer-spin
+// kernel, vectorAdd's PTX as a launch description, the matrixMul workload) runs under every policy
+// with measured profiles: every block of every kernel once, by the rules; every application finishes.
+TEST_CASE("deadline: PTX, workload and timer-spin kernels in one file run under every policy") {
+  const std::string cache = "/tmp/gpuvp_test_profiles_mixed_" + std::to_string(getpid());
+  setenv("GPUVP_PROFILE_CACHE", cache.c_str(), 1);
+  const Config cfg = Config::preset("tx2");
+  AppSet set = load_apps(std::string(GPUVP_SOURCE_DIR) + "/experiments/deadline_mixed.json", cfg);
+  const auto r = run_set(cfg, set);
+  REQUIRE(r.size() == 3);
+  // vectorAdd: 64 blocks as the file says; matrixMul "rect" (M 64, N 32) as its host program launches
+  // it: tiles of 16 x 16, a grid of 32/16 x 64/16 = 8 blocks of 256 threads.
+  CHECK(set.apps[1].kernels[0].blocks == 64);
+  CHECK(set.apps[2].kernels[0].blocks == 8);
+  CHECK(set.apps[2].kernels[0].threads == 256);
+  for (const App& a : set.apps)
+    for (const Kernel& k : a.kernels) {
+      REQUIRE(k.profile_ns.size() == 2);
+      CHECK(k.profile_ns[0] >= k.profile_ns[1]);  // one SM is never faster than two
+    }
+  for (const PolicyResult& p : r) {
+    check_rules(set, p);
+    for (const AppResult& a : p.apps) CHECK(a.completion_ns > a.release_ns);
+  }
+  std::filesystem::remove_all(cache);
+}
+
+// Bad PTX and workload kernels are refused naming the file and the key, when the file is read.
+TEST_CASE("deadline: bad PTX and workload kernels are refused naming the file and key") {
+  const Config cfg = Config::preset("tx2");
+  auto err = [&](const nlohmann::json& k, const char* profiles = "measured") {
+    return refusal({{"profiles", profiles}, {"applications", {app("A", "high", 0, 10, {k})}}}, cfg);
+  };
+  using Catch::Matchers::Contains;
+  CHECK_THAT(err({{"launch", {{"ptx", "/nonexistent/k.ptx"}, {"kernel", "k"}}}}),
+             Contains("apps.json") && Contains("applications[0].kernels[0].launch") && Contains("/nonexistent/k.ptx"));
+  CHECK_THAT(err({{"workload", "vectorAdd2"}}),
+             Contains("apps.json") && Contains("applications[0].kernels[0].workload") && Contains("vectorAdd2") && Contains("known:"));
+  CHECK_THAT(err({{"workload", "vectorAdd"}, {"size", "huge"}}),
+             Contains("apps.json") && Contains("applications[0].kernels[0].size") && Contains("huge"));
+  CHECK_THAT(err({{"workload", "vectorAdd"}}, "computed"), Contains("applications[0].kernels[0]") && Contains("profile_us"));
+}
+
+// A workload whose host program launches more than one kernel (bfs: a step and an update per level) is
+// refused when its program runs, naming the file and the key.
+TEST_CASE("deadline: a workload of several launches is refused naming the file and key") {
+  const Config cfg = Config::preset("tx2");
+  nlohmann::json j = {{"profiles", "measured"}, {"applications", {app("A", "high", 0, 10, {{{"workload", "bfs"}, {"size", "full"}}})}}};
+  AppSet set = parse_apps(j, cfg, "apps.json");
+  try {
+    run_set(cfg, set);
+    FAIL("accepted");
+  } catch (const ConfigError& e) {
+    using Catch::Matchers::Contains;
+    CHECK_THAT(std::string(e.what()), Contains("apps.json: applications[0].kernels[0]") && Contains("one launch"));
+  }
 }
