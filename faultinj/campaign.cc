@@ -564,11 +564,17 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
   uint64_t total = 0;
   int shard = 0;
   const Lifetimes lifetimes(g);
+  // Each fault's launch and instruction class, from the golden run (ids in order: pending_faults()),
+  // taken before pruning so that pruned and shared runs have theirs too.
+  const RunContexts contexts(g);
+  std::vector<std::pair<uint64_t, FaultContext>> context_of;
   {
     Store st = Store::open(db);
     total = st.fault_count();
     if (auto sh = st.shard()) shard = static_cast<int>(sh->index);
     plan.to_run = st.pending_faults();
+    context_of.reserve(plan.to_run.size());
+    for (const Fault& f : plan.to_run) context_of.emplace_back(f.id, contexts.of(f));
     st.set_meta("lifetimes", lifetimes_summary(lifetimes, g, spec.pruning, selected_names(spec, g, plan.to_run)).dump());
     if (spec.pruning) plan = plan_pruning(std::move(plan.to_run), lifetimes, g);
   }
@@ -581,11 +587,6 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
   eo.timeout_factor = spec.timeout_factor;
   eo.early_stop = spec.early_stop;
   eo.check = spec.check;
-  // Each fault's launch and instruction class, from the golden run (ids in order: pending_faults()).
-  const RunContexts contexts(g);
-  std::vector<std::pair<uint64_t, FaultContext>> context_of;
-  context_of.reserve(to_run.size());
-  for (const Fault& f : to_run) context_of.emplace_back(f.id, contexts.of(f));
   auto commit = [&](const RunResult& r) {
     if (!st) st.emplace(Store::open(db));
     RunRecord rec = record_of(r, shard);
