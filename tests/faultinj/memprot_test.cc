@@ -76,20 +76,21 @@ TEST_CASE("memory profile: hand-counted accesses, L1 misses and warps of scaleBy
   REQUIRE(w.blocks.size() == 1);
   REQUIRE(out.blocks.size() == 8);
   REQUIRE(unused.blocks.size() == 2);
-  for (const auto& b : in.blocks) CHECK((b.accesses == 4 && b.l1_misses == 4 && b.warps == 1));
-  for (const auto& b : out.blocks) CHECK((b.accesses == 4 && b.l1_misses == 0 && b.warps == 1));
+  // The L1 takes a warp's access a 128-byte line at a time: one access per block and warp.
+  for (const auto& b : in.blocks) CHECK((b.accesses == 1 && b.l1_misses == 1 && b.warps == 1));
+  for (const auto& b : out.blocks) CHECK((b.accesses == 1 && b.l1_misses == 0 && b.warps == 1));
   for (const auto& b : unused.blocks) CHECK((b.accesses == 0 && b.l1_misses == 0 && b.warps == 0));
   CHECK(w.blocks[0].accesses == 8);
   CHECK(w.blocks[0].l1_misses == 8);
   CHECK(w.blocks[0].warps == 8);
-  CHECK(p.accesses == 72);
+  CHECK(p.accesses == 24);
   CHECK(p.bytes == 1024 + 16 + 1024 + 256);
   CHECK(in.read_only);
   CHECK(w.read_only);
   CHECK_FALSE(out.read_only);
-  CHECK(std::fabs(w.access_share - 8.0 / 72) < 1e-12);
+  CHECK(std::fabs(w.access_share - 8.0 / 24) < 1e-12);
   CHECK(std::fabs(w.footprint_share - 16.0 / 2320) < 1e-12);
-  // 10 % of 72 accesses: w's block alone (8 >= 7.2) is hot, so w is the one hot object.
+  // 10 % of 24 accesses: w's block alone (8 >= 2.4) is hot, so w is the one hot object.
   CHECK(p.hot_objects() == std::vector<std::string>{"args[1]"});
 }
 
