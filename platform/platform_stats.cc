@@ -115,9 +115,9 @@ nlohmann::json stalls_json(const uint64_t (&c)[size_t(StallReason::Count)]) {
   return j;
 }
 
-nlohmann::json inst_class_json(const SmStats& s) {
+nlohmann::json inst_class_json(const uint64_t (&counts)[size_t(InstClass::Count)]) {
   nlohmann::json j = nlohmann::json::object();
-  for (size_t c = 0; c < size_t(InstClass::Count); ++c) j[inst_class_name(InstClass(c))] = s.inst_class[c];
+  for (size_t c = 0; c < size_t(InstClass::Count); ++c) j[inst_class_name(InstClass(c))] = counts[c];
   return j;
 }
 
@@ -178,6 +178,24 @@ nlohmann::json shared_json(const SmStats::Shared& s) {
 }
 
 // A launch's shared memory counters, summed over the SMs that ran it.
+// A launch's instruction classes and blocks, summed over the SMs that ran it.
+nlohmann::json launch_inst_class_json(const std::vector<SmStats>& sms, uint64_t launch_id) {
+  uint64_t sum[size_t(InstClass::Count)] = {};
+  for (const SmStats& s : sms)
+    for (const SmStats::Launch& o : s.launches)
+      if (o.launch_id == launch_id)
+        for (size_t c = 0; c < size_t(InstClass::Count); ++c) sum[c] += o.inst_class[c];
+  return inst_class_json(sum);
+}
+
+uint64_t launch_blocks(const std::vector<SmStats>& sms, uint64_t launch_id) {
+  uint64_t n = 0;
+  for (const SmStats& s : sms)
+    for (const SmStats::Launch& o : s.launches)
+      if (o.launch_id == launch_id) n += o.blocks_run;
+  return n;
+}
+
 nlohmann::json launch_shared_json(const std::vector<SmStats>& sms, uint64_t launch_id) {
   SmStats::Shared sum;
   for (const SmStats& s : sms)
@@ -277,7 +295,7 @@ nlohmann::json PlatformStats::to_json() const {
                         {"mem_transactions", s.mem_transactions},
                         {"batches", s.batches},
                         {"blocks", s.blocks},
-                        {"inst_class", inst_class_json(s)},
+                        {"inst_class", inst_class_json(s.inst_class)},
                         {"shared", shared_json(s.shared)},
                         {"issue", issue_json(s)},
                          {"caches", caches_json(i < sm_caches.size() ? sm_caches[i] : std::vector<CacheStatsEntry>{})}});
@@ -303,6 +321,8 @@ nlohmann::json PlatformStats::to_json() const {
                              {"occupancy", occupancy_json(sms, l.launch_id)},
                              {"issue", launch_sms_json(sms, l.launch_id, l.cycles)},
                              {"shared", launch_shared_json(sms, l.launch_id)},
+                             {"inst_class", launch_inst_class_json(sms, l.launch_id)},
+                             {"blocks", launch_blocks(sms, l.launch_id)},
                              {"dram", bytes_json(k < launch_dram.size() ? launch_dram[k] : PlatformStats::Bytes{},
                                                  double(l.end_ps - l.start_ps) * 1e-12)},
                              {"dynamic_energy_j", launch_energy(power, l.launch_id)}});

@@ -207,6 +207,7 @@ void SimtCore::place_block(std::shared_ptr<const LaunchParams> k, const sm::Bloc
   live_warps_ += s.wpb;
   stats_.blocks++;
   b.stat = last_launch_ = record_occupancy(*b.lp, s);
+  ++stats_.launches[b.stat].blocks_run;
 }
 
 // The launch's entry in stats_.launches, made at its first block on the SM with the kernel's
@@ -437,7 +438,9 @@ bool SimtCore::execute(Warp& w, unsigned gi, const Inst& in, uint64_t pc) {
   stats_.thread_insts += unsigned(__builtin_popcount(active));
   if (cfg_.statistics) {
     ++stats_.inst_class[size_t(cls)];
-    stats_.launches[blocks_[w.block].stat].thread_insts += unsigned(__builtin_popcount(active));
+    SmStats::Launch& l = stats_.launches[blocks_[w.block].stat];
+    ++l.inst_class[size_t(cls)];
+    l.thread_insts += unsigned(__builtin_popcount(active));
   }
   if (act_) record_activity(w, in, cls, active);
   fg_.active = active;

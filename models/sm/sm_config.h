@@ -156,6 +156,8 @@ struct SmStats {
     uint64_t thread_insts = 0;
     uint64_t warp_resident_cycles = 0;
     Shared shared;
+    uint64_t inst_class[size_t(InstClass::Count)] = {};  // its warp instructions by class
+    uint64_t blocks_run = 0;                             // its blocks this SM ran
   };
   std::vector<Launch> launches;
   Shared shared;

@@ -1,5 +1,6 @@
 // The statistics every way of running work writes (docs/statistics.md): one schema, the same counters
 // for the same kernel whichever command launched it, and `gpuvp compare` of two files.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -262,6 +263,19 @@ TEST_CASE("stats: per-launch issue cycles of concurrent kernels on one SM add up
     CHECK(insts == is["warp_insts"].get<uint64_t>());
     CHECK(cycles == is["cycles"].get<uint64_t>() * is["schedulers"].get<uint64_t>());
   }
+  // Instruction classes per launch add up to the SMs'; blocks per launch are the file's grids
+  // (K1 and K2 one block each, K3 and K4 two).
+  json classes = json::object(), launch_classes = json::object();
+  for (const json& sm : j["sms"])
+    for (auto& [k, v] : sm["inst_class"].items()) classes[k] = classes.value(k, uint64_t{0}) + v.get<uint64_t>();
+  for (const json& l : j["launches"])
+    for (auto& [k, v] : l["inst_class"].items())
+      launch_classes[k] = launch_classes.value(k, uint64_t{0}) + v.get<uint64_t>();
+  CHECK(launch_classes == classes);
+  std::vector<uint64_t> blocks;
+  for (const json& l : j["launches"]) blocks.push_back(l["blocks"].get<uint64_t>());
+  std::sort(blocks.begin(), blocks.end());
+  CHECK(blocks == std::vector<uint64_t>{1, 1, 2, 2});
   // Launches overlap on SM 0 (the test is about concurrent kernels): K3 starts before K1 ends.
   CHECK(j["launches"][1]["start_ps"].get<uint64_t>() < j["launches"][0]["end_ps"].get<uint64_t>());
 }

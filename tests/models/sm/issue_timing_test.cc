@@ -172,6 +172,11 @@ TEST_CASE("issue timing: fp64 units at 1/32 of the fp32 rate, and their stall re
   CHECK(d.sched(0).issue_cycles + stall_sum(d.sched(0)) == 201);
   CHECK(d.core->stats().inst_class[size_t(InstClass::Fp64)] == 6);
   CHECK(d.core->stats().inst_class[size_t(InstClass::Control)] == 2);
+  // The one launch (one block of 64 threads) holds them all.
+  REQUIRE(d.core->stats().launches.size() == 1);
+  CHECK(d.core->stats().launches[0].blocks_run == 1);
+  CHECK(d.core->stats().launches[0].inst_class[size_t(InstClass::Fp64)] == 6);
+  CHECK(d.core->stats().launches[0].inst_class[size_t(InstClass::Control)] == 2);
   // The same in fp32 on the lanes: w0 at 0, 5, 10, w1 at 1, 6, 11, exits at 15 and 16.
   Core f(32, 1);
   CHECK(f.run(fmas(3), 64) == 17);
