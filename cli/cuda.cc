@@ -58,6 +58,7 @@ void set_environment(const CudaOptions& o, const fs::path& lib, const std::strin
   setenv("GPUVP_SET", join(o.sets, "\n").c_str(), 1);  // newlines: a value may hold commas
   setenv("GPUVP_STATS", stats.c_str(), 1);
   setenv("GPUVP_TIMELINE", o.timeline.empty() ? "" : fs::absolute(o.timeline).c_str(), 1);
+  setenv("GPUVP_VCD", o.vcd.empty() ? "" : fs::absolute(o.vcd).c_str(), 1);
   if (o.poll_ns > 0) setenv("GPUVP_POLL_NS", fmt::format("{}", o.poll_ns).c_str(), 1);
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   // LD_LIBRARY_PATH serves a program that finds libcudart.so.13 by name; LD_PRELOAD one whose RPATH
@@ -112,6 +113,7 @@ CLI::App* add_cuda_command(CLI::App& app, CudaOptions& o) {
   c->add_option("--set,-s", o.sets, "Override one key: --set sm.count=4 (repeatable)");
   c->add_option("--stats", o.stats, "Write statistics as JSON at the program's exit (docs/statistics.md)");
   c->add_option("--timeline", o.timeline, "Write the block timeline (Chrome trace-event JSON)");
+  c->add_option("--vcd", o.vcd, "Write waveforms (PREFIX.vcd) of the scheduler, arbiters and SM handshakes");
   c->add_option("--poll-ns", o.poll_ns, "Simulated time each polling call (cudaEventQuery, cudaStreamQuery) lets pass")
       ->check(CLI::PositiveNumber);
   c->add_option("--cudart", o.library_dir, "Folder holding the project's libcudart.so.13 (default: found from gpuvp)");

@@ -13,7 +13,7 @@ namespace gpuvp {
 struct CudaOptions {
   std::string preset = "tx2";
   std::vector<std::string> files, sets;
-  std::string stats, timeline;
+  std::string stats, timeline, vcd;
   std::string library_dir;  // where libcudart.so.13 is; default: found from the gpuvp executable
   double poll_ns = 0;       // 0: the library's default
   std::vector<std::string> command;  // the program and its arguments

@@ -70,6 +70,7 @@ Settings Settings::from_environment() {
   s.sets = split_sets(env("GPUVP_SET"));
   s.stats = env("GPUVP_STATS");
   s.timeline = env("GPUVP_TIMELINE");
+  s.vcd = env("GPUVP_VCD");
   s.fault_report = env("GPUVP_FAULT_REPORT");
   if (!env("GPUVP_FAULT").empty()) {
     try {
@@ -118,8 +119,11 @@ void Session::simulate() {
     RunOutputs out;
     out.stats = settings_.stats;
     out.timeline = settings_.timeline;
+    out.vcd = settings_.vcd;
     out.check();
-    platform_ = std::make_unique<Platform>(build_config(settings_));
+    PlatformHooks hooks;
+    out.apply(hooks);
+    platform_ = std::make_unique<Platform>(build_config(settings_), hooks);
     concurrent_ = platform_->config().s("scheduler.kind") == "concurrent";
     out.attach(*platform_);
     if (settings_.fault) {

@@ -40,6 +40,7 @@ struct Settings {
   std::vector<std::string> config_files;  // GPUVP_CONFIG, ':'-separated
   std::vector<std::string> sets;          // GPUVP_SET, "key=value,key=value" (split_sets)
   std::string stats, timeline;            // GPUVP_STATS, GPUVP_TIMELINE: files written at exit
+  std::string vcd;                        // GPUVP_VCD: waveforms' path without ".vcd"
   double poll_ns = 1000;                  // GPUVP_POLL_NS: simulated time a polling call lets pass
   // A campaign on an application (docs/campaigns.md) runs the program once per fault:
   std::optional<ArmedFlip> fault;         // GPUVP_FAULT: the fault to arm (platform/armed_flip.h)
