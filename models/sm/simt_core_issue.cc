@@ -294,8 +294,12 @@ void SimtCore::execute_timed(Warp& w, unsigned gi, const Inst& in, uint64_t pc, 
 // Dual issue (sm.dispatch_per_scheduler = 2): the warp's next instruction issues in the same cycle
 // when neither is a control instruction, it follows the first in the code, is in the instruction
 // buffer (no fetch transaction), does not use what the first writes, and its unit and the scoreboard let it.
+// A nanosleep suspends the warp: nothing after it issues before the sleep ends (a %globaltimer read
+// paired with it would see the time before the sleep).
 void SimtCore::dual_issue(Warp& w, unsigned s, const Inst& first, uint64_t first_pc) {
-  if (cfg_.dispatch < 2 || has_error_ || w.state != Warp::Ready || ops_[size_t(first.op)].control) return;
+  if (cfg_.dispatch < 2 || has_error_ || w.state != Warp::Ready || ops_[size_t(first.op)].control ||
+      first.op == Opcode::Nanosleep)
+    return;
   const unsigned gi = w.ngroups == 1 ? 0 : w.frontier();
   const uint64_t pc = w.groups[gi].pc;
   if (pc != first_pc + first.size || !ibuf_->resident(pc, now_)) return;

@@ -279,3 +279,22 @@ TEST_CASE("stats: per-launch issue cycles of concurrent kernels on one SM add up
   // Launches overlap on SM 0 (the test is about concurrent kernels): K3 starts before K1 ends.
   CHECK(j["launches"][1]["start_ps"].get<uint64_t>() < j["launches"][0]["end_ps"].get<uint64_t>());
 }
+
+TEST_CASE("stats: a timer-spin block lasts its spin on tk1 whatever its sleep step (nanosleep is never dual-issued)") {
+  // timerSpin sleeps min(left, step) until %globaltimer shows 250 us gone: 250 us whatever the step.
+  // A %globaltimer read dual-issued with the nanosleep before it would see the time before the sleep
+  // and spin one step too long.
+  for (const char* step : {"100000", "30000"}) {
+    const std::string s = temp_path("spin_stats.json");
+    RunResult r = run_gpuvp(fmt::format(
+        "exec --preset tk1 --ptx {}/sw/kernels/timerSpin.ptx -k timerSpin --grid 1 --block 32 -a buf:u64:1 "
+        "-a buf:u64:1 -a buf:u32:1 -a buf:u64:1:const=250000 -a u32:{} --stats {}",
+        GPUVP_SOURCE_DIR, step, s));
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    const json l = read_stats(s)["launches"][0];
+    const uint64_t ps = l["end_ps"].get<uint64_t>() - l["start_ps"].get<uint64_t>();
+    CHECK(ps >= 250000000);
+    CHECK(ps < 256000000);  // plus the dispatch and completion of one block: a few us, far below one step
+  }
+}
