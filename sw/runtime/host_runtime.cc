@@ -98,10 +98,10 @@ void HostRuntime::name_allocation(DevPtr p, const std::string& name) {
 // Never refreshed otherwise: a fault in the original must not reach the copies.
 void HostRuntime::replicate_protected() {
   if (!objects_) return;
-  std::vector<std::pair<DevPtr, size_t>> todo;
+  std::vector<std::pair<DevPtr, size_t>> to_replicate;
   for (const auto& [p, n] : allocs_)
-    if (objects_->copies_wanted(p) > 1) todo.emplace_back(p, n);
-  for (const auto& [p, n] : todo) {
+    if (objects_->copies_wanted(p) > 1) to_replicate.emplace_back(p, n);
+  for (const auto& [p, n] : to_replicate) {
     std::vector<DevPtr>& reps = replicas_[p];
     if (reps.size() + 1 == objects_->copies_wanted(p) && !written_.count(p)) continue;
     while (reps.size() + 1 < objects_->copies_wanted(p)) reps.push_back(malloc(n));
