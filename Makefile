@@ -27,7 +27,7 @@ simulate: setup build
 
 # Builds and runs the whole test suite through CTest (installing what is missing first).
 test: setup build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j $(JOBS)
 
 # The whole suite again, built with AddressSanitizer and UndefinedBehaviorSanitizer (RelWithDebInfo, in
 # $(SAN_BUILD)): any report fails the test that caused it. What is left out and why: docs/validation.md,
@@ -40,7 +40,7 @@ test-sanitize: setup
 	cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUVP_WERROR=$(WERROR) \
 	  -DGPUVP_SANITIZE=address,undefined > /dev/null
 	cmake --build $(SAN_BUILD) -j $(JOBS)
-	cd $(SAN_BUILD) && $(SAN_ENV) ctest --output-on-failure -j $(JOBS)
+	cd $(SAN_BUILD) && $(SAN_ENV) ctest --output-on-failure --timeout 300 -j $(JOBS)
 
 clean:
 	rm -rf $(BUILD)
