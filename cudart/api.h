@@ -44,6 +44,10 @@ int call(const char* api, F&& f, Error misuse = kErrorInvalidValue) {
   }
 }
 
+// A call the platform does not support (the generated stubs, cudart/unsupported.cmake): one line on
+// stderr naming it; cudaErrorNotSupported, recorded as the thread's last error.
+Error unsupported(const char* api);
+
 // Runs fn(runtime) on the simulation (Session::call).
 template <typename F>
 void on_device(F&& fn) {

@@ -47,6 +47,24 @@ struct dim3 {
   unsigned x, y, z;
 };
 
+// cudaChannelFormatDesc (x, y, z, w, cudaChannelFormatKind): 20 bytes, returned through memory.
+struct ChannelFormatDesc {
+  int x, y, z, w, f;
+};
+static_assert(sizeof(ChannelFormatDesc) == 20);
+
+// cudaPointerAttributes (CUDA 13: 88 bytes, reserved words that must be zero) and cudaMemoryType.
+struct PointerAttributes {
+  int type;
+  int device;
+  void* devicePointer;
+  void* hostPointer;
+  long reserved[8];
+};
+static_assert(sizeof(PointerAttributes) == 88);
+enum MemoryType : int { kMemoryUnregistered = 0, kMemoryHost = 1, kMemoryDevice = 2, kMemoryManaged = 3 };
+constexpr int kInvalidDeviceId = -2;  // cudaInvalidDeviceId: the device of unregistered memory
+
 // cudaMemcpyKind.
 enum MemcpyKind : int { kHostToHost = 0, kHostToDevice = 1, kDeviceToHost = 2, kDeviceToDevice = 3, kDefault = 4 };
 

@@ -107,6 +107,11 @@ Error current_error(const char* api, Error misuse) {
   }
 }
 
+Error unsupported(const char* api) {
+  fmt::print(stderr, "gpuvp cudart: {} is not supported by the platform\n", api);
+  return last_error() = kErrorNotSupported;
+}
+
 }  // namespace gpuvp::cudart
 
 CUDART_EXPORT int cudaGetLastError() {
