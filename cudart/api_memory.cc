@@ -174,7 +174,7 @@ CUDART_EXPORT int cudaHostAlloc(void** p, size_t n, unsigned flags) {
     // takes the same simulated time from pinned or pageable memory.
     *p = std::aligned_alloc(4096, (std::max<size_t>(n, 1) + 4095) / 4096 * 4096);
     require(*p != nullptr, kErrorMemoryAllocation, fmt::format("{} bytes of host memory", n));
-    State::get().host_allocs[*p] = n;
+    State::get().host_allocs[*p] = HostBlock{n, flags};
   });
 }
 

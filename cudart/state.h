@@ -60,6 +60,12 @@ struct Mirror {
   unsigned flags = 0;       // as the program gave them (cudaHostGetFlags)
 };
 
+// A cudaMallocHost/cudaHostAlloc block that is not mapped (mapped ones are mirrors).
+struct HostBlock {
+  size_t size = 0;
+  unsigned flags = 0;  // as the program gave them (cudaHostGetFlags)
+};
+
 struct StreamRecord {
   rt::Stream id = 0;
   int priority = 0;
@@ -86,7 +92,7 @@ struct State {
   std::map<const void*, VarRecord> vars;                          // by host shadow variable
   std::map<uint64_t, size_t> device_allocs;                       // cudaMalloc: start -> bytes
   std::map<uint64_t, size_t> symbols;  // loaded modules' __device__ and __constant__ variables: start -> bytes
-  std::map<const void*, size_t> host_allocs;                      // cudaMallocHost/HostAlloc (not mapped)
+  std::map<const void*, HostBlock> host_allocs;                   // cudaMallocHost/HostAlloc (not mapped)
   std::map<uint64_t, Mirror> mirrors;                             // by device address
   std::map<uint64_t, size_t> pinned;  // cudaHostRegister without cudaHostRegisterMapped: nothing to mirror
   bool device_owns = false;  // mirrors were copied to the device at a launch and not yet back
