@@ -206,9 +206,12 @@ AvfTables report_tables(const Store& store) {
 }
 
 std::string rate_text(const Store& store) {
+  std::map<uint64_t, uint64_t> count_of;  // rate runs' faults: id -> the faults the run received
+  for (const Fault& f : store.faults())
+    if (is_rate(f)) count_of[f.id] = f.count;
   uint64_t runs = 0, faults = 0;
-  for (const auto& [f, r] : store.joined())
-    if (is_rate(f)) ++runs, faults += f.count;
+  for (const RunRecord& r : store.runs())
+    if (auto it = count_of.find(r.fault_id); it != count_of.end()) ++runs, faults += it->second;
   if (runs == 0) return {};
   return fmt::format("Rate mode: {} runs, mean faults per run {:.3f} (faults a run received, the Poisson draw: the "
                      "exports' count column; total {})\n",
