@@ -84,12 +84,17 @@ bool parse_index(const std::string& s, uint64_t& out) {
 }  // namespace
 
 TargetGlob parse_target_glob(const std::string& text) {
-  // Registered names end in a letter or digit (gpu.sm0.warp[3].state): a trailing ']' is a range.
+  // Registered names may end in an index (gpu.sched.num_blocks[0]): select_targets takes a glob that
+  // matches a name as it is before reading a range in it, and a bracket without a colon holding no
+  // integer is a glob (num_blocks[*]).
   if (text.empty() || text.back() != ']') return {text, std::nullopt};
   const size_t open = text.rfind('[');
   const std::string inside = open == std::string::npos ? "" : text.substr(open + 1, text.size() - open - 2);
   const size_t colon = inside.find(':');
   uint64_t first = 0, last = 0;
+  if (open != std::string::npos && open > 0 && colon == std::string::npos && !inside.empty() &&
+      !parse_index(inside, first))
+    return {text, std::nullopt};
   const bool ok = open != std::string::npos && open > 0 &&
                   (colon == std::string::npos
                        ? parse_index(inside, first) && parse_index(inside, last)
@@ -171,8 +176,9 @@ std::vector<TargetInfo> select_targets(const std::vector<TargetInfo>& all, const
   // serves configurations that lack some state (gpu.sched.prng exists only with the random policy).
   std::vector<TargetGlob> globs;
   for (size_t i = 0; i < include.size(); ++i) {
+    const bool a_name = std::any_of(all.begin(), all.end(), [&](const TargetInfo& t) { return glob_match(include[i], t.name); });
     try {
-      globs.push_back(parse_target_glob(include[i]));
+      globs.push_back(a_name ? TargetGlob{include[i], std::nullopt} : parse_target_glob(include[i]));
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(fmt::format("targets[{}] '{}': {}", i, include[i], e.what()));
     }

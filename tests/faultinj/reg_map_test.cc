@@ -137,7 +137,8 @@ TEST_CASE("register map: malformed, reversed and oversized index ranges are refu
   CHECK_THAT(err("gpu.sm0.regs[a:b]"), Contains("targets[0]") && Contains("malformed index range"));
   CHECK_THAT(err("gpu.sm0.regs[1:2:3]"), Contains("malformed index range"));
   CHECK_THAT(err("gpu.sm0.regs[]"), Contains("malformed index range"));
-  CHECK_THAT(err("gpu.sm0.regs[012]"), Contains("malformed index range"));
+  CHECK_THAT(err("gpu.sm0.regs[012:13]"), Contains("malformed index range"));
+  CHECK(err("gpu.sched.num_blocks[*]") == "accepted");  // a glob, not a range
   CHECK(err("gpu.sm0.regs[0x10:31]") == "accepted");
   CHECK(err("gpu.sm0.regs[7]") == "accepted");
   // Beyond the target's words: known after the golden run, exit 2 naming the key and the size.
