@@ -224,6 +224,22 @@ std::vector<Fault> event_faults(const CampaignSpec& spec, const GoldenRun& g, co
   return faults;
 }
 
+// Register-file targets keep the words the golden run's kernels allocated (with allocated_only; an
+// application's golden run, reported by the library, records no allocation and keeps every word).
+void keep_allocated(const CampaignSpec& spec, const GoldenRun& g, std::vector<TargetInfo>& targets) {
+  if (!spec.allocated_only || g.reg_allocs.empty()) return;
+  for (TargetInfo& t : targets) {
+    const std::optional<unsigned> sm = regs_target_sm(t.name);
+    if (!sm) continue;
+    const WordRanges all = t.ranges.empty() ? WordRanges{{0, t.count}} : t.ranges;
+    t.ranges = intersect(all, allocated_words(g, *sm));
+    if (t.ranges.empty())
+      throw CampaignError(fmt::format("{}: targets: no word of {} that they select was allocated by a kernel in the "
+                                      "golden run (set \"allocated_only\": false to draw over the whole register file)",
+                                      spec.origin, t.name));
+  }
+}
+
 // The faults of a campaign on registered state: targets x bits x clock edges of the window.
 std::vector<Fault> state_faults(const CampaignSpec& spec, const GoldenRun& g, std::vector<TargetInfo>& targets,
                                 uint64_t& space) {
@@ -232,6 +248,7 @@ std::vector<Fault> state_faults(const CampaignSpec& spec, const GoldenRun& g, st
   } catch (const std::invalid_argument& e) {
     throw CampaignError(fmt::format("{}: {}", spec.origin, e.what()));  // exit 2, naming the file and the glob
   }
+  keep_allocated(spec, g, targets);
   if (spec.trigger.event != "time") return event_faults(spec, g, targets, space);
   uint64_t from = g.start_ps, to = g.end_ps;
   if (spec.window) {
@@ -287,9 +304,12 @@ std::vector<Fault> rate_campaign_faults(const CampaignSpec& spec, const GoldenRu
   const std::string regs = fmt::format("gpu.sm{}.regs", spec.rate->sm);
   for (const TargetDesc& t : g.targets)
     if (t.name == regs) targets = {{t.name, t.width, t.count}};
+  if (!targets.empty() && spec.allocated_only) targets[0].ranges = allocated_words(g, spec.rate->sm);
   space = *spec.size.count;
   try {
-    return rate_faults(*spec.rate, g, sample_size(spec, space), spec.seed);
+    RateSpec r = *spec.rate;
+    r.whole_regfile = !spec.allocated_only;
+    return rate_faults(r, g, sample_size(spec, space), spec.seed);
   } catch (const std::invalid_argument& e) {
     throw CampaignError(fmt::format("{}: rate: {}", spec.origin, e.what()));
   }
@@ -595,6 +615,7 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
     if (it != context_of.end() && it->first == r.fault_id) {
       rec.kernel = contexts.kernel(it->second);
       rec.inst_class = RunContexts::inst_class(it->second);
+      contexts.reg_place(it->second, rec);
     }
     st->add_run(rec);
     progress.add(r);

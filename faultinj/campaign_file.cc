@@ -12,6 +12,7 @@
 #include <limits>
 #include <sstream>
 
+#include "faultinj/fault_list.h"
 #include "faultinj/instruction_output.h"
 #include "faultinj/sizing.h"
 #include "platform/config/json_text.h"
@@ -258,6 +259,25 @@ WindowSpec parse_window(const Ctx& c, const json& j) {
   s.to_ns = read_u64(c, required(c, w, "window", "to_ns", "an integer"), "window.to_ns", 0, kU64Max / 1000);
   if (s.to_ns <= s.from_ns) c.fail("window.to_ns", w.at("to_ns"), "not after window.from_ns");
   return s;
+}
+
+// Index ranges (gpu.sm0.regs[0:1023]) are checked here for their form; whether they fit the targets
+// they match is known after the golden run (select_targets). An exclude removes whole targets.
+void check_target_ranges(const Ctx& c, const json& j, const CampaignSpec& s) {
+  for (size_t i = 0; i < s.targets.size(); ++i) try {
+      parse_target_glob(s.targets[i]);
+    } catch (const std::invalid_argument& e) {
+      c.fail(fmt::format("targets[{}]", i), j.at("targets")[i], e.what());
+    }
+  for (size_t i = 0; i < s.exclude.size(); ++i) {
+    bool range = false;
+    try {
+      range = parse_target_glob(s.exclude[i]).range.has_value();
+    } catch (const std::invalid_argument&) {
+      range = true;
+    }
+    if (range) c.fail(fmt::format("exclude[{}]", i), j.at("exclude")[i], "an exclude removes whole targets; no index range");
+  }
 }
 
 void parse_run_options(const Ctx& c, const json& j, CampaignSpec& s) {
@@ -517,7 +537,7 @@ CampaignSpec parse_campaign(const json& j, const std::string& origin) {
   object(c, j, "",
          {"name", "platform", "workload", "exec", "application", "targets", "exclude", "bus", "trigger", "fault", "size", "window",
           "seed", "timeout_factor", "workers", "early_stop", "check", "faults", "raw_fit_per_bit", "instruction_output",
-          "rate", "pruning"});
+          "rate", "pruning", "allocated_only"});
   CampaignSpec s;
   s.origin = origin;
   s.name = read_string(c, required(c, j, "", "name", "a string"), "name");
@@ -526,7 +546,8 @@ CampaignSpec parse_campaign(const json& j, const std::string& origin) {
   if (j.contains("check")) s.check = parse_check(c, j.at("check"));
   if (j.contains("raw_fit_per_bit")) s.raw_fit_per_bit = read_nonneg(c, j, "raw_fit_per_bit", "raw_fit_per_bit", 1e12);
   if (j.contains("faults")) {
-    for (const char* k : {"targets", "exclude", "bus", "trigger", "fault", "size", "window", "instruction_output", "rate"})
+    for (const char* k :
+         {"targets", "exclude", "bus", "trigger", "fault", "size", "window", "instruction_output", "rate", "allocated_only"})
       if (j.contains(k)) c.error(fmt::format("faults: a campaign lists its faults or draws them; remove '{}'", k));
     const json& f = j.at("faults");
     if (f.is_string())
@@ -554,6 +575,12 @@ CampaignSpec parse_campaign(const json& j, const std::string& origin) {
   } else {
     s.targets = read_globs(c, required(c, j, "", "targets", "a list of name globs (or bus)"), "targets", true);
     if (j.contains("exclude")) s.exclude = read_globs(c, j.at("exclude"), "exclude", false);
+    check_target_ranges(c, j, s);
+  }
+  if (j.contains("allocated_only")) {
+    if (s.bus || s.inst_output)
+      c.error("allocated_only: only with targets or rate (register-file words the kernels allocated)");
+    s.allocated_only = read_bool(c, j.at("allocated_only"), "allocated_only");
   }
   if (j.contains("fault")) s.fault = parse_fault(c, j.at("fault"));
   check_model(c, j, s);

@@ -97,6 +97,9 @@ struct CampaignSpec {
   double timeout_factor = 3;
   unsigned workers = 0;  // 0: the number of CPUs
   bool early_stop = true;
+  // "allocated_only": register-file targets (gpu.smN.regs, and rate mode's registers) draw only over the
+  // words the golden run's kernels allocated (reg_map.h); false: over the whole file.
+  bool allocated_only = true;
   bool pruning = true;  // faults in dead intervals recorded masked, one run per live interval (lifetimes.h)
   OutputCheckSpec check;  // "check": outputs and how they are compared (base_dir set by the caller)
   // "faults": the faults to run instead of drawing them: a list in the file, or the path of a CSV

@@ -165,8 +165,10 @@ json golden_to_json(const GoldenRun& g) {
   for (auto& x : g.targets) t.push_back({x.name, x.width, x.count, x.serial, x.observed});
   for (auto& p : g.phases) ph.push_back({p.phase, p.start_ps});
   json launches = json::array();
-  for (auto& l : g.launches) launches.push_back({l.kernel, l.start_ps, l.end_ps});
-  return {{"launches", launches},{"start_ps", g.start_ps},       {"end_ps", g.end_ps},         {"sim_end_ps", g.sim_end_ps},
+  for (auto& l : g.launches) launches.push_back({l.kernel, l.start_ps, l.end_ps, l.entry, l.reg_names});
+  json allocs = json::array();
+  for (auto& a : g.reg_allocs) allocs.push_back({a.sm, a.warp, a.base, a.num_regs, a.entry, a.first_ps, a.last_ps});
+  return {{"launches", launches}, {"reg_allocs", allocs},{"start_ps", g.start_ps},       {"end_ps", g.end_ps},         {"sim_end_ps", g.sim_end_ps},
           {"output_hash", g.output_hash}, {"output_bytes", g.output_bytes}, {"kernel_cycles", g.kernel_cycles},
           {"period_ps", g.period_ps},     {"host_seconds", g.host_seconds}, {"targets", t},
           {"phases", ph},                 {"links", g.links},               {"info", g.info},
@@ -186,7 +188,11 @@ GoldenRun golden_from_json(const json& j) {
   for (auto& t : j.at("targets")) g.targets.push_back({t[0], t[1], t[2], t[3], t[4]});
   g.kernels = j.at("kernels").get<std::vector<std::pair<uint64_t, uint64_t>>>();
   for (auto& p : j.at("phases")) g.phases.push_back({p[0], p[1]});
-  for (auto& l : j.at("launches")) g.launches.push_back({l[0], l[1], l[2]});
+  // An application's golden run (app_run.cc) reports launches without entries and no allocations.
+  for (auto& l : j.at("launches"))
+    g.launches.push_back(l.size() > 3 ? LaunchSpan{l[0], l[1], l[2], l[3], l[4]} : LaunchSpan{l[0], l[1], l[2], 0, {}});
+  for (auto& a : j.value("reg_allocs", json::array()))
+    g.reg_allocs.push_back({a[0], a[1], a[2], a[3], a[4], a[5], a[6]});
   g.links = j.at("links").get<std::vector<std::string>>();
   g.info = j.at("info");
   g.issue_sm = j.value("issue_sm", -1);
@@ -208,7 +214,8 @@ GoldenRun record_golden(Platform& p, const Job& job) {
   PlatformStats st = p.stats();
   g.kernel_cycles = st.kernel_cycles;
   g.host_seconds = st.host_seconds;
-  for (const rt::LaunchStats& l : st.launches) g.launches.push_back({l.kernel, l.start_ps, l.end_ps});
+  for (const rt::LaunchStats& l : st.launches)
+    g.launches.push_back({l.kernel, l.start_ps, l.end_ps, l.entry, l.reg_names});
   g.period_ps = p.clock_period_ps();
   for (const Target* t : p.registry().all())
     g.targets.push_back({t->name, t->width, t->count, t->serial, t->reads_observed});
@@ -264,23 +271,38 @@ struct InstRecording {
   std::vector<std::unique_ptr<std::vector<InstOccurrences>>> per_sm;
   std::vector<std::unique_ptr<InstRecorder>> recorders;
 
+  // Every SM also records where its warps have their registers (reg_map.h), before the instruction
+  // recorder of that SM.
+  std::vector<std::unique_ptr<RegAllocRecorder>> allocs;
+
   InstRecording(Platform& p, const std::vector<InstOutputTarget>& targets) {
     std::map<unsigned, std::vector<InstOccurrences>*> by_sm;
+    std::map<unsigned, RetireObserver*> next;
     for (const InstOutputTarget& t : targets) {
       auto& v = by_sm[t.sm];
       if (!v) {
         per_sm.push_back(std::make_unique<std::vector<InstOccurrences>>());
         v = per_sm.back().get();
         recorders.push_back(std::make_unique<InstRecorder>(*v, p.clock_period_ps()));
-        p.set_retire_observer(t.sm, recorders.back().get());
+        next[t.sm] = recorders.back().get();
       }
       v->push_back({t, {}, {}, {}});
     }
+    for (const Target* t : p.registry().all())
+      if (std::optional<unsigned> sm = regs_target_sm(t->name)) {
+        allocs.push_back(std::make_unique<RegAllocRecorder>(*sm, p.clock_period_ps(), next[*sm]));
+        p.set_retire_observer(*sm, allocs.back().get());
+      }
   }
   std::vector<InstOccurrences> take() {
     std::vector<InstOccurrences> out;
     for (auto& v : per_sm)
       for (auto& o : *v) out.push_back(std::move(o));
+    return out;
+  }
+  std::vector<RegAlloc> take_allocs() {
+    std::vector<RegAlloc> out;
+    for (auto& a : allocs) out.insert(out.end(), a->allocs().begin(), a->allocs().end());
     return out;
   }
 };
@@ -312,6 +334,7 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm, const OutputCheck
       std::vector<AccessEvent> accesses = std::move(g.accesses);
       g = record_golden(p, *job);
       g.inst = rec.take();
+      g.reg_allocs = rec.take_allocs();
       g.accesses = std::move(accesses);
       g.dispatch_ps = p.dispatch_times();
       if (issues_of_sm >= 0) g.issue_ps = p.issue_times(unsigned(issues_of_sm));

@@ -20,6 +20,7 @@
 #include "faultinj/fault.h"
 #include "faultinj/instruction_output.h"
 #include "faultinj/job.h"
+#include "faultinj/reg_map.h"
 
 #include <nlohmann/json.hpp>
 
@@ -46,6 +47,8 @@ struct PhaseSpan {
 struct LaunchSpan {
   std::string kernel;
   uint64_t start_ps = 0, end_ps = 0;
+  uint64_t entry = 0;                  // the kernel's code address
+  std::vector<std::string> reg_names;  // register slot -> PTX register (reg_map.h)
 };
 
 struct GoldenRun {
@@ -58,6 +61,7 @@ struct GoldenRun {
   std::vector<TargetDesc> targets;    // the registry
   std::vector<PhaseSpan> phases;      // scheduler phases (model scheduler; the RTL's are the same)
   std::vector<LaunchSpan> launches;   // per-kernel AVF (run_context.h)
+  std::vector<RegAlloc> reg_allocs;   // where each SM's warps had their registers (reg_map.h)
   std::vector<std::string> links;     // where a bus saboteur may go
   nlohmann::json info = nlohmann::json::object();  // Job::golden_info()
   // Event instants (ps), kept compactly (8 bytes each: a long golden run issues many millions of

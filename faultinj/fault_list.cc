@@ -46,6 +46,67 @@ bool glob_match(const std::string& pattern, const std::string& text) {
   return p == pattern.size();
 }
 
+uint64_t word_count(const WordRanges& r) {
+  uint64_t n = 0;
+  for (const auto& x : r) n += x.second - x.first;
+  return n;
+}
+
+uint64_t nth_word(const WordRanges& r, uint64_t k) {
+  for (const auto& x : r) {
+    if (k < x.second - x.first) return x.first + k;
+    k -= x.second - x.first;
+  }
+  throw std::out_of_range(fmt::format("word {} beyond the {} words of the ranges", k, word_count(r)));
+}
+
+WordRanges intersect(const WordRanges& a, const WordRanges& b) {
+  WordRanges out;
+  for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    const uint64_t lo = std::max(a[i].first, b[j].first), hi = std::min(a[i].second, b[j].second);
+    if (lo < hi) out.emplace_back(lo, hi);
+    (a[i].second < b[j].second ? i : j)++;
+  }
+  return out;
+}
+
+namespace {
+// A decimal integer without leading zeros or a 0x one, as the campaign file's integers.
+bool parse_index(const std::string& s, uint64_t& out) {
+  const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  const std::string digits = hex ? s.substr(2) : s;
+  if (digits.empty() || digits.size() > (hex ? 16u : 19u) || (!hex && s.size() > 1 && s[0] == '0') ||
+      digits.find_first_not_of(hex ? "0123456789abcdefABCDEF" : "0123456789") != std::string::npos)
+    return false;
+  out = std::stoull(digits, nullptr, hex ? 16 : 10);
+  return true;
+}
+}  // namespace
+
+TargetGlob parse_target_glob(const std::string& text) {
+  // Registered names may end in an index (gpu.sched.num_blocks[0]): select_targets takes a glob that
+  // matches a name as it is before reading a range in it, and a bracket without a colon holding no
+  // integer is a glob (num_blocks[*]).
+  if (text.empty() || text.back() != ']') return {text, std::nullopt};
+  const size_t open = text.rfind('[');
+  const std::string inside = open == std::string::npos ? "" : text.substr(open + 1, text.size() - open - 2);
+  const size_t colon = inside.find(':');
+  uint64_t first = 0, last = 0;
+  if (open != std::string::npos && open > 0 && colon == std::string::npos && !inside.empty() &&
+      !parse_index(inside, first))
+    return {text, std::nullopt};
+  const bool ok = open != std::string::npos && open > 0 &&
+                  (colon == std::string::npos
+                       ? parse_index(inside, first) && parse_index(inside, last)
+                       : parse_index(inside.substr(0, colon), first) && parse_index(inside.substr(colon + 1), last));
+  if (!ok)
+    throw std::invalid_argument("malformed index range; expected NAME[first:last] or NAME[index] (integers, "
+                                "decimal or 0x, both ends included)");
+  if (last < first)
+    throw std::invalid_argument(fmt::format("index range [{}:{}] is reversed (first above last)", first, last));
+  return {text.substr(0, open), std::make_pair(first, last)};
+}
+
 namespace {
 bool any_match(const std::vector<std::string>& globs, const std::string& name) {
   return std::any_of(globs.begin(), globs.end(), [&](const std::string& g) { return glob_match(g, name); });
@@ -70,6 +131,37 @@ std::string sm_range(const std::vector<TargetInfo>& all) {
   return n == 0 ? "no SMs" : fmt::format("{} SM{}: gpu.sm0{}", n, n == 1 ? "" : "s", n == 1 ? "" : fmt::format(" .. gpu.sm{}", n - 1));
 }
 
+// The target as the include globs that match it select it: all its words when one of them has no
+// range, else the union of their ranges; none when no glob matches.
+std::optional<TargetInfo> with_ranges(const TargetInfo& t, const std::vector<TargetGlob>& globs,
+                                      const std::vector<std::string>& include) {
+  std::optional<TargetInfo> out;
+  bool whole = false;
+  WordRanges r;
+  for (size_t i = 0; i < globs.size(); ++i) {
+    if (!glob_match(globs[i].glob, t.name)) continue;
+    out = t;
+    if (!globs[i].range) {
+      whole = true;
+      continue;
+    }
+    const auto [first, last] = *globs[i].range;
+    if (last >= t.count)
+      throw std::invalid_argument(fmt::format("targets[{}] '{}': index range [{}:{}] passes the end of {} ({} words: "
+                                              "0..{})", i, include[i], first, last, t.name, t.count, t.count - 1));
+    r.emplace_back(first, last + 1);
+  }
+  if (!out || whole) return out;
+  std::sort(r.begin(), r.end());
+  for (const auto& x : r) {  // merged: overlapping ranges count their words once
+    if (!out->ranges.empty() && x.first <= out->ranges.back().second)
+      out->ranges.back().second = std::max(out->ranges.back().second, x.second);
+    else
+      out->ranges.push_back(x);
+  }
+  return out;
+}
+
 uint64_t mul_checked(uint64_t a, uint64_t b, const char* what) {
   uint64_t r;
   if (__builtin_mul_overflow(a, b, &r)) throw std::overflow_error(fmt::format("{} does not fit in 64 bits", what));
@@ -82,13 +174,24 @@ std::vector<TargetInfo> select_targets(const std::vector<TargetInfo>& all, const
   // Every target glob must match something: a typo in one glob beside a good one would silently narrow
   // the campaign (gpu.sm0.regz next to gpu.sm0.preds). An exclude may match nothing: one campaign file
   // serves configurations that lack some state (gpu.sched.prng exists only with the random policy).
-  for (size_t i = 0; i < include.size(); ++i)
-    if (std::none_of(all.begin(), all.end(), [&](const TargetInfo& t) { return glob_match(include[i], t.name); }))
+  std::vector<TargetGlob> globs;
+  for (size_t i = 0; i < include.size(); ++i) {
+    const bool a_name = std::any_of(all.begin(), all.end(), [&](const TargetInfo& t) { return glob_match(include[i], t.name); });
+    try {
+      globs.push_back(a_name ? TargetGlob{include[i], std::nullopt} : parse_target_glob(include[i]));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(fmt::format("targets[{}] '{}': {}", i, include[i], e.what()));
+    }
+    if (std::none_of(all.begin(), all.end(), [&](const TargetInfo& t) { return glob_match(globs[i].glob, t.name); }))
       throw std::invalid_argument(fmt::format("targets[{}] '{}' matches no target of this platform ({}; `gpuvp "
                                               "targets` lists them)", i, include[i], sm_range(all)));
+  }
   std::vector<TargetInfo> out;
-  for (const TargetInfo& t : all)
-    if (any_match(include, t.name) && !any_match(exclude, t.name)) out.push_back(t);
+  for (const TargetInfo& t : all) {
+    if (any_match(exclude, t.name)) continue;
+    std::optional<TargetInfo> kept = with_ranges(t, globs, include);
+    if (kept) out.push_back(std::move(*kept));
+  }
   if (out.empty())
     throw std::invalid_argument(
         fmt::format("no target matches targets [{}] minus exclude [{}]", join(include), join(exclude)));
@@ -100,7 +203,7 @@ uint64_t total_bits(const std::vector<TargetInfo>& targets) {
   for (const TargetInfo& t : targets) {
     if (t.width < 1 || t.width > 64)
       throw std::invalid_argument(fmt::format("target {}: width {} not in 1..64", t.name, t.width));
-    if (__builtin_add_overflow(sum, mul_checked(t.width, t.count, "the number of state bits"), &sum))
+    if (__builtin_add_overflow(sum, mul_checked(t.width, t.words(), "the number of state bits"), &sum))
       throw std::overflow_error("the number of state bits does not fit in 64 bits");
   }
   return sum;
@@ -138,7 +241,7 @@ void locate(const std::vector<TargetInfo>& targets, const std::vector<uint64_t>&
   const size_t i = static_cast<size_t>(std::upper_bound(first.begin(), first.end(), g) - first.begin()) - 1;
   const uint64_t off = g - first[i];
   f.target = targets[i].name;
-  f.index = off / targets[i].width;
+  f.index = targets[i].ranges.empty() ? off / targets[i].width : nth_word(targets[i].ranges, off / targets[i].width);
   f.bit = static_cast<unsigned>(off % targets[i].width);
 }
 }  // namespace
@@ -153,7 +256,7 @@ std::vector<Fault> make_fault_list(const std::vector<TargetInfo>& targets, const
   uint64_t bits = 0;
   for (const TargetInfo& t : targets) {
     first.push_back(bits);
-    bits += uint64_t{t.width} * t.count;
+    bits += uint64_t{t.width} * t.words();
   }
   SplitMix64 rng(seed);
   // The list is by time then bit; points are bit * edges + edge: order them by (edge, point) first,

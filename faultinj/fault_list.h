@@ -12,6 +12,8 @@
 //    take t unless taken, else j), so every n-subset is equally likely and exactly n draws are used.
 //  - The faults are sorted by (time, bit number) and numbered 0..n-1 in that order.
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -19,11 +21,34 @@
 
 namespace gpuvp::fi {
 
+using WordRanges = std::vector<std::pair<uint64_t, uint64_t>>;  // [lo, hi) word indices, sorted, disjoint
+// The sum of the ranges' lengths, and the k-th word of them (k below that sum; else std::out_of_range).
+uint64_t word_count(const WordRanges& r);
+uint64_t nth_word(const WordRanges& r, uint64_t k);
+// The words in both.
+WordRanges intersect(const WordRanges& a, const WordRanges& b);
+
 struct TargetInfo {
+  TargetInfo() = default;
+  TargetInfo(std::string n, unsigned w, uint64_t c, WordRanges r = {})
+      : name(std::move(n)), width(w), count(c), ranges(std::move(r)) {}
   std::string name;
   unsigned width = 0;  // bits per word, 1..64
   uint64_t count = 1;  // words
+  // The words faults may hit when not all of them: an index range of the campaign file
+  // (gpu.sm0.regs[0:1023]), the words the kernels allocated (reg_map.h). Empty: every word.
+  WordRanges ranges;
+  uint64_t words() const { return ranges.empty() ? count : word_count(ranges); }
 };
+
+// A target glob with an optional index range at its end: "gpu.sm0.regs[0:1023]" (first and last
+// word, both included), "gpu.sm0.regs[7]" (one word), each a decimal or 0x integer. Throws
+// std::invalid_argument saying what is wrong with a malformed or reversed range.
+struct TargetGlob {
+  std::string glob;
+  std::optional<std::pair<uint64_t, uint64_t>> range;  // [first, last], both included
+};
+TargetGlob parse_target_glob(const std::string& text);
 
 // splitmix64 (Steele, Lea, Flood 2014; Vigna's reference constants).
 class SplitMix64 {
@@ -40,8 +65,10 @@ class SplitMix64 {
 // |pattern| x |text| at worst, no exponential backtracking.
 bool glob_match(const std::string& pattern, const std::string& text);
 
-// The targets whose name matches an include glob and no exclude glob, in the order of `all`.
-// Throws std::invalid_argument naming the globs when nothing is left.
+// The targets whose name matches an include glob and no exclude glob, in the order of `all`; an
+// include with an index range (parse_target_glob) limits the words of the targets it matches to it
+// (several includes matching one target: the union). Throws std::invalid_argument naming the globs
+// when nothing is left, or naming targets[i] when its range passes the end of a target it matches.
 std::vector<TargetInfo> select_targets(const std::vector<TargetInfo>& all, const std::vector<std::string>& include,
                                        const std::vector<std::string>& exclude);
 

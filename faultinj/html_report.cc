@@ -288,7 +288,10 @@ std::string html_report(const std::vector<Store>& stores, std::optional<double> 
                                 return n;
                               }());
   s += section("Configuration", [&](size_t i) { return "<pre>" + esc(report_header(*cols[i].st)) + "</pre>"; });
-  s += section("AVF per outcome class", [&](size_t i) { return class_table(cols[i].t.all, i) + avf_svg(cols[i].t.all); });
+  s += section("AVF per outcome class", [&](size_t i) {
+    const std::string rate = rate_text(*cols[i].st);
+    return class_table(cols[i].t.all, i) + avf_svg(cols[i].t.all) + (rate.empty() ? "" : "<p>" + esc(rate) + "</p>");
+  });
   s += section("Fault profile over time", [&](size_t i) { return legend() + profile_svg(*cols[i].st); });
   s += section("Per structure (register file, predicates, warp control, ... across SMs)",
                [&](size_t i) { return group_table(cols[i].t.per_structure); });
@@ -297,6 +300,10 @@ std::string html_report(const std::vector<Store>& stores, std::optional<double> 
   s += section(kPerClassTitle, [&](size_t i) {
     return cols[i].t.per_class.empty() ? std::string("<p class=\"note\">no instruction-output faults</p>")
                                        : group_table(cols[i].t.per_class);
+  });
+  s += section(kPerRegTitle, [&](size_t i) {
+    return cols[i].t.per_ptx_reg.empty() ? std::string("<p class=\"note\">no register-file faults in allocated words</p>")
+                                         : group_table(cols[i].t.per_ptx_reg);
   });
   s += section("ACE analysis and pruning (live bit-time / total bit-time beside the injected AVF)",
                [&](size_t i) { return "<pre>" + esc(exhaustive_note(*cols[i].st) + lifetimes_text(*cols[i].st, cols[i].t)) + "</pre>"; });

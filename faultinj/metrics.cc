@@ -98,6 +98,7 @@ AvfTables avf_tables(const std::vector<RunPoint>& runs) {
     add(t.per_structure[structure_of(r.target)], r);
     add(t.per_kernel[r.kernel.empty() ? kNoLaunch : r.kernel], r);
     if (!r.inst_class.empty()) add(t.per_class[r.inst_class], r);
+    if (!r.ptx_reg.empty()) add(t.per_ptx_reg[r.ptx_reg], r);
   }
   return t;
 }

@@ -41,6 +41,7 @@ struct RunPoint {
   DueKind due = DueKind::None;
   std::string kernel;      // RunRecord::kernel ("" none)
   std::string inst_class;  // RunRecord::inst_class ("" none)
+  std::string ptx_reg;     // RunRecord::reg_name: a register-file word's PTX register ("" none)
 };
 
 struct AvfTables {
@@ -51,6 +52,8 @@ struct AvfTables {
   // class of instruction-output faults (other runs are left out).
   std::map<std::string, ClassCounts> per_kernel;
   std::map<std::string, ClassCounts> per_class;
+  // Per PTX register of register-file faults ("%r2", "%rd1.hi": the word's register in the golden run).
+  std::map<std::string, ClassCounts> per_ptx_reg;
 };
 constexpr const char* kNoLaunch = "(none: between launches, rate mode)";
 

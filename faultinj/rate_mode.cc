@@ -38,11 +38,14 @@ std::vector<std::string> in_use(const RateSpec& r, const GoldenRun& g) {
   return out;
 }
 
+// A uniform word of the register file: of the words the kernels allocated, unless the whole file
+// is asked for or the golden run recorded no allocation (an application's).
 Fault register_fault(const RateSpec& r, const GoldenRun& g, SplitMix64& rng) {
   const TargetDesc& t = *find_target(g, regs_target(r.sm));
+  const WordRanges words = r.whole_regfile ? WordRanges{} : allocated_words(g, r.sm);
   Fault f;
   f.target = t.name;
-  f.index = rng.uniform(t.count);
+  f.index = words.empty() ? rng.uniform(t.count) : nth_word(words, rng.uniform(word_count(words)));
   f.bit = unsigned(rng.uniform(t.width));
   const uint64_t first = (g.start_ps + g.period_ps - 1) / g.period_ps;
   const uint64_t edges = std::max<uint64_t>(1, edge_count(g.start_ps, g.end_ps, g.period_ps));
@@ -69,7 +72,7 @@ Fault unit_fault(const RateSpec& r, const GoldenRun& g, const std::string& c, Sp
 std::string rate_event(const RateSpec& r) {
   std::string comps;
   for (const std::string& c : r.components) comps += (comps.empty() ? "" : ",") + c;
-  return fmt::format("rate:{}:{}", r.per_million_cycles, comps);
+  return fmt::format("rate:{}:{}{}", r.per_million_cycles, comps, r.whole_regfile ? ":all" : "");
 }
 
 std::optional<RateSpec> parse_rate_event(const std::string& event) {
@@ -82,7 +85,14 @@ std::optional<RateSpec> parse_rate_event(const std::string& event) {
   } catch (const std::exception&) {
     return std::nullopt;
   }
-  std::stringstream comps(event.substr(colon + 1));
+  std::string rest = event.substr(colon + 1);
+  const size_t all = rest.find(':');
+  if (all != std::string::npos) {
+    if (rest.substr(all) != ":all") return std::nullopt;
+    r.whole_regfile = true;
+    rest.resize(all);
+  }
+  std::stringstream comps(rest);
   for (std::string c; std::getline(comps, c, ',');) r.components.push_back(c);
   return r;
 }

@@ -26,9 +26,12 @@ struct RateSpec {
   double per_million_cycles = 0;
   unsigned sm = 0;
   std::vector<std::string> components;  // "registers" and U_* group names
+  // Register faults over the whole file instead of the words the kernels allocated (the campaign's
+  // "allocated_only": false); the event ends in ":all".
+  bool whole_regfile = false;
 };
 
-// "rate:50:registers,U_INT" and back; none for another event.
+// "rate:50:registers,U_INT" (":all" appended with whole_regfile) and back; none for another event.
 std::string rate_event(const RateSpec& r);
 std::optional<RateSpec> parse_rate_event(const std::string& event);
 inline bool is_rate(const Fault& f) { return f.event.rfind("rate:", 0) == 0; }

@@ -1,5 +1,7 @@
 #include "faultinj/report.h"
 
+#include "faultinj/rate_mode.h"
+
 #include <fmt/format.h>
 
 #include <map>
@@ -199,8 +201,21 @@ AvfTables report_tables(const Store& store) {
   for (const Fault& f : store.faults()) target_of[f.id] = f.target;
   std::vector<RunPoint> points;
   for (const RunRecord& r : store.runs())
-    points.push_back({target_of[r.fault_id], r.outcome, r.due_kind, r.kernel, r.inst_class});
+    points.push_back({target_of[r.fault_id], r.outcome, r.due_kind, r.kernel, r.inst_class, r.reg_name});
   return avf_tables(points);
+}
+
+std::string rate_text(const Store& store) {
+  std::map<uint64_t, uint64_t> count_of;  // rate runs' faults: id -> the faults the run received
+  for (const Fault& f : store.faults())
+    if (is_rate(f)) count_of[f.id] = f.count;
+  uint64_t runs = 0, faults = 0;
+  for (const RunRecord& r : store.runs())
+    if (auto it = count_of.find(r.fault_id); it != count_of.end()) ++runs, faults += it->second;
+  if (runs == 0) return {};
+  return fmt::format("Rate mode: {} runs, mean faults per run {:.3f} (faults a run received, the Poisson draw: the "
+                     "exports' count column; total {})\n",
+                     runs, double(faults) / double(runs), faults);
 }
 
 std::string report_header(const Store& store) {
@@ -288,11 +303,12 @@ std::string lifetimes_text(const Store& store, const AvfTables& t) {
 std::string text_report(const Store& store, std::optional<double> raw_fit_per_bit) {
   const AvfTables t = report_tables(store);
   std::string out = report_header(store) + "\n";
-  out += class_table(t.all) + exhaustive_note(store) + "\n";
+  out += class_table(t.all) + exhaustive_note(store) + rate_text(store) + "\n";
   out += group_table("Per target", t.per_target) + "\n";
   out += group_table("Per structure (docs/campaigns.md, \"Structures\")", t.per_structure) + "\n";
   out += group_table(kPerKernelTitle, t.per_kernel) + "\n";
   if (!t.per_class.empty()) out += group_table(kPerClassTitle, t.per_class) + "\n";
+  if (!t.per_ptx_reg.empty()) out += group_table(kPerRegTitle, t.per_ptx_reg) + "\n";
   if (std::string l = lifetimes_text(store, t); !l.empty()) out += l + "\n";
   return out + mtbf_text(t.all, store.golden(), raw_rate(store, raw_fit_per_bit));
 }

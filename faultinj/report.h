@@ -32,6 +32,10 @@ RawRate raw_rate(const Store& store, std::optional<double> given);
 AvfTables report_tables(const Store& store);
 // Titles of the per-kernel and per-class tables (text and HTML alike).
 constexpr const char* kPerKernelTitle = "Per kernel (the launch running at the fault's instant)";
+constexpr const char* kPerRegTitle =
+    "Per PTX register (register-file faults: the word's register in the golden run; .hi = upper half of its 64-bit slot)";
+// Rate campaigns: runs and the mean number of faults a run received; "" for other stores.
+std::string rate_text(const Store& store);
 constexpr const char* kPerClassTitle = "Per instruction class (instruction-output faults: the faulted instruction's class)";
 // Campaign, configuration, shard, golden run and runs done / total.
 std::string report_header(const Store& store);

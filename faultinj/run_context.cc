@@ -28,12 +28,23 @@ FaultContext RunContexts::of(const Fault& f) const {
     if (f.count <= o->cls.size()) c.cls = o->cls[f.count - 1];
     return c;
   }
-  if (f.trigger == TriggerKind::Time) {
-    c.launch = launch_at(g_.launches, f.time_ps);
-  } else if (const auto ps = event_instant(g_, transactions_, f)) {
-    c.launch = launch_at(g_.launches, *ps);
+  std::optional<uint64_t> ps = f.time_ps;
+  if (f.trigger != TriggerKind::Time) ps = event_instant(g_, transactions_, f);
+  if (!ps) return c;
+  c.launch = launch_at(g_.launches, *ps);
+  if (const std::optional<unsigned> sm = regs_target_sm(f.target)) {
+    c.alloc = alloc_of(g_, *sm, f.index, *ps);
+    c.word = f.index;
   }
   return c;
+}
+
+void RunContexts::reg_place(const FaultContext& c, RunRecord& r) const {
+  if (c.alloc < 0 || size_t(c.alloc) >= g_.reg_allocs.size()) return;
+  const RegPlace p = place_in(g_, g_.reg_allocs[size_t(c.alloc)], c.word);
+  r.reg_warp = int(p.warp);
+  r.reg_lane = int(p.lane);
+  r.reg_name = p.reg;
 }
 
 std::string RunContexts::kernel(const FaultContext& c) const {

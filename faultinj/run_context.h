@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "faultinj/engine.h"
+#include "faultinj/store.h"
 
 namespace gpuvp::fi {
 
@@ -17,6 +18,8 @@ int launch_at(const std::vector<LaunchSpan>& launches, uint64_t ps);
 struct FaultContext {
   int32_t launch = -1;
   int16_t cls = -1;
+  int32_t alloc = -1;  // a register-file word: its allocation in GoldenRun::reg_allocs (reg_map.h)
+  uint64_t word = 0;   // and the word
 };
 
 class RunContexts {
@@ -31,6 +34,8 @@ class RunContexts {
   std::string kernel(const FaultContext& c) const;
   // RunRecord::inst_class: inst_class_name ("int", "fp32", ...), "" for none.
   static std::string inst_class(const FaultContext& c);
+  // A register-file word's warp, lane and PTX register (reg_map.h) into the record; unchanged for none.
+  void reg_place(const FaultContext& c, RunRecord& r) const;
 
  private:
   const GoldenRun& g_;

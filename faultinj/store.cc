@@ -39,7 +39,8 @@ CREATE TABLE runs (fault_id INTEGER PRIMARY KEY REFERENCES faults(id), outcome T
                    due_kind TEXT NOT NULL, detail TEXT NOT NULL, end_ps INTEGER NOT NULL,
                    kernel_cycles INTEGER NOT NULL, early_stop INTEGER NOT NULL, host_ms REAL NOT NULL,
                    shard INTEGER NOT NULL DEFAULT 0, kernel TEXT NOT NULL DEFAULT '',
-                   inst_class TEXT NOT NULL DEFAULT '');
+                   inst_class TEXT NOT NULL DEFAULT '', reg_warp INTEGER NOT NULL DEFAULT -1,
+                   reg_lane INTEGER NOT NULL DEFAULT -1, reg_name TEXT NOT NULL DEFAULT '');
 CREATE TABLE shard (id INTEGER PRIMARY KEY CHECK (id = 1), idx INTEGER NOT NULL, count INTEGER NOT NULL,
                     full_fault_count INTEGER NOT NULL, fault_list_hash TEXT NOT NULL, missing TEXT NOT NULL);
 )";
@@ -47,17 +48,23 @@ CREATE TABLE shard (id INTEGER PRIMARY KEY CHECK (id = 1), idx INTEGER NOT NULL,
 constexpr const char* kFaultColumns =
     R"(f.id, f.target, f.idx, f.bit, f.nbits, f.mask, f.model, f.duration, f.hold_ps, f."trigger", f.time_ps,
        f.event, f.count)";
-constexpr const char* kRunColumns =
-    "r.fault_id, r.outcome, r.due_kind, r.detail, r.end_ps, r.kernel_cycles, r.early_stop, r.host_ms, r.shard, "
-    "r.kernel, r.inst_class";
-// Stores written before the per-kernel columns: read with them empty.
-constexpr const char* kOldRunColumns =
-    "r.fault_id, r.outcome, r.due_kind, r.detail, r.end_ps, r.kernel_cycles, r.early_stop, r.host_ms, r.shard, '', ''";
+#define GPUVP_RUN_COLUMNS "r.fault_id, r.outcome, r.due_kind, r.detail, r.end_ps, r.kernel_cycles, r.early_stop, r.host_ms, r.shard, "
+constexpr const char* kRunColumns = GPUVP_RUN_COLUMNS "r.kernel, r.inst_class, r.reg_warp, r.reg_lane, r.reg_name";
+// Stores written before the register columns, and before the per-kernel columns: read with them empty.
+constexpr const char* kKernelRunColumns = GPUVP_RUN_COLUMNS "r.kernel, r.inst_class, -1, -1, ''";
+constexpr const char* kOldRunColumns = GPUVP_RUN_COLUMNS "'', '', -1, -1, ''";
+#undef GPUVP_RUN_COLUMNS
 
-bool has_run_context(SQLite::Database& db) {
-  return db.execAndGet("SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'kernel'").getInt() > 0;
+bool has_run_column(SQLite::Database& db, const char* name) {
+  SQLite::Statement q(db, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = ?");
+  q.bind(1, name);
+  return q.executeStep() && q.getColumn(0).getInt() > 0;
 }
-const char* run_columns(SQLite::Database& db) { return has_run_context(db) ? kRunColumns : kOldRunColumns; }
+bool has_run_context(SQLite::Database& db) { return has_run_column(db, "kernel"); }
+const char* run_columns(SQLite::Database& db) {
+  if (has_run_column(db, "reg_name")) return kRunColumns;
+  return has_run_context(db) ? kKernelRunColumns : kOldRunColumns;
+}
 
 int64_t i64(uint64_t v) { return static_cast<int64_t>(v); }
 uint64_t u64(const SQLite::Column& c) { return static_cast<uint64_t>(c.getInt64()); }
@@ -124,6 +131,9 @@ RunRecord run_of(SQLite::Statement& q, int c) {
   r.shard = q.getColumn(c + 8).getInt();
   r.kernel = text(q.getColumn(c + 9));
   r.inst_class = text(q.getColumn(c + 10));
+  r.reg_warp = q.getColumn(c + 11).getInt();
+  r.reg_lane = q.getColumn(c + 12).getInt();
+  r.reg_name = text(q.getColumn(c + 13));
   return r;
 }
 
@@ -135,9 +145,11 @@ void bind_fault(SQLite::Statement& q, const Fault& f) {
 
 void insert_run(SQLite::Database& db, const std::string& path, const RunRecord& r) {
   SQLite::Statement q(db, "INSERT INTO runs (fault_id, outcome, due_kind, detail, end_ps, kernel_cycles, early_stop, "
-                          "host_ms, shard, kernel, inst_class) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                          "host_ms, shard, kernel, inst_class, reg_warp, reg_lane, reg_name) "
+                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   SQLite::bind(q, i64(r.fault_id), to_string(r.outcome), to_string(r.due_kind), r.detail, i64(r.end_ps),
-               i64(r.kernel_cycles), r.early_stop ? 1 : 0, r.host_ms, r.shard, r.kernel, r.inst_class);
+               i64(r.kernel_cycles), r.early_stop ? 1 : 0, r.host_ms, r.shard, r.kernel, r.inst_class, r.reg_warp,
+               r.reg_lane, r.reg_name);
   try {
     q.exec();
   } catch (const SQLite::Exception& e) {
@@ -238,6 +250,10 @@ Store Store::open(const std::string& path) {
     if (!has_run_context(*db))
       db->exec("ALTER TABLE runs ADD COLUMN kernel TEXT NOT NULL DEFAULT ''; "
                "ALTER TABLE runs ADD COLUMN inst_class TEXT NOT NULL DEFAULT ''");
+    if (!has_run_column(*db, "reg_name"))
+      db->exec("ALTER TABLE runs ADD COLUMN reg_warp INTEGER NOT NULL DEFAULT -1; "
+               "ALTER TABLE runs ADD COLUMN reg_lane INTEGER NOT NULL DEFAULT -1; "
+               "ALTER TABLE runs ADD COLUMN reg_name TEXT NOT NULL DEFAULT ''");
   } catch (const SQLite::Exception& e) {
     throw StoreError(fmt::format("{}: cannot open for writing ({})", path, e.what()));
   }
@@ -425,14 +441,18 @@ std::vector<std::pair<Fault, RunRecord>> Store::joined() const {
 
 void Store::export_csv(std::ostream& out) const {
   out << "id,target,idx,bit,nbits,mask,model,duration,hold_ps,trigger,time_ps,event,count,"
-         "outcome,due_kind,detail,end_ps,kernel_cycles,early_stop,host_ms,shard,structure,kernel,inst_class\n";
+         "outcome,due_kind,detail,end_ps,kernel_cycles,early_stop,host_ms,shard,structure,kernel,inst_class,"
+         "warp,lane,ptx_reg\n";
+  auto num = [](int v) { return v < 0 ? std::string() : std::to_string(v); };  // empty: not a register word
   for (const auto& [f, r] : joined())
-    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", f.id, csv_field(f.target),
+    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", f.id,
+                       csv_field(f.target),
                        f.index, f.bit, f.nbits, f.mask, to_string(f.model), to_string(f.duration), f.hold_ps,
                        f.trigger == TriggerKind::Event ? "event" : "time", f.time_ps, csv_field(f.event), f.count,
                        to_string(r.outcome), to_string(r.due_kind), csv_field(r.detail), r.end_ps,
                        r.kernel_cycles, r.early_stop ? 1 : 0, r.host_ms, r.shard, csv_field(structure_of(f.target)),
-                       csv_field(r.kernel), csv_field(r.inst_class));
+                       csv_field(r.kernel), csv_field(r.inst_class), num(r.reg_warp), num(r.reg_lane),
+                       csv_field(r.reg_name));
 }
 
 void Store::export_json(std::ostream& out, bool ascii) const {
@@ -461,7 +481,10 @@ void Store::export_json(std::ostream& out, bool ascii) const {
                     {"shard", r.shard},
                     {"structure", structure_of(f.target)},
                     {"kernel", r.kernel},
-                    {"inst_class", r.inst_class}});
+                    {"inst_class", r.inst_class},
+                    {"warp", r.reg_warp < 0 ? nlohmann::json() : nlohmann::json(r.reg_warp)},
+                    {"lane", r.reg_lane < 0 ? nlohmann::json() : nlohmann::json(r.reg_lane)},
+                    {"ptx_reg", r.reg_name}});
   out << (ascii ? json_dump_ascii(rows, 1) : json_dump(rows, 1)) << "\n";
 }
 

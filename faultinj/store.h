@@ -76,6 +76,10 @@ struct RunRecord {
   // running at the fault's instant ("launch 1 (scale)"; "" when none or several instants), and for an
   // instruction-output fault the class of the faulted instruction ("fp32"; "" for other faults).
   std::string kernel, inst_class;
+  // A register-file fault (gpu.smN.regs): the warp slot, lane and PTX register of the word in the golden
+  // run at the fault's instant (reg_map.h); -1, -1, "" for other faults and unallocated words.
+  int reg_warp = -1, reg_lane = -1;
+  std::string reg_name;
 };
 
 class Store {

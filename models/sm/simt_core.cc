@@ -474,6 +474,9 @@ void SimtCore::notify_retired(Warp& w, const Inst& in, uint32_t active, bool con
   r.unit = k.unit;
   r.warp = w.id;
   r.active = active;
+  r.reg_base = uint64_t(w.regs - regfile_.data());
+  r.num_regs = blocks_[w.block].lp->num_regs;
+  r.entry = blocks_[w.block].lp->entry;
   const bool no_dest = control || k.cls == InstClass::Barrier || in.op == Opcode::St || in.op == Opcode::Red ||
                        in.op == Opcode::Nop || in.op == Opcode::Nanosleep || in.op == Opcode::Vprintf;
   const isa::Operand& d = in.ops[0];

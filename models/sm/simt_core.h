@@ -107,6 +107,13 @@ struct RetiredInst {
   uint32_t active = 0;  // lanes that executed it
   uint64_t* values = nullptr;
   uint32_t* pred = nullptr;
+  // Where the warp's registers are (fault injection maps register-file words to warp, lane and PTX
+  // register): the register file slot of its register 0, lane 0 (register r, lane l is slot
+  // reg_base + r * 32 + l; registry word 2s is slot s's low half, 2s + 1 its high half), the kernel's
+  // register slots per thread and entry address.
+  uint64_t reg_base = 0;
+  uint32_t num_regs = 0;
+  uint64_t entry = 0;
 };
 class RetireObserver {
  public:

@@ -11,6 +11,16 @@ namespace gpuvp::ptx::detail {
 
 namespace {
 
+// Slot -> PTX name (KernelInfo::reg_names): slots [base, base + nregs) of function f are its
+// registers in declaration order, then its call scratch slot when it calls; a .func's are prefixed
+// with its name, since its %r1 is not the kernel's.
+void name_slots(const Program& p, size_t f, const std::string& prefix, std::vector<std::string>& names) {
+  const Function& F = p.m.funcs[f];
+  if (names.size() < p.rbase[f] + p.nregs[f]) names.resize(p.rbase[f] + p.nregs[f]);
+  for (size_t i = 0; i < F.regs.size(); ++i) names[p.rbase[f] + i] = prefix + F.regs[i].name;
+  if (p.nregs[f] > F.regs.size()) names[p.rbase[f] + p.nregs[f] - 1] = prefix + "(call scratch)";
+}
+
 KernelInfo kernel_info(const Program& p, size_t k) {
   const Function& K = p.m.funcs[k];
   KernelInfo ki;
@@ -34,6 +44,10 @@ KernelInfo kernel_info(const Program& p, size_t k) {
     ki.call_stack |= p.recursive[f] != 0;
   }
   if (ki.call_stack) ki.local_bytes = std::max(ki.local_bytes, p.stack_base);
+  name_slots(p, k, "", ki.reg_names);
+  for (size_t f : reachable(p, k)) name_slots(p, f, p.m.funcs[f].name + ":", ki.reg_names);
+  ki.reg_names.resize(ki.num_regs);
+  if (p.sp < ki.num_regs) ki.reg_names[p.sp] = "(stack pointer)";
   for (int d = 0; d < 3; ++d) ki.max_ntid[d] = K.maxntid[d], ki.reqntid[d] = K.reqntid[d];
   return ki;
 }

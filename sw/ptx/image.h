@@ -39,6 +39,7 @@ struct KernelInfo {
   bool call_stack = false;
   uint32_t num_regs = 0;            // 64-bit register slots
   uint32_t num_preds = 0;           // predicate slots
+  std::vector<std::string> reg_names;  // register slot -> PTX register ("%r1", "func:%rd2"), num_regs of them
   uint32_t regs_per_thread = 0;     // 32-bit registers a thread needs (liveness estimate, for occupancy)
   uint32_t max_ntid[3] = {0, 0, 0}; // .maxntid when given
   uint32_t reqntid[3] = {0, 0, 0};  // .reqntid when given

@@ -329,13 +329,20 @@ uint64_t HostRuntime::launch(const Module& m, const std::string& kernel, Dim3 gr
   uint32_t start = 1;
   host_.bus_write(p.cfg_base + cfgreg::kControl * 4, &start, 4);
 
-  LaunchStats st;
-  st.kernel = kernel;
+  LaunchStats st = launch_stats(m, kernel, d.entry);
   st.launch_id = id;
   st.blocks_per_core = bpc;
   running_ = st;
   running_image_ = m.image;
   return st.launch_id;
+}
+
+LaunchStats HostRuntime::launch_stats(const Module& m, const std::string& kernel, uint64_t entry) {
+  LaunchStats st;
+  st.kernel = kernel;
+  st.entry = entry;
+  if (const ptx::KernelInfo* k = m.image ? m.image->find_kernel(kernel) : nullptr) st.reg_names = k->reg_names;
+  return st;
 }
 
 // CUDA prints a kernel's printf buffer when the host synchronises with it.
@@ -412,7 +419,7 @@ uint64_t HostRuntime::launch_sub_async(Stream s, const Module& m, const std::str
                                    sm_sets_created_));
   d->launch_id = next_launch_++;
   Pending pend{WorkRequest::Kernel, s, {}, m.image};
-  pend.launch.kernel = kernel;
+  pend.launch = launch_stats(m, kernel, d->entry);
   pend.launch.launch_id = d->launch_id;
   WorkRequest w;
   w.kind = WorkRequest::Kernel;

@@ -87,6 +87,8 @@ class HostRuntime : public Runtime {
   void retire(uint64_t tag);
   void wait_pending(const std::function<bool(const Pending&)>& which);
   DeviceError with_kernel(const DeviceError& e, const std::string& kernel, const ptx::Image& img) const;
+  // A launch's statistics before it runs: its kernel, entry and register names.
+  static LaunchStats launch_stats(const Module& m, const std::string& kernel, uint64_t entry);
   // The allocation containing [p, p+n), or throws RuntimeError naming the range.
   void check_range(DevPtr p, size_t n, const char* what) const;
   void print_device_output();

@@ -89,6 +89,8 @@ struct LaunchStats {
   uint64_t end_ps = 0;    // kernel_done
   uint64_t cycles = 0;    // GPU clock cycles between the two
   uint32_t blocks_per_core = 0;
+  uint64_t entry = 0;                   // the kernel's code address (an SM's warps name it)
+  std::vector<std::string> reg_names;   // register slot -> PTX register (ptx::KernelInfo::reg_names)
 };
 
 class Runtime {

@@ -57,12 +57,12 @@ TEST_CASE("metrics: semantic structures group registered names across SMs") {
 
 TEST_CASE("metrics: AVF tables per class, target and structure") {
   std::vector<RunPoint> runs = {
-      {"gpu.sched.state", Outcome::Masked, DueKind::None, "launch 0 (a)", ""},
-      {"gpu.sched.state", Outcome::SDC, DueKind::None, "launch 1 (b)", ""},
-      {"gpu.sched.num_blocks[0]", Outcome::SDC, DueKind::None, "launch 1 (b)", ""},
-      {"gpu.sched.num_blocks[0]", Outcome::DUE, DueKind::Tlm, "", ""},
-      {"gpu.sched.num_blocks[0]", Outcome::ToolError, DueKind::None, "launch 0 (a)", "fp32"},
-      {"gpu.sched.num_blocks[1]", Outcome::Masked, DueKind::None, "launch 0 (a)", "int"},
+      {"gpu.sched.state", Outcome::Masked, DueKind::None, "launch 0 (a)", "", ""},
+      {"gpu.sched.state", Outcome::SDC, DueKind::None, "launch 1 (b)", "", ""},
+      {"gpu.sched.num_blocks[0]", Outcome::SDC, DueKind::None, "launch 1 (b)", "", ""},
+      {"gpu.sched.num_blocks[0]", Outcome::DUE, DueKind::Tlm, "", "", ""},
+      {"gpu.sched.num_blocks[0]", Outcome::ToolError, DueKind::None, "launch 0 (a)", "fp32", ""},
+      {"gpu.sched.num_blocks[1]", Outcome::Masked, DueKind::None, "launch 0 (a)", "int", "%r2"},
   };
   AvfTables t = avf_tables(runs);
   // Per kernel: every run, those without a launch under kNoLaunch; per class: instruction-output runs only.
@@ -73,6 +73,9 @@ TEST_CASE("metrics: AVF tables per class, target and structure") {
   CHECK(t.per_kernel.at(kNoLaunch).count(Outcome::DUE) == 1);
   CHECK(t.per_class.size() == 2);
   CHECK(t.per_class.at("fp32").count(Outcome::ToolError) == 1);
+  // Per PTX register: register-file runs only (those naming one).
+  CHECK(t.per_ptx_reg.size() == 1);
+  CHECK(t.per_ptx_reg.at("%r2").runs == 1);
   CHECK(t.per_class.at("int").count(Outcome::Masked) == 1);
   CHECK(t.all.runs == 6);
   CHECK(t.all.injected() == 5);  // the tool error injected nothing

@@ -177,7 +177,7 @@ TEST_CASE("store: CSV and JSON exports join faults and runs") {
   std::getline(lines, row2);
   CHECK_FALSE(std::getline(lines, extra));
   CHECK(header.rfind("id,target,idx,bit,", 0) == 0);
-  CHECK(row0 == "0,gpu.sched.num_blocks[0],0,0,1,0,bit_flip,transient,0,time,0,,0,masked,none,,5000,77,0,1.5,0,block scheduler,,");
+  CHECK(row0 == "0,gpu.sched.num_blocks[0],0,0,1,0,bit_flip,transient,0,time,0,,0,masked,none,,5000,77,0,1.5,0,block scheduler,,,,,");  // no kernel, class, warp, lane, PTX register
   CHECK_THAT(row2, Contains("sdc,none,\"word 3: \"\"7\"\", expected 8\",5002"));
   std::ostringstream js;
   s.export_json(js);

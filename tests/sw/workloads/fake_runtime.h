@@ -53,7 +53,7 @@ class FakeRuntime : public rt::Runtime {
     if (grid.count() == 0 || block.count() == 0 || block.count() > 1024)
       throw rt::RuntimeError(kernel + ": bad launch geometry");
     calls.push_back({kernel, grid, block, blocks_per_core});
-    stats_.push_back(rt::LaunchStats{kernel, stats_.size() + 1, 0, 0, 0, blocks_per_core});
+    stats_.push_back(rt::LaunchStats{kernel, stats_.size() + 1, 0, 0, 0, blocks_per_core, 0, {}});
     return stats_.back().launch_id;
   }
   void synchronize() override {}
