@@ -4,8 +4,9 @@
   /usr/bin/python3 bench/memprot_study.py OUT_DIR [--gpuvp build/gpuvp] [--runs 1000] [--workers 2]
         [--workloads matVec,conv3x3,matrixMul] [--preset tx2] [--img docs/img]
 
-Per workload: the memory profile (objects, footprint and access shares, hot objects), then SDC counts
-over RUNS stuck-at runs per setting (1 and 5 faulty blocks; 2, 3 and 4 stuck bits; blocks drawn in
+Per workload: the memory profile (objects, footprint and access shares, hot objects), then the outcomes
+(SDC, detected DUE, other DUE, timeout, tolerable, masked; corrected for triplication) of RUNS
+stuck-at runs per setting (1 and 5 faulty blocks; 2, 3 and 4 stuck bits; blocks drawn in
 proportion to their L1 misses) as the read-only objects are duplicated cumulatively, most accesses
 per byte first, and with the hot objects triplicated; then the kernel-cycle overhead of duplicating /
 triplicating the hot objects only against every read-only object. Writes OUT_DIR/summary.md, the
