@@ -4,8 +4,9 @@
   /usr/bin/python3 bench/memprot_study.py OUT_DIR [--gpuvp build/gpuvp] [--runs 1000] [--workers 2]
         [--workloads matVec,conv3x3,matrixMul] [--preset tx2] [--img docs/img]
 
-Per workload: the memory profile (objects, footprint and access shares, hot objects), then SDC counts
-over RUNS stuck-at runs per setting (1 and 5 faulty blocks; 2, 3 and 4 stuck bits; blocks drawn in
+Per workload: the memory profile (objects, footprint and access shares, hot objects), then the outcomes
+(SDC, detected DUE, other DUE, timeout, tolerable, masked; corrected for triplication) of RUNS
+stuck-at runs per setting (1 and 5 faulty blocks; 2, 3 and 4 stuck bits; blocks drawn in
 proportion to their L1 misses) as the read-only objects are duplicated cumulatively, most accesses
 per byte first, and with the hot objects triplicated; then the kernel-cycle overhead of duplicating /
 triplicating the hot objects only against every read-only object. Writes OUT_DIR/summary.md, the
@@ -66,6 +67,20 @@ def campaign(w, opt, name, runs, blocks, bits, sets):
         return json.load(f)
 
 
+MASKED = ("masked", "masked_timing")
+
+
+def counts(r, base, level):
+    """SDC, detected DUE, other DUE, timeout, tolerable, masked, corrected of one campaign; `base` is
+    the unprotected campaign of the same fault sets (same seed), corrected only for triplication."""
+    o = r["outcomes"]
+    corrected = "-"
+    if level.startswith("trip"):
+        corrected = sum(1 for a, b in zip(r["run_outcomes"], base["run_outcomes"]) if a in MASKED and b not in MASKED)
+    return [o["sdc"], r["detected"], r["due_other"], o["timeout"], o["tolerable"], o["masked"] + o["masked_timing"],
+            corrected]
+
+
 def study(w, opt, lines):
     prof, csv = profile(w, opt)
     # Hottest first: accesses per byte (a small object every warp reads beats a large streamed one).
@@ -80,18 +95,18 @@ def study(w, opt, lines):
         names = ",".join(o["name"] for o in ro[: i + 1])
         levels.append((f"dup[{names}]", {"protect.duplicate": names}))
     levels.append((f"trip[{','.join(hot)}]", {"protect.triplicate": ",".join(hot)}))
-    lines += ["", f"SDC / detected (duplication) per {opt.runs} runs, blocks drawn by L1 misses:", "",
-              "| protection | " + " | ".join(f"{b} blk {k} bits" for b in (1, 5) for k in (2, 3, 4)) + " |",
-              "|---|" + "---|" * 6]
+    lines += ["", f"Outcomes of {opt.runs} runs per setting, blocks drawn by L1 misses (detected DUE: the copies of a "
+              "duplicated object differed; corrected: masked with triplication, not masked unprotected):", "",
+              "| protection | blocks | bits | SDC | detected DUE | other DUE | timeout | tolerable | masked | corrected |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     sdc = {}
     for name, sets in levels:
-        cells = []
         for b in (1, 5):
             for k in (2, 3, 4):
                 r = campaign(w, opt, f"{name}-{b}b{k}", opt.runs, b, k, sets)
+                base = campaign(w, opt, f"none-{b}b{k}", opt.runs, b, k, {})
                 sdc[(name, b, k)] = r["outcomes"]["sdc"]
-                cells.append(f"{r['outcomes']['sdc']} / {r['detected']}")
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+                lines.append(f"| {name} | {b} | {k} | " + " | ".join(str(c) for c in counts(r, base, name)) + " |")
     everything = ",".join(o["name"] for o in ro)
     cyc = {}
     for name, sets in [("none", {}), ("dup hot", {"protect.duplicate": ",".join(hot)}),

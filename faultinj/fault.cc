@@ -22,7 +22,8 @@ constexpr const char* kModels[] = {"bit_flip", "multi_bit_flip", "stuck_at_0", "
                                    "random_value", "zero_value"};
 constexpr const char* kDurations[] = {"transient", "intermittent", "permanent"};
 constexpr const char* kOutcomes[] = {"masked", "masked_timing", "sdc", "due", "timeout", "tool_error", "tolerable"};
-constexpr const char* kDueKinds[] = {"none", "tlm", "illegal_instruction", "out_of_bounds", "trap", "died", "other"};
+constexpr const char* kDueKinds[] = {"none", "tlm", "illegal_instruction", "out_of_bounds", "trap", "died", "other",
+                                   "detected"};
 }  // namespace
 
 uint64_t apply(const Fault& f, uint64_t value, unsigned width) {
@@ -57,6 +58,7 @@ DueKind due_kind_of(const std::string& k) {
   if (k == "decode" || k == "illegal") return DueKind::IllegalInstruction;
   if (k == "address" || k == "misaligned" || k == "bounds") return DueKind::OutOfBounds;
   if (k == "trap") return DueKind::Trap;
+  if (k == "detected") return DueKind::Detected;
   return DueKind::Other;
 }
 

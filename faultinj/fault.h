@@ -76,8 +76,12 @@ enum class Outcome : uint8_t {
 };
 constexpr int kOutcomeCount = 7;
 
-enum class DueKind : uint8_t { None = 0, Tlm = 1, IllegalInstruction = 2, OutOfBounds = 3, Trap = 4, Died = 5, Other = 6 };
-constexpr int kDueKindCount = 7;
+// Detected: the copies of a duplicated data object differed (device error kind `detected`, the
+// data-centric protection of docs/reliability.md), apart from Other so that a study counts them.
+enum class DueKind : uint8_t {
+  None = 0, Tlm = 1, IllegalInstruction = 2, OutOfBounds = 3, Trap = 4, Died = 5, Other = 6, Detected = 7
+};
+constexpr int kDueKindCount = 8;
 
 const char* to_string(Outcome o);
 const char* to_string(DueKind k);

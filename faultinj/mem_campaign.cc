@@ -61,10 +61,6 @@ class ProfiledJob : public Job {
 };
 }  // namespace
 
-bool detected_error(const RunResult& r) {
-  return r.outcome == Outcome::DUE && r.detail.find(kDetectedError) != std::string::npos;
-}
-
 std::unique_ptr<Job> with_stuck_sets(std::unique_ptr<Job> inner, std::shared_ptr<const std::vector<StuckSet>> sets,
                                      std::string output_type) {
   return std::make_unique<StuckJob>(std::move(inner), std::move(sets), std::move(output_type));
@@ -103,7 +99,7 @@ MemCampaignResult run_mem_campaign(const JobFactory& make, const std::vector<Stu
   run_faults(faulty, g, std::move(faults), eo, [&r](const RunResult& x) {
     r.runs[x.fault_id] = x;
     ++r.outcomes[size_t(x.outcome)];
-    r.detected += detected_error(x);
+    if (x.outcome == Outcome::DUE) ++r.by_due[size_t(x.due)];
   });
   r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;

@@ -34,16 +34,15 @@ struct MemCampaignOptions {
 
 struct MemCampaignResult {
   std::array<uint64_t, kOutcomeCount> outcomes{};
-  uint64_t detected = 0;        // DUEs of kind `detected` (a duplicated object's copies differed)
+  std::array<uint64_t, kDueKindCount> by_due{};  // the DUEs by kind: DueKind::Detected, a duplicated
+                                                 // object's copies differed; the others, any other error
   uint64_t golden_cycles = 0;   // kernel cycles of the fault-free run
   double wall_seconds = 0;      // golden run and faulty runs
   std::vector<RunResult> runs;  // by fault set
 };
 
-// A DUE raised by duplication: the device error's kind is `detected` (DUE kind `other` in the store)
-// and its message starts with kDetectedError.
-constexpr const char* kDetectedError = "detected error";
-bool detected_error(const RunResult& r);
+// A DUE raised by duplication (DueKind::Detected).
+inline bool detected_error(const RunResult& r) { return r.outcome == Outcome::DUE && r.due == DueKind::Detected; }
 
 // One run per stuck set of `make`'s job; protection as its configuration says.
 MemCampaignResult run_mem_campaign(const JobFactory& make, const std::vector<StuckSet>& sets,

@@ -126,14 +126,22 @@ TEST_CASE("memory profile: ranking, hot blocks and hot objects of a constructed 
 }
 
 TEST_CASE("duplication: a stuck word in either copy of a protected object is detected, never an SDC") {
+  // w[0] = 2.0f = 0x40000000: bit 0 stuck at 1 (in the original, then in the copy) and bits 16, 18
+  // stuck at 1 change the word, so every warp's comparison of the two copies of w fails.
   const std::vector<StuckSet> sets = {{{kW, 0x1, 0x1}}, {{kRep1, 0x1, 0x1}}, {{kW, 0x50000, 0x50000}}};
   const auto dup = campaign(tx2("args[1]"), sets);
   for (const auto& r : dup.runs) {
     INFO(r.fault_id << " " << to_string(r.outcome) << " " << r.detail);
     CHECK(r.outcome == Outcome::DUE);
+    // Recorded as its own DUE kind (through the engine's child-to-leader record), not as `other`.
+    CHECK(r.due == DueKind::Detected);
     CHECK(detected_error(r));
   }
-  CHECK(dup.detected == 3);
+  CHECK(dup.by_due[size_t(DueKind::Detected)] == 3);
+  CHECK(dup.by_due[size_t(DueKind::Other)] == 0);
+  CHECK(parse_due_kind(to_string(DueKind::Detected)) == DueKind::Detected);  // the store's text
+  CHECK(due_kind_of("detected") == DueKind::Detected);
+  CHECK(due_kind_of("no such kind") == DueKind::Other);
   // The same stuck bit without protection: w[0] = 2.0f becomes 0x40000001, every out[i > 0] differs.
   const auto plain = campaign(tx2(), {sets[0]});
   CHECK(plain.runs[0].outcome == Outcome::SDC);
@@ -292,5 +300,7 @@ TEST_CASE("profile-memory and mem-campaign: output, and bad input exits 2 naming
   REQUIRE(r.status == 0);
   // Every faulty block is in x, which is duplicated: no SDC, only detected errors and masked runs.
   CHECK(r.out.find("  sdc ") == std::string::npos);
+  CHECK(r.out.find("  due (detected) ") != std::string::npos);
+  CHECK(r.out.find("due (other)") == std::string::npos);
   CHECK(r.out.find("duplicated [x]") != std::string::npos);
 }
