@@ -20,8 +20,10 @@ struct WearPolicyConfig {
 class WearPolicy {
  public:
   virtual ~WearPolicy() = default;
-  // False: the policy ignores partitions (any application on any SM).
-  virtual bool partitioned() const { return true; }
+  // The per-SM consumption rates the policy's wear balance reaches over the window, from those measured
+  // on its run (`cr`, one per SM). A policy that places blocks itself reaches what was measured; an ideal
+  // one that no placement realises (uniform) says what it would reach.
+  virtual std::vector<double> balance(std::vector<double> cr) const { return cr; }
   // Called at the end of every sample interval, at simulated time `t_s`, with every SM's aging sensor
   // (gpu.smN.em_sensor); true: rotate the partitions now.
   virtual bool rotate(double t_s, const std::vector<uint64_t>& sensors) = 0;

@@ -187,14 +187,13 @@ PolicyRun run_point(const Config& cfg, const Study& s, const std::string& ptx, c
   std::vector<uint64_t> s0, s1;
   double t0 = 0, t1 = 0;
   std::map<uint64_t, size_t> app_of;  // launch id -> application
-  std::vector<Rotation> rots = {
-      {0, 0, policy->partitioned() ? masks : std::vector<uint64_t>(masks.size(), ~uint64_t{0})}};
+  std::vector<Rotation> rots = {{0, 0, masks}};
   p.run([&](rt::Runtime& rt) {
     const rt::Module m = rt.load_module(ptx, s.ptx_path);
     std::vector<uint32_t> sets;
     std::vector<rt::KernelArgs> args;
     for (size_t a = 0; a < s.apps.size(); ++a) {
-      sets.push_back(policy->partitioned() ? rt.create_sm_set(masks[a]) : 0);
+      sets.push_back(rt.create_sm_set(masks[a]));
       args.push_back(make_args(rt, s.apps[a]));
     }
     s0 = sensors(p, n);
@@ -223,10 +222,9 @@ PolicyRun run_point(const Config& cfg, const Study& s, const std::string& ptx, c
       const uint64_t at_ps = uint64_t(rt.now_ns() * 1000.0);
       for (size_t a = 0; a < s.apps.size(); ++a) {
         masks[a] = rotate_mask(masks[a], n);
-        if (sets[a]) rt.set_sm_set(sets[a], masks[a]);
+        rt.set_sm_set(sets[a], masks[a]);
       }
-      if (policy->partitioned())
-        rots.push_back({at_ps, uint64_t((rt.now_ns() + interval_ns) * 1000.0), masks});
+      rots.push_back({at_ps, uint64_t((rt.now_ns() + interval_ns) * 1000.0), masks});
     }
     rt.join();
     for (double d : done_ns) r.completion_us.push_back((d - t0) / 1000.0);
@@ -235,10 +233,13 @@ PolicyRun run_point(const Config& cfg, const Study& s, const std::string& ptx, c
   });
   const std::vector<BlockRecord> blocks = p.timeline();
   r.blocks = blocks.size();
+  for (const BlockRecord& b : blocks)
+    r.longest_block_us = std::max(r.longest_block_us, double(b.end_ps - b.start_ps) / 1e6);
   r.blocks_off_partition = off_partition(blocks, app_of, rots);
   // Consumption rate over the window: nominal lifetime consumed (sensor ps) per ps elapsed.
   const double window_ps = (t1 - t0) * 1000.0;
   for (unsigned k = 0; k < n; ++k) r.cr.push_back(window_ps > 0 ? double(s1[k] - s0[k]) / window_ps : 0.0);
+  r.cr = policy->balance(std::move(r.cr));
   r.gpu_cr = *std::max_element(r.cr.begin(), r.cr.end());
   return r;
 }
@@ -252,6 +253,7 @@ nlohmann::json run_json(const PolicyRun& r) {
           {"rotations", r.rotations},
           {"blocks", r.blocks},
           {"blocks_off_partition", r.blocks_off_partition},
+          {"longest_block_us", r.longest_block_us},
           {"completion_us", r.completion_us}};
 }
 
@@ -264,6 +266,7 @@ PolicyRun run_of(const nlohmann::json& j) {
   r.rotations = j["rotations"];
   r.blocks = j["blocks"];
   r.blocks_off_partition = j["blocks_off_partition"];
+  r.longest_block_us = j["longest_block_us"];
   r.completion_us = j["completion_us"].get<std::vector<double>>();
   return r;
 }

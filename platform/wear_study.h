@@ -45,6 +45,7 @@ struct PolicyRun {
   // Blocks that started on an SM outside their application's partition as it was then (the partition
   // set by the latest rotation, or the one before while the change reaches the dispatcher): 0.
   uint64_t blocks_off_partition = 0;
+  double longest_block_us = 0;  // the longest any block ran: the drain a rotation may cost an application
 };
 
 // Every point of the study, each on its own platform built from `cfg`.

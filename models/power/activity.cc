@@ -26,41 +26,82 @@ ActivityLog::ActivityLog(uint64_t interval_cycles, unsigned clusters)
 void ActivityLog::seek(uint64_t cycle) {
   // Too many intervals held, or about to be: the owner drains what simulated time allows (first_ and
   // q_ change).
-  if ((q_.size() > limit_ || cycle / len_ > first_ + limit_) && overflow_ && !filing_) overflow_();
+  if ((q_.size() > limit_ || cycle / len_ > first_ + limit_) && overflow_) overflow_();
   uint64_t idx = cycle / len_ < first_ ? first_ : cycle / len_;
   // An SM idle for hours of simulated time: jump over the stretch rather than hold an interval each.
-  if (idx - first_ > limit_ && first_active() >= idx) skip_quiet(idx);
+  if (idx - first_ > limit_ && first_active() >= idx) skip_steady(idx);
   while (q_.size() <= idx - first_) q_.emplace_back();
   cur_ = &q_[idx - first_];
   cur_start_ = idx * len_;
 }
 
-uint64_t ActivityLog::first_active() const {
-  if (powered_) return first_;
+uint64_t ActivityLog::first_counted() const {
   for (size_t i = 0; i < q_.size(); ++i) {
     const IntervalActivity& a = q_[i];
-    if (a.powered_cycles || a.issue_cycles ||
-        std::any_of(a.events.n.begin(), a.events.n.end(), [](uint64_t v) { return v != 0; }))
+    if (a.issue_cycles || std::any_of(a.events.n.begin(), a.events.n.end(), [](uint64_t v) { return v != 0; }))
       return first_ + i;
   }
   return ~uint64_t{0};
 }
 
+uint64_t ActivityLog::first_active() const {
+  const uint64_t from = first_ * len_;
+  uint64_t a = first_counted();
+  if (!spans_.empty()) a = std::min(a, std::max(spans_.front().first, from) / len_);  // spans end after from
+  if (powered_) a = std::min(a, std::max(powered_since_, from) / len_);
+  return a;
+}
+
+uint64_t ActivityLog::steady_end() const {
+  // The first change of the powered state after the oldest interval's start: the interval holding it
+  // is not steady (unless the change is at its start, where the next stretch begins).
+  const uint64_t from = first_ * len_;
+  uint64_t change = ~uint64_t{0};
+  if (!spans_.empty()) change = spans_.front().first > from ? spans_.front().first : spans_.front().second;
+  else if (powered_ && powered_since_ > from) change = powered_since_;
+  return std::min(first_counted(), change == ~uint64_t{0} ? change : change / len_);
+}
+
+bool ActivityLog::powered_at(uint64_t cycle) const {
+  for (const auto& [f, t] : spans_)
+    if (cycle >= f && cycle < t) return true;
+  return powered_ && cycle >= powered_since_;
+}
+
+uint64_t ActivityLog::powered_in(uint64_t from, uint64_t to) const {
+  auto overlap = [&](uint64_t f, uint64_t t) {
+    const uint64_t lo = std::max(f, from), hi = std::min(t, to);
+    return hi > lo ? hi - lo : 0;
+  };
+  uint64_t n = powered_ ? overlap(powered_since_, to) : 0;
+  for (const auto& [f, t] : spans_) {
+    if (f >= to) break;
+    n += overlap(f, t);
+  }
+  return n;
+}
+
+void ActivityLog::drop_spans() {
+  while (!spans_.empty() && spans_.front().second <= first_ * len_) spans_.pop_front();
+}
+
 uint64_t ActivityLog::end_open() const {
   size_t n = q_.size();
   auto empty = [](const IntervalActivity& a) {
-    return a.powered_cycles == 0 && a.issue_cycles == 0 &&
+    return a.issue_cycles == 0 &&
            std::all_of(a.events.n.begin(), a.events.n.end(), [](uint64_t v) { return v == 0; });
   };
   while (n > 0 && empty(q_[n - 1])) --n;
-  return first_ + n;
+  const uint64_t spans_end = spans_.empty() ? 0 : (spans_.back().second + len_ - 1) / len_;
+  return std::max(first_ + n, spans_end);
 }
 
-void ActivityLog::skip_quiet(uint64_t end) {
+void ActivityLog::skip_steady(uint64_t end) {
   if (end <= first_) return;
   const uint64_t drop = std::min<uint64_t>(q_.size(), end - first_);  // empty: what follows stays
   q_.erase(q_.begin(), q_.begin() + std::ptrdiff_t(drop));
   first_ = end;
+  drop_spans();
   if (q_.empty()) q_.emplace_back();
   cur_start_ = first_ * len_;
   cur_ = &q_.front();
@@ -82,29 +123,11 @@ void ActivityLog::issue(uint64_t cycle, unsigned cluster, unsigned lanes, uint64
   a.cluster_thread_insts[cluster] += lanes;
 }
 
-void ActivityLog::add_powered(uint64_t from, uint64_t to) {
-  from = std::max(from, first_ * len_);
-  while (from < to) {
-    const uint64_t end = std::min(to, (from / len_ + 1) * len_);
-    at(from).powered_cycles += end - from;
-    from = end;
-  }
-}
-
-void ActivityLog::close_powered(uint64_t until) {
-  if (until <= powered_since_) return;
-  const uint64_t from = powered_since_;
-  powered_since_ = until;
-  filing_ = true;
-  add_powered(from, until);
-  filing_ = false;
-}
-
 void ActivityLog::set_powered(uint64_t cycle, bool on) {
   if (on == powered_) return;
-  if (powered_) close_powered(cycle);
+  if (powered_ && cycle > powered_since_) spans_.emplace_back(powered_since_, cycle);
+  if (on) powered_since_ = std::max(cycle, first_ * len_);
   powered_ = on;
-  powered_since_ = std::max(cycle, first_ * len_);
 }
 
 }  // namespace gpuvp::power

@@ -9,6 +9,7 @@
 #include <deque>
 #include <functional>
 #include <unordered_map>
+#include <utility>
 
 namespace gpuvp::power {
 
@@ -78,24 +79,30 @@ class ActivityLog {
   // Intervals fully before interval index `end`, oldest first, handed to `f(index, activity)` and dropped.
   template <class F>
   void drain(uint64_t end, F&& f) {
-    if (powered_) close_powered(end * len_);
     while (first_ < end) {
       if (q_.empty()) q_.emplace_back();
+      q_.front().powered_cycles = powered_in(first_ * len_, (first_ + 1) * len_);
       f(first_, q_.front());
       q_.pop_front();
       ++first_;
     }
+    drop_spans();
     cur_start_ = first_ * len_;
     cur_ = q_.empty() ? &q_.emplace_back() : &q_.front();
   }
   uint64_t first_open() const { return first_; }  // index of the oldest interval not drained
   uint64_t end_open() const;  // one past the newest interval with anything counted
-  // The first interval with anything counted, or first_open() while the SM is powered; ~0 when it
-  // holds nothing (every interval from first_open() on is idle until it counts again).
+  // The first interval with anything counted or any powered time; ~0 when it holds nothing (every
+  // interval from first_open() on is idle until it counts again).
   uint64_t first_active() const;
-  // Drops the intervals before `end`, none of which holds anything (first_active() >= end): a long
-  // idle stretch costs nothing per interval.
-  void skip_quiet(uint64_t end);
+  // One past the last interval from first_open() on that is steady: nothing counted and the SM powered
+  // throughout every one of them or throughout none (its power is the same in each). first_open() when
+  // the oldest interval is not steady; ~0 when it stays steady as far as anything is known.
+  uint64_t steady_end() const;
+  bool powered_at(uint64_t cycle) const;  // a block resident at SM cycle `cycle`
+  // Drops the intervals before `end`, all steady (steady_end() >= end): a long stretch of constant
+  // power, idle or a block resident issuing nothing, costs nothing per interval.
+  void skip_steady(uint64_t end);
   // Called when more than `limit` intervals are held (the owner drains what simulated time allows),
   // so that a long run keeps a bounded log.
   void on_overflow(size_t limit, std::function<void()> f) {
@@ -105,8 +112,11 @@ class ActivityLog {
 
  private:
   void seek(uint64_t cycle);
-  void add_powered(uint64_t from, uint64_t to);
-  void close_powered(uint64_t until);
+  // Powered cycles in [from, to): resident-block spans, not filed per interval, so that a block resident
+  // for hours is two numbers rather than an entry per interval.
+  uint64_t powered_in(uint64_t from, uint64_t to) const;
+  void drop_spans();  // spans ended before first_open()
+  uint64_t first_counted() const;  // the first interval with anything counted (~0: none)
 
   uint64_t len_;
   unsigned clusters_;
@@ -116,8 +126,8 @@ class ActivityLog {
   uint64_t cur_start_ = 0;
   uint64_t last_issue_ = ~uint64_t{0};
   bool powered_ = false;
-  bool filing_ = false;  // filing powered time: no overflow (it would drain what is being filed)
   uint64_t powered_since_ = 0;
+  std::deque<std::pair<uint64_t, uint64_t>> spans_;  // ended resident-block spans [from, to), cycles
   std::unordered_map<uint64_t, EventCounts> launches_;
   uint64_t launch_id_ = ~uint64_t{0};
   EventCounts* launch_;

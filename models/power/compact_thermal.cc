@@ -1,5 +1,6 @@
 // Compact thermal RC network per SM, implicit Euler: (C/dt + G) T' = C/dt T + P + T_amb / R_v, with
-// G the conductance matrix. The matrix depends only on dt, so its inverse is kept for the last dt.
+// G the conductance matrix. The matrix depends only on dt, so its inverse is kept for the last dt. A
+// stretch of constant power is one exact step through the eigen-decomposition of G.
 #include <cmath>
 
 #include "models/power/thermal_model.h"
@@ -48,6 +49,44 @@ std::vector<double> invert(std::vector<double> a, unsigned n) {
   return inv;
 }
 
+// Eigen-decomposition of a small symmetric matrix (cyclic Jacobi): a = V diag(w) V^T, V column-wise
+// in `v` (v[i * n + m]: component i of eigenvector m).
+void symmetric_eigen(std::vector<double> a, unsigned n, std::vector<double>& w, std::vector<double>& v) {
+  v.assign(size_t(n) * n, 0.0);
+  for (unsigned i = 0; i < n; ++i) v[size_t(i) * n + i] = 1;
+  auto at = [n](std::vector<double>& m, unsigned r, unsigned c) -> double& { return m[size_t(r) * n + c]; };
+  for (int sweep = 0; sweep < 100; ++sweep) {
+    double off = 0;
+    for (unsigned p = 0; p < n; ++p)
+      for (unsigned q = p + 1; q < n; ++q) off += at(a, p, q) * at(a, p, q);
+    if (off < 1e-30) break;
+    for (unsigned p = 0; p < n; ++p)
+      for (unsigned q = p + 1; q < n; ++q) {
+        if (at(a, p, q) == 0) continue;
+        const double theta = (at(a, q, q) - at(a, p, p)) / (2 * at(a, p, q));
+        const double t = (theta >= 0 ? 1.0 : -1.0) / (std::fabs(theta) + std::sqrt(theta * theta + 1));
+        const double c = 1 / std::sqrt(t * t + 1), s = t * c;
+        for (unsigned k = 0; k < n; ++k) {  // a = J^T a J, v = v J
+          const double akp = at(a, k, p), akq = at(a, k, q);
+          at(a, k, p) = c * akp - s * akq;
+          at(a, k, q) = s * akp + c * akq;
+        }
+        for (unsigned k = 0; k < n; ++k) {
+          const double apk = at(a, p, k), aqk = at(a, q, k);
+          at(a, p, k) = c * apk - s * aqk;
+          at(a, q, k) = s * apk + c * aqk;
+        }
+        for (unsigned k = 0; k < n; ++k) {
+          const double vkp = at(v, k, p), vkq = at(v, k, q);
+          at(v, k, p) = c * vkp - s * vkq;
+          at(v, k, q) = s * vkp + c * vkq;
+        }
+      }
+  }
+  w.resize(n);
+  for (unsigned i = 0; i < n; ++i) w[i] = at(a, i, i);
+}
+
 class CompactThermal : public ThermalModel {
  public:
   CompactThermal(const ThermalParams& t, unsigned sms) : t_(t), n_(sms), temps_(sms, t.ambient_k), rhs_(sms) {
@@ -65,24 +104,49 @@ class CompactThermal : public ThermalModel {
       temps_[k] = s;
     }
   }
+  // In the eigenbasis of G each mode m decays on its own: x_m(t) = x_ss,m + exp(-w_m t / C) (x_m(0) - x_ss,m),
+  // with x = V^T T and x_ss = (V^T b) / w (b = P + T_amb / R_v).
+  void hold(const std::vector<double>& p_w, double dt_s) override {
+    if (vecs_.empty()) symmetric_eigen(conductance(0.0), n_, eig_, vecs_);
+    std::vector<double> x(n_, 0.0);
+    for (unsigned m = 0; m < n_; ++m) {
+      double xt = 0, xb = 0;
+      for (unsigned i = 0; i < n_; ++i) {
+        xt += vecs_[size_t(i) * n_ + m] * temps_[i];
+        xb += vecs_[size_t(i) * n_ + m] * (p_w[i] + t_.ambient_k / t_.r_vertical);
+      }
+      const double ss = xb / eig_[m];
+      x[m] = ss + std::exp(-eig_[m] * dt_s / t_.capacitance) * (xt - ss);
+    }
+    for (unsigned i = 0; i < n_; ++i) {
+      double t = 0;
+      for (unsigned m = 0; m < n_; ++m) t += vecs_[size_t(i) * n_ + m] * x[m];
+      temps_[i] = t;
+    }
+  }
   const std::vector<double>& temps() const override { return temps_; }
 
  private:
-  void prepare(double dt_s) {
-    dt_ = dt_s;
+  // G + diag(c_over_dt): the conductance matrix, plus C/dt on the diagonal for an implicit step.
+  std::vector<double> conductance(double c_over_dt) const {
     std::vector<double> a(size_t(n_) * n_, 0.0);
     const double g_lat = t_.r_lateral > 0 ? 1.0 / t_.r_lateral : 0.0;
     for (unsigned k = 0; k < n_; ++k) {
-      a[size_t(k) * n_ + k] = t_.capacitance / dt_s + 1.0 / t_.r_vertical + g_lat * double(nb_[k].size());
+      a[size_t(k) * n_ + k] = c_over_dt + 1.0 / t_.r_vertical + g_lat * double(nb_[k].size());
       for (unsigned j : nb_[k]) a[size_t(k) * n_ + j] -= g_lat;
     }
-    inv_ = invert(std::move(a), n_);
+    return a;
+  }
+  void prepare(double dt_s) {
+    dt_ = dt_s;
+    inv_ = invert(conductance(t_.capacitance / dt_s), n_);
   }
 
   ThermalParams t_;
   unsigned n_;
   std::vector<std::vector<unsigned>> nb_;
   std::vector<double> temps_, rhs_, inv_;
+  std::vector<double> eig_, vecs_;  // eigen-decomposition of G (hold), computed on first use
   double dt_ = -1;
 };
 }  // namespace

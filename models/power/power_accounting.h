@@ -76,8 +76,12 @@ class PowerAccounting {
  private:
   void close_to(uint64_t end_interval);
   void close_interval(uint64_t index);
-  void close_quiet(uint64_t from, uint64_t to);  // every SM idle and gated (or not) over [from, to)
-  uint64_t first_active() const;  // the first interval in which some SM has anything
+  // [from, to): every SM counts nothing and is powered throughout or gated throughout (constant power).
+  void close_steady(uint64_t from, uint64_t to);
+  uint64_t steady_end() const;  // one past the last interval of the steady stretch from next_ (or next_)
+  std::vector<double> hold_wear(double dt_s);  // wear (s of TTF_N) per SM
+  std::vector<double> em_rates() const;  // per SM, at the current powers and temperatures
+  void note_peaks();
 
   PowerConfig cfg_;
   std::function<uint64_t()> now_;

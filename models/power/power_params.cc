@@ -38,9 +38,9 @@ const EnergyDefault kEnergy[] = {
 
 std::vector<ParamDef> power_defs() {
   std::vector<ParamDef> d = {
-      P::Bool("power.enabled", false,
-              "Count activity and compute power, temperature and wear (docs/power.md; off by default: a stretch of "
-              "simulated hours with a block resident still costs host time per sample interval)"),
+      P::Bool("power.enabled", true,
+              "Count activity and compute power, temperature and wear (docs/power.md); a stretch of constant "
+              "power (idle, or blocks resident and asleep) is one step however long"),
       P::Int("power.interval", 500, 1, 1e9, "Sample interval (GPU cycles of each SM's own clock)"),
       P::Float("power.node_nm", 40, 1, 1000,
                "Process node (nm): the energies (given at 40 nm) scale by node_nm / 40 x (v0 / 0.96)^2 (first-order "

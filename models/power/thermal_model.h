@@ -1,7 +1,8 @@
 #pragma once
 // Temperature of each SM (docs/power.md, "Temperature"). One interface; compact_thermal.cc is the
 // compact RC model C_k dT_k/dt = P_k - (T_k - T_amb)/R_v - sum_j (T_k - T_j)/R_lat over floorplan
-// neighbours j, stepped by implicit Euler (stable for any interval).
+// neighbours j, stepped by implicit Euler (stable for any interval), or exactly over a stretch of
+// constant power.
 #include <memory>
 #include <vector>
 
@@ -23,6 +24,9 @@ class ThermalModel {
   virtual ~ThermalModel() = default;
   // Advances every SM by `dt_s` seconds under the powers `p_w` (one per SM).
   virtual void step(const std::vector<double>& p_w, double dt_s) = 0;
+  // The same, exactly, under powers held constant for `dt_s` (a long stretch in one step: the network is
+  // linear, so T(t) = T_ss + exp(-G t / C) (T(0) - T_ss)).
+  virtual void hold(const std::vector<double>& p_w, double dt_s) = 0;
   virtual const std::vector<double>& temps() const = 0;  // K, one per SM
 };
 

@@ -1,6 +1,8 @@
 // `gpuvp wear-study` (docs/power.md, "Wear study"): a small study on 4 SMs, and bad study files.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -36,6 +38,34 @@ TEST_CASE("wear study: every application stays on its partition as it rotates") 
   CHECK(s["runs"][1]["rotations"] <= 2);
   CHECK(s["runs"][3]["policy"] == "uniform");
   CHECK(s["runs"][3]["rotations"] == 0);
+
+  // Uniform, the ideal balance: the applications keep their partitions (the power of each SM does not
+  // depend on any placement of uniform's), every SM wears at the mean of the baseline's cr_k, and the
+  // normalised GPU cr is mean / max of the baseline's per-SM cr, recomputed here from the baseline's row.
+  const std::vector<double> base = s["runs"][0]["cr"];
+  double sum = 0, max = 0;
+  for (double c : base) {
+    sum += c;
+    max = std::max(max, c);
+  }
+  REQUIRE(max > 0);
+  CHECK(max > sum / 4 * 1.2);  // the high/low mix wears unevenly: the case tests something
+  for (double c : s["runs"][3]["cr"]) CHECK(c == Approx(sum / 4).epsilon(1e-9));
+  CHECK(s["runs"][3]["normalised_gpu_cr"].get<double>() == Approx(sum / 4 / max).epsilon(1e-9));
+  CHECK(s["runs"][3]["completion_us"] == s["runs"][0]["completion_us"]);
+
+  // Rotation keeps the applications' speed: each keeps its SM count, and a rotation costs at most the
+  // drain of one block (blocks running on the SM an application leaves finish there while its next
+  // blocks wait for room on the SM it gains).
+  for (size_t i : {size_t(1), size_t(2)}) {
+    INFO(s["runs"][i]["policy"] << ", rotations " << s["runs"][i]["rotations"]);
+    const double drain = s["runs"][0]["longest_block_us"].get<double>();
+    REQUIRE(drain > 0);
+    for (size_t a = 0; a < 2; ++a)
+      CHECK(std::abs(s["runs"][i]["completion_us"][a].get<double>() -
+                     s["runs"][0]["completion_us"][a].get<double>()) <= drain);
+  }
+  CHECK(s["runs"][2]["rotations"] >= 1);  // monitoring rotated too
 }
 
 TEST_CASE("wear study: a bad study file names the file and the key") {

@@ -121,15 +121,91 @@ TEST_CASE("accounting: hours of idle time are one step and one trace row") {
   c.thermal.r_lateral = 0;
   uint64_t now = 0;
   PowerAccounting pa(c, 1, [&] { return now; });
-  // 1 us powered (1 W static: 318.15 + 1 / (C/dt + 1/R_v) K), then an hour with nothing resident.
+  // 1 us powered, issuing nothing (1 W static), then an hour with nothing resident.
   pa.log(0).set_powered(0, true);
   pa.log(0).set_powered(1000, false);
   now = 3600ull * 1000000000ull;
   pa.finish();
-  REQUIRE(pa.trace().size() == 3);  // two intervals of the block, one row for the rest of the hour
-  CHECK(pa.trace()[2].interval == 2);
-  CHECK(pa.trace()[2].count == now / 500 - 2);
-  CHECK(pa.trace()[2].static_w == 0.0);
-  CHECK_THAT(pa.trace()[2].temp_k, WithinRel(318.15, 1e-7));  // cooled to ambient (one implicit step)
+  REQUIRE(pa.trace().size() == 2);  // one row for the block's two intervals, one for the rest of the hour
+  CHECK(pa.trace()[0].count == 2);
+  CHECK(pa.trace()[0].static_w == 1.0);
+  CHECK(pa.trace()[0].idle_fraction == 1.0);
+  // Exact: 318.15 + R_v P (1 - exp(-t / (R_v C))) after 1 us.
+  CHECK_THAT(pa.trace()[0].temp_k, WithinRel(318.15 + 4 * (1 - std::exp(-1e-6 / (4 * 0.002))), 1e-12));
+  CHECK(pa.trace()[1].interval == 2);
+  CHECK(pa.trace()[1].count == now / 500 - 2);
+  CHECK(pa.trace()[1].static_w == 0.0);
+  CHECK_THAT(pa.trace()[1].temp_k, WithinRel(318.15, 1e-12));  // cooled to ambient
   CHECK_THAT(pa.sms()[0].em.elapsed_s, WithinRel(3600.0, 1e-12));
+  CHECK(pa.sms()[0].powered_cycles == 1000);
+  CHECK_THAT(pa.sms()[0].static_j, WithinRel(1e-6, 1e-12));
+}
+
+TEST_CASE("accounting: an hour with a block resident and asleep is one step at the steady state") {
+  PowerConfig c;
+  c.interval = 500;
+  c.period_s = 1e-9;
+  c.energy.static_w = 1.0;
+  c.thermal.r_vertical = 4;
+  c.thermal.r_lateral = 0;  // C 2 mJ/K: time constant R_v C = 8 ms
+  uint64_t now = 3600ull * 1000000000ull;
+  PowerAccounting pa(c, 1, [&] { return now; });
+  pa.log(0).set_powered(0, true);
+  pa.finish();
+  REQUIRE(pa.trace().size() == 1);
+  CHECK(pa.trace()[0].count == now / 500);
+  CHECK_THAT(pa.trace()[0].temp_k, WithinRel(318.15 + 4.0, 1e-12));  // T_amb + R_v P
+  CHECK(pa.sms()[0].powered_cycles == now);
+  CHECK(pa.sms()[0].idle_cycles == now);
+  CHECK_THAT(pa.sms()[0].static_j, WithinRel(3600.0, 1e-12));
+  // Black, n = 2, against the nominal 4 W at 353.15 K: at the steady state (the 8 ms warm-up is 2e-6
+  // of the hour) cr = (1/4)^2 exp(Ea/k (1/353.15 - 1/322.15)).
+  const double r_ss = 0.0625 * std::exp(0.86 / 8.617e-5 * (1 / 353.15 - 1 / 322.15));
+  CHECK_THAT(pa.sms()[0].em.cr(), WithinRel(r_ss, 1e-5));
+  CHECK(pa.sms()[0].em.cr() < r_ss);  // the warm-up wears less
+}
+
+// Wear rate of a 1 W SM (Black, nominal 4 W at 353.15 K) at temperature t.
+static double rate_1w(double t) { return 0.0625 * std::exp(0.86 / 8.617e-5 * (1 / 353.15 - 1 / t)); }
+
+TEST_CASE("accounting: a stretch of constant power follows the exact exponential, wear integrated over it") {
+  PowerConfig c;
+  c.interval = 500;
+  c.period_s = 1e-9;
+  c.energy.static_w = 1.0;
+  c.thermal.r_vertical = 4;
+  c.thermal.r_lateral = 0;
+  uint64_t now = 4000000;  // 4 ms: half the time constant
+  PowerAccounting pa(c, 1, [&] { return now; });
+  pa.log(0).set_powered(0, true);
+  pa.finish();
+  REQUIRE(pa.trace().size() == 1);
+  auto temp = [](double t) { return 318.15 + 4 * (1 - std::exp(-t / 8e-3)); };
+  CHECK_THAT(pa.trace()[0].temp_k, WithinRel(temp(4e-3), 1e-12));
+  // Wear: the rate integrated along T(t) by a 100000-step midpoint rule.
+  double worn = 0;
+  for (int i = 0; i < 100000; ++i) worn += rate_1w(temp((i + 0.5) * 4e-8)) * 4e-8;
+  CHECK_THAT(pa.sms()[0].em.consumed_s, WithinRel(worn, 1e-6));
+}
+
+TEST_CASE("accounting: two coupled SMs over a constant stretch, one powered, match the modal solution") {
+  PowerConfig c;
+  c.interval = 500;
+  c.period_s = 1e-9;
+  c.energy.static_w = 1.0;
+  c.thermal.r_vertical = 4;
+  c.thermal.r_lateral = 10;
+  uint64_t now = 10000000;  // 10 ms
+  PowerAccounting pa(c, 2, [&] { return now; });
+  pa.log(0).set_powered(0, true);  // SM 1 gated throughout
+  pa.finish();
+  REQUIRE(pa.trace().size() == 2);
+  // Modes of G: (1, 1) with 1/R_v = 0.25 W/K, (1, -1) with 1/R_v + 2/R_lat = 0.45 W/K; 1 W into SM 0
+  // is half in each: T_0,1 - T_amb = 0.5 [(1 - e^(-0.25 t/C)) / 0.25 +- (1 - e^(-0.45 t/C)) / 0.45].
+  const double t = 10e-3, cap = 0.002;
+  const double sym = (1 - std::exp(-0.25 * t / cap)) / 0.25, anti = (1 - std::exp(-0.45 * t / cap)) / 0.45;
+  CHECK_THAT(pa.trace()[0].temp_k, WithinRel(318.15 + 0.5 * (sym + anti), 1e-12));
+  CHECK_THAT(pa.trace()[1].temp_k, WithinRel(318.15 + 0.5 * (sym - anti), 1e-12));
+  CHECK(pa.trace()[1].static_w == 0.0);
+  CHECK(pa.sms()[1].em.consumed_s == 0.0);  // no current, no wear
 }

@@ -1,6 +1,7 @@
 // Wear-balancing policies and partition rotation (docs/power.md), against sequences worked by hand.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <vector>
 
 #include "platform/wear_policy.h"
@@ -36,16 +37,31 @@ TEST_CASE("wear: fixed rotates exactly R times, every T / R") {
   CHECK_THROWS_AS(make_fixed_policy(0, 1.0), std::invalid_argument);
 }
 
-TEST_CASE("wear: baseline never rotates, uniform ignores partitions") {
+TEST_CASE("wear: baseline and uniform never rotate") {
   auto b = make_wear_policy({"baseline"});
   auto u = make_wear_policy({"uniform"});
   for (int k = 0; k < 100; ++k) {
     CHECK_FALSE(b->rotate(k, {uint64_t(k) * 1000, 0}));
     CHECK_FALSE(u->rotate(k, {uint64_t(k) * 1000, 0}));
   }
-  CHECK(b->partitioned());
-  CHECK_FALSE(u->partitioned());
   CHECK_THROWS_WITH(make_wear_policy({"random"}), "wear policy 'random' unknown (baseline, fixed, monitoring, uniform)");
+}
+
+TEST_CASE("wear: uniform wears every SM at the mean rate, normalised GPU cr = mean / max of the baseline") {
+  // Baseline per-SM cr of a constructed 4-SM case whose power does not depend on placement (a hot
+  // application on SMs 0-1, a cool one on 2-3): 2.4, 2.0, 0.5, 0.3. Mean 5.2 / 4 = 1.3; the baseline's
+  // GPU cr is 2.4, uniform's 1.3, normalised 1.3 / 2.4 = 0.541666...
+  const std::vector<double> base = {2.4, 2.0, 0.5, 0.3};
+  const std::vector<double> u = make_wear_policy({"uniform"})->balance(base);
+  REQUIRE(u.size() == 4);
+  for (double c : u) CHECK(c == Approx(1.3).epsilon(1e-12));
+  CHECK(*std::max_element(u.begin(), u.end()) / 2.4 == Approx(0.5416666666666666).epsilon(1e-12));
+  // Every placing policy reports what its run measured.
+  for (const char* name : {"baseline", "monitoring"}) {
+    WearPolicyConfig c{name};
+    c.threshold = 5;
+    CHECK(make_wear_policy(c)->balance(base) == base);
+  }
 }
 
 TEST_CASE("wear: partitions and their rotation by one SM") {
