@@ -27,6 +27,7 @@
 #include "cli/options.h"
 #include "cli/rta.h"
 #include "cli/wear_study.h"
+#include "cli/aging_study.h"
 #include "cli/run.h"
 #include "cli/sweep.h"
 #include "platform/text.h"
@@ -177,6 +178,15 @@ int run_command(int argc, char* argv[]) {
   wear->add_option("file", wear_file, "Study file (JSON: ptx, applications, partitions, policies, rotations, thresholds)")
       ->required();
   wear->add_option("--out", wear_out, "Folder for summary.json and summary.txt (default wear-study)");
+
+  ConfigOpts aging_co;
+  std::string aging_file, aging_out = "aging-study";
+  auto* aging = app.add_subcommand("aging-study", "NBTI aging study (docs/power.md): variation maps of an SM's lane "
+                                                  "clusters, each distribution policy's worst cluster delay degradation");
+  aging_co.add(aging);
+  aging->add_option("file", aging_file, "Study file (JSON: ptx, application, maps, seed, years, needed, round, policies)")
+      ->required();
+  aging->add_option("--out", aging_out, "Folder for summary.json and summary.txt (default aging-study)");
 
   ExecOptions exec_opts;
   ConfigOpts exec_co;
@@ -362,6 +372,7 @@ int run_command(int argc, char* argv[]) {
     if (*cuda) return cmd_cuda(cuda_opts);
     if (*rta) return cmd_rta(rta_co.build(), rta_file);
     if (*wear) return cmd_wear_study(wear_co.build(), wear_file, wear_out);
+    if (*aging) return cmd_aging_study(aging_co.build(), aging_file, aging_out);
     if (*compare) return cmd_compare(cmp_a, cmp_b, cmp_threshold);
     if (app.got_subcommand("deadline")) return cmd_deadline(dl_co.build(), dl_args);
     if (*exp_check) return cmd_experiment_check(exp_co.build(), exp_file);

@@ -392,7 +392,15 @@ void PlatformImpl::build_power() {
   const auto pc = power::PowerConfig::from(pp, cfg.params("thermal", "gpu.thermal"), cfg.params("em", "gpu.em"), sc.sps,
                                            sc.warp_size, clk.period().to_seconds());
   power = std::make_unique<power::PowerAccounting>(pc, n, [this] { return clk.cycle(sc_core::sc_time_stamp()); });
-  for (unsigned i = 0; i < n; ++i) sms[i]->set_activity(&power->log(i));
+  const Params dp = cfg.params("distribution", "gpu.distribution");
+  for (unsigned i = 0; i < n; ++i) {
+    sms[i]->set_activity(&power->log(i));
+    try {
+      sms[i]->set_distributor(sm::make_distributor(dp, pc.clusters));
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(e.what());
+    }
+  }
   power->register_sensors(reg, "gpu.sm");
 }
 

@@ -3,16 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <numeric>
 
 #include "platform/config/json_text.h"
+#include "platform/forked_json.h"
 #include "platform/platform.h"
 #include "platform/user_file.h"
 
@@ -24,14 +21,15 @@ namespace {
   throw ConfigError(fmt::format("{}: {}: {}", file, key, why));
 }
 
+}  // namespace
+
 unsigned positive(const nlohmann::json& j, const std::string& file, const std::string& key) {
   if (!j.is_number_integer() || j.get<int64_t>() < 1 || j.get<int64_t>() > (int64_t{1} << 30))
     bad(file, key, fmt::format("{} is not a whole number from 1 to 2^30", json_shown(j)));
   return j.get<unsigned>();
 }
 
-App parse_app(const nlohmann::json& a, const std::string& file, size_t i) {
-  const std::string at = fmt::format("applications[{}]", i);
+App parse_app(const nlohmann::json& a, const std::string& file, const std::string& at) {
   if (!a.is_object()) bad(file, at, "not an object");
   App app;
   for (const char* k : {"name", "kernel"}) {
@@ -51,6 +49,8 @@ App parse_app(const nlohmann::json& a, const std::string& file, size_t i) {
   return app;
 }
 
+namespace {
+
 template <class T, class F>
 std::vector<T> list(const nlohmann::json& j, const std::string& file, const std::string& key, F&& each) {
   if (!j.contains(key)) return {};
@@ -69,8 +69,7 @@ Study parse(const nlohmann::json& j, const std::string& file) {
   if (!j.contains("ptx") || !j["ptx"].is_string()) bad(file, "ptx", "missing or not a string");
   s.ptx_path = j["ptx"];
   s.apps = list<App>(j, file, "applications", [&](const nlohmann::json& a, const std::string& k) {
-    (void)k;
-    return parse_app(a, file, s.apps.size());
+    return parse_app(a, file, k);
   });
   if (s.apps.empty()) bad(file, "applications", "missing");
   s.partitions = list<std::vector<unsigned>>(j, file, "partitions", [&](const nlohmann::json& p, const std::string& k) {
@@ -99,18 +98,25 @@ Study parse(const nlohmann::json& j, const std::string& file) {
   });
   const bool monitoring = std::count(s.policies.begin(), s.policies.end(), "monitoring") > 0;
   if (monitoring && s.thresholds.empty()) bad(file, "thresholds", "the monitoring policy needs at least one (sensor ps)");
-  if (j.contains("years")) {
-    if (!j["years"].is_number() || !(j["years"].get<double>() > 0)) bad(file, "years", "not a positive number");
-    s.years = j["years"];
-  }
+  if (j.contains("years")) s.years = positive_real(j["years"], file, "years");
   return s;
+}
+
+double positive_real(const nlohmann::json& j, const std::string& file, const std::string& key) {
+  if (!j.is_number() || !(j.get<double>() > 0)) bad(file, key, "not a positive number");
+  return j.get<double>();
+}
+
+std::string study_ptx(const std::string& ptx, const std::string& study_path) {
+  std::filesystem::path p(ptx);
+  if (p.is_relative()) p = std::filesystem::path(study_path).parent_path() / p;
+  check_user_file(p.string(), study_path + ": ptx");
+  return p.string();
 }
 
 Study load(const std::string& path) {
   Study s = parse(read_user_json(path, "wear study file"), path);
-  std::filesystem::path ptx(s.ptx_path);
-  if (ptx.is_relative()) s.ptx_path = (std::filesystem::path(path).parent_path() / ptx).string();
-  check_user_file(s.ptx_path, path + ": ptx");
+  s.ptx_path = study_ptx(s.ptx_path, path);
   return s;
 }
 
@@ -120,6 +126,8 @@ struct Point {
   std::string label;
   WearPolicyConfig policy;
 };
+
+}  // namespace
 
 rt::KernelArgs make_args(rt::Runtime& rt, const App& a) {
   rt::KernelArgs args;
@@ -138,6 +146,8 @@ rt::KernelArgs make_args(rt::Runtime& rt, const App& a) {
   }
   return args;
 }
+
+namespace {
 
 // A rotation: the host changed the SM sets from `at_ps` on; from then on application a's partition is
 // masks[a]. Until `settled_ps` a block may still start on the partition before: a change reaches the
@@ -271,46 +281,10 @@ PolicyRun run_of(const nlohmann::json& j) {
   return r;
 }
 
-// SystemC elaborates one platform per process: each point runs in a forked child that sends its
-// result (or its error) back through a pipe as JSON.
 PolicyRun run_forked(const Config& cfg, const Study& s, const std::string& ptx, const std::vector<unsigned>& part,
                      const Point& pt) {
-  int fd[2];
-  if (::pipe(fd) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
-  std::fflush(nullptr);  // the child must not write the parent's buffered output again
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
-  if (pid == 0) {
-    ::close(fd[0]);
-    nlohmann::json out;
-    int status = 0;
-    try {
-      out = run_json(run_point(cfg, s, ptx, part, pt));
-    } catch (const std::exception& e) {
-      out = {{"error", e.what()}};
-      status = 3;
-    }
-    const std::string text = out.dump();
-    for (size_t done = 0; done < text.size();) {
-      const ssize_t w = ::write(fd[1], text.data() + done, text.size() - done);
-      if (w <= 0) ::_exit(4);
-      done += size_t(w);
-    }
-    ::_exit(status);
-  }
-  ::close(fd[1]);
-  std::string text;
-  char buf[65536];
-  for (ssize_t got; (got = ::read(fd[0], buf, sizeof buf)) > 0;) text.append(buf, size_t(got));
-  ::close(fd[0]);
-  int ws = 0;
-  ::waitpid(pid, &ws, 0);
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded() || j.contains("error") || !WIFEXITED(ws) || WEXITSTATUS(ws) != 0)
-    throw std::runtime_error(fmt::format("wear-study: {} on partition {} failed: {}", pt.label, json_dump(part),
-                                         j.is_object() && j.contains("error") ? j["error"].get<std::string>()
-                                                                              : "the run ended abnormally"));
-  return run_of(j);
+  return run_of(json_in_child([&] { return run_json(run_point(cfg, s, ptx, part, pt)); },
+                              fmt::format("wear-study: {} on partition {}", pt.label, json_dump(part))));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "platform/config/config.h"
+#include "sw/runtime/runtime.h"
 #include "platform/wear_policy.h"
 
 namespace gpuvp::wear {
@@ -29,6 +30,18 @@ struct Study {
   std::vector<uint64_t> thresholds;               // monitoring: sensor ps
   double years = 10;                              // the window repeats for this long (lifetime check)
 };
+
+// The application at key `at` of a study file (shared with the aging study); ConfigError naming the
+// file and the key for bad input.
+App parse_app(const nlohmann::json& a, const std::string& file, const std::string& at);
+// A whole number from 1 to 2^30 at `key`, or ConfigError naming the file and the key.
+unsigned positive(const nlohmann::json& j, const std::string& file, const std::string& key);
+// A positive number at `key`, or ConfigError naming the file and the key.
+double positive_real(const nlohmann::json& j, const std::string& file, const std::string& key);
+// The kernels' file `ptx` of the study file `study_path` (relative to its folder), checked readable.
+std::string study_ptx(const std::string& ptx, const std::string& study_path);
+// The application's kernel arguments, its buffers allocated and filled.
+rt::KernelArgs make_args(rt::Runtime& rt, const App& a);
 
 // Parses a study file; ConfigError naming the file and the key for bad input.
 Study parse(const nlohmann::json& j, const std::string& file);

@@ -491,11 +491,12 @@ void SimtCore::notify_retired(Warp& w, const Inst& in, uint32_t active, bool con
 }
 
 // The energy events of one warp instruction (docs/power.md): its issue, its lanes on their unit, its
-// register reads and writes per active lane, and a shared-memory access. The lane cluster of a warp is
-// its slot modulo the clusters (the cluster its scheduler's lanes give it).
+// register reads and writes per active lane, and a shared-memory access. The lane cluster is the
+// distribution unit's choice (cluster_distributor.h; by default the warp's slot modulo the clusters).
 void SimtCore::record_activity(const Warp& w, const Inst& in, InstClass cls, uint32_t active) {
   const unsigned lanes = unsigned(__builtin_popcount(active));
-  act_->issue(now_, w.id % act_->clusters(), lanes, blocks_[w.block].lp->launch_id);
+  if (!dist_) dist_ = sm::make_slot_distributor(act_->clusters());
+  act_->issue(now_, dist_->next(w.id), lanes, blocks_[w.block].lp->launch_id);
   if (!lanes) return;
   act_->add(now_, sm::unit_event(cls), lanes);
   const sm::RegAccesses r = sm::reg_accesses(in);

@@ -15,6 +15,7 @@
 #include "models/common/print_sink.h"
 #include "models/common/registry.h"
 #include "models/memory/atomic_extension.h"
+#include "models/sm/cluster_distributor.h"
 #include "models/sm/block_room.h"
 #include "models/sm/flexgrip_pipeline.h"
 #include "models/sm/sm_config.h"
@@ -205,6 +206,9 @@ class SimtCore {
   void set_retire_observer(RetireObserver* o) { observer_ = o; }
   // Counts each warp instruction's energy events into `log` at its issue cycle (nullptr: off).
   void set_activity(power::ActivityLog* log) { act_ = log; }
+  // Which lane cluster each warp instruction's activity is charged to (nullptr: the warp's slot modulo
+  // the clusters). It never changes timing.
+  void set_distributor(std::unique_ptr<sm::ClusterDistributor> d) { dist_ = std::move(d); }
 
   // Registers the architectural state (register file, predicates, per-warp PCs, masks and
   // divergence groups) under `path` (simt_core_state.cc).
@@ -424,6 +428,7 @@ class SimtCore {
   RetireObserver* observer_ = nullptr;
   uint64_t issue_cycle_ = 0;  // the cycle the executing instruction issued at (before its pipeline stages)
   power::ActivityLog* act_ = nullptr;
+  std::unique_ptr<sm::ClusterDistributor> dist_;
   void record_activity(const Warp& w, const isa::Inst& in, InstClass cls, uint32_t active);
   // sm.timing = flexgrip: the pipeline, lane groups per warp instruction, the instruction in flight.
   std::unique_ptr<sm::FlexgripPipeline> pipe_;

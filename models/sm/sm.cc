@@ -413,6 +413,7 @@ class SmCore : public CoreEnv {
     act_ = log;
     core_.set_activity(log);
   }
+  void set_distributor(std::unique_ptr<sm::ClusterDistributor> d) { core_.set_distributor(std::move(d)); }
 
  private:
   // Registered controller state.
@@ -609,6 +610,7 @@ void Sm::set_retire_observer(RetireObserver* o) { core_->set_retire_observer(o);
 const SmStats& Sm::stats() const { return core_->stats(); }
 const std::vector<BlockRecord>& Sm::block_records() const { return core_->records(); }
 void Sm::set_activity(power::ActivityLog* log) { core_->set_activity(log); }
+void Sm::set_distributor(std::unique_ptr<sm::ClusterDistributor> d) { core_->set_distributor(std::move(d)); }
 std::vector<std::pair<std::string, CacheStats>> Sm::cache_stats() const { return core_->cache_stats(); }
 
 }  // namespace gpuvp

@@ -29,6 +29,7 @@
 #include "models/common/launch_signals.h"
 #include "models/common/print_sink.h"
 #include "models/common/registry.h"
+#include "models/sm/cluster_distributor.h"
 #include "models/sm/sm_config.h"
 
 namespace gpuvp {
@@ -86,6 +87,8 @@ class Sm : public sc_core::sc_module, public BlockTarget {
   const std::vector<BlockRecord>& block_records() const;
   // Counts what consumes energy into `log` from now on (models/power/activity.h; nullptr: off).
   void set_activity(power::ActivityLog* log);
+  // The instruction distribution unit choosing each warp instruction's lane cluster (models/sm/cluster_distributor.h).
+  void set_distributor(std::unique_ptr<sm::ClusterDistributor> d);
 
  private:
   void controller_thread();  // SMP controller (SC_THREAD)

@@ -1,0 +1,120 @@
+// The aging-aware policy (docs/power.md, "Aging-aware instruction distribution"): cluster formation
+// picks the clusters of least delay and gates the most aged surplus ones; the distribution ratio gives
+// each working cluster the share that makes all of them end near the same delay.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+#include "models/power/cluster_plan.h"
+
+namespace gpuvp::power {
+
+std::unique_ptr<ClusterPlanner> make_even_planner();
+std::unique_ptr<ClusterPlanner> make_even_subset_planner();
+
+// The variation map has one Vth0 per cluster, so sorting lanes by delay and grouping similar ones keeps
+// each cluster whole: formation orders the clusters and keeps the fastest `needed` working.
+std::vector<bool> form_clusters(const std::vector<double>& offsets, unsigned needed) {
+  std::vector<size_t> order(offsets.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return offsets[a] < offsets[b]; });
+  std::vector<bool> working(offsets.size(), false);
+  for (size_t i = 0; i < order.size() && i < std::max(needed, 1u); ++i) working[order[i]] = true;
+  return working;
+}
+
+namespace {
+
+// Delay degradation of a cluster of offset `off` after the horizon at duty `duty`.
+double aged_delay(const NbtiModel& nbti, const DelayModel& delay, const NbtiParams& p, double off, double duty,
+                  double horizon_s) {
+  return delay.degradation(off + nbti.shift(p.vth0 + off, duty, horizon_s));
+}
+
+// The duty in [0, 1] at which the cluster ends at delay `target` (delay grows with duty): bisection.
+double duty_for(const NbtiModel& nbti, const DelayModel& delay, const NbtiParams& p, double off, double target,
+                double horizon_s) {
+  double lo = 0, hi = 1;
+  if (aged_delay(nbti, delay, p, off, lo, horizon_s) >= target) return 0;
+  if (aged_delay(nbti, delay, p, off, hi, horizon_s) <= target) return 1;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = (lo + hi) / 2;
+    (aged_delay(nbti, delay, p, off, mid, horizon_s) < target ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+}  // namespace
+
+std::vector<double> distribution_ratio(const NbtiParams& p, const PlanInput& in, const std::vector<bool>& working) {
+  const auto nbti = make_power_law_nbti(p);
+  const auto delay = make_alpha_power_delay(p);
+  double target = 0;
+  unsigned n = 0;
+  for (size_t c = 0; c < working.size(); ++c)
+    if (working[c]) {
+      target += aged_delay(*nbti, *delay, p, in.offsets[c], in.duty, in.horizon_s);
+      ++n;
+    }
+  target /= std::max(n, 1u);
+  std::vector<double> duty(working.size(), 0.0);
+  for (size_t c = 0; c < working.size(); ++c)
+    if (working[c]) duty[c] = duty_for(*nbti, *delay, p, in.offsets[c], target, in.horizon_s);
+  const double sum = std::accumulate(duty.begin(), duty.end(), 0.0);
+  for (size_t c = 0; c < duty.size(); ++c)
+    if (working[c]) duty[c] = sum > 0 ? duty[c] / sum : 1.0 / n;
+  return duty;
+}
+
+std::vector<unsigned> round_limits(const std::vector<double>& weights, unsigned round) {
+  std::vector<unsigned> l(weights.size(), 0);
+  double sum = 0;
+  unsigned used = 0;
+  for (size_t c = 0; c < weights.size(); ++c)
+    if (weights[c] > 0) {
+      sum += weights[c];
+      l[c] = 1;  // a working cluster with any share keeps at least one instruction per round
+      ++used;
+    }
+  const unsigned extra = round > used ? round - used : 0;
+  std::vector<std::pair<double, size_t>> rest;  // (-remainder, cluster): largest remainder first
+  for (size_t c = 0; c < weights.size(); ++c) {
+    if (!(weights[c] > 0)) continue;
+    const double exact = weights[c] / sum * extra;
+    l[c] += unsigned(exact);
+    used += unsigned(exact);
+    rest.push_back({-(exact - std::floor(exact)), c});
+  }
+  std::stable_sort(rest.begin(), rest.end());
+  for (size_t i = 0; used < std::max(round, 1u) && i < rest.size(); ++i, ++used) ++l[rest[i].second];
+  return l;
+}
+
+namespace {
+class AgingAwarePlanner final : public ClusterPlanner {
+ public:
+  explicit AgingAwarePlanner(const NbtiParams& p) : p_(p) {}
+  std::vector<unsigned> limits(const PlanInput& in) const override {
+    const std::vector<bool> working = form_clusters(in.offsets, in.needed);
+    return round_limits(distribution_ratio(p_, in, working), in.round);
+  }
+
+ private:
+  NbtiParams p_;
+};
+}  // namespace
+
+const std::vector<std::string>& cluster_planners() {
+  static const std::vector<std::string> names = {"even", "even-subset", "aging-aware"};
+  return names;
+}
+
+std::unique_ptr<ClusterPlanner> make_cluster_planner(const std::string& name, const NbtiParams& p) {
+  if (name == "even") return make_even_planner();
+  if (name == "even-subset") return make_even_subset_planner();
+  if (name == "aging-aware") return std::make_unique<AgingAwarePlanner>(p);
+  throw std::invalid_argument("'" + name + "' is not a cluster distribution policy (even, even-subset, aging-aware)");
+}
+
+}  // namespace gpuvp::power

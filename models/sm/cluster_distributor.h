@@ -1,0 +1,33 @@
+#pragma once
+// The SM's instruction distribution unit (docs/power.md, "Aging-aware instruction distribution"):
+// which lane cluster executes each warp instruction. It decides whose activity (and so whose NBTI
+// stress) an instruction is, never when the instruction issues: cycles are the same under every
+// policy. One interface, one file per policy: distribution_slot.cc (a warp's slot modulo the clusters,
+// the scheduler whose lanes run it) and distribution_counters.cc (a counter per cluster up to its limit
+// per round: even distribution with every limit 1, the aging-aware ratio with the host's limits).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/common/params.h"
+
+namespace gpuvp::sm {
+
+class ClusterDistributor {
+ public:
+  virtual ~ClusterDistributor() = default;
+  // The cluster of the next warp instruction, issued by warp slot `warp`.
+  virtual unsigned next(unsigned warp) = 0;
+};
+
+std::unique_ptr<ClusterDistributor> make_slot_distributor(unsigned clusters);
+// Counters with these limits per cluster (0: gated, receives nothing); std::invalid_argument when no
+// limit is positive.
+std::unique_ptr<ClusterDistributor> make_counter_distributor(std::vector<unsigned> limits);
+
+// distribution.policy and distribution.limits (docs/configuration.md) for an SM of `clusters` clusters.
+std::unique_ptr<ClusterDistributor> make_distributor(const Params& p, unsigned clusters);
+// "4:3:3:0" -> {4, 3, 3, 0}; std::invalid_argument naming `key` when malformed.
+std::vector<unsigned> parse_limits(const std::string& text, const std::string& key);
+
+}  // namespace gpuvp::sm

@@ -1,0 +1,218 @@
+#include "platform/aging_study.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "models/power/cluster_plan.h"
+#include "models/power/power_accounting.h"
+#include "platform/config/json_text.h"
+#include "platform/forked_json.h"
+#include "platform/platform.h"
+#include "platform/user_file.h"
+
+namespace gpuvp::aging {
+
+namespace {
+
+[[noreturn]] void bad(const std::string& file, const std::string& key, const std::string& why) {
+  throw ConfigError(fmt::format("{}: {}: {}", file, key, why));
+}
+
+std::vector<std::string> parse_policies(const nlohmann::json& j, const std::string& file) {
+  std::vector<std::string> out = {"even"};  // the reference of every comparison
+  if (!j.contains("policies")) return {"even", "even-subset", "aging-aware"};
+  if (!j["policies"].is_array() || j["policies"].empty()) bad(file, "policies", "not a non-empty array");
+  const auto& known = power::cluster_planners();
+  for (size_t i = 0; i < j["policies"].size(); ++i) {
+    const nlohmann::json& p = j["policies"][i];
+    if (!p.is_string() || std::find(known.begin(), known.end(), p.get<std::string>()) == known.end())
+      bad(file, fmt::format("policies[{}]", i),
+          fmt::format("{} is not a policy (even, even-subset, aging-aware)", json_shown(p)));
+    if (std::find(out.begin(), out.end(), p.get<std::string>()) == out.end()) out.push_back(p);
+  }
+  return out;
+}
+
+}  // namespace
+
+Study parse(const nlohmann::json& j, const std::string& file) {
+  Study s;
+  s.file = file;
+  if (!j.is_object()) bad(file, "(top)", "not a JSON object");
+  if (!j.contains("ptx") || !j["ptx"].is_string()) bad(file, "ptx", "missing or not a string");
+  s.ptx_path = j["ptx"];
+  if (!j.contains("application")) bad(file, "application", "missing");
+  s.app = wear::parse_app(j["application"], file, "application");
+  s.maps = wear::positive(j.value("maps", nlohmann::json(50)), file, "maps");
+  s.seed = wear::positive(j.value("seed", nlohmann::json(1)), file, "seed");
+  s.round = wear::positive(j.value("round", nlohmann::json(32)), file, "round");
+  if (j.contains("needed")) s.needed = wear::positive(j["needed"], file, "needed");
+  if (j.contains("years")) s.years = wear::positive_real(j["years"], file, "years");
+  s.policies = parse_policies(j, file);
+  return s;
+}
+
+Study load(const std::string& path) {
+  Study s = parse(read_user_json(path, "aging study file"), path);
+  s.ptx_path = wear::study_ptx(s.ptx_path, path);
+  return s;
+}
+
+namespace {
+
+constexpr double kYear = power::PowerAccounting::kSecondsPerYear;
+
+struct Measured {
+  std::vector<double> duty;
+  uint64_t kernel_cycles = 0;
+};
+
+// The application's launches with the SM's distribution unit at `limits`: each cluster of SM 0's
+// warp instructions over the cycles the SM was powered (one cycle per instruction on its cluster).
+nlohmann::json measure(const Config& cfg, const Study& s, const std::string& ptx, const std::vector<unsigned>& limits) {
+  Config c = cfg;
+  std::string text;
+  for (unsigned l : limits) text += (text.empty() ? "" : ":") + std::to_string(l);
+  c.set("distribution.policy", "ratio", "aging-study");
+  c.set("distribution.limits", text, "aging-study");
+  Platform p(c);
+  p.run([&](rt::Runtime& rt) {
+    const rt::Module m = rt.load_module(ptx, s.ptx_path);
+    const rt::KernelArgs args = wear::make_args(rt, s.app);
+    for (unsigned l = 0; l < s.app.launches; ++l) rt.launch(m, s.app.kernel, {s.app.grid}, {s.app.block}, args);
+    rt.synchronize();
+  });
+  const power::SmEnergy& e = p.power()->sms().at(0);
+  std::vector<double> duty;
+  for (size_t k = 0; k < limits.size(); ++k)
+    duty.push_back(e.powered_cycles ? std::min(1.0, double(e.cluster_warp_insts[k]) / double(e.powered_cycles)) : 0.0);
+  return {{"duty", duty}, {"kernel_cycles", p.stats().kernel_cycles}};
+}
+
+// Runs are cached by limits: even and even-subset ask the same of every map.
+class Runner {
+ public:
+  Runner(const Config& cfg, const Study& s) : cfg_(cfg), s_(s), ptx_(read_user_file(s.ptx_path, s.file + ": ptx")) {
+    cfg_.set("power.enabled", true, "aging-study");
+  }
+  const Measured& operator()(const std::vector<unsigned>& limits) {
+    auto it = cache_.find(limits);
+    if (it != cache_.end()) return it->second;
+    const nlohmann::json j = json_in_child([&] { return measure(cfg_, s_, ptx_, limits); },
+                                           fmt::format("aging-study: {} with limits {}", s_.file, json_dump(limits)));
+    return cache_[limits] = {j["duty"].get<std::vector<double>>(), j["kernel_cycles"].get<uint64_t>()};
+  }
+
+ private:
+  Config cfg_;
+  const Study& s_;
+  std::string ptx_;
+  std::map<std::vector<unsigned>, Measured> cache_;
+};
+
+unsigned cluster_count(const Config& cfg) {
+  const unsigned sps = unsigned(cfg.i("sm.sps")), warp = unsigned(cfg.i("sm.warp_size"));
+  return power::PowerConfig::from(cfg.params("power", "gpu.power"), cfg.params("thermal", "gpu.thermal"),
+                                  cfg.params("em", "gpu.em"), sps, warp, 1e-9)
+      .clusters;
+}
+
+// Ages each cluster over the study's years at its measured duty.
+void age(MapRun& r, const power::NbtiParams& np, double years) {
+  const auto nbti = power::make_power_law_nbti(np);
+  const auto delay = power::make_alpha_power_delay(np);
+  r.worst = 0;
+  for (size_t c = 0; c < r.offsets_v.size(); ++c) {
+    r.shift_v.push_back(nbti->shift(np.vth0 + r.offsets_v[c], r.duty[c], years * kYear));
+    r.degradation.push_back(delay->degradation(r.offsets_v[c] + r.shift_v[c]));
+    if (r.limits[c] > 0) r.worst = std::max(r.worst, r.degradation[c]);  // a gated cluster sets no clock
+  }
+}
+
+}  // namespace
+
+std::vector<MapRun> run(const Config& cfg, const Study& s) {
+  const unsigned n = cluster_count(cfg);
+  if (s.needed > n)
+    throw ConfigError(fmt::format("{}: needed: {} clusters, the SM has {} (power.clusters)", s.file, s.needed, n));
+  const power::NbtiParams np = power::NbtiParams::from(cfg.params("nbti", "gpu.nbti"));
+  const auto variation = power::make_normal_variation(np);
+  Runner measured(cfg, s);
+  // Equal shares: the SM's busy share (every cluster's instructions per powered cycle) over the working clusters.
+  const std::vector<double> even = measured(std::vector<unsigned>(n, 1)).duty;
+  double busy = 0;
+  for (double d : even) busy += d;
+  const unsigned needed = s.needed ? s.needed : n;
+  std::vector<MapRun> out;
+  for (unsigned m = 0; m < s.maps; ++m) {
+    const power::PlanInput in{variation->offsets(s.seed, m, n), needed, std::min(1.0, busy / needed), s.years * kYear,
+                              s.round};
+    for (const std::string& policy : s.policies) {
+      MapRun r;
+      r.map = m;
+      r.policy = policy;
+      r.offsets_v = in.offsets;
+      r.limits = power::make_cluster_planner(policy, np)->limits(in);
+      const Measured& got = measured(r.limits);
+      r.duty = got.duty;
+      r.kernel_cycles = got.kernel_cycles;
+      age(r, np, s.years);
+      out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+std::vector<PolicySummary> summarise(const Study& s, const std::vector<MapRun>& runs) {
+  std::map<unsigned, double> even;
+  for (const MapRun& r : runs)
+    if (r.policy == "even") even[r.map] = r.worst;
+  std::vector<PolicySummary> out;
+  for (const std::string& policy : s.policies) {
+    PolicySummary p;
+    p.policy = policy;
+    unsigned n = 0, beats = 0;
+    for (const MapRun& r : runs) {
+      if (r.policy != policy) continue;
+      ++n;
+      p.mean_worst += r.worst;
+      p.max_worst = std::max(p.max_worst, r.worst);
+      beats += r.worst < even[r.map] ? 1 : 0;
+    }
+    p.mean_worst /= std::max(n, 1u);
+    p.beats_even = n ? double(beats) / n : 0.0;
+    out.push_back(p);
+  }
+  return out;
+}
+
+nlohmann::json to_json(const Study& s, const std::vector<MapRun>& runs) {
+  nlohmann::json j = {{"application", s.app.name}, {"maps", s.maps}, {"seed", s.seed}, {"years", s.years},
+                      {"policies", s.policies}, {"runs", nlohmann::json::array()}, {"summary", nlohmann::json::array()}};
+  for (const MapRun& r : runs)
+    j["runs"].push_back({{"map", r.map},
+                         {"policy", r.policy},
+                         {"offsets_v", r.offsets_v},
+                         {"limits", r.limits},
+                         {"duty", r.duty},
+                         {"shift_v", r.shift_v},
+                         {"degradation", r.degradation},
+                         {"worst", r.worst},
+                         {"kernel_cycles", r.kernel_cycles}});
+  for (const PolicySummary& p : summarise(s, runs))
+    j["summary"].push_back(
+        {{"policy", p.policy}, {"mean_worst", p.mean_worst}, {"max_worst", p.max_worst}, {"beats_even", p.beats_even}});
+  return j;
+}
+
+std::string table(const Study& s, const std::vector<MapRun>& runs) {
+  std::string t = fmt::format("{:<14} {:>16} {:>15} {:>11}\n", "policy", "mean worst (%)", "max worst (%)", "beats even");
+  for (const PolicySummary& p : summarise(s, runs))
+    t += fmt::format("{:<14} {:>16.3f} {:>15.3f} {:>10.0f}%\n", p.policy, p.mean_worst * 100, p.max_worst * 100,
+                     p.beats_even * 100);
+  return t;
+}
+
+}  // namespace gpuvp::aging

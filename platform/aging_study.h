@@ -1,0 +1,57 @@
+#pragma once
+// An aging study (docs/power.md, "Aging study"): one application on an SM, seeded process-variation
+// maps of its lane clusters, and per map and distribution policy the per-cluster stress measured in a
+// run with the SM's distribution unit set as the policy asks, aged over the study's years: each
+// cluster's NBTI shift and delay degradation, the worst working cluster's, and the share of maps in
+// which each policy beats even distribution.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "platform/config/config.h"
+#include "platform/wear_study.h"
+
+namespace gpuvp::aging {
+
+struct Study {
+  std::string file;  // for messages
+  std::string ptx_path;
+  wear::App app;
+  unsigned maps = 50;
+  uint64_t seed = 1;
+  double years = 3;
+  unsigned needed = 0;  // working clusters the application's profile asks for (0: every cluster)
+  unsigned round = 32;  // warp instructions per distribution round
+  std::vector<std::string> policies;  // "even" first (the reference)
+};
+
+// Parses a study file; ConfigError naming the file and the key for bad input.
+Study parse(const nlohmann::json& j, const std::string& file);
+Study load(const std::string& path);
+
+struct MapRun {
+  unsigned map = 0;
+  std::string policy;
+  std::vector<double> offsets_v;       // Vth0 offset of each cluster (variation)
+  std::vector<unsigned> limits;        // distribution unit limits (0: gated)
+  std::vector<double> duty;            // measured stress duty of each cluster
+  std::vector<double> shift_v;         // NBTI shift after the years
+  std::vector<double> degradation;     // delay degradation (variation and aging) of each cluster
+  double worst = 0;                    // the worst working cluster's degradation
+  uint64_t kernel_cycles = 0;          // of the run (the same under every policy)
+};
+
+struct PolicySummary {
+  std::string policy;
+  double mean_worst = 0, max_worst = 0;
+  double beats_even = 0;  // share of maps with a lower worst degradation than even distribution's
+};
+
+// Every map and policy, each run on its own platform built from `cfg` (SM 0's clusters are studied).
+std::vector<MapRun> run(const Config& cfg, const Study& s);
+std::vector<PolicySummary> summarise(const Study& s, const std::vector<MapRun>& runs);
+nlohmann::json to_json(const Study& s, const std::vector<MapRun>& runs);
+std::string table(const Study& s, const std::vector<MapRun>& runs);
+
+}  // namespace gpuvp::aging

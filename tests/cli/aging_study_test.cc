@@ -1,0 +1,103 @@
+// `gpuvp aging-study` (docs/power.md, "Aging study"): a small study on tk1's 6 lane clusters, the
+// distribution unit's settings as a run sees them, and bad study files.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "common/subprocess.h"
+
+using namespace gpuvp::test;
+using nlohmann::json;
+
+namespace {
+std::vector<double> doubles(const json& j) { return j.get<std::vector<double>>(); }
+}  // namespace
+
+TEST_CASE("aging study: policies change which clusters work, never the cycles") {
+  const std::string out = temp_path("aging_study_out");
+  RunResult r = run_gpuvp(fmt::format("aging-study {}/power/tiny_aging.json --out {} -p tk1", GPUVP_TEST_DATA, out));
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  const json s = json::parse(slurp(out + "/summary.json"));
+  CHECK(slurp(out + "/summary.txt").find("aging-aware") != std::string::npos);
+  std::filesystem::remove_all(out);
+  REQUIRE(s["runs"].size() == 6);  // 2 maps x (even, even-subset, aging-aware)
+  const uint64_t cycles = s["runs"][0]["kernel_cycles"];
+  CHECK(cycles > 0);
+  for (const json& run : s["runs"]) {
+    INFO(run.dump());
+    CHECK(run["kernel_cycles"] == cycles);  // distribution decides whose activity, not timing
+    const std::vector<double> off = doubles(run["offsets_v"]), duty = doubles(run["duty"]);
+    const std::vector<double> deg = doubles(run["degradation"]);
+    const auto limits = run["limits"].get<std::vector<unsigned>>();
+    REQUIRE(limits.size() == 6);
+    double worst = 0;
+    for (size_t c = 0; c < 6; ++c) {
+      if (limits[c] == 0) {  // gated: no work, no aging, only its variation
+        CHECK(duty[c] == 0.0);
+        CHECK(run["shift_v"][c] == 0.0);
+        CHECK_THAT(deg[c], Catch::Matchers::WithinRel(std::pow(1 - off[c] / 0.6, -1.3) - 1, 1e-9));
+      } else {
+        CHECK(duty[c] > 0.0);
+        worst = std::max(worst, deg[c]);
+      }
+    }
+    CHECK(run["worst"] == worst);
+    if (run["policy"] == "even") {
+      CHECK(limits == std::vector<unsigned>(6, 1));
+      for (size_t c = 1; c < 6; ++c) CHECK_THAT(duty[c], Catch::Matchers::WithinRel(duty[0], 0.02));
+    }
+    if (run["policy"] == "even-subset") CHECK(limits == std::vector<unsigned>{1, 1, 1, 1, 0, 0});
+    if (run["policy"] == "aging-aware") {
+      // Formation gates the two clusters of highest Vth0 (the slowest) and works the four others.
+      std::vector<size_t> order = {0, 1, 2, 3, 4, 5};
+      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return off[a] < off[b]; });
+      CHECK(limits[order[4]] == 0);
+      CHECK(limits[order[5]] == 0);
+      unsigned sum = 0;
+      for (unsigned l : limits) sum += l;
+      CHECK(sum == 16);  // one round
+    }
+  }
+  REQUIRE(s["summary"].size() == 3);
+  CHECK(s["summary"][0]["policy"] == "even");
+  CHECK(s["summary"][0]["beats_even"] == 0.0);
+  for (const json& p : s["summary"]) {
+    CHECK(p["beats_even"] >= 0.0);
+    CHECK(p["beats_even"] <= 1.0);
+  }
+}
+
+TEST_CASE("aging study: a bad study file names the file and the key") {
+  const std::string f = temp_path("bad_aging.json");
+  auto check = [&](const char* text, const std::string& want) {
+    FILE* fp = std::fopen(f.c_str(), "w");
+    REQUIRE(fp);
+    std::fputs(text, fp);
+    std::fclose(fp);
+    RunResult r = run_gpuvp(fmt::format("aging-study -p tk1 {} --out {}", f, temp_path("bad_aging_out")));
+    INFO(r.err);
+    CHECK(r.status == 2);
+    CHECK(r.err.find(f) != std::string::npos);
+    CHECK(r.err.find(want) != std::string::npos);
+  };
+  check(R"({"ptx": "k.ptx", "application": {"name": "a", "kernel": "k"}, "maps": 0})",
+        "maps: 0 is not a whole number from 1 to 2^30");
+  check(R"({"ptx": "k.ptx", "application": {"name": "a", "kernel": "k"}, "policies": ["fastest"]})",
+        "policies[0]: \"fastest\" is not a policy (even, even-subset, aging-aware)");
+  check(R"({"ptx": "k.ptx", "application": {"name": "a"}})", "application.kernel: missing or not a string");
+  check(R"({"ptx": "k.ptx", "application": {"name": "a", "kernel": "k"}, "years": -1})", "years: not a positive number");
+  std::remove(f.c_str());
+}
+
+TEST_CASE("distribution unit: limits that do not fit the SM are refused, naming the key") {
+  RunResult r = run_gpuvp(
+      "exec -p tk1 --ptx " GPUVP_TEST_DATA "/../../experiments/wear/wear_kernels.ptx -k compute_heavy --grid 1 "
+      "--block 32 --arg buf:f32:32 --arg i32:1 --set power.enabled=true --set distribution.policy=ratio "
+      "--set distribution.limits=4:3");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("distribution.limits: '4:3' has 2 limits, the SM has 6 lane clusters") != std::string::npos);
+}
