@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "platform/config/config.h"
+#include "platform/run_outputs.h"
 #include "platform/text.h"
 
 namespace gpuvp {
@@ -122,6 +123,10 @@ CLI::App* add_cuda_command(CLI::App& app, CudaOptions& o) {
 }
 
 int cmd_cuda(const CudaOptions& o) {
+  // The library checks the output paths again, but only at the program's first CUDA call.
+  RunOutputs outputs;
+  outputs.stats = o.stats, outputs.timeline = o.timeline, outputs.vcd = o.vcd;
+  outputs.check();
   const fs::path lib = library_dir(o);
   // The presets the library will read (an installed gpuvp has no source tree to fall back on).
   const std::string presets = Config::preset_dir_near(lib.string());

@@ -171,7 +171,7 @@ int cmd_exec(const Config& cfg, const ExecOptions& o) {
   // and the kernel (copies differ between the batch and the concurrent scheduler's copy path).
   print_out("{} on {}: {} cycles ({:.3f} us kernel), {} thread-instructions; {:.3f} us simulated in all (module "
             "load, copies, launch latency, kernel)\n",
-            ls.kernel, p.props().name, ls.cycles, double(ls.cycles) / p.props().clock_mhz, st.thread_insts,
+            ls.kernel, p.props().name, ls.cycles, double(ls.end_ps - ls.start_ps) / 1e6, st.thread_insts,
             st.sim_seconds * 1e6);
   for (size_t i = 0; i < bufs.size(); ++i) {
     const ExecBuffer& b = bufs[i];

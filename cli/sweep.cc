@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "cli/exec.h"
+#include "cli/experiment.h"
 #include "cli/run.h"
 #include "cli/sweep_file.h"
 #include "faultinj/campaign.h"
@@ -44,6 +45,8 @@ struct Layout {
   fs::path result(size_t p) const { return dir / "points" / fmt::format("{}.json", p); }
   fs::path stats(size_t p) const { return dir / "points" / fmt::format("{}.stats.json", p); }
   fs::path log(size_t p) const { return dir / "points" / fmt::format("{}.log", p); }
+  // An experiment point's logs (gpuvp experiment --out).
+  fs::path experiment(size_t p) const { return dir / "points" / fmt::format("{}.experiment", p); }
 };
 
 // Written whole or not at all: a sweep killed while writing leaves the previous file or none.
@@ -184,6 +187,7 @@ size_t finish_table(const Layout& out, const json& manifest, bool quiet) {
     RunOutputs o;
     o.stats = out.stats(p.index).string() + ".tmp";
     if (!p.workload.empty()) return cmd_run(c, p.workload, p.launch, p.seed, o);
+    if (!p.experiment.empty()) return cmd_experiment_run(c, p.experiment, out.experiment(p.index).string(), o);
     ExecOptions eo;
     eo.launch_file = p.exec;
     eo.outputs = o;
@@ -350,6 +354,8 @@ int cmd_sweep_merge(const std::string& out_dir, const std::vector<std::string>& 
         std::error_code ec;
         if (fs::exists(f, ec)) fs::copy_file(f, out.dir / "points" / f.filename(), fs::copy_options::overwrite_existing);
       }
+      if (std::error_code ec; fs::is_directory(in.experiment(i), ec))
+        fs::copy(in.experiment(i), out.experiment(i), fs::copy_options::recursive | fs::copy_options::overwrite_existing);
       fs::copy_file(in.result(i), out.result(i), fs::copy_options::overwrite_existing);  // last: the point is there
       found = true;
     }

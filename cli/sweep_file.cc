@@ -10,6 +10,8 @@
 #include "platform/config/config.h"
 #include "platform/config/json_text.h"
 #include "platform/exec_job.h"
+#include "platform/experiment_file.h"
+#include "platform/stats_schema.h"
 #include "platform/user_file.h"
 
 namespace gpuvp {
@@ -100,14 +102,31 @@ std::string resolve_path(const std::string& file, const std::string& path) {
   return p.is_absolute() ? path : (fs::path(file).parent_path() / p).lexically_normal().string();
 }
 
-// "NAME" or "NAME:LAUNCH" (a built-in workload), or a launch file "PATH.json" (gpuvp exec --launch-file),
-// relative to the sweep file's folder.
+// An experiment file (gpuvp experiment) rather than a launch file: it has "benchmarks", which a launch
+// file never has. A file that cannot be read is taken as a launch file, whose check names the fault.
+bool is_experiment_file(const std::string& path) {
+  static std::map<std::string, bool> known;  // each file read once, however many points name it
+  auto it = known.find(path);
+  if (it != known.end()) return it->second;
+  bool experiment = false;
+  try {
+    const json j = read_user_json(path, "workload");
+    experiment = j.is_object() && j.contains("benchmarks");
+  } catch (const ConfigError&) {
+  }
+  return known[path] = experiment;
+}
+
+// "NAME" or "NAME:LAUNCH" (a built-in workload), or "PATH.json": a launch file (gpuvp exec --launch-file)
+// or an experiment file (gpuvp experiment), relative to the sweep file's folder.
 void set_workload(SweepPoint& p, const std::string& v, const std::string& file) {
   p.workload.clear();
   p.launch.clear();
   p.exec.clear();
+  p.experiment.clear();
   if (v.size() > 5 && v.compare(v.size() - 5, 5, ".json") == 0) {
-    p.exec = resolve_path(file, v);
+    const std::string path = resolve_path(file, v);
+    (is_experiment_file(path) ? p.experiment : p.exec) = path;
     return;
   }
   const size_t colon = v.find(':');
@@ -171,13 +190,16 @@ std::vector<std::vector<json>> product(const std::vector<AxisRows>& axes) {
 // Every point's configuration is built and validated, its workload or launch file resolved, before any runs.
 void check_point(const Reader& rd, const SweepPoint& p, std::map<std::string, bool>& execs_checked) {
   const std::string where = fmt::format("point {} ({})", p.index, p.label());
-  if (p.workload.empty() && p.exec.empty())
-    rd.error(where, "no host program: give \"workload\" (a built-in workload or a launch file), or a workload axis");
+  if (p.workload.empty() && p.exec.empty() && p.experiment.empty())
+    rd.error(where, "no host program: give \"workload\" (a built-in workload, a launch file or an experiment "
+                    "file), or a workload axis");
   try {
     Config c = Config::preset(p.preset);
     for (const auto& [k, v] : p.sets) c.set(k, v, "'" + k + "'");
     c.validate();
     if (!p.workload.empty()) check_workload(p.workload, p.launch, "workload");
+    // Against this point's GPU: a block must fit its SMs.
+    if (!p.experiment.empty()) load_experiment(p.experiment, c);
   } catch (const ConfigError& e) {
     rd.error(where, e.what());
   }
@@ -200,6 +222,7 @@ json SweepPoint::describe() const {
   json d = {{"preset", preset}, {"set", sets_json}, {"seed", seed}};
   if (!workload.empty()) d["workload"] = {workload, launch};
   if (!exec.empty()) d["exec"] = exec;
+  if (!experiment.empty()) d["experiment"] = experiment;
   return d;
 }
 
@@ -308,7 +331,28 @@ const json* step_into(const json& node, const Step& s) {
 
 }  // namespace
 
-void check_metric_path(const std::string& path, const std::string& where) { parse_path(path, where); }
+// The path against every field the statistics can have (stats_skeleton): a misspelt name is refused
+// before any point runs, not found missing after all of them. An index is any element (the SMs, the
+// launches and the arbiters differ from point to point); a null section's insides are not known.
+void check_metric_path(const std::string& path, const std::string& where) {
+  const std::vector<Step> steps = parse_path(path, where);
+  if (path == "warp_ipc") return;  // computed by the sweep
+  static const json skeleton = stats_skeleton();
+  const json* node = &skeleton;
+  std::string at;
+  for (const Step& s : steps) {
+    if (node->is_null()) return;
+    const bool fits = s.index ? node->is_array() : node->is_object() && node->contains(s.text);
+    if (!fits)
+      throw ConfigError(fmt::format("{}: statistics path '{}': {} (docs/statistics.md)", where, path,
+                                    s.index  ? fmt::format("{} is not an array", at)
+                                    : at.empty() ? fmt::format("no field '{}' in the statistics", s.text)
+                                                 : fmt::format("no field '{}' in {}", s.text, at)));
+    if (s.index && node->empty()) return;
+    node = s.index ? &(*node)[0] : &(*node)[s.text];
+    at += s.index ? "[" + s.text + "]" : (at.empty() ? "" : ".") + s.text;
+  }
+}
 
 std::optional<json> metric_value(const json& stats, const std::string& path) {
   if (path == "warp_ipc" && !stats.contains("warp_ipc")) {

@@ -1,6 +1,7 @@
 #pragma once
 // A sweep file (`gpuvp sweep FILE`, docs/user-guide.md "Sweeps"): a grid of points, each a preset, a set of
-// configuration keys and a host program (a built-in workload or an exec launch file), and the statistics
+// configuration keys and a host program (a built-in workload, an exec launch file or an experiment file),
+// and the statistics
 // to tabulate. Read and checked whole before anything runs: every point's configuration is built and
 // validated, every workload and launch file resolved.
 #include <nlohmann/json.hpp>
@@ -20,6 +21,7 @@ struct SweepPoint {
   std::vector<std::pair<std::string, nlohmann::json>> sets;  // configuration keys, fixed ones first
   std::string workload, launch;  // a built-in workload (launch "": its first configuration) ...
   std::string exec;              // ... or a launch file (gpuvp exec --launch-file), resolved from the sweep file
+  std::string experiment;        // ... or an experiment file (gpuvp experiment), resolved likewise
   uint64_t seed = 1;
 
   // What determines the point's run, as JSON: a resumed sweep compares it with the recorded one.

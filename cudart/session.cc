@@ -52,6 +52,17 @@ Config build_config(const Settings& s) {
   return c;
 }
 
+// What ran, for the statistics: the program's own command line (the library is loaded into it, whether
+// `gpuvp cuda` started it or the user preloaded the library).
+nlohmann::json program_about() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> argv;
+  for (std::string a; std::getline(in, a, '\0');) argv.push_back(a);
+  nlohmann::json args = nlohmann::json::array();
+  for (size_t i = 1; i < argv.size(); ++i) args.push_back(argv[i]);
+  return {{"command", "cuda"}, {"program", argv.empty() ? std::string() : argv[0]}, {"args", args}};
+}
+
 }  // namespace
 
 std::vector<std::string> split_sets(const std::string& text) {
@@ -140,7 +151,7 @@ void Session::simulate() {
       // CUDA's are); the application got it from its call already: the run's outputs are still due.
       if (!device_error_seen_) throw;
     }
-    out.write(*platform_, {{"command", "cuda"}});
+    out.write(*platform_, program_about());
   } catch (...) {
     std::lock_guard lk(m_);
     dead_error_ = std::current_exception();

@@ -7,10 +7,9 @@
 #include "platform/platform.h"
 #include "platform/platform_impl.h"
 #include "platform/power_outputs.h"
+#include "sw/runtime/clock_cycles.h"
 
 namespace gpuvp {
-
-using sc_core::sc_time;
 
 std::vector<std::pair<std::string, uint64_t>> Platform::scheduler_phases() const {
   std::vector<std::pair<std::string, uint64_t>> out;
@@ -56,6 +55,9 @@ PlatformStats Platform::stats() const {
   st.sim_seconds = sc_core::sc_time_stamp().to_seconds();
   st.host_seconds = p.host_seconds;
   st.launches = p.host->launches();
+  // The runtime records a launch when it completes; concurrent kernels complete out of launch order.
+  std::stable_sort(st.launches.begin(), st.launches.end(),
+                   [](const rt::LaunchStats& a, const rt::LaunchStats& b) { return a.launch_id < b.launch_id; });
   // Time with at least one kernel in flight: the union of the windows (concurrent kernels overlap).
   auto windows = p.host->windows();
   std::sort(windows.begin(), windows.end());
@@ -65,7 +67,10 @@ PlatformStats Platform::stats() const {
     if (e > from) window_ps += e - from;
     covered = std::max(covered, e);
   }
-  st.kernel_cycles = p.clk.cycle(sc_time::from_value(window_ps));
+  st.kernel_cycles = rt::cycles_in(window_ps, p.clk.period().value());
+  // The kernel time in whole cycles, as documented: the windows start between edges, by an amount that
+  // depends on the host program, which must not change a residency fraction.
+  const uint64_t kernel_ps = st.kernel_cycles * p.clk.period().value();
   // The copy engine moves its data by debug transport (its timing is its own): its bytes are added.
   st.dram = {p.gmem->read_bytes(), p.gmem->write_bytes()};
   if (p.ce) st.dram.read += p.ce->bytes_to_host(), st.dram.write += p.ce->to_device_bytes();
@@ -73,7 +78,9 @@ PlatformStats Platform::stats() const {
   for (auto& sm : p.sms) {
     st.sms.push_back(sm->stats());
     st.thread_insts += sm->stats().thread_insts;
-    st.sm_residency_fraction.push_back(window_ps ? double(sm->stats().busy_ps) / double(window_ps) : 0.0);
+    // (at most 1: a residency can reach into the part cycle the whole cycles leave out)
+    const double fraction = kernel_ps ? double(sm->stats().busy_ps) / double(kernel_ps) : 0.0;
+    st.sm_residency_fraction.push_back(std::min(1.0, fraction));
     st.sm_caches.emplace_back();
     for (auto& [name, c] : sm->cache_stats()) st.sm_caches.back().push_back({name, c});
   }

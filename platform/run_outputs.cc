@@ -5,6 +5,7 @@
 #include "platform/config/json_text.h"
 #include "platform/output_file.h"
 #include "platform/power_outputs.h"
+#include "platform/stats_schema.h"
 
 namespace gpuvp {
 
@@ -29,8 +30,35 @@ nlohmann::json stats_document(const Platform& p, const PlatformStats& st, const 
   j.update(about);
   j["preset"] = p.config().name();
   j["clock_mhz"] = p.props().clock_mhz;
+  j["clock_period_ps"] = p.clock_period_ps();
   j.update(st.to_json());
   j["config"] = p.config().to_json();
+  return j;
+}
+
+nlohmann::json stats_skeleton() {
+  PlatformStats st;
+  SmStats sm;
+  sm.schedulers.resize(1);
+  sm.launches.resize(1);
+  sm.launches[0].launch_id = 1;
+  sm.launches[0].schedulers.resize(1);
+  st.sms = {sm};
+  st.sm_residency_fraction = {0.0};
+  st.sm_caches = {{{"l1d", {}}, {"ccache", {}}, {"icache", {}}}};
+  st.l2 = {{"l2", {}}};
+  st.arbiters = {{"arbiter", {0}, {0}, {0}}};
+  st.launches.resize(1);
+  st.launches[0].launch_id = 1;
+  st.launch_dram.resize(1);
+  nlohmann::json j = {{"schema", kStatsSchema}, {"command", ""},       {"workload", ""},      {"launch_config", ""},
+                      {"seed", 0},              {"correct", true},     {"kernel", ""},        {"launch", nullptr},
+                      {"experiment", ""},       {"name", ""},          {"program", ""},       {"args", {""}},
+                      {"preset", ""},           {"clock_mhz", 0.0},    {"clock_period_ps", 0}};
+  j.update(st.to_json());
+  j["config"] = nullptr;
+  j["sms"][0]["energy"] = nullptr;
+  j["launches"][0]["dynamic_energy_j"] = nullptr;
   return j;
 }
 

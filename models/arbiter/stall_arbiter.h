@@ -59,9 +59,9 @@ namespace gpuvp {
 struct ArbiterPortStats {
   uint64_t grants = 0;
   uint64_t stall_cycles = 0;  // cycles with stall[i] high
-  // Cycles requester i waited beyond the one arbitration cycle an uncontended request costs: each stall
-  // interval (request seen to grant) minus 1. A lone requester under the parallel search waits 0; with
-  // arbiter.search = sequential the cycles the search spends looking at idle requesters count too.
+  // Cycles requester i waited beyond the arbitration cycle: each stall interval minus 1 (not stall - grants:
+  // a request first seen while the arbiter is REQUESTED may be granted with no stall). A lone requester
+  // waits 0; with arbiter.search = sequential the search's cycles on idle requesters count too.
   uint64_t wait_cycles = 0;
 };
 

@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "sw/isa/config_regs.h"
+#include "sw/runtime/clock_cycles.h"
 #include "sw/ptx/assembler.h"
 
 namespace gpuvp::rt {
@@ -363,8 +364,7 @@ void HostRuntime::synchronize() {
     print_device_output();  // what the threads printed before the error, as CUDA flushes it too
     throw with_kernel(e, st.kernel, *running_image_);
   }
-  double period_ps = 1e6 / host_.props().clock_mhz;
-  st.cycles = static_cast<uint64_t>((st.end_ps - st.start_ps) / period_ps + 0.5);
+  st.cycles = cycles_in(st.end_ps - st.start_ps, clock_period_ps(host_.props().clock_mhz));
   launches_.push_back(st);
 }
 
@@ -590,7 +590,7 @@ void HostRuntime::retire(uint64_t tag) {
   pending_.erase(it);
   if (p.kind == WorkRequest::Kernel) {
     p.launch.end_ps = at;
-    p.launch.cycles = static_cast<uint64_t>((at - p.launch.start_ps) * host_.props().clock_mhz / 1e6 + 0.5);
+    p.launch.cycles = cycles_in(at - p.launch.start_ps, clock_period_ps(host_.props().clock_mhz));
     launches_.push_back(p.launch);
     print_device_output();
   }

@@ -27,23 +27,29 @@ json read_stats(const std::string& path) {
 // vectorAdd's host program is one launch: 16 blocks of 32 threads over n = 512 (workload "small").
 const char* kConfig = "--preset flexgrip --set sm.count=2";
 
-json run_vector_add() {
+json run_vector_add(const std::string& config) {
   const std::string s = temp_path("run_stats.json");
-  RunResult r = run_gpuvp(fmt::format("run {} --workload vectorAdd --launch small --stats {}", kConfig, s));
+  RunResult r = run_gpuvp(fmt::format("run {} --workload vectorAdd --launch small --stats {}", config, s));
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
   return read_stats(s);
 }
 
-// The same kernel, buffers and sizes through exec: a, b random, c zero, n = 512.
-json exec_vector_add() {
+// The same kernel, buffers and sizes through exec: a, b random, c zero, n = 512. `printed` gets the
+// cycles exec prints ("vectorAdd on tx2: 2642 cycles (...").
+json exec_vector_add(const std::string& config, uint64_t* printed = nullptr) {
   const std::string s = temp_path("exec_stats.json");
   RunResult r = run_gpuvp(fmt::format(
       "exec {} --ptx {}/sw/kernels/vectorAdd.ptx -k vectorAdd --grid 16 --block 32 --arg buf:f32:512:rand=1 "
       "--arg buf:f32:512:rand=2 --arg buf:f32:512 --arg i32:512 --stats {}",
-      kConfig, GPUVP_SOURCE_DIR, s));
+      config, GPUVP_SOURCE_DIR, s));
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
+  if (printed) {
+    const size_t at = r.out.find(": ");
+    REQUIRE(at != std::string::npos);
+    *printed = std::stoull(r.out.substr(at + 2));
+  }
   return read_stats(s);
 }
 
@@ -77,26 +83,47 @@ json kernel_part(json sms) {
 }
 
 TEST_CASE("stats: exec --stats equals run --stats for vectorAdd launched both ways") {
-  json run = run_vector_add(), exec = exec_vector_add();
-  check_sections(run, "run");
-  check_sections(exec, "exec");
-  run["sms"] = kernel_part(run["sms"]);
-  exec["sms"] = kernel_part(exec["sms"]);
-  // Every counter of the kernel's execution: the GPU does the same work in the same cycles.
-  for (const char* k : {"kernel_cycles", "warp_insts", "thread_insts", "sms", "arbiters", "config", "preset"}) {
-    INFO(k);
-    CHECK(run[k] == exec[k]);
+  // flexgrip (no warp schedulers: the issue counters are 0) and tx2 (schedulers, caches, a DRAM).
+  for (const std::string config : {kConfig, "--preset tx2"}) {
+    INFO(config);
+    json run = run_vector_add(config), exec = exec_vector_add(config);
+    check_sections(run, "run");
+    check_sections(exec, "exec");
+    run["sms"] = kernel_part(run["sms"]);
+    exec["sms"] = kernel_part(exec["sms"]);
+    // Every counter of the kernel's execution: the GPU does the same work in the same cycles.
+    for (const char* k : {"kernel_cycles", "warp_insts", "thread_insts", "sms", "arbiters", "config", "preset"}) {
+      INFO(k);
+      CHECK(run[k] == exec[k]);
+    }
+    REQUIRE(run["launches"].size() == 1);
+    REQUIRE(exec["launches"].size() == 1);
+    for (const char* k : {"kernel", "launch_id", "cycles", "blocks_per_core", "occupancy", "issue", "shared",
+                          "inst_class", "blocks", "dynamic_energy_j"}) {
+      INFO(k);
+      CHECK(run["launches"][0][k] == exec["launches"][0][k]);
+    }
+    // 16 blocks of 32 threads, one warp each, over 2 SMs: 8 blocks per SM.
+    CHECK(run["sms"][0]["blocks"] == 8);
+    CHECK(run["sms"][1]["blocks"] == 8);
+    // sim_seconds, host_seconds and the launch's start_ps/end_ps depend on the host program (docs/statistics.md).
   }
-  REQUIRE(run["launches"].size() == 1);
-  REQUIRE(exec["launches"].size() == 1);
-  for (const char* k : {"kernel", "launch_id", "cycles", "blocks_per_core"}) {
-    INFO(k);
-    CHECK(run["launches"][0][k] == exec["launches"][0][k]);
+}
+
+TEST_CASE("stats: one launch's cycles are the same number printed, per launch and in kernel_cycles") {
+  // tx2's 1300 MHz clock runs with a period of whole picoseconds: 1e6 / 1300 = 769.23, so 769 ps. The
+  // cycles of a span are its picoseconds over 769 (the clock's edges), not over 769.23.
+  for (const std::string config : {kConfig, "--preset tx2"}) {
+    INFO(config);
+    uint64_t printed = 0;
+    const json j = exec_vector_add(config, &printed);
+    const json& l = j["launches"][0];
+    const uint64_t period = config == kConfig ? 10000 : 769;  // 100 MHz, 1300 MHz
+    CHECK(j["clock_period_ps"] == period);
+    CHECK(l["cycles"] == (l["end_ps"].get<uint64_t>() - l["start_ps"].get<uint64_t>()) / period);
+    CHECK(j["kernel_cycles"] == l["cycles"]);
+    CHECK(printed == l["cycles"].get<uint64_t>());
   }
-  // 16 blocks of 32 threads, one warp each, over 2 SMs round robin: 8 blocks per SM.
-  CHECK(run["sms"][0]["blocks"] == 8);
-  CHECK(run["sms"][1]["blocks"] == 8);
-  // sim_seconds, host_seconds and the launch's start_ps/end_ps depend on the host program (docs/statistics.md).
 }
 
 TEST_CASE("stats: a lone requester at an arbiter waits 0 cycles, its stall is the arbitration cycle of each grant") {
@@ -129,7 +156,13 @@ TEST_CASE("stats: experiment --stats has the schema and one section per launch")
   const json j = read_stats(s);
   check_sections(j, "experiment");
   // Four benchmarks of one kernel run each (tx2_priorities.json: max_iterations 1).
-  CHECK(j["launches"].size() == 4);
+  REQUIRE(j["launches"].size() == 4);
+  // In launch order, though they complete out of it: low B (launch 2, released at 0.2 ms) waits for
+  // low A's blocks, and the high-priority kernels released at 0.4 and 0.6 ms (launches 3, 4) go first.
+  std::vector<uint64_t> ids, ends;
+  for (const json& l : j["launches"]) ids.push_back(l["launch_id"]), ends.push_back(l["end_ps"]);
+  CHECK(ids == std::vector<uint64_t>{1, 2, 3, 4});
+  CHECK(!std::is_sorted(ends.begin(), ends.end()));
   const json t = read_stats(tl);
   CHECK(!t["traceEvents"].empty());
 }
@@ -145,6 +178,19 @@ TEST_CASE("stats: an unwritable --stats is refused before exec or experiment run
                             GPUVP_SOURCE_DIR, temp_path("exp_out")));
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Contains("--timeline /nonexistent/dir/t.json: cannot write"));
+}
+
+TEST_CASE("stats: gpuvp cuda refuses an unwritable --stats, --timeline or --vcd before the program starts") {
+  for (const char* opt : {"--stats /nonexistent/dir/s.json", "--timeline /nonexistent/dir/t.json",
+                          "--vcd /nonexistent/dir/w"}) {
+    INFO(opt);
+    // The program would print "started": it must never run.
+    auto r = run_gpuvp(fmt::format("cuda {} -- /bin/echo started", opt));
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Contains(std::string(opt).substr(0, std::string(opt).find(' ')) + " /nonexistent/dir/"));
+    CHECK_THAT(r.err, Contains("cannot write"));
+    CHECK(r.out.find("started") == std::string::npos);
+  }
 }
 
 // a.json and b.json, by hand: kernel_cycles 1000 -> 1100 (+100, +10 %), launches[0].cycles 0 -> 5 (+5,

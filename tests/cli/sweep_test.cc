@@ -235,6 +235,15 @@ TEST_CASE("sweep: bad sweep files are refused before anything runs, naming the f
   refused(head + R"("axes": [{"zip": [{"key": "sm.count", "values": [1, 2]}, {"preset": ["tk1"]}]}]})",
           {"axes[0].zip[1]", "zipped axes have as many values each"});
   refused(head + R"("axes": [{"key": "sm.count", "values": [1]}], "metrics": ["sms[0"]})", {"metrics[0]", "sms[0"});
+  // Names the statistics do not have (docs/statistics.md), at the top, in an SM, in a launch's issue.
+  refused(head + R"("axes": [{"key": "sm.count", "values": [1]}], "metrics": ["nosuch.field"]})",
+          {"metrics[0]", "'nosuch.field'", "no field 'nosuch' in the statistics"});
+  refused(head + R"("axes": [{"key": "sm.count", "values": [1]}], "metrics": ["sms[0].blocks", "sms[0].wrap_insts"]})",
+          {"metrics[1]", "no field 'wrap_insts' in sms[0]"});
+  refused(head + R"("axes": [{"key": "sm.count", "values": [1]}], "metrics": [{"name": "x", "path": "launches[k].issue.stall_cycles.barier"}]})",
+          {"metrics[0]", "no field 'barier' in launches[k].issue.stall_cycles"});
+  refused(head + R"("axes": [{"key": "sm.count", "values": [1]}], "metrics": ["kernel_cycles[0]"]})",
+          {"kernel_cycles is not an array"});
   // An output folder that cannot be created.
   const std::string file = write_file("ok.json", head + R"("axes": [{"key": "sm.count", "values": [1]}]})");
   const RunResult r = sweep(fmt::format("{} --out /proc/gpuvp-sweep", file));
@@ -258,6 +267,30 @@ TEST_CASE("sweep: the example sweep file checks whole, and its points equal the 
   const json direct_run = run_stats("--preset tx2 --set gmem.bandwidth_gbps=7.3 --set sm.count=1 --workload matrixMul "
                                     "--launch square32");
   REQUIRE(direct_run["exit_status"] == 0);
+  // What the user guide's reading of the example relies on ("Reading the example"): matrixMul:square32
+  // is 32 x 32 in 16 x 16 tiles, 4 blocks, all on the one SM; fetch stalls are most of its scheduler
+  // cycles; and lowering sysmem.latency by 210 cycles saves about one latency per fetch.
+  const json& sm0 = direct_run["sms"][0];
+  CHECK(sm0["blocks"] == 4);
+  const json& issue = sm0["issue"];
+  CHECK(issue["stall_cycles"]["fetch"].get<double>() >
+        0.5 * issue["cycles"].get<double>() * issue["schedulers"].get<double>());
+  const uint64_t fetches = sm0["fetches"].get<uint64_t>();
+  CHECK(sm0["caches"]["icache"]["line_misses"] == fetches);  // every fetch a line the SM fetched itself
+  CHECK(sm0["caches"]["icache"]["hits"] == 0);
+  CHECK(direct_run["config"]["sysmem"]["latency"] == 233);
+  const json fast = run_stats("--preset tx2 --set gmem.bandwidth_gbps=7.3 --set sm.count=1 --set sysmem.latency=23 "
+                              "--workload matrixMul --launch square32");
+  REQUIRE(fast["exit_status"] == 0);
+  const double saved = direct_run["kernel_cycles"].get<double>() - fast["kernel_cycles"].get<double>();
+  CHECK(saved == Approx(double(fetches) * (233 - 23)).epsilon(0.05));
+  // With 4 SMs (one block each) every SM fetches the same lines itself.
+  const json four = run_stats("--preset tx2 --set sm.count=4 --workload matrixMul --launch square32");
+  REQUIRE(four["exit_status"] == 0);
+  for (const json& sm : four["sms"]) {
+    CHECK(sm["blocks"] == 1);
+    CHECK(sm["fetches"] == fetches);
+  }
   // Shards 1 and 25 of 48 are points 1 (matrixMul, 7.3 GB/s, 1 SM) and 25 (the transpose, the same): every
   // one of the 48 points is checked before those run.
   for (const int k : {1, 25}) {
@@ -271,4 +304,49 @@ TEST_CASE("sweep: the example sweep file checks whole, and its points equal the 
     CHECK(t["rows"][0]["kernel_cycles"] == (k == 1 ? direct_run : direct_exec)["kernel_cycles"]);
     fs::remove_all(out);
   }
+}
+
+TEST_CASE("sweep: an experiment file is a host program of a point, equal to the direct gpuvp experiment") {
+  // One timer-spin kernel of 2 blocks of 64 threads spinning 2 us, once; beside it a launch file's point
+  // is not needed: the file is recognised by its "benchmarks".
+  const std::string exp = write_file("spin_exp.json", R"({"name": "spin", "max_iterations": 1, "benchmarks": [
+    {"filename": "./bin/timer_spin.so", "thread_count": 64, "block_count": 2, "additional_info": "2000"}]})");
+  const std::string file = write_file("exp_sweep.json", fmt::format(R"({{"preset": "tx2",
+    "axes": [{{"workload": ["{}"]}}, {{"key": "sm.count", "values": [1, 2]}}],
+    "metrics": ["launches[0].blocks", "sms[0].blocks"]}})", exp));
+  const std::string out = temp_path("exp_sweep.out");
+  fs::remove_all(out);
+  const RunResult r = sweep(fmt::format("{} --out {} --jobs 2", file, out));
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  const json t = read_json(out + "/results.json");
+  REQUIRE(t["rows"].size() == 2);
+  for (size_t k = 0; k < 2; ++k) {
+    const json& row = t["rows"][k];
+    INFO("point " << k + 1);
+    CHECK(row["status"] == "ok");
+    CHECK(row["launches[0].blocks"] == 2);
+    CHECK(row["sms[0].blocks"] == (k == 0 ? 2 : 1));  // both blocks on one SM, or one on each
+    CHECK(read_json(fmt::format("{}/points/{}.stats.json", out, k + 1))["command"] == "experiment");
+    CHECK(fs::exists(fmt::format("{}/points/{}.experiment/timer_spin_0.json", out, k + 1)));
+    // The direct command with the same settings gives the same kernel cycles.
+    const std::string s = temp_path("exp_direct.json");
+    const RunResult d = run_gpuvp(fmt::format("experiment {} --preset tx2 --set sm.count={} --out {} --stats {}", exp,
+                                              k + 1, temp_path("exp_direct.out"), s));
+    INFO(d.err);
+    REQUIRE(d.status == 0);
+    CHECK(row["kernel_cycles"] == read_json(s)["kernel_cycles"]);
+  }
+  // A block that does not fit the point's SMs is refused before anything runs, naming the point.
+  const std::string big = write_file("big_exp.json", R"({"name": "big", "max_iterations": 1, "benchmarks": [
+    {"filename": "./bin/timer_spin.so", "thread_count": 4096, "block_count": 1}]})");
+  const std::string bad = write_file("exp_bad.json", fmt::format(R"({{"preset": "tx2", "workload": "{}",
+    "axes": [{{"key": "sm.count", "values": [1]}}]}})", big));
+  const std::string bad_out = temp_path("exp_bad.out");
+  const RunResult b = sweep(fmt::format("{} --out {}", bad, bad_out));
+  CHECK(b.status == 2);
+  CHECK_THAT(b.err, Contains("point 1") && Contains("thread_count"));
+  CHECK(!fs::exists(bad_out));
+  fs::remove_all(out);
+  for (const std::string& f : {exp, file, big, bad}) std::remove(f.c_str());
 }

@@ -168,6 +168,23 @@ TEST_CASE("arbiter: a lone requester waits 0 cycles, the loser of a tie the winn
   CHECK(tb.arb->stats(1).grants == 1);
 }
 
+TEST_CASE("arbiter: a request first seen while the arbiter is arbitrating is granted with no stall cycle", "[arbiter]") {
+  ArbTb tb("tb", 2);
+  tb.script[1] = {Request{sc_core::SC_ZERO_TIME}};
+  tb.script[0] = {Request{sc_time(15, SC_NS)}};
+  sc_core::sc_start(sc_time(1000, SC_NS));
+  // 1 is seen at edge 1 (IDLE -> REQUESTED, 1 stalled); 0 is first seen at edge 2, where the arbiter
+  // is REQUESTED already: the search starts after last = 1 (its reset value), so edge 2 grants 0 and
+  // 0's stall pin is never high. 0 acks at 3T, seen at 4; edge 5 grants 1.
+  CHECK(order_of(tb.grants) == std::vector<unsigned>{0, 1});
+  CHECK(cycles_of(tb.grants) == std::vector<uint64_t>{2, 5});
+  CHECK(tb.arb->stats(0).grants == 1);
+  CHECK(tb.arb->stats(0).stall_cycles == 0);  // no stall interval: the arbitration cycle was 1's
+  CHECK(tb.arb->stats(0).wait_cycles == 0);   // not stall - grants = -1: waits are per stall interval
+  CHECK(tb.arb->stats(1).stall_cycles == 4);  // [1, 5)
+  CHECK(tb.arb->stats(1).wait_cycles == 3);   // 0's hold, its ack and the re-arbitration
+}
+
 TEST_CASE("arbiter: requests arriving while another is served and at the ack edge", "[arbiter]") {
   ArbTb tb("tb", 3);
   tb.hold = {2, 5, 2};

@@ -20,12 +20,13 @@ using namespace smtest;
 
 namespace {
 
-// Fetches take no time; global accesses kLat cycles.
+// Fetches take fetch_lat cycles (0 unless a test says), global accesses kLat cycles.
 constexpr uint64_t kLat = 100;
 struct TimedEnv : ArrayEnv {
+  uint64_t fetch_lat = 0;
   uint64_t access(Port port, uint64_t addr, uint8_t* data, unsigned len, bool write, AtomicExtension* atomic, uint64_t t,
                   Fault& f) override {
-    latency = port == Port::Fetch ? 0 : kLat;
+    latency = port == Port::Fetch ? fetch_lat : kLat;
     return ArrayEnv::access(port, addr, data, len, write, atomic, t, f);
   }
 };
@@ -315,13 +316,9 @@ TEST_CASE("issue timing: FMA throughput of the tx2 and tk1 SMs") {
   CHECK(one <= 128);
 }
 
-TEST_CASE("issue timing: barrier stalls while every warp of the scheduler waits at a barrier") {
-  // One scheduler of 32 lanes, 2 warps. Warp 0 branches over three FMAs to the barrier; warp 1 runs them.
-  // mov: w0 0, w1 1 (lat.alu 4); setp: 5, 6; bra: 10 (taken), 11 (lat.branch 2); w0 bar at 13 (waits);
-  // w1 fma at 14, 19, 24, bar at 29: the barrier completes at 29 + 1, both warps ready at 30 + 2 = 32;
-  // exits at 32 and 33, done at 34. Idle cycles: 2..4, 7..9, 12, 15..18, 20..23, 25..28 wait for a
-  // latency (19: warp 1 is the first to become ready), 30..31 for the barrier (2).
-  Core c(32, 1);
+namespace {
+// Threads 0..31 (warp 0) branch over `fmas` FMAs that warp 1 runs, to a barrier (if `barrier`) and exit.
+Prog warp0_skips(unsigned fmas, bool barrier) {
   Prog p;
   p.add(Opcode::Mov, DType::U32, {R(1), S(SReg::TidX)});
   Inst setp = mk(Opcode::Setp, DType::U32, {P(0), None(), R(1), I(32)});
@@ -330,15 +327,97 @@ TEST_CASE("issue timing: barrier stalls while every warp of the scheduler waits 
   Inst bra = mk(Opcode::Bra, DType::None, {L(1)});
   bra.guard = 0;
   p.add(bra);
-  for (unsigned k = 0; k < 3; ++k) p.add(Opcode::Fma, DType::F32, {R(k), R(8), R(9), R(10)});
+  for (unsigned k = 0; k < fmas; ++k) p.add(Opcode::Fma, DType::F32, {R(k), R(8), R(9), R(10)});
   p.label(1);
-  p.add(Opcode::Bar, DType::None, {I(0)});
+  if (barrier) p.add(Opcode::Bar, DType::None, {I(0)});
   p.add(Opcode::Exit, DType::None, {});
-  CHECK(c.run(p, 64) == 34);
+  return p;
+}
+}  // namespace
+
+TEST_CASE("issue timing: barrier stalls while every warp of the scheduler waits at a barrier") {
+  // One scheduler of 32 lanes, 2 warps. Warp 0 branches over three FMAs to the barrier; warp 1 runs them.
+  // mov: w0 0, w1 1 (lat.alu 4); setp: 5, 6; bra: 10 (taken), 11 (lat.branch 2); w0 bar at 13 (waits);
+  // w1 fma at 14, 19, 24, bar at 29: the barrier completes at 29 + 1, both warps ready at 30 + 2 = 32;
+  // exits at 32 and 33, done at 34. Idle cycles: 2..4, 7..9, 12, 15..18, 20..23, 25..28 wait for a
+  // latency (19: warp 1 is the first to become ready), 30..31 for the barrier (2).
+  Core c(32, 1);
+  CHECK(c.run(warp0_skips(3, true), 64) == 34);
   CHECK(c.issues == std::vector<uint64_t>{0, 1, 5, 6, 10, 11, 13, 14, 19, 24, 29, 32, 33});
   CHECK(c.stall(0, StallReason::Dependency) == 19);
   CHECK(c.stall(0, StallReason::Barrier) == 2);
   CHECK(c.sched(0).issue_cycles == 13);
   CHECK(c.core->stats().inst_class[size_t(InstClass::Barrier)] == 2);
   CHECK(c.core->stats().inst_class[size_t(InstClass::Control)] == 4);  // two bra, two exit
+}
+
+TEST_CASE("issue timing: a fetch miss holds the scheduler for the fetch") {
+  // One warp, mov then exit, both in one 128-byte line fetched in 50 cycles: the fetch at cycle 0
+  // returns the line at 50, mov issues at 50 (lat.alu 4: ready at 55), exit at 55 from the same line
+  // (no second fetch), done at 56.
+  Core c(32, 1);
+  c.env.fetch_lat = 50;
+  Prog p;
+  p.add(Opcode::Mov, DType::U32, {R(1), S(SReg::TidX)});
+  p.add(Opcode::Exit, DType::None, {});
+  CHECK(c.run(p, 32) == 56);
+  CHECK(c.issues == std::vector<uint64_t>{50, 55});
+  CHECK(c.stall(0, StallReason::Fetch) == 50);       // 0..49
+  CHECK(c.stall(0, StallReason::Dependency) == 4);   // 51..54
+  CHECK(c.sched(0).issue_cycles == 2);
+  CHECK(c.core->stats().fetches == 1);
+}
+
+TEST_CASE("issue timing: a load without a free scoreboard entry is a memory-port stall") {
+  // sm.max_pending_loads = 1, one thread, two independent loads, then exit. mov at 0 (ready 5). The
+  // first ld at 5 takes the only scoreboard entry: its transaction at 6, data at 106, usable at 110;
+  // until then the warp can issue nothing that might load (the second ld), a memory-port stall,
+  // 6..109 (104 cycles). The second ld issues at 110 and takes the entry again: data at 211, usable
+  // at 215, when the exit (which waits for every pending load) issues; the warp, its scoreboard full,
+  // is held by the port again, 111..214 (104). Done at 216: 4 issues, 4 dependency cycles (1..4) and
+  // 208 memory-port cycles.
+  Core c(32, 1);
+  c.cfg.max_pending_loads = 1;
+  Prog p;
+  p.add(Opcode::Mov, DType::U64, {R(1), I(int64_t(kGlob))});
+  p.add(Opcode::Ld, DType::U32, {R(0), M(1, 0)}).mod.space = Space::Global;
+  p.add(Opcode::Ld, DType::U32, {R(2), M(1, 4)}).mod.space = Space::Global;
+  p.add(Opcode::Exit, DType::None, {});
+  CHECK(c.run(p, 1) == 216);
+  CHECK(c.issues == std::vector<uint64_t>{0, 5, 110, 215});
+  CHECK(c.stall(0, StallReason::MemoryPort) == 208);
+  CHECK(c.stall(0, StallReason::Dependency) == 4);
+  CHECK(c.stall(0, StallReason::PendingLoad) == 0);
+  // One transaction per load of one thread: the SM issued two.
+  CHECK(c.core->stats().mem_transactions == 2);
+}
+
+TEST_CASE("issue timing: a nanosleep's wait is a nanosleep stall") {
+  // At 1300 MHz (a 769 ps period) nanosleep 1000 sleeps ceil(1000000 / 769) = 1301 cycles: issued at
+  // 0, it ends at 1 + 1301 = 1302, the warp ready at 1302 + lat.alu 4 = 1306; exit at 1306, done at
+  // 1307. Cycles 1..1305 wait for the sleep (1305), the other 2 issue.
+  Core c(32, 1);
+  c.cfg.clock = Clock(1300.0);
+  Prog p;
+  p.add(Opcode::Nanosleep, DType::U32, {I(1000)});
+  p.add(Opcode::Exit, DType::None, {});
+  CHECK(c.run(p, 32) == 1307);
+  CHECK(c.issues == std::vector<uint64_t>{0, 1306});
+  CHECK(c.stall(0, StallReason::Nanosleep) == 1305);
+  CHECK(c.sched(0).issue_cycles == 2);
+  CHECK(c.core->stats().inst_class[size_t(InstClass::Control)] == 2);  // nanosleep and exit
+}
+
+TEST_CASE("issue timing: resident warps averaged over the cycles a block is resident") {
+  // Two warps on one scheduler; warp 0 branches to exit, warp 1 runs two FMAs first. mov: 0, 1;
+  // setp: 5, 6; bra: 10, 11 (lat.branch 2); warp 0 exits at 13, warp 1 fma at 14, 19, exit at 24,
+  // done at 25. A warp is resident from its block's start (0) to the end of its exit's cycle: warp 0
+  // 14 cycles, warp 1 25, over 25 cycles: 39 / 25 = 1.56 warps.
+  Core c(32, 1);
+  CHECK(c.run(warp0_skips(2, false), 64) == 25);
+  CHECK(c.issues == std::vector<uint64_t>{0, 1, 5, 6, 10, 11, 13, 14, 19, 24});
+  CHECK(c.sched(0).cycles == 25);
+  CHECK(c.core->stats().warp_resident_cycles == 14 + 25);
+  // As the statistics write it (sms[i].issue.resident_warps_avg = warp_resident_cycles / cycles).
+  CHECK(double(c.core->stats().warp_resident_cycles) / double(c.sched(0).cycles) == Approx(1.56));
 }
