@@ -56,9 +56,11 @@ struct Reader {
   }
   [[noreturn]] void error(const std::string& what) const { throw ConfigError(fmt::format("{}: {}", origin, what)); }
 
+  // `where`: the object's path with the '.' its keys are joined with ("" at the top level).
   void known(const json& obj, const std::string& where, std::initializer_list<const char*> keys) const {
-    if (!obj.is_object()) fail(where.empty() ? "(top level)" : where.substr(0, where.size() - 1), obj, "is not an object");
-    if (std::string e = unknown_key_error(obj, keys, where); !e.empty()) error(e);
+    const std::string path = where.empty() ? "" : where.substr(0, where.size() - 1);
+    if (!obj.is_object()) fail(path.empty() ? "(top level)" : path, obj, "is not an object");
+    if (std::string e = unknown_key_error(obj, keys, path); !e.empty()) error(e);
   }
   const json& required(const json& obj, const std::string& where, const char* key) const {
     if (!obj.contains(key)) error(fmt::format("{}{}: missing", where, key));

@@ -272,7 +272,16 @@ TEST_CASE("deadline: bad application files are refused naming the key") {
              Contains("apps.json") && Contains("applications[0].priority") && Contains("high, medium or low"));
   CHECK_THAT(err({{"applications", {app("A", "high", 0, 10, {kernel(0, 32, 1)})}}}), Contains("applications[0].kernels[0].blocks"));
   CHECK_THAT(err({{"applications", {app("A", "high", -1, 10, {kernel(1, 32, 1)})}}}), Contains("applications[0].release_us"));
-  CHECK_THAT(err({{"aplications", {}}}), Contains("unknown key 'aplications'"));
+  CHECK_THAT(err({{"aplications", {}}}), Contains("apps.json: unknown key 'aplications'"));
+  nlohmann::json colour = kernel(1, 32, 1);
+  colour["colour"] = "red";
+  CHECK_THAT(err({{"applications", {app("A", "high", 0, 10, {colour})}}}),
+             Contains("apps.json: applications[0].kernels[0]: unknown key 'colour'"));
+  nlohmann::json extra = app("A", "high", 0, 10, {kernel(1, 32, 1)});
+  extra["colour"] = "red";
+  CHECK_THAT(err({{"applications", {extra}}}), Contains("apps.json: applications[0]: unknown key 'colour'"));
+  CHECK_THAT(err({{"random", {{"seed", 1}, {"count", 3}, {"window_us", 10}, {"colour", 1}}}}),
+             Contains("apps.json: random: unknown key 'colour'"));
   CHECK_THAT(err({{"random", {{"seed", 1}, {"count", 3}, {"window_us", 10}}}}), Contains("random.templates: missing"));
   CHECK_THAT(err({{"policies", {"edf"}}, {"applications", {app("A", "high", 0, 10, {kernel(1, 32, 1)})}}}),
              Contains("policies[0]") && Contains("fifo, priority_streams, split"));
