@@ -285,6 +285,15 @@ TEST_CASE("deadline: bad application files are refused naming the key") {
   CHECK_THAT(err({{"random", {{"seed", 1}, {"count", 3}, {"window_us", 10}}}}), Contains("random.templates: missing"));
   CHECK_THAT(err({{"policies", {"edf"}}, {"applications", {app("A", "high", 0, 10, {kernel(1, 32, 1)})}}}),
              Contains("policies[0]") && Contains("fifo, priority_streams, split"));
+  // Application names are unique (the tables name applications): a listed one twice, and a listed one
+  // with a generated one's name (templates[0] drawn for application 0: "t#0").
+  CHECK_THAT(err({{"applications", {app("B", "high", 0, 10, {kernel(1, 32, 1)}), app("B", "low", 5, 10, {kernel(1, 32, 1)})}}}),
+             Contains("apps.json: applications[1].name: \"B\" is the name of applications[0].name too"));
+  nlohmann::json tmpl = app("t", "high", 0, 10, {kernel(1, 32, 1)});
+  tmpl.erase("release_us");
+  CHECK_THAT(err({{"applications", {app("t#0", "high", 0, 10, {kernel(1, 32, 1)})}},
+                  {"random", {{"seed", 1}, {"count", 1}, {"window_us", 10}, {"templates", {tmpl}}}}}),
+             Contains("apps.json: random.templates[0].name (its application 0): \"t#0\" is the name of applications[0].name too"));
   nlohmann::json k = kernel(2, 32, 1);
   k["profile_us"] = {1};
   CHECK_THAT(err({{"applications", {app("A", "high", 0, 10, {k})}}}), Contains("profile_us") && Contains("2 times"));
