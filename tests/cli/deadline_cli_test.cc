@@ -103,3 +103,20 @@ TEST_CASE("deadline: duplicate application names are refused naming the file and
   CHECK_THAT(r.err, Catch::Matchers::Contains(f + ": applications[1].name: \"B\" is the name of applications[0].name too"));
   std::filesystem::remove_all(dir);
 }
+
+// An --out folder that cannot be created (under /proc, or a file in the way) is refused before
+// anything runs, exit status 2, naming the option and the path.
+TEST_CASE("deadline: an --out that cannot be a folder is refused naming --out, exit 2") {
+  const std::string dir = temp_path("deadline_out");
+  std::filesystem::create_directories(dir);
+  const std::string f = write_b(dir, false);
+  std::ofstream(dir + "/file") << "x";
+  for (const std::string& out : {std::string("/proc/nope"), dir + "/file", dir + "/file/sub"}) {
+    RunResult r = run_cmd(fmt::format("{} deadline {} --preset tx2 --out {}", GPUVP_BINARY, f, out));
+    INFO(r.out << r.err);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::Matchers::Contains("--out " + out + ": "));
+    CHECK_THAT(r.err, !Catch::Matchers::Contains("filesystem error"));
+  }
+  std::filesystem::remove_all(dir);
+}
