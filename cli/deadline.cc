@@ -21,7 +21,7 @@ int cmd_deadline(const Config& cfg, const DeadlineArgs& args) {
   deadline::AppSet set = deadline::load_apps(args.file, cfg);
   std::string out_file;
   if (!args.out.empty()) {
-    std::filesystem::create_directories(args.out);
+    make_output_dir(args.out, "--out");
     out_file = (std::filesystem::path(args.out) / "deadline.json").string();
     check_output(out_file, "--out");
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <stdexcept>
 
@@ -56,9 +57,11 @@ struct Reader {
   }
   [[noreturn]] void error(const std::string& what) const { throw ConfigError(fmt::format("{}: {}", origin, what)); }
 
+  // `where`: the object's path with the '.' its keys are joined with ("" at the top level).
   void known(const json& obj, const std::string& where, std::initializer_list<const char*> keys) const {
-    if (!obj.is_object()) fail(where.empty() ? "(top level)" : where.substr(0, where.size() - 1), obj, "is not an object");
-    if (std::string e = unknown_key_error(obj, keys, where); !e.empty()) error(e);
+    const std::string path = where.empty() ? "" : where.substr(0, where.size() - 1);
+    if (!obj.is_object()) fail(path.empty() ? "(top level)" : path, obj, "is not an object");
+    if (std::string e = unknown_key_error(obj, keys, path); !e.empty()) error(e);
   }
   const json& required(const json& obj, const std::string& where, const char* key) const {
     if (!obj.contains(key)) error(fmt::format("{}{}: missing", where, key));
@@ -180,8 +183,9 @@ struct Reader {
     return a;
   }
 
-  // n applications drawn uniformly from the templates, released uniformly in [0, window).
-  std::vector<App> random(const json& j) const {
+  // n applications drawn uniformly from the templates, released uniformly in [0, window); `paths`
+  // gets the key each one's name comes from.
+  std::vector<App> random(const json& j, std::vector<std::string>& paths) const {
     known(j, "random.", {"seed", "count", "window_us", "templates"});
     const uint64_t seed = integer(required(j, "random.", "seed"), "random.seed", 0, uint64_t(INT64_MAX));
     const uint64_t count = integer(required(j, "random.", "count"), "random.count", 1, 100000);
@@ -193,9 +197,11 @@ struct Reader {
     std::mt19937_64 rng(seed);
     std::vector<App> apps;
     for (uint64_t i = 0; i < count; ++i) {
-      App a = templates[rng() % templates.size()];
+      const size_t t = rng() % templates.size();
+      App a = templates[t];
       a.release_ns = rng() % window;
       a.name = fmt::format("{}#{}", a.name, i);
+      paths.push_back(fmt::format("random.templates[{}].name (its application {})", t, i));
       apps.push_back(std::move(a));
     }
     return apps;
@@ -204,12 +210,21 @@ struct Reader {
 
 const char* const kPolicies[] = {"fifo", "priority_streams", "split"};
 
+// The tables and deadline.json name applications: two of one name could not be told apart.
+void unique_names(const Reader& r, const std::vector<App>& apps, const std::vector<std::string>& paths) {
+  std::map<std::string, size_t> seen;
+  for (size_t i = 0; i < apps.size(); ++i)
+    if (auto [it, fresh] = seen.emplace(apps[i].name, i); !fresh)
+      r.fail(paths[i], apps[i].name, fmt::format("is the name of {} too; application names must be unique", paths[it->second]));
+}
+
 }  // namespace
 
 AppSet parse_apps(const json& j, const Config& cfg, const std::string& origin) {
   Reader r{origin, cfg, unsigned(cfg.i("sm.count")), false};
   r.known(j, "", {"applications", "random", "decision_us", "policies", "profiles"});
   AppSet set;
+  std::vector<std::string> paths;  // per application, the key its name comes from
   if (j.contains("profiles")) {
     const json& v = j.at("profiles");
     if (!v.is_string() || (v.get<std::string>() != "measured" && v.get<std::string>() != "computed"))
@@ -220,11 +235,15 @@ AppSet parse_apps(const json& j, const Config& cfg, const std::string& origin) {
   if (j.contains("applications")) {
     const json& as = j.at("applications");
     if (!as.is_array()) r.fail("applications", as, "is not an array of applications");
-    for (size_t i = 0; i < as.size(); ++i) set.apps.push_back(r.app(as[i], fmt::format("applications[{}]", i), false));
+    for (size_t i = 0; i < as.size(); ++i) {
+      set.apps.push_back(r.app(as[i], fmt::format("applications[{}]", i), false));
+      paths.push_back(fmt::format("applications[{}].name", i));
+    }
   }
   if (j.contains("random"))
-    for (App& a : r.random(j.at("random"))) set.apps.push_back(std::move(a));
+    for (App& a : r.random(j.at("random"), paths)) set.apps.push_back(std::move(a));
   if (set.apps.empty()) r.error("no applications (give 'applications', 'random' or both)");
+  unique_names(r, set.apps, paths);
   std::stable_sort(set.apps.begin(), set.apps.end(), [](const App& a, const App& b) { return a.release_ns < b.release_ns; });
   if (j.contains("policies")) {
     const json& ps = j.at("policies");

@@ -18,6 +18,7 @@ struct InFlight {
   uint64_t launch = 0;
   size_t kernel = 0;
   uint64_t first = 0, last = 0;
+  rt::Stream stream = 0;  // the stream it was launched in
 };
 
 struct AppState {
@@ -26,7 +27,7 @@ struct AppState {
   uint64_t finish_ns = 0;               // scenario time of its last block's completion
   std::vector<uint64_t> launched, completed;  // per kernel: blocks launched, blocks completed
   std::vector<InFlight> inflight;
-  rt::Stream stream = 0;                // 0: none yet
+  rt::Stream stream = 0;                // the stream its next launch goes to (0: none yet)
   uint32_t set = 0;                     // its SM set (0: none yet)
   uint64_t sms = 0;                     // the SMs of that set now
 

@@ -61,7 +61,7 @@ class RuntimeGpu : public Gpu {
     const uint64_t id = rt_.launch_sub_async(a.stream, l.module, l.kernel, l.grid, l.block, l.args,
                                              rt::SubKernel{first, last, a.set}, l.dyn_shmem);
     a.launched[k] = std::max(a.launched[k], last);
-    a.inflight.push_back(InFlight{id, k, first, last});
+    a.inflight.push_back(InFlight{id, k, first, last, a.stream});
     out_.launches.push_back(LaunchRun{app, k, id, first, last, a.set, call, 0});
   }
   double t0() const { return t0_; }

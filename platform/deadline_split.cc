@@ -4,6 +4,7 @@
 // them, and the most urgent application's slack filled with single blocks of starved ones.
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 #include <tuple>
 
 #include "platform/deadline_policy.h"
@@ -89,7 +90,6 @@ class Split : public Policy {
   }
 
   void move(AppState& a, uint64_t sms, Gpu& gpu) {
-    if (!a.stream) a.stream = gpu.new_stream(a.app->priority == Priority::High ? -1 : 0);
     if (!a.set) a.set = take_set(sms, gpu);
     else gpu.set_sms(a.set, sms);
     a.sms = sms;
@@ -115,14 +115,35 @@ class Split : public Policy {
  private:
   // Launch-ahead: one sub-kernel of one wave on its n SMs running and the next one already queued, so
   // the next starts as the running one ends whenever the launch latency is shorter than a sub-kernel.
-  static void launch_ahead(AppState& a, unsigned n, Gpu& gpu) {
+  void launch_ahead(AppState& a, unsigned n, Gpu& gpu) {
     while (a.inflight.size() < kAhead) {
       const size_t k = a.next_to_launch();
       if (k >= a.app->kernels.size()) return;
       const Kernel& kd = a.app->kernels[k];
       const uint64_t wave = uint64_t(n) * blocks_per_sm(kd, gpu.config());
-      gpu.launch(a, k, a.launched[k], std::min<uint64_t>(kd.blocks, a.launched[k] + wave));
+      launch(a, k, a.launched[k], std::min<uint64_t>(kd.blocks, a.launched[k] + wave), gpu);
     }
+  }
+
+  // A sub-kernel goes to a stream of its own unless a sub-kernel of an earlier kernel of `a` is in
+  // flight, behind which it must wait (an application's kernels run in order). Sub-kernels of one
+  // kernel are independent: in one stream, the one launched ahead would wait for every block of the
+  // one before, and an SM handed to `a` meanwhile (a set enlarged) would idle while `a` has blocks
+  // queued; in separate streams its blocks take any slot of the set as it frees.
+  void launch(AppState& a, size_t k, uint64_t first, uint64_t last, Gpu& gpu) {
+    std::vector<rt::Stream>& own = streams_[&a];
+    rt::Stream s = 0;
+    for (const InFlight& f : a.inflight)
+      if (f.kernel < k) {
+        // Launching keeps at most kAhead - 1 = 1 sub-kernel in flight, so the earlier kernel is in one stream.
+        if (s && s != f.stream) throw std::logic_error("split: an earlier kernel in flight in two streams");
+        s = f.stream;
+      }
+    for (size_t i = 0; !s && i < own.size(); ++i)
+      if (std::none_of(a.inflight.begin(), a.inflight.end(), [&](const InFlight& f) { return f.stream == own[i]; })) s = own[i];
+    if (!s) s = own.emplace_back(gpu.new_stream(a.app->priority == Priority::High ? -1 : 0));
+    a.stream = s;
+    gpu.launch(a, k, first, last);
   }
 
   // Slack filling: while the most urgent application's slack (deadline - now - R on its SMs) exceeds a
@@ -141,11 +162,12 @@ class Split : public Policy {
       if (block > slack) continue;
       slack -= block;
       if (a.sms != top.sms || !a.set) move(a, top.sms, gpu);
-      gpu.launch(a, k, a.launched[k], a.launched[k] + 1);
+      launch(a, k, a.launched[k], a.launched[k] + 1, gpu);
     }
   }
 
   std::vector<uint32_t> free_sets_;
+  std::map<const AppState*, std::vector<rt::Stream>> streams_;  // each application's sub-kernel streams
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -28,6 +29,15 @@ inline void check_output(const std::string& path, const std::string& what) {
   if (errno == EEXIST) fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);  // no truncation
   if (fd < 0) throw ConfigError(fmt::format("{} {}: cannot write: {}", what, path, std::strerror(errno)));
   ::close(fd);
+}
+
+// An output folder (`what`: the option naming it), created with its parents if missing; one that
+// cannot be is a clear error naming the option before a run starts.
+inline void make_output_dir(const std::string& dir, const std::string& what) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw ConfigError(fmt::format("{} {}: cannot create the folder: {}", what, dir, ec.message()));
+  if (!std::filesystem::is_directory(dir, ec)) throw ConfigError(fmt::format("{} {}: not a folder", what, dir));
 }
 
 inline void write_output(const std::string& path, const std::string& bytes) {

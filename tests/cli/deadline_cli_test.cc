@@ -1,5 +1,6 @@
-// gpuvp deadline's profile cache (docs/deadline.md, "Profile cache"): measured E(K, n) written once per
-// configuration and kernel, and read back by the next run instead of measuring again.
+// gpuvp deadline from the command line: the profile cache (docs/deadline.md, "Profile cache"), measured
+// E(K, n) written once per configuration and kernel and read back by the next run instead of measuring
+// again; and input refused with exit status 2.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -76,5 +77,46 @@ TEST_CASE("deadline: an unknown PTX kernel is refused naming the file and key, e
   CHECK(r.status != 0);
   using Catch::Matchers::Contains;
   CHECK_THAT(r.err, Contains(f + ": applications[0].kernels[0].launch") && Contains("no kernel 'saxpz'"));
+  std::filesystem::remove_all(dir);
+}
+
+namespace {
+// One application, B; `twice`: listed twice.
+std::string write_b(const std::string& dir, bool twice) {
+  const std::string f = dir + "/set.json";
+  const json a = {{"name", "B"}, {"priority", "high"}, {"release_us", 0}, {"deadline_us", 500},
+                  {"kernels", {{{"blocks", 1}, {"threads", 32}, {"spin_us", 1}}}}};
+  std::ofstream(f) << json{{"applications", twice ? json{a, a} : json{a}}}.dump();
+  return f;
+}
+}  // namespace
+
+// Two applications of one name (the tables could not tell them apart) are refused before anything
+// runs, exit status 2, naming the file and the key.
+TEST_CASE("deadline: duplicate application names are refused naming the file and key, exit 2") {
+  const std::string dir = temp_path("deadline_dup");
+  std::filesystem::create_directories(dir);
+  const std::string f = write_b(dir, true);
+  RunResult r = run_cmd(fmt::format("{} deadline {} --preset tx2", GPUVP_BINARY, f));
+  INFO(r.out << r.err);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Matchers::Contains(f + ": applications[1].name: \"B\" is the name of applications[0].name too"));
+  std::filesystem::remove_all(dir);
+}
+
+// An --out folder that cannot be created (under /proc, or a file in the way) is refused before
+// anything runs, exit status 2, naming the option and the path.
+TEST_CASE("deadline: an --out that cannot be a folder is refused naming --out, exit 2") {
+  const std::string dir = temp_path("deadline_out");
+  std::filesystem::create_directories(dir);
+  const std::string f = write_b(dir, false);
+  std::ofstream(dir + "/file") << "x";
+  for (const std::string& out : {std::string("/proc/nope"), dir + "/file", dir + "/file/sub"}) {
+    RunResult r = run_cmd(fmt::format("{} deadline {} --preset tx2 --out {}", GPUVP_BINARY, f, out));
+    INFO(r.out << r.err);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.err, Catch::Matchers::Contains("--out " + out + ": "));
+    CHECK_THAT(r.err, !Catch::Matchers::Contains("filesystem error"));
+  }
   std::filesystem::remove_all(dir);
 }

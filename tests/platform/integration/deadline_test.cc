@@ -128,6 +128,16 @@ TEST_CASE("deadline: the worked example under the split technique: A goes before
     if (b.app == 2) CHECK(us(b.start_ns) >= 3020);  // after B's blocks, not instead of them
 }
 
+namespace {
+// M (medium, 16 blocks of 100 µs, deadline 500) released at 0, H (high, 4 blocks of 100 µs, deadline
+// 300) at 150, under split.
+nlohmann::json medium_then_high() {
+  return {{"policies", {"split"}},
+          {"applications",
+           {app("M", "medium", 0, 500, {kernel(16, 1024, 100)}), app("H", "high", 150, 300, {kernel(4, 1024, 100)})}}};
+}
+}  // namespace
+
 // A high-priority arrival takes SMs from a running medium application at its next sub-kernel boundary.
 // M (medium, 16 blocks of 100 µs, deadline 500) needs both SMs (800 µs on 1, 400 on 2): sub-kernels of
 // one wave (4 blocks), the first 20-120, the second (launched ahead) 120-220 on SMs 0 and 1. H (high,
@@ -135,10 +145,7 @@ TEST_CASE("deadline: the worked example under the split technique: A goes before
 // keeps SM 0. M's blocks running on SM 1 finish (220); H's blocks start on SM 1 then, and no block of
 // M starts on SM 1 while H runs. H: 2 waves of 2 blocks on SM 1, 220-420, meeting its deadline (450).
 TEST_CASE("deadline: split: a high arrival takes SMs at the next sub-kernel boundary, never preempting a block") {
-  nlohmann::json j = {{"policies", {"split"}},
-                      {"applications",
-                       {app("M", "medium", 0, 500, {kernel(16, 1024, 100)}), app("H", "high", 150, 300, {kernel(4, 1024, 100)})}}};
-  const auto r = run(j);
+  const auto r = run(medium_then_high());
   const PolicyResult& p = r[0];
   double h_first = 1e30, h_last = 0;
   for (const BlockRun& b : p.blocks)
@@ -155,6 +162,34 @@ TEST_CASE("deadline: split: a high arrival takes SMs at the next sub-kernel boun
     CHECK(us(b.end_ns) - us(b.start_ns) >= 100);  // ran its whole spin where it started
     CHECK((us(b.start_ns) < h_first || us(b.start_ns) >= h_last - 0.01));
   }
+}
+
+// An SM handed back to an application runs its blocks at once, never idling while the application has
+// blocks not started. M and H as above; H runs 220-420 on SM 1 while M, short, runs on SM 0 (blocks
+// 8-11 in two rounds, 220-420) with [12,14) launched ahead on SM 0. When H's last block ends (420), M
+// (12 or fewer blocks done, 80 µs to its deadline: no n is enough) is given both SMs, and the launch
+// of its last blocks [14,16) (called then, in the queues 20 µs later) must not wait behind [12,14)
+// (a sub-kernel of the same kernel): blocks 14 and 15 run on SM 1 440-540 while 12 and 13 run on
+// SM 0 420-520. M completes at 540 (SM 1 chained 5 blocks: two of M, two of H, one of M) and misses
+// its deadline (500). In one stream, [14,16) started only as [12,14) ended (520), SM 1 idle 100 µs.
+TEST_CASE("deadline: split: an SM handed back to an application runs its queued blocks at once") {
+  const auto r = run(medium_then_high());
+  const PolicyResult& p = r[0];
+  double h_last = 0;
+  for (const BlockRun& b : p.blocks)
+    if (b.app == 1) h_last = std::max(h_last, us(b.end_ns));
+  check_at(h_last, kLaunchUs + 400, 4);
+  bool m_on_sm1 = false;
+  for (const BlockRun& b : p.blocks) {
+    if (b.app != 0 || us(b.start_ns) < h_last - 0.01) continue;
+    INFO("M's block " << b.block << " on SM " << b.sm << " at " << us(b.start_ns) << ", H's last block ended at " << h_last);
+    CHECK(us(b.start_ns) <= h_last + kLaunchUs + kSlotUs);  // at most one launch after the SM freed
+    m_on_sm1 |= b.sm == 1;
+  }
+  CHECK(m_on_sm1);
+  check_at(us(p.apps[0].completion_ns), kLaunchUs + 400 + kLaunchUs + 100, 5);
+  CHECK_FALSE(p.apps[0].met);
+  CHECK(p.apps[1].met);
 }
 
 // An application short of SMs pushes the lower ones to the smallest granularity: H (high, 8 blocks of
@@ -237,10 +272,28 @@ TEST_CASE("deadline: bad application files are refused naming the key") {
              Contains("apps.json") && Contains("applications[0].priority") && Contains("high, medium or low"));
   CHECK_THAT(err({{"applications", {app("A", "high", 0, 10, {kernel(0, 32, 1)})}}}), Contains("applications[0].kernels[0].blocks"));
   CHECK_THAT(err({{"applications", {app("A", "high", -1, 10, {kernel(1, 32, 1)})}}}), Contains("applications[0].release_us"));
-  CHECK_THAT(err({{"aplications", {}}}), Contains("unknown key 'aplications'"));
+  CHECK_THAT(err({{"aplications", {}}}), Contains("apps.json: unknown key 'aplications'"));
+  nlohmann::json colour = kernel(1, 32, 1);
+  colour["colour"] = "red";
+  CHECK_THAT(err({{"applications", {app("A", "high", 0, 10, {colour})}}}),
+             Contains("apps.json: applications[0].kernels[0]: unknown key 'colour'"));
+  nlohmann::json extra = app("A", "high", 0, 10, {kernel(1, 32, 1)});
+  extra["colour"] = "red";
+  CHECK_THAT(err({{"applications", {extra}}}), Contains("apps.json: applications[0]: unknown key 'colour'"));
+  CHECK_THAT(err({{"random", {{"seed", 1}, {"count", 3}, {"window_us", 10}, {"colour", 1}}}}),
+             Contains("apps.json: random: unknown key 'colour'"));
   CHECK_THAT(err({{"random", {{"seed", 1}, {"count", 3}, {"window_us", 10}}}}), Contains("random.templates: missing"));
   CHECK_THAT(err({{"policies", {"edf"}}, {"applications", {app("A", "high", 0, 10, {kernel(1, 32, 1)})}}}),
              Contains("policies[0]") && Contains("fifo, priority_streams, split"));
+  // Application names are unique (the tables name applications): a listed one twice, and a listed one
+  // with a generated one's name (templates[0] drawn for application 0: "t#0").
+  CHECK_THAT(err({{"applications", {app("B", "high", 0, 10, {kernel(1, 32, 1)}), app("B", "low", 5, 10, {kernel(1, 32, 1)})}}}),
+             Contains("apps.json: applications[1].name: \"B\" is the name of applications[0].name too"));
+  nlohmann::json tmpl = app("t", "high", 0, 10, {kernel(1, 32, 1)});
+  tmpl.erase("release_us");
+  CHECK_THAT(err({{"applications", {app("t#0", "high", 0, 10, {kernel(1, 32, 1)})}},
+                  {"random", {{"seed", 1}, {"count", 1}, {"window_us", 10}, {"templates", {tmpl}}}}}),
+             Contains("apps.json: random.templates[0].name (its application 0): \"t#0\" is the name of applications[0].name too"));
   nlohmann::json k = kernel(2, 32, 1);
   k["profile_us"] = {1};
   CHECK_THAT(err({{"applications", {app("A", "high", 0, 10, {k})}}}), Contains("profile_us") && Contains("2 times"));
