@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cerrno>
 #include <chrono>
@@ -225,19 +226,29 @@ std::vector<Fault> event_faults(const CampaignSpec& spec, const GoldenRun& g, co
 }
 
 // Register-file targets keep the words the golden run's kernels allocated (with allocated_only; an
-// application's golden run, reported by the library, records no allocation and keeps every word).
+// application's golden run, reported by the library, records no allocation and keeps every word). A
+// register file with none selected (an idle SM under gpu.sm*.regs) leaves the selection; only a
+// selection left without any register-file word is refused.
 void keep_allocated(const CampaignSpec& spec, const GoldenRun& g, std::vector<TargetInfo>& targets) {
   if (!spec.allocated_only || g.reg_allocs.empty()) return;
+  std::vector<std::string> empty;
+  bool kept_regs = false;
   for (TargetInfo& t : targets) {
     const std::optional<unsigned> sm = regs_target_sm(t.name);
     if (!sm) continue;
     const WordRanges all = t.ranges.empty() ? WordRanges{{0, t.count}} : t.ranges;
     t.ranges = intersect(all, allocated_words(g, *sm));
-    if (t.ranges.empty())
-      throw CampaignError(fmt::format("{}: targets: no word of {} that they select was allocated by a kernel in the "
-                                      "golden run (set \"allocated_only\": false to draw over the whole register file)",
-                                      spec.origin, t.name));
+    if (t.ranges.empty()) empty.push_back(t.name);
+    else kept_regs = true;
   }
+  if (empty.empty()) return;
+  if (!kept_regs)
+    throw CampaignError(fmt::format("{}: targets: no word of {} that they select was allocated by a kernel in the "
+                                    "golden run (set \"allocated_only\": false to draw over the whole register file)",
+                                    spec.origin, fmt::join(empty, ", ")));
+  targets.erase(std::remove_if(targets.begin(), targets.end(),
+                               [](const TargetInfo& t) { return regs_target_sm(t.name) && t.ranges.empty(); }),
+                targets.end());
 }
 
 // The faults of a campaign on registered state: targets x bits x clock edges of the window.

@@ -484,7 +484,7 @@ void Store::export_json(std::ostream& out, bool ascii) const {
                     {"inst_class", r.inst_class},
                     {"warp", r.reg_warp < 0 ? nlohmann::json() : nlohmann::json(r.reg_warp)},
                     {"lane", r.reg_lane < 0 ? nlohmann::json() : nlohmann::json(r.reg_lane)},
-                    {"ptx_reg", r.reg_name}});
+                    {"ptx_reg", r.reg_name.empty() ? nlohmann::json() : nlohmann::json(r.reg_name)}});
   out << (ascii ? json_dump_ascii(rows, 1) : json_dump(rows, 1)) << "\n";
 }
 

@@ -88,6 +88,34 @@ TEST_CASE("register map: an exported run names the warp, lane and PTX register o
   CHECK(j.at(0).at("warp") == 1);
   CHECK(j.at(0).at("lane") == 5);
   CHECK(j.at(0).at("ptx_reg") == "%r2");
+  // A word no kernel allocated: no place, null in the JSON as warp and lane are.
+  const auto u = fi::test::run_campaign_table(
+      d("u.json"), d("u.db"),
+      campaign(R"("faults": [{"target": "gpu.sm0.regs", "idx": 4000, "bit": 0, "event": "warp_instruction:sm0", "count": 3}])"));
+  REQUIRE(u.rows.size() == 1);
+  const auto uj = nlohmann::json::parse(test::run_gpuvp("campaign export " + d("u.db") + " --json -").out);
+  CHECK(uj.at(0).at("warp").is_null());
+  CHECK(uj.at(0).at("ptx_reg").is_null());
+}
+
+TEST_CASE("register map: a glob over every SM's register file skips the SMs that ran nothing") {
+  // One block on two SMs: SM 1 allocates nothing. gpu.sm*.regs draws over SM 0's 896 words only;
+  // a selection of SM 1's file alone has nothing to draw and is refused.
+  TempDir d("reg_map_idle");
+  auto two_sms = [](std::string c) { return c.replace(c.find("\"sm.count\": 1"), 13, "\"sm.count\": 2"); };
+  write_file(d("glob.json"), two_sms(campaign(R"("targets": ["gpu.sm*.regs"], "size": {"count": 1})")));
+  write_file(d("sm0.json"), two_sms(campaign(R"("targets": ["gpu.sm0.regs"], "size": {"count": 1})")));
+  write_file(d("sm1.json"), two_sms(campaign(R"("targets": ["gpu.sm1.regs"], "size": {"count": 1})")));
+  const auto glob = test::run_gpuvp("campaign check " + d("glob.json"));
+  const auto sm0 = test::run_gpuvp("campaign check " + d("sm0.json"));
+  const auto sm1 = test::run_gpuvp("campaign check " + d("sm1.json"));
+  REQUIRE(glob.status == 0);
+  REQUIRE(sm0.status == 0);
+  CHECK_THAT(glob.out, Contains("over 1 targets"));
+  auto points = [](const std::string& out) { return out.substr(out.find(" targets (")); };
+  CHECK(points(glob.out) == points(sm0.out));
+  CHECK(sm1.status == 2);
+  CHECK_THAT(sm1.err, Contains("no word of gpu.sm1.regs"));
 }
 
 TEST_CASE("register map: drawn register-file faults fall inside the kernel's allocation, or the range given") {
