@@ -156,6 +156,8 @@ def main():
     ap.add_argument("--img", default="")
     opt = ap.parse_args()
     os.makedirs(opt.out, exist_ok=True)
+    if opt.img:
+        os.makedirs(opt.img, exist_ok=True)
     lines = [f"# Data-centric protection study ({opt.preset}, {opt.runs} runs per setting)", ""]
     t0 = time.time()
     for w in opt.workloads.split(","):
