@@ -31,11 +31,13 @@ struct Case {
   double before_mips;  // recorded before the change (0: none)
 };
 
-// The micro-benchmark kernels sit next to this file's source (bench/microbench).
+// The micro-benchmark kernels sit next to this file's source (bench/microbench). The one figure
+// recorded before the micro-architecture changed: scalarProd fi32 on tx2 with the concurrent
+// dispatcher, 182.3 M (docs/validation.md, "Speed", measured on 2026-11-23); the others had none.
 std::vector<Case> cases(const std::string& src) {
   const std::string ptx = src + "/microbench/microbench.ptx";
   return {
-      {"scalarProd fi32", "run --preset tx2 --workload scalarProd --launch fi32", 0},
+      {"scalarProd fi32", "run --preset tx2 --workload scalarProd --launch fi32", 182.3},
       {"transpose 1024 x 1024",
        fmt::format("exec --preset tx2 --ptx {} --kernel transpose --grid 32,32 --block 32,8 "
                    "--arg buf:f32:1048576:iota --arg buf:f32:1048576 --arg i32:1024",

@@ -107,13 +107,46 @@ void PlatformImpl::build_memories() {
   l2 = std::make_unique<L2Cache>("l2", lc, reg, "gpu.l2");
 }
 
+template <class Make>
+void PlatformImpl::build_gmem_port(const std::string& name, Make&& arb, std::unique_ptr<ArbitratedTarget>& single,
+                                   SlicedPort& sliced) {
+  if (!l2 || !l2->config().slice_ports || l2->config().timing.banks < 2) {
+    single = arb(name, n);
+    return;
+  }
+  const unsigned slices = l2->config().timing.banks;
+  sliced.router = std::make_unique<InterleavedRouter>(("route_" + name.substr(4)).c_str(), n, slices,
+                                                      l2->config().geometry.line_bytes);
+  for (unsigned k = 0; k < slices; ++k) {
+    sliced.slices.push_back(arb(fmt::format("{}_s{}", name, k), n));
+    for (unsigned i = 0; i < n; ++i) sliced.router->port(k, i).bind(sliced.slices.back()->in[i]);
+  }
+}
+
+// The port's arbiters' outputs to `next` (the L2 or global memory).
+template <class T>
+void PlatformImpl::link_gmem_port(const std::string& name, std::unique_ptr<ArbitratedTarget>& single,
+                                  SlicedPort& sliced, T& next) {
+  if (single) return link(fmt::format("gpu.{}.out", name), single->out, next);
+  for (size_t k = 0; k < sliced.slices.size(); ++k)
+    link(fmt::format("gpu.{}_s{}.out", name, k), sliced.slices[k]->out, next);
+}
+
+// SM i's socket to the port: its arbiter, or the router in front of the slices' arbiters.
+template <class I>
+void PlatformImpl::link_gmem_requester(const std::string& name, I& init, unsigned i,
+                                       std::unique_ptr<ArbitratedTarget>& single, SlicedPort& sliced) {
+  if (single) return link(name, init, single->in[i]);
+  link(name, init, sliced.router->in[i]);
+}
+
 void PlatformImpl::build_arbiters() {
   const bool rtl = cfg.s("arbiter.impl") == "rtl";
-  auto arb = [&](const char* nm, unsigned reqs) {
+  auto arb = [&](const std::string& nm, unsigned reqs) {
     ArbitratedTargetConfig ac;
     ac.requesters = reqs;
     ac.clock = clk;
-    ac.path = std::string("gpu.") + nm;
+    ac.path = "gpu." + nm;
     ac.sequential_search = cfg.s("arbiter.search") == "sequential";
     ArbitratedTarget::CoreFactory core;
     if (!rtl && hooks.arbiter_pins)
@@ -126,10 +159,10 @@ void PlatformImpl::build_arbiters() {
         rtl_arbiters.push_back(c.get());
         return c;
       };
-    return std::make_unique<ArbitratedTarget>(nm, ac, reg, core);
+    return std::make_unique<ArbitratedTarget>(nm.c_str(), ac, reg, core);
   };
-  arb_gmem_rd = arb("arb_gmem_rd", n);
-  arb_gmem_wr = arb("arb_gmem_wr", n);
+  build_gmem_port("arb_gmem_rd", arb, arb_gmem_rd, gmem_rd_sliced);
+  build_gmem_port("arb_gmem_wr", arb, arb_gmem_wr, gmem_wr_sliced);
   arb_cmem = arb("arb_cmem", n);
   arb_sysmem = arb("arb_sysmem", n);
   // The host is the last requester of the configuration block. The concurrent dispatcher hands the
@@ -219,16 +252,16 @@ void PlatformImpl::wire() {
   bus->out.bind(arb_cfg->in[concurrent ? 0 : n]);
 
   if (l2) {
-    link("gpu.arb_gmem_rd.out", arb_gmem_rd->out, l2->in);
-    link("gpu.arb_gmem_wr.out", arb_gmem_wr->out, l2->in);
+    link_gmem_port("arb_gmem_rd", arb_gmem_rd, gmem_rd_sliced, l2->in);
+    link_gmem_port("arb_gmem_wr", arb_gmem_wr, gmem_wr_sliced, l2->in);
     link("gpu.arb_sysmem.out", arb_sysmem->out, l2->in);
     link("gpu.l2.gmem", l2->gmem, gmem->in);
     link("gpu.l2.sysmem", l2->sysmem, sysmem->in);
     link("gpu.arb_cmem.out", arb_cmem->out, l2->in);
     link("gpu.l2.cmem", l2->cmem, cmem->in);
   } else {
-    link("gpu.arb_gmem_rd.out", arb_gmem_rd->out, gmem->in);
-    link("gpu.arb_gmem_wr.out", arb_gmem_wr->out, gmem->in);
+    link_gmem_port("arb_gmem_rd", arb_gmem_rd, gmem_rd_sliced, gmem->in);
+    link_gmem_port("arb_gmem_wr", arb_gmem_wr, gmem_wr_sliced, gmem->in);
     link("gpu.arb_sysmem.out", arb_sysmem->out, sysmem->in);
     link("gpu.arb_cmem.out", arb_cmem->out, cmem->in);
   }
@@ -276,8 +309,8 @@ void PlatformImpl::wire() {
     if (concurrent) link(p + "cfg", sm.cfg, (*no_cfg)[i]);
     else link(p + "cfg", sm.cfg, arb_cfg->in[i]);
     link(p + "cmem", sm.cmem, arb_cmem->in[i]);
-    link(p + "gmem_rd", sm.gmem_rd, arb_gmem_rd->in[i]);
-    link(p + "gmem_wr", sm.gmem_wr, arb_gmem_wr->in[i]);
+    link_gmem_requester(p + "gmem_rd", sm.gmem_rd, i, arb_gmem_rd, gmem_rd_sliced);
+    link_gmem_requester(p + "gmem_wr", sm.gmem_wr, i, arb_gmem_wr, gmem_wr_sliced);
   }
 }
 

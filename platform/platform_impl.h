@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/arbiter/arbitrated_port.h"
+#include "models/arbiter/interleaved_router.h"
 #include "models/common/error_sink.h"
 #include "models/common/print_sink.h"
 #include "models/common/launch_signals.h"
@@ -48,6 +49,13 @@ class PlatformImpl : public sc_core::sc_module {
   std::unique_ptr<L2Cache> l2;  // tk1, tx2: between the global and fetch arbiters and the memories; none on flexgrip
   std::unique_ptr<ConfigBlock> cfgblk;
   std::unique_ptr<ArbitratedTarget> arb_gmem_rd, arb_gmem_wr, arb_cmem, arb_sysmem, arb_cfg;
+  // With l2.slice_ports, global memory's read (and write) port is a router in front of one arbiter
+  // per L2 slice, arb_gmem_rd_s<k> (arb_gmem_rd and arb_gmem_wr are then null).
+  struct SlicedPort {
+    std::unique_ptr<InterleavedRouter> router;
+    std::vector<std::unique_ptr<ArbitratedTarget>> slices;
+  };
+  SlicedPort gmem_rd_sliced, gmem_wr_sliced;
   std::unique_ptr<UnmappedTarget> no_cfg;  // the SMs' configuration sockets in the concurrent mode
   std::unique_ptr<BlockDispatcher> sched;  // the batch scheduler (null in the concurrent mode)
   BlockSchedulerConfig sched_cfg;
@@ -81,12 +89,27 @@ class PlatformImpl : public sc_core::sc_module {
   bool run_until(const std::optional<sc_core::sc_time>& end);
 
   std::vector<ArbitratedTarget*> arbiters() const {
-    return {arb_gmem_rd.get(), arb_gmem_wr.get(), arb_cmem.get(), arb_sysmem.get(), arb_cfg.get()};
+    std::vector<ArbitratedTarget*> all;
+    for (ArbitratedTarget* a : {arb_gmem_rd.get(), arb_gmem_wr.get()})
+      if (a) all.push_back(a);
+    for (const SlicedPort* sp : {&gmem_rd_sliced, &gmem_wr_sliced})
+      for (const auto& a : sp->slices) all.push_back(a.get());
+    for (ArbitratedTarget* a : {arb_cmem.get(), arb_sysmem.get(), arb_cfg.get()}) all.push_back(a);
+    return all;
   }
 
  private:
   void build_memories();
   void build_arbiters();
+  // A port of global memory: one arbiter `name`, or with l2.slice_ports a router and an arbiter per slice.
+  template <class Make>
+  void build_gmem_port(const std::string& name, Make&& arb, std::unique_ptr<ArbitratedTarget>& single,
+                       SlicedPort& sliced);
+  template <class T>
+  void link_gmem_port(const std::string& name, std::unique_ptr<ArbitratedTarget>& single, SlicedPort& sliced, T& next);
+  template <class I>
+  void link_gmem_requester(const std::string& name, I& init, unsigned i, std::unique_ptr<ArbitratedTarget>& single,
+                           SlicedPort& sliced);
   void build_scheduler();
   void build_concurrent();
   void build_power();  // after the SMs  // the dispatcher and the copy engine, after the SMs

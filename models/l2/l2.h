@@ -31,6 +31,7 @@ namespace gpuvp {
 struct L2Config {
   CacheGeometry geometry;
   CacheTiming timing;  // latency: hit latency (cycles); banks: slices
+  bool slice_ports = false;  // the global arbiters have a port per slice (platform.cc, interleaved_router.h)
   Clock clock;
   uint64_t gmem_base = 0, gmem_size = 0;      // what goes to `gmem`
   uint64_t sysmem_base = 0, sysmem_size = 0;  // what goes to `sysmem`

@@ -22,6 +22,10 @@ ParamGroup l2_group() {
                                  "the memory after it)"));
   g.defs.push_back(ParamDef::Int("l2.slices", 1, 1, 64,
                                  "L2: slices (line-interleaved, each one lookup per cycle: the L2's bandwidth)"));
+  g.defs.push_back(ParamDef::Bool("l2.slice_ports", false,
+                                  "L2: the global-memory read and write arbiters have one port per slice "
+                                  "(address-interleaved as the slices, a crossbar to the memory partitions); "
+                                  "false: one port of each shared by all slices"));
   return g;
 }
 
@@ -39,6 +43,7 @@ L2Config L2Config::from(const Params& p, const Clock& clk) {
   c.geometry = CacheGeometry::from(p);
   c.timing.latency = static_cast<unsigned>(p.i("latency"));
   c.timing.banks = static_cast<unsigned>(p.i("slices"));
+  c.slice_ports = p.b("slice_ports");
   c.clock = clk;
   return c;
 }

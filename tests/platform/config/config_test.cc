@@ -215,6 +215,10 @@ TEST_CASE("config: the gtx480 preset is a 15-SM Fermi with 2 x 16-lane scheduler
   CHECK(c.i("sm.l1d.size_kib") == 16);
   CHECK(c.i("l2.size_kib") == 768);
   CHECK(c.i("l2.slices") == 6);  // one per memory channel
+  CHECK(c.b("l2.slice_ports"));   // a crossbar: the global arbiters have a port per slice
+  // MSHRs by Little's law (docs/caches.md): 177.4 GB/s at 700 MHz = 253.4 bytes per cycle, over the L2
+  // hit latency, the DRAM latency and a line's transfer, in 128-byte lines: 253.4 x 220.5 / 128 = 436.5.
+  CHECK(c.i("l2.mshrs") == 437);
 }
 
 TEST_CASE("config: a cache geometry the model would refuse is refused by validation, naming the key") {
