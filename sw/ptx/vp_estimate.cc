@@ -4,7 +4,8 @@
 // N iterations costs N times the loop), a consumer inside such a loop keeps the value to the
 // loop's end, and a consumer at or above p (the next iteration) is reached around their innermost
 // common loop. Both sides of a branch lie between p and c in the layout, as a divergent warp runs
-// both. Each producer keeps its longest edge.
+// both. Each producer keeps its longest edge. The issue-to-issue time of each instruction in the
+// layout is its `issue` time, or longer when the next instruction waits for a `result`.
 #include "sw/ptx/vp_estimate.h"
 
 #include <algorithm>
@@ -72,6 +73,23 @@ double edge(const Ctx& x, size_t p, size_t c) {
   return span(x, p, p, common->tail + 1) + span(x, p, common->head, until);
 }
 
+// Cycles from each instruction's issue to the next one's in the layout: its issue time, or until the
+// results the next one reads are there (their last writers earlier in the layout).
+std::vector<double> issue_gaps(const Ctx& x, const StepCycles& step) {
+  const size_t n = x.acc.size();
+  std::vector<double> t(n + 1, 0.0), gaps(n, 0.0);
+  std::vector<double> ready(x.f.regs.size() + x.f.preds.size(), 0.0);
+  for (size_t k = 0; k < n; ++k) {
+    const Step s = step(x.f.body[k].inst);
+    for (uint32_t v : x.acc[k].writes) ready[v] = t[k] + s.result;
+    t[k + 1] = t[k] + s.issue;
+    if (k + 1 < n)
+      for (uint32_t v : x.acc[k + 1].reads) t[k + 1] = std::max(t[k + 1], ready[v]);
+    gaps[k] = t[k + 1] - t[k];
+  }
+  return gaps;
+}
+
 std::string value_name(const Function& f, uint32_t v) {
   return v < f.regs.size() ? f.regs[v].name : f.preds[v - f.regs.size()];
 }
@@ -98,7 +116,7 @@ void add_value(const Ctx& x, size_t p, uint32_t v, Estimate& e) {
 Estimate estimate(const Function& f, const StepCycles& step, double trips) {
   Ctx x{f, accesses(f), {}, {}, trips};
   x.cfg = analyse(f, x.acc);
-  for (const Instr& in : f.body) x.step.push_back(step(in.inst));
+  x.step = issue_gaps(x, step);
   Estimate e;
   const auto nv = uint32_t(f.regs.size() + f.preds.size());
   for (uint32_t v = 0; v < nv; ++v) e.per_reg.emplace_back(value_name(f, v), 0.0);

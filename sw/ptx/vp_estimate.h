@@ -11,8 +11,13 @@
 
 namespace gpuvp::ptx::vp {
 
-// Cycles from an instruction's issue to the issue of its warp's next instruction.
-using StepCycles = std::function<double(const isa::Inst&)>;
+// An instruction's timing for one warp: cycles from its issue until the warp may issue its next
+// instruction (`issue`), and until an instruction that reads its result may issue (`result`; later
+// than `issue` only for what a scoreboard lets the warp run past, such as a global load's data).
+struct Step {
+  double issue = 0, result = 0;
+};
+using StepCycles = std::function<Step(const isa::Inst&)>;
 
 struct Value {
   size_t producer = 0;  // body index

@@ -38,11 +38,18 @@ Refusal check(const ptx::Function& f, size_t from, size_t to) {
   return ptx::vp::check_move({acc, cfg}, from, to);
 }
 
-// Test timing: a load takes 10 cycles to the next issue, a multiply 6, everything else 2.
-double test_step(const isa::Inst& in) {
-  if (in.op == isa::Opcode::Ld) return 10;
-  if (in.op == isa::Opcode::Mul) return 6;
-  return 2;
+// Test timing: a load takes 10 cycles to the next issue, a multiply 6, everything else 2; results are
+// there when the next instruction may issue.
+ptx::vp::Step test_step(const isa::Inst& in) {
+  if (in.op == isa::Opcode::Ld) return {10, 10};
+  if (in.op == isa::Opcode::Mul) return {6, 6};
+  return {2, 2};
+}
+
+// As test_step, but the warp runs past a load (scoreboard): issue 2, its result after 10.
+ptx::vp::Step scoreboard_step(const isa::Inst& in) {
+  if (in.op == isa::Opcode::Ld) return {2, 10};
+  return test_step(in);
 }
 
 double reg_cycles(const ptx::vp::Estimate& e, const std::string& reg) {
@@ -97,6 +104,21 @@ TEST_CASE("vp estimate: a straight-line kernel equals the hand computation", "[v
   CHECK(reg_cycles(b, "%rd2") == 14);
   CHECK(reg_cycles(b, "%r1") == 8);
   CHECK(reg_cycles(b, "%r3") == 8);
+}
+
+TEST_CASE("vp estimate: a consumer waits for a load's result", "[vp]") {
+  // scoreboard_step, nvcc order: issue times 0 ld, 2 mov, 4 add r2, 6 mul, 12 add r4, 14 cvta (rd1 is
+  // there at 10), 16 st: rd1 14, r1 4, r2 8, r3 6, r4 4, rd2 2: total 38.
+  // vp order (ld, cvta, mov, mul, add r2, add r4, st): cvta waits for rd1 until 10, so ld's gap is 10
+  // and every other value is as with test_step: total 44. Moving the load next to its consumer hides
+  // none of its latency and lengthens rd2's life: the estimate grows.
+  const ptx::Module m = straight();
+  const auto a = ptx::vp::estimate(m.funcs[0], scoreboard_step, 8);
+  CHECK(a.total == 38);
+  CHECK(reg_cycles(a, "%rd1") == 14);
+  const auto b = ptx::vp::estimate(ptx::reschedule(m, ptx::Schedule::Vp).funcs[0], scoreboard_step, 8);
+  CHECK(b.total == 44);
+  CHECK(reg_cycles(b, "%rd1") == 10);
 }
 
 TEST_CASE("vp estimate: loops count their iterations", "[vp]") {
