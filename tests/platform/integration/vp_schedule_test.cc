@@ -29,7 +29,9 @@ std::string smallest_launch(const gpuvp::wl::Workload& w) {
   return best;
 }
 
-void same_outputs(const std::string& workload) {
+// `times`: the workload's outputs are clock readings (timerSpin records when each block started and
+// ended), which a schedule that changes timing may change; the CPU reference's checks must hold.
+void same_outputs(const std::string& workload, bool times = false) {
   const gpuvp::wl::Workload* w = gpuvp::wl::find(workload);
   REQUIRE(w);
   const std::string launch = smallest_launch(*w);
@@ -43,7 +45,7 @@ void same_outputs(const std::string& workload) {
     REQUIRE(b["exit_status"] == 0);
     CHECK(b["correct"] == true);
     REQUIRE(a["output_digest"].is_string());
-    CHECK(a["output_digest"] == b["output_digest"]);
+    if (!times) CHECK(a["output_digest"] == b["output_digest"]);
   }
 }
 
@@ -101,7 +103,7 @@ TEST_CASE("vp schedule: identical outputs: matrixMul") { same_outputs("matrixMul
 TEST_CASE("vp schedule: identical outputs: nearestNeighbour") { same_outputs("nearestNeighbour"); }
 TEST_CASE("vp schedule: identical outputs: reduction") { same_outputs("reduction"); }
 TEST_CASE("vp schedule: identical outputs: scalarProd") { same_outputs("scalarProd"); }
-TEST_CASE("vp schedule: identical outputs: timerSpin") { same_outputs("timerSpin"); }
+TEST_CASE("vp schedule: correct outputs: timerSpin (clock readings)") { same_outputs("timerSpin", true); }
 TEST_CASE("vp schedule: identical outputs: vectorAdd") { same_outputs("vectorAdd"); }
 
 TEST_CASE("vp schedule: identical outputs: PTX test kernels (basic.ptx)") {
