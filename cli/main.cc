@@ -26,6 +26,7 @@
 #include "cli/memprot.h"
 #include "cli/options.h"
 #include "cli/rta.h"
+#include "cli/vp.h"
 #include "cli/wear_study.h"
 #include "cli/aging_study.h"
 #include "cli/run.h"
@@ -157,6 +158,16 @@ int run_command(int argc, char* argv[]) {
   std::string ptx_file;
   auto* disasm = app.add_subcommand("disasm", "Assemble a PTX file and print the disassembled binary");
   disasm->add_option("file", ptx_file, "PTX file (or the name of a kernel of the library)")->required();
+  std::string disasm_schedule = "nvcc";
+  disasm->add_option("--schedule", disasm_schedule, "Instruction order: nvcc (the PTX's) or vp (docs/vulnerable-period.md)")
+      ->check(CLI::IsMember({"nvcc", "vp"}));
+
+  ConfigOpts vp_co;
+  VpOptions vp_opts;
+  auto* vp = app.add_subcommand("vp", "Estimate a kernel's register vulnerable periods for nvcc's order and the vp "
+                                      "schedule (docs/vulnerable-period.md)");
+  vp_co.add(vp);
+  add_vp_options(vp, vp_opts);
 
   auto* workloads = app.add_subcommand("workloads", "List workloads and their launch configurations");
 
@@ -329,18 +340,9 @@ int run_command(int argc, char* argv[]) {
       return 0;
     }
     if (*disasm) {
-      std::string text, name = ptx_file;
-      std::error_code ec;
-      if (std::filesystem::symlink_status(ptx_file, ec).type() != std::filesystem::file_type::not_found)
-        text = read_user_file(ptx_file, "PTX file");
-      else
-        try {
-          text = kernels::ptx(ptx_file);
-          name = ptx_file + ".ptx";
-        } catch (const std::invalid_argument& e) {
-          throw ConfigError(fmt::format("{}: no such file, and {}", ptx_file, e.what()));
-        }
-      ptx::Image img = ptx::assemble_text(text, name, disasm_layout());
+      std::string name;
+      const std::string text = ptx_argument(ptx_file, name);
+      ptx::Image img = ptx::assemble_text(text, name, disasm_layout(), ptx::parse_schedule(disasm_schedule));
       auto code = [&](uint64_t entry, uint64_t end) {
         return isa::disassemble(img.code.data() + (entry - img.layout.code_base), end - entry, entry);
       };
@@ -371,6 +373,7 @@ int run_command(int argc, char* argv[]) {
     if (*exec) return cmd_exec(exec_co.build(), exec_opts);
     if (*cuda) return cmd_cuda(cuda_opts);
     if (*rta) return cmd_rta(rta_co.build(), rta_file);
+    if (*vp) return cmd_vp(vp_co.build(), vp_opts);
     if (*wear) return cmd_wear_study(wear_co.build(), wear_file, wear_out);
     if (*aging) return cmd_aging_study(aging_co.build(), aging_file, aging_out);
     if (*compare) return cmd_compare(cmp_a, cmp_b, cmp_threshold);

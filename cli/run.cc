@@ -7,6 +7,7 @@
 
 #include "faultinj/campaign.h"
 #include "faultinj/campaign_file.h"
+#include "faultinj/job.h"
 #include "faultinj/store.h"
 #include "platform/config/config.h"
 #include "platform/platform.h"
@@ -87,7 +88,7 @@ int cmd_run(const Config& c, const std::string& workload, const std::string& lau
   p.run([&](rt::Runtime& rt) { result = r.w->run(rt, r.lc, seed); });
   print_summary(p, p.stats(), fmt::format("{} ({})", r.w->name(), r.lc.name), result);
   outputs.write(p, {{"command", "run"}, {"workload", r.w->name()}, {"launch_config", r.lc.name}, {"seed", seed},
-                    {"correct", result.ok}});
+                    {"correct", result.ok}, {"output_digest", fmt::format("{:016x}", fi::hash_bytes(result.output))}});
   return result.ok ? 0 : 1;
 }
 

@@ -20,7 +20,7 @@ HostPort::HostPort(sc_core::sc_module_name name, const rt::DeviceProps& props, E
 
 void HostPort::host_thread() {
   try {
-    rt::HostRuntime runtime(*this);
+    rt::HostRuntime runtime(*this, schedule_);
     try {
       program_(runtime);
       join();  // the host program ends when its threads have

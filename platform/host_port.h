@@ -20,6 +20,7 @@
 #include "models/memory/memory.h"
 #include "models/memprot/data_objects.h"
 #include "models/scheduler/concurrent_dispatcher.h"
+#include "sw/ptx/schedule.h"
 #include "sw/runtime/object_host.h"
 #include "sw/runtime/runtime.h"
 
@@ -42,6 +43,8 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface, public rt:
   void work_done(const WorkItem& w, uint64_t ps);
   // The host program to run in the host thread (before sc_start).
   void set_program(std::function<void(rt::Runtime&)> fn) { program_ = std::move(fn); }
+  // The instruction order the host program's runtime gives the kernels it loads (asm.schedule).
+  void set_schedule(ptx::Schedule s) { schedule_ = s; }
   bool finished() const { return finished_; }
   std::exception_ptr failure() const { return failure_; }
   const std::vector<rt::LaunchStats>& launches() const { return launches_; }
@@ -106,6 +109,7 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface, public rt:
   Memory& gmem_;
   DataObjects& objects_;
   std::function<void(rt::Runtime&)> program_;
+  ptx::Schedule schedule_ = ptx::Schedule::Nvcc;
   std::exception_ptr failure_;
   bool finished_ = false;
   std::string activity_ = "running the host program";

@@ -11,6 +11,7 @@
 #include "platform/platform_impl.h"
 #include "sw/isa/address_map.h"
 #include "sw/isa/config_regs.h"
+#include "sw/ptx/schedule.h"
 
 namespace gpuvp {
 
@@ -72,6 +73,7 @@ PlatformImpl::PlatformImpl(sc_core::sc_module_name name, const Config& c, const 
   if (concurrent) build_concurrent();
   bus = std::make_unique<HostBus>("host_bus", HostBusConfig::from(cfg.params("host", "gpu.host_bus")));
   host = std::make_unique<HostPort>("host", dev, errors, prints, *gmem, *objects);
+  host->set_schedule(ptx::parse_schedule(cfg.s("asm.schedule")));
   wire();
   SC_METHOD(watch_dispatch);  // observes only: block dispatches for statistics and fault triggers
   for (auto& e : smp_en) sensitive << e;

@@ -52,7 +52,7 @@ nlohmann::json stats_skeleton() {
   st.launches[0].launch_id = 1;
   st.launch_dram.resize(1);
   nlohmann::json j = {{"schema", kStatsSchema}, {"command", ""},       {"workload", ""},      {"launch_config", ""},
-                      {"seed", 0},              {"correct", true},     {"kernel", ""},        {"launch", nullptr},
+                      {"seed", 0},              {"correct", true},     {"output_digest", ""}, {"kernel", ""},        {"launch", nullptr},
                       {"experiment", ""},       {"name", ""},          {"program", ""},       {"args", {""}},
                       {"preset", ""},           {"clock_mhz", 0.0},    {"clock_period_ps", 0}};
   j.update(st.to_json());

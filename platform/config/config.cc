@@ -30,6 +30,10 @@ std::vector<KeyDef> platform_keys() {
   using P = ParamDef;
   return {
       P::String("platform.name", "custom", {}, "Name shown in reports"),
+      P::String("asm.schedule", "nvcc", {"nvcc", "vp"},
+                "Instruction order the assembler gives every loaded kernel: nvcc (the PTX's order) or vp "
+                "(vulnerable-period-aware: each value consumed as soon after its production as dependences allow; "
+                "the same results, possibly slower; docs/vulnerable-period.md)"),
       P::Float("gpu.clock_mhz", 100, 1, 5000, "GPU clock (MHz): SMs, scheduler, arbiters, memories"),
       P::String("scheduler.impl", "model", {"model", "rtl"},
                 "Block scheduler implementation: SystemC model, or the Verilated RTL (rtl/block_scheduler.sv)"),

@@ -154,6 +154,10 @@ class Liveness {
   std::vector<int> memo;  // -1 unknown
 };
 
+// Register operands that an instruction writes (indices into ops); the liveness here and the
+// vulnerable-period scheduler (vp_access.cc) share it.
+std::vector<int> def_ops(const isa::Inst& i);
+
 // Registers and predicates of function f live after its call at body index k (k + 1 past the end:
 // nothing), for every k in `calls`.
 std::map<size_t, Saves> live_after_calls(const Function& f, const std::vector<size_t>& calls);

@@ -12,9 +12,6 @@ namespace gpuvp::ptx::detail {
 using isa::Opcode;
 using isa::OpKind;
 
-namespace {
-
-// Register operands that an instruction writes (indices into ops).
 std::vector<int> def_ops(const isa::Inst& i) {
   switch (i.op) {
     case Opcode::St: case Opcode::Red: case Opcode::Bar: case Opcode::BarWarp: case Opcode::Membar:
@@ -37,6 +34,8 @@ std::vector<int> def_ops(const isa::Inst& i) {
     default: return {0};
   }
 }
+
+namespace {
 
 // One bit per virtual register, then one per predicate (from bit nr).
 using Bits = std::vector<uint64_t>;

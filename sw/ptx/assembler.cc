@@ -49,8 +49,9 @@ Image assemble(const Module& m, const Layout& layout) {
   return img;
 }
 
-Image assemble_text(const std::string& text, const std::string& source_name, const Layout& layout) {
-  return assemble(parse(text, source_name), layout);
+Image assemble_text(const std::string& text, const std::string& source_name, const Layout& layout,
+                    Schedule schedule) {
+  return assemble(reschedule(parse(text, source_name), schedule), layout);
 }
 
 }  // namespace gpuvp::ptx

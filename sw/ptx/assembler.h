@@ -5,6 +5,7 @@
 
 #include "sw/ptx/image.h"
 #include "sw/ptx/parser.h"
+#include "sw/ptx/schedule.h"
 
 namespace gpuvp::ptx {
 
@@ -12,7 +13,8 @@ namespace gpuvp::ptx {
 // too many register/predicate slots, frames beyond 2 GiB, inconsistent dynamic shared memory use.
 Image assemble(const Module& parsed, const Layout& layout);
 
-// parse() + assemble().
-Image assemble_text(const std::string& text, const std::string& source_name, const Layout& layout);
+// parse(), reschedule() (Schedule::Nvcc keeps the PTX's order) and assemble().
+Image assemble_text(const std::string& text, const std::string& source_name, const Layout& layout,
+                    Schedule schedule = Schedule::Nvcc);
 
 }  // namespace gpuvp::ptx

@@ -47,7 +47,8 @@ uint32_t blocks_that_fit(const DeviceProps& p, uint64_t threads, uint32_t regs_p
   return static_cast<uint32_t>(n);
 }
 
-HostRuntime::HostRuntime(HostInterface& host) : host_(host), objects_(dynamic_cast<ObjectHost*>(&host)) {}
+HostRuntime::HostRuntime(HostInterface& host, ptx::Schedule schedule)
+    : host_(host), objects_(dynamic_cast<ObjectHost*>(&host)), schedule_(schedule) {}
 
 void name_allocation(Runtime& rt, DevPtr p, const std::string& name) {
   if (auto* h = dynamic_cast<HostRuntime*>(&rt)) h->name_allocation(p, name);
@@ -206,7 +207,7 @@ Module HostRuntime::load_module(const std::string& text, const std::string& sour
   ptx::Layout room{p.sysmem_base, p.cmem_base, p.gmem_base};
   room.const_capacity = p.cmem_size > const_used ? p.cmem_size - const_used : 0;
   room.global_capacity = p.gmem_size;
-  ptx::Image probe = ptx::assemble_text(text, source_name, room);
+  ptx::Image probe = ptx::assemble_text(text, source_name, room, schedule_);
   ptx::Layout layout = room;
   layout.code_base = p.sysmem_base + round_up(sys_next_, kAlign);
   layout.const_base = p.cmem_base + round_up(const_next_, kAlign);
@@ -216,7 +217,7 @@ Module HostRuntime::load_module(const std::string& text, const std::string& sour
     throw RuntimeError(
         fmt::format("{}: {} bytes of constants do not fit in constant memory", source_name, probe.const_data.size()));
   layout.global_base = probe.global_bytes ? malloc(probe.global_bytes) : p.gmem_base;
-  auto img = std::make_shared<ptx::Image>(ptx::assemble_text(text, source_name, layout));
+  auto img = std::make_shared<ptx::Image>(ptx::assemble_text(text, source_name, layout, schedule_));
   if (!img->code.empty()) host_.bus_write(layout.code_base, img->code.data(), img->code.size());
   if (!img->const_data.empty()) host_.bus_write(layout.const_base, img->const_data.data(), img->const_data.size());
   for (auto& g : img->globals) {

@@ -9,6 +9,7 @@
 #include "sw/runtime/host_interface.h"
 #include "sw/runtime/object_host.h"
 #include "sw/runtime/runtime.h"
+#include "sw/ptx/schedule.h"
 
 namespace gpuvp::rt {
 
@@ -22,7 +23,8 @@ uint32_t blocks_that_fit(const DeviceProps& p, uint64_t threads, uint32_t regs_p
 
 class HostRuntime : public Runtime {
  public:
-  explicit HostRuntime(HostInterface& host);
+  // `schedule`: the order load_module gives every kernel's instructions (asm.schedule).
+  explicit HostRuntime(HostInterface& host, ptx::Schedule schedule = ptx::Schedule::Nvcc);
 
   DevPtr malloc(size_t bytes) override;
   void free(DevPtr p) override;
@@ -100,6 +102,7 @@ class HostRuntime : public Runtime {
   std::map<DevPtr, size_t> allocs_;  // start -> size
   std::map<DevPtr, std::vector<DevPtr>> replicas_;  // a protected object's copies (docs/reliability.md)
   ObjectHost* objects_ = nullptr;  // the host, when it takes names and protects objects
+  ptx::Schedule schedule_ = ptx::Schedule::Nvcc;
   std::set<DevPtr> written_;  // allocations the host wrote since the last launch (copies to refresh)
   void replicate_protected();
   void note_write(DevPtr dst);  // the host writes the allocation holding dst

@@ -14,8 +14,8 @@ using namespace gpuvp;
 namespace {
 nlohmann::json comparable(nlohmann::json j) {
   for (const char* k : {"host_seconds", "thread_insts_per_host_second", "schema", "command", "workload",
-                        "launch_config", "seed", "preset", "clock_mhz", "clock_period_ps", "correct", "config",
-                        "exit_status", "stdout", "stderr"})
+                        "launch_config", "seed", "preset", "clock_mhz", "clock_period_ps", "correct", "output_digest",
+                        "config", "exit_status", "stdout", "stderr"})
     j.erase(k);
   return j;
 }
