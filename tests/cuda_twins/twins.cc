@@ -3,8 +3,8 @@
 // the same order, as the library makes for the program's CUDA calls (cudart/api_*.cc). What runs
 // through `gpuvp cuda` must give what the C++ API gives for the same work:
 //
-//   cudart_twins run PROGRAM BINARY [--preset P] [--stats F] [--timeline F]
-//       runs PROGRAM's twin (vector_add, streams_events, async_copies) and writes its outputs
+//   cudart_twins run PROGRAM BINARY [--preset P] [--stats F] [--timeline F] [--n N]
+//       runs PROGRAM's twin (vector_add, streams_events, async_copies, matmul of N x N) and writes its outputs
 //   cudart_twins campaign BINARY FAULTS RESULTS [--preset P]
 //       runs the faults of FAULTS (a `gpuvp campaign export --json` file) on fi_app's twin through the
 //       campaign engine (forked at each instant) and writes {"id": "outcome", ...} to RESULTS
@@ -15,12 +15,14 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cudart/matmul_ref.h"
 #include "faultinj/campaign_file.h"
 #include "faultinj/engine.h"
 #include "faultinj/job.h"
@@ -63,14 +65,14 @@ bool poll(rt::Runtime& rt, bool done) {
 struct Kernels {
   const std::string& ptx;
   rt::Module m{};
-  void launch(rt::Runtime& rt, rt::Stream s, const char* kernel, uint32_t grid, uint32_t block, const rt::KernelArgs& a) {
+  void launch(rt::Runtime& rt, rt::Stream s, const char* kernel, rt::Dim3 grid, rt::Dim3 block, const rt::KernelArgs& a) {
     if (m.id < 0) m = rt.load_module(ptx, "fat binary");
-    rt.launch_async(s, m, kernel, {grid}, {block}, a);
+    rt.launch_async(s, m, kernel, grid, block, a);
   }
 };
 
 // tests/cudart/vector_add.cu
-void vector_add(rt::Runtime& rt, const std::string& ptx) {
+void vector_add(rt::Runtime& rt, const std::string& ptx, int) {
   const int n = 5000, threads = 256, blocks = (n + threads - 1) / threads;
   const size_t bytes = n * sizeof(float);
   std::vector<float> a(n), b(n), c(n);
@@ -82,18 +84,18 @@ void vector_add(rt::Runtime& rt, const std::string& ptx) {
   set_bytes(rt, d[2], 0xFF, bytes);
   Kernels k{ptx};
   const char* name = "_Z10vector_addPKfS0_Pfi";
-  k.launch(rt, 0, name, blocks, threads, rt::KernelArgs().ptr(d[0]).ptr(d[1]).ptr(d[2]).i32(n));
+  k.launch(rt, 0, name, {blocks}, {threads}, rt::KernelArgs().ptr(d[0]).ptr(d[1]).ptr(d[2]).i32(n));
   copy_out(rt, c.data(), d[2], bytes);  // device to device goes through the host
   rt.memcpy_h2d(d[3], c.data(), bytes);
   copy_out(rt, c.data(), d[3], bytes);
   set_bytes(rt, d[2], 0xFF, bytes);
-  k.launch(rt, 0, name, blocks, threads, rt::KernelArgs().ptr(d[0]).ptr(d[1]).ptr(d[2]).i32(n - 1));
+  k.launch(rt, 0, name, {blocks}, {threads}, rt::KernelArgs().ptr(d[0]).ptr(d[1]).ptr(d[2]).i32(n - 1));
   copy_out(rt, c.data(), d[2], bytes);
   for (auto p : d) rt.free(p);
 }
 
 // tests/cudart/streams_events.cu (its error path makes no device call)
-void streams_events(rt::Runtime& rt, const std::string& ptx) {
+void streams_events(rt::Runtime& rt, const std::string& ptx, int) {
   const int n = 512, iters = 2000;
   const size_t bytes = n * sizeof(unsigned);
   const rt::Stream hi = rt.create_stream(-1), lo = rt.create_stream(0);
@@ -108,9 +110,9 @@ void streams_events(rt::Runtime& rt, const std::string& ptx) {
   rt.record_event(start, hi);
   Kernels k{ptx};
   const char* chain = "_Z5chainPKjPjii";
-  k.launch(rt, hi, chain, n / 128, 128, rt::KernelArgs().ptr(d_in).ptr(d_out0).i32(n).i32(iters));
+  k.launch(rt, hi, chain, {n / 128}, {128}, rt::KernelArgs().ptr(d_in).ptr(d_out0).i32(n).i32(iters));
   rt.record_event(stop, hi);
-  k.launch(rt, lo, chain, n / 128, 128, rt::KernelArgs().ptr(d_in).ptr(d_out1).i32(n).i32(iters / 2));
+  k.launch(rt, lo, chain, {n / 128}, {128}, rt::KernelArgs().ptr(d_in).ptr(d_out1).i32(n).i32(iters / 2));
   rt.memcpy_d2h_async(out0.data(), d_out0, bytes, hi);
   rt.memcpy_d2h_async(out1.data(), d_out1, bytes, lo);
   while (!poll(rt, rt.event_done(stop))) {
@@ -132,7 +134,7 @@ void streams_events(rt::Runtime& rt, const std::string& ptx) {
 }
 
 // tests/cudart/async_copies.cu
-void async_copies(rt::Runtime& rt, const std::string& ptx) {
+void async_copies(rt::Runtime& rt, const std::string& ptx, int) {
   const int n = 1 << 13, chunks = 4, per = n / chunks, threads = 128;
   const size_t bytes = n * sizeof(float), chunk_bytes = per * sizeof(float);
   std::vector<float> in(n), out(n, -1.f);
@@ -143,13 +145,30 @@ void async_copies(rt::Runtime& rt, const std::string& ptx) {
   for (int c = 0; c < chunks; ++c) {
     const uint64_t off = uint64_t(c) * chunk_bytes;
     rt.memcpy_h2d_async(d_in + off, in.data() + c * per, chunk_bytes, s[c % 2]);
-    k.launch(rt, s[c % 2], "_Z5scalePKfPfif", per / threads, threads,
+    k.launch(rt, s[c % 2], "_Z5scalePKfPfif", {per / threads}, {threads},
              rt::KernelArgs().ptr(d_in + off).ptr(d_out + off).i32(per).f32(3.f));
     rt.memcpy_d2h_async(out.data() + c * per, d_out + off, chunk_bytes, s[c % 2]);
   }
   rt.synchronize();
   for (auto st : s) rt.stream_synchronize(st);
   for (auto p : {d_in, d_out}) rt.free(p);
+}
+
+// tests/cudart/matmul.cu for n x n matrices, its check against the CPU included (the same host work)
+void matmul(rt::Runtime& rt, const std::string& ptx, int n) {
+  const size_t bytes = size_t(n) * n * sizeof(float);
+  std::vector<float> a, b;
+  matmul_inputs(n, a, b);
+  std::vector<float> c(a.size());
+  const rt::DevPtr da = rt.malloc(bytes), db = rt.malloc(bytes), dc = rt.malloc(bytes);
+  copy_in(rt, da, a.data(), bytes);
+  copy_in(rt, db, b.data(), bytes);
+  Kernels k{ptx};
+  const uint32_t tiles = uint32_t(n) / 16;
+  k.launch(rt, 0, "_Z6matmulPKfS0_Pfi", {tiles, tiles}, {16, 16}, rt::KernelArgs().ptr(da).ptr(db).ptr(dc).i32(n));
+  copy_out(rt, c.data(), dc, bytes);
+  if (matmul_mismatch(n, a, b, c) >= 0) throw std::runtime_error("matmul: the product differs from the CPU's");
+  for (auto p : {da, db, dc}) rt.free(p);
 }
 
 // tests/cudart/fi_app.cu, under the campaign engine: the sums are its output (the program writes
@@ -165,7 +184,7 @@ class FiAppJob : public fi::Job {
     copy_in(rt, da, a, sizeof a);
     copy_in(rt, db, b, sizeof b);
     Kernels k{ptx_};
-    k.launch(rt, 0, "_Z3addPKiS0_Pii", 1, n, rt::KernelArgs().ptr(da).ptr(db).ptr(dc).i32(n));
+    k.launch(rt, 0, "_Z3addPKiS0_Pii", {1}, {n}, rt::KernelArgs().ptr(da).ptr(db).ptr(dc).i32(n));
     c_.resize(sizeof a);
     copy_out(rt, c_.data(), dc, c_.size());
     for (auto p : {da, db, dc}) rt.free(p);
@@ -179,6 +198,7 @@ class FiAppJob : public fi::Job {
 
 struct Options {
   std::string preset = "tx2", stats, timeline;
+  int n = 64;  // matmul's size (its argv[1])
 };
 
 Options options(int argc, char** argv, int first) {
@@ -188,14 +208,15 @@ Options options(int argc, char** argv, int first) {
     if (k == "--preset") o.preset = argv[i + 1];
     else if (k == "--stats") o.stats = argv[i + 1];
     else if (k == "--timeline") o.timeline = argv[i + 1];
+    else if (k == "--n") o.n = std::stoi(argv[i + 1]);
     else throw std::invalid_argument("unknown option " + k);
   }
   return o;
 }
 
 int run_program(const std::string& program, const std::string& binary, const Options& o) {
-  const std::map<std::string, std::function<void(rt::Runtime&, const std::string&)>> twins = {
-      {"vector_add", vector_add}, {"streams_events", streams_events}, {"async_copies", async_copies}};
+  const std::map<std::string, std::function<void(rt::Runtime&, const std::string&, int)>> twins = {
+      {"vector_add", vector_add}, {"streams_events", streams_events}, {"async_copies", async_copies}, {"matmul", matmul}};
   auto it = twins.find(program);
   if (it == twins.end()) throw std::invalid_argument("no twin of " + program);
   const std::string ptx = program_ptx(binary);
@@ -209,7 +230,7 @@ int run_program(const std::string& program, const std::string& binary, const Opt
   Platform p(c, hooks);
   out.attach(p);
   const auto t0 = std::chrono::steady_clock::now();
-  p.run([&](rt::Runtime& rt) { it->second(rt, ptx); });
+  p.run([&](rt::Runtime& rt) { it->second(rt, ptx, o.n); });
   out.write(p, {{"command", "cuda"}, {"program", binary}, {"args", nlohmann::json::array()}});
   std::printf("%s (C++ API): %.6f s of host time\n", program.c_str(),
               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
@@ -245,7 +266,7 @@ int sc_main(int argc, char** argv) {
     if (mode == "run" && argc >= 4) return run_program(argv[2], argv[3], options(argc, argv, 4));
     if (mode == "campaign" && argc >= 5) return run_campaign(argv[2], argv[3], argv[4], options(argc, argv, 5));
     std::fprintf(stderr,
-                 "usage: cudart_twins run PROGRAM BINARY [--preset P] [--stats F] [--timeline F]\n"
+                 "usage: cudart_twins run PROGRAM BINARY [--preset P] [--stats F] [--timeline F] [--n N]\n"
                  "       cudart_twins campaign BINARY FAULTS RESULTS [--preset P]\n");
     return 2;
   } catch (const std::exception& e) {
