@@ -139,13 +139,17 @@ void Session::simulate() {
     out.attach(*platform_);
     if (settings_.fault) {
       try {
-        fault_ = arm(*platform_, *settings_.fault);
+        check_armed_flip(*platform_, *settings_.fault);
       } catch (const std::invalid_argument& e) {
         throw SessionError(fmt::format("GPUVP_FAULT: {}", e.what()));
       }
     }
     try {
-      platform_->run([this](rt::Runtime& rt) { serve(rt); });
+      platform_->start([this](rt::Runtime& rt) { serve(rt); });
+      // The application's calls let simulated time pass up to the instant (the server blocks this
+      // thread between calls, inside the simulation); the fault strikes there, the SMs stopped at it.
+      if (settings_.fault) fault_ = strike_at_instant(*platform_, *settings_.fault);
+      platform_->finish();
     } catch (const DeviceError&) {
       // The runtime reports a device error again when the host program ends (it is sticky, as
       // CUDA's are); the application got it from its call already: the run's outputs are still due.

@@ -75,7 +75,7 @@ class Session {
   Settings settings_;
   rt::DeviceProps props_;
   std::unique_ptr<Platform> platform_;
-  std::shared_ptr<const ArmedFlipState> fault_;  // GPUVP_FAULT's, once armed
+  std::optional<ArmedFlipState> fault_;          // what became of GPUVP_FAULT's fault
   std::string device_error_;                     // the first device error a call returned
   std::thread thread_;
   std::mutex turn_;  // one application thread's request at a time

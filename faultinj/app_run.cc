@@ -52,11 +52,13 @@ std::string program_path(const CampaignSpec& spec, const std::string& base_dir) 
   return fs::absolute(p).lexically_normal().string();
 }
 
-// `gpuvp cuda` (this executable) runs the program against the library with the campaign's platform.
-std::vector<std::string> command_line(const CampaignSpec& spec, const std::string& base_dir) {
+// `gpuvp cuda` (this executable) runs the program against the library with the campaign's platform,
+// and `bound_ms` (> 0) of simulated time at most.
+std::vector<std::string> command_line(const CampaignSpec& spec, const std::string& base_dir, double bound_ms = 0) {
   std::vector<std::string> argv = {fs::read_symlink("/proc/self/exe").string(), "cuda", "--preset", spec.preset};
   for (auto& [key, value] : spec.set.items())
     argv.insert(argv.end(), {"--set", key + "=" + (value.is_string() ? value.get<std::string>() : value.dump())});
+  if (bound_ms > 0) argv.insert(argv.end(), {"--set", fmt::format("sim.timeout_ms={}", bound_ms)});
   argv.push_back("--");
   argv.push_back(program_path(spec, base_dir));
   argv.insert(argv.end(), spec.application->command.begin() + 1, spec.application->command.end());
@@ -253,6 +255,9 @@ RunResult classify(const GoldenRun& g, const OutputCheckSpec& check, const Fault
   if (a.killed) {
     r.outcome = Outcome::Timeout;
     r.detail = fmt::format("hang: still running after {:.1f} s; its process group was killed", a.wall_s);
+  } else if (rep.is_object() && rep.value("error", std::string()).rfind("timeout:", 0) == 0) {
+    r.outcome = Outcome::Timeout;  // past the simulated-time bound: a hang, as the engine classifies it
+    r.detail = rep.at("error").get<std::string>();
   } else if (a.crashed) {
     r.outcome = Outcome::DUE;
     r.due = DueKind::Died;
@@ -315,7 +320,8 @@ GoldenRun run_app_golden(const CampaignSpec& spec, const std::string& base_dir) 
 void run_app_faults(const CampaignSpec& spec, const std::string& base_dir, const GoldenRun& golden,
                     const std::vector<Fault>& faults, unsigned workers,
                     const std::function<void(const RunResult&)>& on_result) {
-  const std::vector<std::string> argv = command_line(spec, base_dir);
+  // The engine's simulated-time bound: timeout_factor x the golden run's simulated end.
+  const std::vector<std::string> argv = command_line(spec, base_dir, spec.timeout_factor * double(golden.sim_end_ps) / 1e9);
   const double limit = fault_limit_s(spec, golden);
   std::vector<std::pair<AppProcess, const Fault*>> running;
   size_t next = 0;

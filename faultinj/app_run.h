@@ -6,7 +6,8 @@
 // (GPUVP_FAULT_REPORT: execution window, clock, registry); each faulty run gets its fault in the
 // environment (GPUVP_FAULT, platform/armed_flip.h), which the library arms in its platform.
 //
-// A run is killed, with its whole process group, when it passes its wall-time limit (Timeout: a hang);
+// A run is killed, with its whole process group, when it passes its wall-time limit (Timeout: a hang;
+// also a run the library stopped at the engine's simulated-time bound, timeout_factor x the golden end);
 // one that dies of a signal is a DUE (DueKind::Died); one whose exit status differs from the golden
 // run's, or that gets a device error the golden run did not, is a DUE; otherwise the outputs decide
 // (the campaign's output check: Masked, Tolerable or SDC).

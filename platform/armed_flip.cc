@@ -41,7 +41,7 @@ ArmedFlip parse_armed_flip(const std::string& text) {
   return f;
 }
 
-std::shared_ptr<const ArmedFlipState> arm(Platform& p, const ArmedFlip& f) {
+void check_armed_flip(Platform& p, const ArmedFlip& f) {
   Registry& reg = p.registry();
   if (!reg.contains(f.target)) throw std::invalid_argument(fmt::format("no target '{}' in the registry", f.target));
   const Target& t = reg.at(f.target);
@@ -49,16 +49,16 @@ std::shared_ptr<const ArmedFlipState> arm(Platform& p, const ArmedFlip& f) {
     throw std::invalid_argument(fmt::format("{}: word {} beyond its {} words", f.target, f.index, t.count));
   if (t.width < 64 && (f.mask >> t.width) != 0)
     throw std::invalid_argument(fmt::format("{}: mask {:#x} has bits beyond its width {}", f.target, f.mask, t.width));
-  auto state = std::make_shared<ArmedFlipState>();
-  sc_core::sc_spawn(
-      [&reg, f, state] {
-        sc_core::wait(sc_core::sc_time::from_value(f.time_ps));
-        state->before = reg.read(f.target, f.index);
-        state->after = state->before ^ f.mask;
-        reg.write(f.target, state->after, f.index);
-        state->struck = true;
-      },
-      sc_core::sc_gen_unique_name("armed_flip"));
+}
+
+ArmedFlipState strike_at_instant(Platform& p, const ArmedFlip& f) {
+  ArmedFlipState state;
+  if (!p.advance_to(f.time_ps)) return state;
+  Registry& reg = p.registry();
+  state.before = reg.read(f.target, f.index);
+  state.after = state.before ^ f.mask;
+  reg.write(f.target, state.after, f.index);
+  state.struck = true;
   return state;
 }
 

@@ -4,7 +4,7 @@
 // campaign on an application (docs/campaigns.md) passes to each faulty run in the environment
 // (GPUVP_FAULT), because that run is a fresh process of its own and cannot be forked at the instant.
 // The same registry write as the campaign engine's injector, kept below faultinj/ so that the CUDA
-// runtime library (cudart/) can apply it.
+// runtime library (cudart/) can apply it, at the instant as the engine does.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -31,13 +31,14 @@ struct ArmedFlipState {
   uint64_t before = 0, after = 0;  // the word's value at the instant, and after the flip
 };
 
-// Checks the fault against `p`'s registry (target, word, mask within the width; else
-// std::invalid_argument naming them) and spawns the process that applies it at its instant of
-// simulated time. Call before the platform runs. A run that ends before the instant leaves it
-// unapplied (state->struck stays false). Unlike the campaign engine, which stops the simulation at the
-// instant (Platform::advance_to, SMs synchronised there), the process acts while the simulation runs:
-// an SM running ahead of simulated time within its quantum may have gone past the instant already.
+// Checks the fault against `p`'s registry: the target, the word, the mask within the width (else
+// std::invalid_argument naming them). Call before the platform runs.
+void check_armed_flip(Platform& p, const ArmedFlip& f);
 
-std::shared_ptr<const ArmedFlipState> arm(Platform& p, const ArmedFlip& f);
+// Simulates `p` (started: Platform::start) up to the fault's instant and applies it there, as the
+// campaign engine's forked runs do: Platform::advance_to, so that SMs running ahead of simulated time
+// within their quantum stop at the instant first. A run whose host program finishes before the instant
+// leaves it unapplied (struck stays false). Go on with Platform::finish().
+ArmedFlipState strike_at_instant(Platform& p, const ArmedFlip& f);
 
 }  // namespace gpuvp
