@@ -51,9 +51,19 @@ def profile(w, opt):
         return json.load(f), csv
 
 
+def reusable(path, runs, opt):
+    """A campaign's JSON from an earlier (interrupted) study, when it has the runs and preset asked for:
+    a study rerun with another --runs or --preset in the same folder must not report the old counts."""
+    if not os.path.exists(path):
+        return False
+    with open(path) as f:
+        j = json.load(f)
+    return j.get("runs") == runs and j.get("preset") == opt.preset
+
+
 def campaign(w, opt, name, runs, blocks, bits, sets):
     path = os.path.join(opt.out, f"{w}-{name}.json")
-    if not os.path.exists(path):
+    if not reusable(path, runs, opt):
         typ, check = CHECKS[w]
         args = job_args(w) + ["--runs", str(runs), "--blocks", str(blocks), "--bits", str(bits), "--choice",
                               "miss_weighted", "--workers", str(opt.workers), "--output-type", typ, *check,
@@ -62,6 +72,11 @@ def campaign(w, opt, name, runs, blocks, bits, sets):
             args += ["--set", f"{k}={v}"]
         t0 = time.time()
         gpuvp(args, opt, "mem-campaign")
+        with open(path) as f:
+            j = json.load(f)
+        j["preset"] = opt.preset  # what reusable() compares
+        with open(path, "w") as f:
+            json.dump(j, f, indent=1)
         print(f"{w} {name}: {runs} runs in {time.time() - t0:.1f} s", flush=True)
     with open(path) as f:
         return json.load(f)

@@ -102,6 +102,11 @@ int cmd_mem_campaign(Config c, const MemJobOptions& jo, const MemCampaignCliOpti
   plain.set("protect.duplicate", std::string(), "mem-campaign profile");
   plain.set("protect.triplicate", std::string(), "mem-campaign profile");
   const MemoryProfile mp = fi::profile_job(jo.factory(plain), o.hot_share);
+  // Names the program does not have are refused here, before any campaign run.
+  std::vector<std::string> names;
+  for (const auto& obj : mp.objects) names.push_back(obj.name);
+  if (std::string why = unmatched_protection(ProtectionConfig::from(c.params("protect", "")), names); !why.empty())
+    throw ConfigError(why);
   const std::string hot = join(mp.hot_objects());
   if (o.protect_hot != "none")
     c.set(o.protect_hot == "detect" ? "protect.duplicate" : "protect.triplicate", hot, "--protect-hot");

@@ -417,6 +417,14 @@ void Platform::finish(double limit_ms) {
         "simulation stalled at {}: the host program waits but no model has anything left to do",
         sc_core::sc_time_stamp().to_string()));
   }
+  check_protected_names();
+}
+
+// After a complete run: every object protect.* names must have been one of the program's.
+void Platform::check_protected_names() const {
+  const DataObjects& objs = *impl_->objects;
+  const std::string why = unmatched_protection(objs.protection(), objs.names());
+  if (!why.empty()) throw ConfigError(why);
 }
 
 // Activity counting in every SM, the power/thermal/EM models over it, and each SM's aging sensor.

@@ -153,6 +153,8 @@ class Platform {
 
  private:
   std::unique_ptr<PlatformImpl> impl_;
+  // Throws ConfigError naming each protect.* name no allocation of the finished program had.
+  void check_protected_names() const;
 };
 
 // Chrome trace-event JSON (Perfetto / chrome://tracing) of the block timeline.

@@ -1,6 +1,7 @@
 #include "models/memprot/data_objects.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <set>
@@ -112,9 +113,27 @@ size_t DataObjects::find(uint64_t addr) const {
   return addr - o.base < o.size ? it->second : kNone;
 }
 
+std::vector<std::string> DataObjects::names() const {
+  std::vector<std::string> out;
+  for (const DataObject& o : objects_)
+    if (!o.replica) out.push_back(o.name);
+  return out;
+}
+
 void DataObjects::refresh_protecting() {
   protecting_ = false;
   for (const auto& [base, i] : live_) protecting_ |= !objects_[i].replicas.empty();
+}
+
+std::string unmatched_protection(const ProtectionConfig& pc, const std::vector<std::string>& objects) {
+  std::string missing;
+  for (const auto& [key, list] : {std::pair{"protect.duplicate", &pc.duplicate}, {"protect.triplicate", &pc.triplicate}})
+    for (const auto& n : *list)
+      if (std::find(objects.begin(), objects.end(), n) == objects.end())
+        missing += fmt::format("{}{}: '{}'", missing.empty() ? "" : "; ", key, n);
+  if (missing.empty()) return "";
+  return fmt::format("{}: no data object of the program has that name (its objects: {})", missing,
+                     objects.empty() ? "none" : fmt::format("{}", fmt::join(objects, ", ")));
 }
 
 void majority3(const uint8_t* a, const uint8_t* b, const uint8_t* c, uint8_t* out, size_t n) {

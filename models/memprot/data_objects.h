@@ -68,6 +68,9 @@ class DataObjects {
   const std::vector<DataObject>& objects() const { return objects_; }
   // True when some live object has replicas: the load-store path looks up nothing otherwise.
   bool protecting() const { return protecting_; }
+  // The names of every allocation the program made (the runtime's copies aside), in allocation order.
+  std::vector<std::string> names() const;
+  const ProtectionConfig& protection() const { return prot_; }
 
   MemObserver* observer = nullptr;
 
@@ -78,6 +81,11 @@ class DataObjects {
   bool protecting_ = false;
   void refresh_protecting();
 };
+
+// Empty when every name of protect.* is one of `objects` (the names of the program's data objects);
+// else the error naming each other name with its key, and the objects there are: a misspelt name
+// would otherwise leave its object silently unprotected.
+std::string unmatched_protection(const ProtectionConfig& pc, const std::vector<std::string>& objects);
 
 // The bitwise majority of three equal-sized byte strings, into out (may alias a).
 void majority3(const uint8_t* a, const uint8_t* b, const uint8_t* c, uint8_t* out, size_t n);

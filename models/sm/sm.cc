@@ -298,7 +298,8 @@ class SmCore : public CoreEnv {
     }
     if (std::memcmp(data + lo, copy_buf_[0].data() + lo, hi - lo) != 0) {
       fault.kind = kDetected;
-      fault.message = fmt::format("detected error: the two copies of '{}' differ in [{:#x}, {:#x})", o.name,
+      // The core prefixes the kind ("detected error: "), as for every device error.
+      fault.message = fmt::format("the two copies of '{}' differ in [{:#x}, {:#x})", o.name,
                                   addr + lo, addr + hi);
       return kFail;
     }

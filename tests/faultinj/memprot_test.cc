@@ -136,6 +136,9 @@ TEST_CASE("duplication: a stuck word in either copy of a protected object is det
     // Recorded as its own DUE kind (through the engine's child-to-leader record), not as `other`.
     CHECK(r.due == DueKind::Detected);
     CHECK(detected_error(r));
+    // The kind prefixes the message once.
+    CHECK(r.detail.find("detected error: the two copies of 'args[1]' differ in [") != std::string::npos);
+    CHECK(r.detail.find("detected error: detected error") == std::string::npos);
   }
   CHECK(dup.by_due[size_t(DueKind::Detected)] == 3);
   CHECK(dup.by_due[size_t(DueKind::Other)] == 0);
@@ -294,6 +297,16 @@ TEST_CASE("profile-memory and mem-campaign: output, and bad input exits 2 naming
   r = test::run_gpuvp("run --workload matVec --set protect.duplicate=x,x");
   CHECK(r.status == 2);
   CHECK(r.err.find("'x' named twice") != std::string::npos);
+  // A name no object of the program has (matVec's are A, x, y) would leave the object unprotected.
+  r = test::run_gpuvp("run --preset tx2 --workload matVec --set protect.duplicate=X --set protect.triplicate=A");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("protect.duplicate: 'X': no data object of the program has that name (its objects: A, x, y)") !=
+        std::string::npos);
+  CHECK(r.err.find("'A'") == std::string::npos);  // A is one: only X is named
+  // mem-campaign refuses it after the profile, before any run.
+  r = test::run_gpuvp("mem-campaign --preset tx2 --workload matVec --runs 5 --set protect.triplicate=q");
+  CHECK(r.status == 2);
+  CHECK(r.err.find("protect.triplicate: 'q': no data object") != std::string::npos);
   r = test::run_gpuvp("mem-campaign --preset tx2 --workload matVec --launch tall --runs 20 --blocks 1 --bits 2 --choice hot "
                       "--protect-hot detect --output-type f32");
   INFO(r.out << r.err);
