@@ -443,7 +443,7 @@ bool SimtCore::execute(Warp& w, unsigned gi, const Inst& in, uint64_t pc) {
     ++l.inst_class[size_t(cls)];
     l.thread_insts += lanes;
   }
-  if (act_) record_activity(w, in, cls, lanes);
+  if (act_) record_activity(w, in, pc, cls, lanes);
   fg_.active = active;
   const sm::OpEntry& op = ops_[size_t(in.op)];
   sm::Exec x{*this, w, in, g, gi, active, pc, pc + in.size};
@@ -490,11 +490,11 @@ void SimtCore::notify_retired(Warp& w, const Inst& in, uint32_t active, bool con
 // The energy events of one warp instruction (docs/power.md): its issue, its lanes on their unit, its
 // register reads and writes per active lane, and a shared-memory access. The lane cluster is the
 // distribution unit's choice (cluster_distributor.h; by default the warp's slot modulo the clusters).
-void SimtCore::record_activity(const Warp& w, const Inst& in, InstClass cls, unsigned lanes) {
+void SimtCore::record_activity(const Warp& w, const Inst& in, uint64_t pc, InstClass cls, unsigned lanes) {
   if (!dist_) dist_ = sm::make_slot_distributor(act_->clusters());
   power::ActivityLog::InstEvents e;
   if (lanes) {  // with no active lane only the issue counts: skip working out the operands
-    const sm::RegAccesses r = sm::reg_accesses(in);
+    const sm::RegAccesses r = ibuf_->reg_accesses(pc, in);
     e = {sm::unit_event(cls), r.reads, r.writes,
          cls == InstClass::Shared || cls == InstClass::Param || cls == InstClass::Local};
   }
