@@ -50,6 +50,7 @@ Study parse(const nlohmann::json& j, const std::string& file) {
   s.round = wear::positive(j.value("round", nlohmann::json(32)), file, "round");
   if (j.contains("needed")) s.needed = wear::positive(j["needed"], file, "needed");
   if (j.contains("years")) s.years = wear::positive_real(j["years"], file, "years");
+  if (j.contains("replan_years")) s.replan_years = wear::positive_real(j["replan_years"], file, "replan_years");
   s.policies = parse_policies(j, file);
   return s;
 }
@@ -119,13 +120,46 @@ unsigned cluster_count(const Config& cfg) {
       .clusters;
 }
 
-// Ages each cluster over the study's years at its measured duty.
-void age(MapRun& r, const power::NbtiParams& np, double years) {
+// The study's years as re-planning periods (seconds): replan_years each, the last one what remains.
+std::vector<double> periods(const Study& s) {
+  if (s.replan_years <= 0 || s.replan_years >= s.years) return {s.years * kYear};
+  std::vector<double> out;
+  for (double done = 0; done < s.years * (1 - 1e-12); done += s.replan_years)
+    out.push_back(std::min(s.replan_years, s.years - done) * kYear);
+  return out;
+}
+
+// One map under one policy: before each period the policy plans from every cluster's aging so far
+// (power::PlanInput::stress_s), the run with that plan gives each cluster's duty, and the period adds
+// duty x length to its stress. The clusters are aged at the end (history_shift); the worst working
+// cluster is one of the last plan's.
+void plan_and_age(MapRun& r, const power::PlanInput& first, const power::ClusterPlanner& planner, Runner& measured,
+                  const power::NbtiParams& np, const std::vector<double>& lengths) {
+  power::PlanInput in = first;
+  const size_t n = in.offsets.size();
+  in.stress_s.assign(n, 0.0);
+  in.elapsed_s = 0;
+  std::vector<double> last_duty;
+  for (size_t k = 0; k < lengths.size(); ++k) {
+    in.horizon_s = lengths[k];
+    r.plans.push_back(planner.limits(in));
+    const Measured& got = measured(r.plans.back());
+    r.kernel_cycles = got.kernel_cycles;
+    r.plan_duties.push_back(got.duty);
+    last_duty = got.duty;
+    if (k + 1 == lengths.size()) break;  // the last period's stress goes to history_shift as its own
+    for (size_t c = 0; c < n; ++c) in.stress_s[c] += got.duty[c] * lengths[k];
+    in.elapsed_s += lengths[k];
+  }
+  r.limits = r.plans.back();
   const auto nbti = power::make_power_law_nbti(np);
   const auto delay = power::make_alpha_power_delay(np);
   r.worst = 0;
-  for (size_t c = 0; c < r.offsets_v.size(); ++c) {
-    r.shift_v.push_back(nbti->shift(np.vth0 + r.offsets_v[c], r.duty[c], years * kYear));
+  const double total = in.elapsed_s + in.horizon_s;
+  for (size_t c = 0; c < n; ++c) {
+    r.duty.push_back(in.elapsed_s > 0 ? (in.stress_s[c] + last_duty[c] * in.horizon_s) / total : last_duty[c]);
+    r.shift_v.push_back(
+        power::history_shift(*nbti, np, r.offsets_v[c], in.stress_s[c], in.elapsed_s, last_duty[c], in.horizon_s));
     r.degradation.push_back(delay->degradation(r.offsets_v[c] + r.shift_v[c]));
     if (r.limits[c] > 0) r.worst = std::max(r.worst, r.degradation[c]);  // a gated cluster sets no clock
   }
@@ -145,6 +179,7 @@ std::vector<MapRun> run(const Config& cfg, const Study& s) {
   double busy = 0;
   for (double d : even) busy += d;
   const unsigned needed = s.needed ? s.needed : n;
+  const std::vector<double> lengths = periods(s);
   std::vector<MapRun> out;
   for (unsigned m = 0; m < s.maps; ++m) {
     const power::PlanInput in{variation->offsets(s.seed, m, n), needed, std::min(1.0, busy / needed), s.years * kYear,
@@ -154,11 +189,7 @@ std::vector<MapRun> run(const Config& cfg, const Study& s) {
       r.map = m;
       r.policy = policy;
       r.offsets_v = in.offsets;
-      r.limits = power::make_cluster_planner(policy, np)->limits(in);
-      const Measured& got = measured(r.limits);
-      r.duty = got.duty;
-      r.kernel_cycles = got.kernel_cycles;
-      age(r, np, s.years);
+      plan_and_age(r, in, *power::make_cluster_planner(policy, np), measured, np, lengths);
       out.push_back(std::move(r));
     }
   }
@@ -190,12 +221,15 @@ std::vector<PolicySummary> summarise(const Study& s, const std::vector<MapRun>& 
 
 nlohmann::json to_json(const Study& s, const std::vector<MapRun>& runs) {
   nlohmann::json j = {{"application", s.app.name}, {"maps", s.maps}, {"seed", s.seed}, {"years", s.years},
+                      {"replan_years", s.replan_years > 0 && s.replan_years < s.years ? s.replan_years : s.years},
                       {"policies", s.policies}, {"runs", nlohmann::json::array()}, {"summary", nlohmann::json::array()}};
   for (const MapRun& r : runs)
     j["runs"].push_back({{"map", r.map},
                          {"policy", r.policy},
                          {"offsets_v", r.offsets_v},
                          {"limits", r.limits},
+                         {"plans", r.plans},
+                         {"plan_duties", r.plan_duties},
                          {"duty", r.duty},
                          {"shift_v", r.shift_v},
                          {"degradation", r.degradation},

@@ -23,6 +23,7 @@ struct Study {
   double years = 3;
   unsigned needed = 0;  // working clusters the application's profile asks for (0: every cluster)
   unsigned round = 32;  // warp instructions per distribution round
+  double replan_years = 0;  // the plan is made again after every this many years of aging (0: once)
   std::vector<std::string> policies;  // "even" first (the reference)
 };
 
@@ -34,8 +35,10 @@ struct MapRun {
   unsigned map = 0;
   std::string policy;
   std::vector<double> offsets_v;       // Vth0 offset of each cluster (variation)
-  std::vector<unsigned> limits;        // distribution unit limits (0: gated)
-  std::vector<double> duty;            // measured stress duty of each cluster
+  std::vector<unsigned> limits;        // distribution unit limits of the last plan (0: gated)
+  std::vector<std::vector<unsigned>> plans;  // every plan's limits, one per re-planning period
+  std::vector<std::vector<double>> plan_duties;  // each cluster's measured duty under each plan
+  std::vector<double> duty;            // measured stress duty of each cluster, averaged over the years
   std::vector<double> shift_v;         // NBTI shift after the years
   std::vector<double> degradation;     // delay degradation (variation and aging) of each cluster
   double worst = 0;                    // the worst working cluster's degradation

@@ -17,9 +17,16 @@ EventCounts& EventCounts::operator+=(const EventCounts& o) {
   return *this;
 }
 
+void IntervalRing::grow() {
+  std::vector<IntervalActivity> b(buf_.size() * 2);
+  for (size_t i = 0; i < n_; ++i) b[i] = (*this)[i];
+  buf_.swap(b);
+  head_ = 0;
+}
+
 ActivityLog::ActivityLog(uint64_t interval_cycles, unsigned clusters)
     : len_(interval_cycles ? interval_cycles : 1), clusters_(clusters ? clusters : 1) {
-  cur_ = &q_.emplace_back();
+  cur_ = &q_.push();
   launch_ = &launches_[0];
 }
 
@@ -30,7 +37,7 @@ void ActivityLog::seek(uint64_t cycle) {
   uint64_t idx = cycle / len_ < first_ ? first_ : cycle / len_;
   // An SM idle for hours of simulated time: jump over the stretch rather than hold an interval each.
   if (idx - first_ > limit_ && first_active() >= idx) skip_steady(idx);
-  while (q_.size() <= idx - first_) q_.emplace_back();
+  while (q_.size() <= idx - first_) q_.push();
   cur_ = &q_[idx - first_];
   cur_start_ = idx * len_;
 }
@@ -99,28 +106,21 @@ uint64_t ActivityLog::end_open() const {
 void ActivityLog::skip_steady(uint64_t end) {
   if (end <= first_) return;
   const uint64_t drop = std::min<uint64_t>(q_.size(), end - first_);  // empty: what follows stays
-  q_.erase(q_.begin(), q_.begin() + std::ptrdiff_t(drop));
+  q_.pop_front(size_t(drop));
   first_ = end;
   drop_spans();
-  if (q_.empty()) q_.emplace_back();
+  if (q_.empty()) q_.push();
   cur_start_ = first_ * len_;
   cur_ = &q_.front();
 }
 
 void ActivityLog::issue(uint64_t cycle, unsigned cluster, unsigned lanes, uint64_t launch) {
-  if (launch != launch_id_) {
-    launch_id_ = launch;
-    launch_ = &launches_[launch];
-  }
-  IntervalActivity& a = at(cycle);
-  a.events[Event::WarpInst] += 1;
-  (*launch_)[Event::WarpInst] += 1;
-  if (cycle != last_issue_) {  // dual issue: two instructions, one issue cycle
-    ++a.issue_cycles;
-    last_issue_ = cycle;
-  }
-  a.cluster_warp_insts[cluster] += 1;
-  a.cluster_thread_insts[cluster] += lanes;
+  issue_at(cycle, cluster, lanes, launch);
+}
+
+void ActivityLog::switch_launch(uint64_t launch) {
+  launch_id_ = launch;
+  launch_ = &launches_[launch];
 }
 
 void ActivityLog::set_powered(uint64_t cycle, bool on) {

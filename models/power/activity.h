@@ -9,6 +9,7 @@
 #include <deque>
 #include <functional>
 #include <unordered_map>
+#include <vector>
 #include <utility>
 
 namespace gpuvp::power {
@@ -52,6 +53,33 @@ struct IntervalActivity {
   uint64_t idle_cycles() const { return powered_cycles > issue_cycles ? powered_cycles - issue_cycles : 0; }
 };
 
+// The open intervals of a log, oldest first: a ring over one array that only grows (a deque would
+// allocate and free a block for every interval, each being larger than its block size). References
+// stay valid until the next push().
+class IntervalRing {
+ public:
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  IntervalActivity& operator[](size_t i) { return buf_[(head_ + i) & (buf_.size() - 1)]; }
+  const IntervalActivity& operator[](size_t i) const { return buf_[(head_ + i) & (buf_.size() - 1)]; }
+  IntervalActivity& front() { return (*this)[0]; }
+  IntervalActivity& push() {  // a new, empty interval at the back
+    if (n_ == buf_.size()) grow();
+    IntervalActivity& a = (*this)[n_++];
+    a = IntervalActivity{};
+    return a;
+  }
+  void pop_front(size_t k = 1) {  // drops the k oldest (k <= size())
+    head_ = (head_ + k) & (buf_.size() - 1);
+    n_ -= k;
+  }
+
+ private:
+  void grow();
+  std::vector<IntervalActivity> buf_ = std::vector<IntervalActivity>(8);  // a power of two
+  size_t head_ = 0, n_ = 0;
+};
+
 class ActivityLog {
  public:
   ActivityLog(uint64_t interval_cycles, unsigned clusters);
@@ -64,13 +92,27 @@ class ActivityLog {
     return *cur_;
   }
   // Counted in the interval of `cycle` and in the totals of the launch last issued from (issue()).
-  void add(uint64_t cycle, Event e, uint64_t n = 1) {
-    at(cycle).events[e] += n;
-    (*launch_)[e] += n;
-  }
+  void add(uint64_t cycle, Event e, uint64_t n = 1) { count(at(cycle), e, n); }
   // A warp instruction of `lanes` active lanes, executed by lane cluster `cluster`, issued at `cycle`,
   // of kernel launch `launch`: counted in its interval and in the launch's totals.
   void issue(uint64_t cycle, unsigned cluster, unsigned lanes, uint64_t launch);
+  // What one warp instruction costs besides its issue: `lanes` thread-instructions on `unit`, its
+  // register reads and writes per active lane, and (`shared`) one on-chip memory access.
+  struct InstEvents {
+    Event unit = Event::Int;
+    unsigned reads = 0, writes = 0;
+    bool shared = false;
+  };
+  // issue() and the instruction's events in one step: the hot path of every warp instruction, one
+  // interval lookup and one launch lookup for all of them (with no active lane only the issue counts).
+  void instruction(uint64_t cycle, unsigned cluster, unsigned lanes, uint64_t launch, const InstEvents& e) {
+    IntervalActivity& a = issue_at(cycle, cluster, lanes, launch);
+    if (!lanes) return;
+    count(a, e.unit, lanes);
+    count(a, Event::RegRead, uint64_t(e.reads) * lanes);
+    count(a, Event::RegWrite, uint64_t(e.writes) * lanes);
+    count(a, Event::Shared, e.shared ? 1 : 0);
+  }
   // Events per kernel launch (per-kernel energy); launch 0 holds what came before any instruction.
   const std::unordered_map<uint64_t, EventCounts>& by_launch() const { return launches_; }
   // The SM holds a block from `cycle` on (true) or none (false): powered time per interval.
@@ -80,7 +122,7 @@ class ActivityLog {
   template <class F>
   void drain(uint64_t end, F&& f) {
     while (first_ < end) {
-      if (q_.empty()) q_.emplace_back();
+      if (q_.empty()) q_.push();
       q_.front().powered_cycles = powered_in(first_ * len_, (first_ + 1) * len_);
       f(first_, q_.front());
       q_.pop_front();
@@ -88,7 +130,7 @@ class ActivityLog {
     }
     drop_spans();
     cur_start_ = first_ * len_;
-    cur_ = q_.empty() ? &q_.emplace_back() : &q_.front();
+    cur_ = q_.empty() ? &q_.push() : &q_.front();
   }
   uint64_t first_open() const { return first_; }  // index of the oldest interval not drained
   uint64_t end_open() const;  // one past the newest interval with anything counted
@@ -112,6 +154,22 @@ class ActivityLog {
 
  private:
   void seek(uint64_t cycle);
+  void count(IntervalActivity& a, Event e, uint64_t n) {
+    a.events[e] += n;
+    (*launch_)[e] += n;
+  }
+  // Counts the issue; the interval it went to.
+  IntervalActivity& issue_at(uint64_t cycle, unsigned cluster, unsigned lanes, uint64_t launch) {
+    if (launch != launch_id_) switch_launch(launch);
+    IntervalActivity& a = at(cycle);
+    count(a, Event::WarpInst, 1);
+    a.issue_cycles += cycle != last_issue_ ? 1 : 0;  // dual issue: two instructions, one issue cycle
+    last_issue_ = cycle;
+    a.cluster_warp_insts[cluster] += 1;
+    a.cluster_thread_insts[cluster] += lanes;
+    return a;
+  }
+  void switch_launch(uint64_t launch);
   // Powered cycles in [from, to): resident-block spans, not filed per interval, so that a block resident
   // for hours is two numbers rather than an entry per interval.
   uint64_t powered_in(uint64_t from, uint64_t to) const;
@@ -120,7 +178,7 @@ class ActivityLog {
 
   uint64_t len_;
   unsigned clusters_;
-  std::deque<IntervalActivity> q_;  // intervals first_, first_ + 1, ...
+  IntervalRing q_;  // intervals first_, first_ + 1, ...
   uint64_t first_ = 0;
   IntervalActivity* cur_;
   uint64_t cur_start_ = 0;

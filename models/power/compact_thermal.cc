@@ -107,22 +107,31 @@ class CompactThermal : public ThermalModel {
   // In the eigenbasis of G each mode m decays on its own: x_m(t) = x_ss,m + exp(-w_m t / C) (x_m(0) - x_ss,m),
   // with x = V^T T and x_ss = (V^T b) / w (b = P + T_amb / R_v).
   void hold(const std::vector<double>& p_w, double dt_s) override {
-    if (vecs_.empty()) symmetric_eigen(conductance(0.0), n_, eig_, vecs_);
-    std::vector<double> x(n_, 0.0);
-    for (unsigned m = 0; m < n_; ++m) {
-      double xt = 0, xb = 0;
-      for (unsigned i = 0; i < n_; ++i) {
-        xt += vecs_[size_t(i) * n_ + m] * temps_[i];
-        xb += vecs_[size_t(i) * n_ + m] * (p_w[i] + t_.ambient_k / t_.r_vertical);
-      }
-      const double ss = xb / eig_[m];
-      x[m] = ss + std::exp(-eig_[m] * dt_s / t_.capacitance) * (xt - ss);
-    }
+    modes(p_w);
+    for (unsigned m = 0; m < n_; ++m) x_[m] = ss_[m] + std::exp(-eig_[m] * dt_s / t_.capacitance) * (x_[m] - ss_[m]);
     for (unsigned i = 0; i < n_; ++i) {
       double t = 0;
-      for (unsigned m = 0; m < n_; ++m) t += vecs_[size_t(i) * n_ + m] * x[m];
+      for (unsigned m = 0; m < n_; ++m) t += vecs_[size_t(i) * n_ + m] * x_[m];
       temps_[i] = t;
     }
+  }
+  // T_i(t) - T_ss,i = sum_m V_im (x_m - ss_m) exp(-w_m t / C), integrated: (C / w_m) (1 - exp(-w_m dt / C)).
+  // V is orthonormal: the distance is the same in the eigenbasis.
+  double steady_excess(const std::vector<double>& p_w, double dt_s, std::vector<double>& t_ss,
+                       std::vector<double>& excess_ks) override {
+    modes(p_w);
+    t_ss.assign(n_, 0.0);
+    excess_ks.assign(n_, 0.0);
+    double d = 0;
+    for (unsigned m = 0; m < n_; ++m) {
+      d += (x_[m] - ss_[m]) * (x_[m] - ss_[m]);
+      const double area = (x_[m] - ss_[m]) * t_.capacitance / eig_[m] * -std::expm1(-eig_[m] * dt_s / t_.capacitance);
+      for (unsigned i = 0; i < n_; ++i) {
+        t_ss[i] += vecs_[size_t(i) * n_ + m] * ss_[m];
+        excess_ks[i] += vecs_[size_t(i) * n_ + m] * area;
+      }
+    }
+    return std::sqrt(d);
   }
   const std::vector<double>& temps() const override { return temps_; }
 
@@ -137,6 +146,21 @@ class CompactThermal : public ThermalModel {
     }
     return a;
   }
+  // The temperatures in the eigenbasis (x_) and the steady state of `p_w` there (ss_).
+  void modes(const std::vector<double>& p_w) {
+    if (vecs_.empty()) symmetric_eigen(conductance(0.0), n_, eig_, vecs_);
+    x_.resize(n_);
+    ss_.resize(n_);
+    for (unsigned m = 0; m < n_; ++m) {
+      double xt = 0, xb = 0;
+      for (unsigned i = 0; i < n_; ++i) {
+        xt += vecs_[size_t(i) * n_ + m] * temps_[i];
+        xb += vecs_[size_t(i) * n_ + m] * (p_w[i] + t_.ambient_k / t_.r_vertical);
+      }
+      x_[m] = xt;
+      ss_[m] = xb / eig_[m];
+    }
+  }
   void prepare(double dt_s) {
     dt_ = dt_s;
     inv_ = invert(conductance(t_.capacitance / dt_s), n_);
@@ -147,6 +171,7 @@ class CompactThermal : public ThermalModel {
   std::vector<std::vector<unsigned>> nb_;
   std::vector<double> temps_, rhs_, inv_;
   std::vector<double> eig_, vecs_;  // eigen-decomposition of G (hold), computed on first use
+  std::vector<double> x_, ss_;       // scratch of modes()
   double dt_ = -1;
 };
 }  // namespace

@@ -15,32 +15,49 @@ std::unique_ptr<ClusterPlanner> make_even_subset_planner();
 
 // The variation map has one Vth0 per cluster, so sorting lanes by delay and grouping similar ones keeps
 // each cluster whole: formation orders the clusters and keeps the fastest `needed` working.
-std::vector<bool> form_clusters(const std::vector<double>& offsets, unsigned needed) {
-  std::vector<size_t> order(offsets.size());
+std::vector<bool> form_clusters(const std::vector<double>& dvth, unsigned needed) {
+  std::vector<size_t> order(dvth.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return offsets[a] < offsets[b]; });
-  std::vector<bool> working(offsets.size(), false);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return dvth[a] < dvth[b]; });
+  std::vector<bool> working(dvth.size(), false);
   for (size_t i = 0; i < order.size() && i < std::max(needed, 1u); ++i) working[order[i]] = true;
   return working;
 }
 
-namespace {
-
-// Delay degradation of a cluster of offset `off` after the horizon at duty `duty`.
-double aged_delay(const NbtiModel& nbti, const DelayModel& delay, const NbtiParams& p, double off, double duty,
-                  double horizon_s) {
-  return delay.degradation(off + nbti.shift(p.vth0 + off, duty, horizon_s));
+double history_shift(const NbtiModel& m, const NbtiParams& p, double offset, double stress_s, double elapsed_s,
+                     double duty, double horizon_s) {
+  if (elapsed_s <= 0) return m.shift(p.vth0 + offset, duty, horizon_s);
+  const double total = elapsed_s + horizon_s;
+  return m.shift(p.vth0 + offset, (stress_s + duty * horizon_s) / total, total);
 }
 
-// The duty in [0, 1] at which the cluster ends at delay `target` (delay grows with duty): bisection.
-double duty_for(const NbtiModel& nbti, const DelayModel& delay, const NbtiParams& p, double off, double target,
-                double horizon_s) {
+std::vector<double> current_dvth(const NbtiParams& p, const PlanInput& in) {
+  const auto nbti = make_power_law_nbti(p);
+  std::vector<double> d = in.offsets;
+  if (in.elapsed_s > 0)
+    for (size_t c = 0; c < d.size(); ++c) d[c] += history_shift(*nbti, p, in.offsets[c], in.stress_s.at(c), in.elapsed_s, 0, 0);
+  return d;
+}
+
+namespace {
+
+// Delay degradation of cluster c after its aging so far and the horizon at duty `duty`.
+double aged_delay(const NbtiModel& nbti, const DelayModel& delay, const NbtiParams& p, const PlanInput& in, size_t c,
+                  double duty) {
+  const double stress = in.elapsed_s > 0 ? in.stress_s.at(c) : 0.0;
+  const double off = in.offsets[c];
+  return delay.degradation(off + history_shift(nbti, p, off, stress, in.elapsed_s, duty, in.horizon_s));
+}
+
+// The duty in [0, 1] at which cluster c ends at delay `target` (delay grows with duty): bisection.
+double duty_for(const NbtiModel& nbti, const DelayModel& delay, const NbtiParams& p, const PlanInput& in, size_t c,
+                double target) {
   double lo = 0, hi = 1;
-  if (aged_delay(nbti, delay, p, off, lo, horizon_s) >= target) return 0;
-  if (aged_delay(nbti, delay, p, off, hi, horizon_s) <= target) return 1;
+  if (aged_delay(nbti, delay, p, in, c, lo) >= target) return 0;
+  if (aged_delay(nbti, delay, p, in, c, hi) <= target) return 1;
   for (int i = 0; i < 60; ++i) {
     const double mid = (lo + hi) / 2;
-    (aged_delay(nbti, delay, p, off, mid, horizon_s) < target ? lo : hi) = mid;
+    (aged_delay(nbti, delay, p, in, c, mid) < target ? lo : hi) = mid;
   }
   return (lo + hi) / 2;
 }
@@ -54,13 +71,13 @@ std::vector<double> distribution_ratio(const NbtiParams& p, const PlanInput& in,
   unsigned n = 0;
   for (size_t c = 0; c < working.size(); ++c)
     if (working[c]) {
-      target += aged_delay(*nbti, *delay, p, in.offsets[c], in.duty, in.horizon_s);
+      target += aged_delay(*nbti, *delay, p, in, c, in.duty);
       ++n;
     }
   target /= std::max(n, 1u);
   std::vector<double> duty(working.size(), 0.0);
   for (size_t c = 0; c < working.size(); ++c)
-    if (working[c]) duty[c] = duty_for(*nbti, *delay, p, in.offsets[c], target, in.horizon_s);
+    if (working[c]) duty[c] = duty_for(*nbti, *delay, p, in, c, target);
   const double sum = std::accumulate(duty.begin(), duty.end(), 0.0);
   for (size_t c = 0; c < duty.size(); ++c)
     if (working[c]) duty[c] = sum > 0 ? duty[c] / sum : 1.0 / n;
@@ -96,7 +113,7 @@ class AgingAwarePlanner final : public ClusterPlanner {
  public:
   explicit AgingAwarePlanner(const NbtiParams& p) : p_(p) {}
   std::vector<unsigned> limits(const PlanInput& in) const override {
-    const std::vector<bool> working = form_clusters(in.offsets, in.needed);
+    const std::vector<bool> working = form_clusters(current_dvth(p_, in), in.needed);
     return round_limits(distribution_ratio(p_, in, working), in.round);
   }
 

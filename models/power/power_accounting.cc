@@ -1,6 +1,7 @@
 #include "models/power/power_accounting.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace gpuvp::power {
@@ -27,8 +28,7 @@ PowerAccounting::PowerAccounting(const PowerConfig& cfg, unsigned sms, std::func
       thermal_(make_thermal_model(cfg.thermal, sms)),
       em_(make_em_model(cfg.em)),
       sm_(sms),
-      p_w_(sms),
-      cur_(sms) {
+      p_w_(sms) {
   // A log holding this many intervals asks for the ones simulated time has passed to be closed.
   constexpr size_t kLogLimit = 64;
   for (unsigned k = 0; k < sms; ++k) {
@@ -89,7 +89,8 @@ void PowerAccounting::close_to(uint64_t end_interval) {
 
 void PowerAccounting::close_interval(uint64_t index) {
   const double dt = double(cfg_.interval) * cfg_.period_s;
-  std::vector<IntervalActivity> acts(sm_.size());
+  std::vector<IntervalActivity>& acts = acts_;  // kept: an interval closes every few hundred cycles
+  acts.resize(sm_.size());
   for (unsigned k = 0; k < sm_.size(); ++k) {
     logs_[k]->drain(index + 1, [&](uint64_t, IntervalActivity& a) { acts[k] = a; });
     const SmPower p = power_->power(acts[k], dt, double(acts[k].powered_cycles) * cfg_.period_s);
@@ -134,8 +135,10 @@ uint64_t PowerAccounting::steady_end() const {
 void PowerAccounting::close_steady(uint64_t from, uint64_t to) {
   const double len_s = double(cfg_.interval) * cfg_.period_s;
   const double dt = double(to - from) * len_s;
-  std::vector<double> static_w(sm_.size());
-  std::vector<bool> powered(sm_.size());
+  std::vector<double>& static_w = static_w_;  // kept: a long wait is a steady stretch per wake-up
+  std::vector<char>& powered = powered_;
+  static_w.resize(sm_.size());
+  powered.resize(sm_.size());
   for (unsigned k = 0; k < sm_.size(); ++k) {
     powered[k] = logs_[k]->first_open() <= from && logs_[k]->powered_at(from * cfg_.interval);
     logs_[k]->skip_steady(to);
@@ -158,38 +161,63 @@ void PowerAccounting::close_steady(uint64_t from, uint64_t to) {
   }
 }
 
-std::vector<double> PowerAccounting::em_rates() const {
-  std::vector<double> r(sm_.size());
+void PowerAccounting::em_rates(std::vector<double>& r) const {
+  r.resize(sm_.size());
   for (unsigned k = 0; k < sm_.size(); ++k)
     r[k] = em_->rate(cfg_.em.current_density(p_w_[k]), thermal_->temps()[k]);
-  return r;
 }
 
 // The temperatures under the constant powers p_w_ follow exact exponentials; the wear rate, a function
 // of temperature, is integrated by Simpson's rule over pieces of an eighth of the fastest thermal mode's
 // time constant (C / (1/R_v + 8/R_lat) or less, Gershgorin's bound on G's largest eigenvalue: Simpson's
 // error on such an exponential is below 1e-7 wherever the piece starts) until the slowest mode (C R_v)
-// has settled (30 time constants, e^-30), then over the rest as one piece (constant temperature).
+// has settled (30 time constants, e^-30), then over the rest as one piece (constant temperature). A
+// stretch that starts near its steady state is integrated in closed form instead (linear_wear).
 std::vector<double> PowerAccounting::hold_wear(double dt) {
+  std::vector<double> worn(sm_.size(), 0.0);
+  if (linear_wear(dt, worn)) return worn;
   const ThermalParams& th = cfg_.thermal;
   const double tau = th.capacitance * th.r_vertical;
   const double g_max = 1 / th.r_vertical + (th.r_lateral > 0 ? 8 / th.r_lateral : 0.0);
   // (At most 2000 pieces before settling: strong lateral coupling only shortens the transient.)
   const double piece = std::max(th.capacitance / g_max / 8, 30 * tau / 2000);
-  std::vector<double> worn(sm_.size(), 0.0), r0 = em_rates();
+  em_rates(r0_);
   for (double done = 0, h = 0; done < dt; done += h) {
     h = done >= 30 * tau || done + piece >= dt ? dt - done : piece;
     thermal_->hold(p_w_, h / 2);
-    const std::vector<double> mid = em_rates();
+    em_rates(mid_);
     note_peaks();
     thermal_->hold(p_w_, h / 2);
-    const std::vector<double> r1 = em_rates();
+    em_rates(r1_);
     note_peaks();
-    for (unsigned k = 0; k < sm_.size(); ++k) worn[k] += h / 6 * (r0[k] + 4 * mid[k] + r1[k]);
-    r0 = r1;
+    for (unsigned k = 0; k < sm_.size(); ++k) worn[k] += h / 6 * (r0_[k] + 4 * mid_[k] + r1_[k]);
+    r0_.swap(r1_);
     if (h == dt - done) break;  // the last piece (done + h may round short of dt)
   }
   return worn;
+}
+
+// Within d kelvin of the steady state T_ss (Euclidean distance: under constant power it only shrinks,
+// so no SM is ever farther than d from its T_ss) the wear rate is linear in the temperature,
+// r(T) = r(T_ss) + s (T - T_ss), s its slope over [T_ss, T_ss + d], and the stretch's wear is
+// r(T_ss) dt + s times the closed-form integral of T - T_ss (ThermalModel::steady_excess): one step
+// whatever the stretch's length, as after the short bursts of a long wait (a timer spin's wake-ups).
+// Used when s d / r <= 4e-4: the rate's curvature (about (s / r)^2 r for Arrhenius) then errs by less
+// than (s d / r)^2 / 2 = 8e-8 of the wear, below Simpson's error. False (nothing done) otherwise.
+bool PowerAccounting::linear_wear(double dt, std::vector<double>& worn) {
+  constexpr double kLinear = 4e-4;
+  const double d = thermal_->steady_excess(p_w_, dt, t_ss_, excess_);
+  for (unsigned k = 0; k < sm_.size(); ++k) {
+    const double j = cfg_.em.current_density(p_w_[k]);
+    const double r = em_->rate(j, t_ss_[k]);
+    const double s = d > 0 ? (em_->rate(j, t_ss_[k] + d) - r) / d : 0.0;
+    if (std::fabs(s) * d > kLinear * r) return false;  // (r 0 with s not: a rate that never settles)
+    worn[k] = r * dt + s * excess_[k];
+  }
+  note_peaks();  // the temperatures move monotonically toward T_ss in each mode: peaks within d
+  thermal_->hold(p_w_, dt);
+  note_peaks();
+  return true;
 }
 
 void PowerAccounting::note_peaks() {

@@ -80,7 +80,8 @@ class PowerAccounting {
   void close_steady(uint64_t from, uint64_t to);
   uint64_t steady_end() const;  // one past the last interval of the steady stretch from next_ (or next_)
   std::vector<double> hold_wear(double dt_s);  // wear (s of TTF_N) per SM
-  std::vector<double> em_rates() const;  // per SM, at the current powers and temperatures
+  bool linear_wear(double dt_s, std::vector<double>& worn);  // hold_wear near the steady state
+  void em_rates(std::vector<double>& r) const;  // per SM, at the current powers and temperatures
   void note_peaks();
 
   PowerConfig cfg_;
@@ -92,7 +93,10 @@ class PowerAccounting {
   std::vector<SmEnergy> sm_;
   std::vector<TraceRow> trace_;
   std::vector<double> p_w_;
-  std::vector<const IntervalActivity*> cur_;
+  std::vector<IntervalActivity> acts_;  // close_interval's scratch
+  std::vector<double> static_w_;        // close_steady's scratch
+  std::vector<char> powered_;
+  std::vector<double> r0_, mid_, r1_, t_ss_, excess_;  // hold_wear's scratch (it runs for every steady stretch)
   uint64_t next_ = 0;  // first interval not closed
   bool closing_ = false;
 };

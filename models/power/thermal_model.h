@@ -28,6 +28,12 @@ class ThermalModel {
   // linear, so T(t) = T_ss + exp(-G t / C) (T(0) - T_ss)).
   virtual void hold(const std::vector<double>& p_w, double dt_s) = 0;
   virtual const std::vector<double>& temps() const = 0;  // K, one per SM
+  // Under the powers `p_w` held for `dt_s` from now: each SM's steady-state temperature (K) and the
+  // integral over the stretch of its temperature above it (K s), in closed form. Returns how far the
+  // temperatures are from that steady state now (K, Euclidean norm): under constant powers the distance
+  // only shrinks (G is symmetric positive definite), so no SM ever gets farther from its own.
+  virtual double steady_excess(const std::vector<double>& p_w, double dt_s, std::vector<double>& t_ss,
+                               std::vector<double>& excess_ks) = 0;
 };
 
 std::unique_ptr<ThermalModel> make_thermal_model(const ThermalParams& t, unsigned sms);

@@ -66,19 +66,6 @@ InstKind classify(const isa::Inst& in) {
   }
 }
 
-power::Event unit_event(InstClass c) {
-  switch (c) {
-    case InstClass::Fp32: return power::Event::Fp32;
-    case InstClass::Fp64: return power::Event::Fp64;
-    case InstClass::Sfu: return power::Event::Sfu;
-    case InstClass::Global: case InstClass::Const: case InstClass::Param: case InstClass::Shared:
-    case InstClass::Local: case InstClass::Atomic:
-      return power::Event::Ldst;
-    case InstClass::Control: case InstClass::Barrier: return power::Event::Control;
-    default: return power::Event::Int;  // int, move, warp-level, other
-  }
-}
-
 namespace {
 // How many leading operands are destinations (isa.h documents each opcode's operand order).
 unsigned dest_operands(const isa::Inst& in) {

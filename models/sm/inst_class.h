@@ -13,8 +13,20 @@ struct InstKind {
 };
 InstKind classify(const isa::Inst& in);
 
-// The power model's event for a thread-instruction of class `c` (the unit it runs on).
-power::Event unit_event(InstClass c);
+// The power model's event for a thread-instruction of class `c` (the unit it runs on). Inline: it is
+// asked for every warp instruction.
+inline power::Event unit_event(InstClass c) {
+  switch (c) {
+    case InstClass::Fp32: return power::Event::Fp32;
+    case InstClass::Fp64: return power::Event::Fp64;
+    case InstClass::Sfu: return power::Event::Sfu;
+    case InstClass::Global: case InstClass::Const: case InstClass::Param: case InstClass::Shared:
+    case InstClass::Local: case InstClass::Atomic:
+      return power::Event::Ldst;
+    case InstClass::Control: case InstClass::Barrier: return power::Event::Control;
+    default: return power::Event::Int;  // int, move, warp-level, other
+  }
+}
 // Register-file operands of an instruction: source registers read (memory operands' base registers
 // too) and destination registers written, per active lane.
 struct RegAccesses {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "models/sm/inst_class.h"
 #include "models/sm/simt_core.h"
 #include "sw/isa/isa.h"
 
@@ -40,6 +41,17 @@ class InstructionBuffer {
   uint64_t decodes() const { return decodes_; }
   // Records that the instruction fetch just returned for pc passed the launch's checks.
   void mark_validated(uint64_t pc) { checked_[index(pc)] = launch_gen_; }
+  // Register-file operands of `in`, the instruction a fetch returned for pc: worked out once per
+  // decode (the power accounting asks for every warp instruction).
+  RegAccesses reg_accesses(uint64_t pc, const isa::Inst& in) {
+    DecEntry& e = dcache_[index(pc)];
+    if (&e.inst != &in) return sm::reg_accesses(in);  // not this buffer's decode
+    if (!e.regs_known) {
+      e.regs = sm::reg_accesses(in);
+      e.regs_known = true;
+    }
+    return e.regs;
+  }
 
  private:
   struct Line {
@@ -53,6 +65,8 @@ class InstructionBuffer {
     uint64_t gen = 0;              // fill generation this entry was last validated against
     isa::Inst inst;
     uint8_t bytes[128];
+    RegAccesses regs;           // of inst, once regs_known (cleared whenever inst is decoded again)
+    bool regs_known = false;
   };
   size_t index(uint64_t pc) const { return (pc >> 2) & (dcache_.size() - 1); }
   const Line* buffered_line(uint64_t base, uint64_t now) const;

@@ -434,15 +434,16 @@ bool SimtCore::execute(Warp& w, unsigned gi, const Inst& in, uint64_t pc) {
     active &= in.guard_neg ? ~p : p;
   }
   const InstClass cls = sm::classify(in).cls;
+  const unsigned lanes = unsigned(__builtin_popcount(active));
   ++stats_.warp_insts;
-  stats_.thread_insts += unsigned(__builtin_popcount(active));
+  stats_.thread_insts += lanes;
   if (cfg_.statistics) {
     ++stats_.inst_class[size_t(cls)];
     SmStats::Launch& l = stats_.launches[blocks_[w.block].stat];
     ++l.inst_class[size_t(cls)];
-    l.thread_insts += unsigned(__builtin_popcount(active));
+    l.thread_insts += lanes;
   }
-  if (act_) record_activity(w, in, cls, active);
+  if (act_) record_activity(w, in, pc, cls, lanes);
   fg_.active = active;
   const sm::OpEntry& op = ops_[size_t(in.op)];
   sm::Exec x{*this, w, in, g, gi, active, pc, pc + in.size};
@@ -489,17 +490,15 @@ void SimtCore::notify_retired(Warp& w, const Inst& in, uint32_t active, bool con
 // The energy events of one warp instruction (docs/power.md): its issue, its lanes on their unit, its
 // register reads and writes per active lane, and a shared-memory access. The lane cluster is the
 // distribution unit's choice (cluster_distributor.h; by default the warp's slot modulo the clusters).
-void SimtCore::record_activity(const Warp& w, const Inst& in, InstClass cls, uint32_t active) {
-  const unsigned lanes = unsigned(__builtin_popcount(active));
+void SimtCore::record_activity(const Warp& w, const Inst& in, uint64_t pc, InstClass cls, unsigned lanes) {
   if (!dist_) dist_ = sm::make_slot_distributor(act_->clusters());
-  act_->issue(now_, dist_->next(w.id), lanes, blocks_[w.block].lp->launch_id);
-  if (!lanes) return;
-  act_->add(now_, sm::unit_event(cls), lanes);
-  const sm::RegAccesses r = sm::reg_accesses(in);
-  if (r.reads) act_->add(now_, power::Event::RegRead, uint64_t(r.reads) * lanes);
-  if (r.writes) act_->add(now_, power::Event::RegWrite, uint64_t(r.writes) * lanes);
-  if (cls == InstClass::Shared || cls == InstClass::Param || cls == InstClass::Local)
-    act_->add(now_, power::Event::Shared);
+  power::ActivityLog::InstEvents e;
+  if (lanes) {  // with no active lane only the issue counts: skip working out the operands
+    const sm::RegAccesses r = ibuf_->reg_accesses(pc, in);
+    e = {sm::unit_event(cls), r.reads, r.writes,
+         cls == InstClass::Shared || cls == InstClass::Param || cls == InstClass::Local};
+  }
+  act_->instruction(now_, dist_->next(w.id), lanes, blocks_[w.block].lp->launch_id, e);
 }
 
 // --- test access --------------------------------------------------------------------------------

@@ -410,7 +410,7 @@ class SimtCore {
   uint64_t issue_cycle_ = 0;  // the cycle the executing instruction issued at (before its pipeline stages)
   power::ActivityLog* act_ = nullptr;
   std::unique_ptr<sm::ClusterDistributor> dist_;
-  void record_activity(const Warp& w, const isa::Inst& in, InstClass cls, uint32_t active);
+  void record_activity(const Warp& w, const isa::Inst& in, uint64_t pc, InstClass cls, unsigned lanes);
   // sm.timing = flexgrip: the pipeline, lane groups per warp instruction, the instruction in flight.
   std::unique_ptr<sm::FlexgripPipeline> pipe_;
   unsigned packets_ = 1;

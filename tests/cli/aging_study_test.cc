@@ -71,6 +71,59 @@ TEST_CASE("aging study: policies change which clusters work, never the cycles") 
   }
 }
 
+namespace {
+// The power law and the alpha-power delay written out (docs/power.md, "NBTI aging"; tk1 keeps the
+// defaults Vdd 1.1 V, Vth0 0.5 V, 350 K).
+double power_law(double offset, double duty, double t_s) {
+  if (duty <= 0) return 0;
+  const double kt = 8.617e-5 * 350, d = std::pow(duty / (1 + std::sqrt((1 - duty) / 2)), 1.0 / 6);
+  return d * 0.027e-12 * std::pow(0.6 - offset, 4.5) *
+         (5.5e12 * std::exp(-0.08 / kt) * std::pow(t_s, 1.0 / 6) + 8e11 * std::exp(-0.03 / kt));
+}
+}  // namespace
+
+TEST_CASE("aging study: replan_years makes the plan again from the aging so far") {
+  const std::string out = temp_path("aging_replan_out");
+  RunResult r =
+      run_gpuvp(fmt::format("aging-study {}/power/tiny_aging_replan.json --out {} -p tk1", GPUVP_TEST_DATA, out));
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  const json s = json::parse(slurp(out + "/summary.json"));
+  std::filesystem::remove_all(out);
+  CHECK(s["replan_years"] == 1.0);
+  REQUIRE(s["runs"].size() == 4);  // 2 maps x (even, aging-aware)
+  const double year = 365.25 * 24 * 3600;
+  for (const json& run : s["runs"]) {
+    INFO(run.dump());
+    REQUIRE(run["plans"].size() == 3);  // three years, one plan a year
+    const std::vector<double> off = doubles(run["offsets_v"]);
+    std::vector<double> stress(6, 0.0);  // duty-years so far
+    for (size_t k = 0; k < 3; ++k) {
+      const auto limits = run["plans"][k].get<std::vector<unsigned>>();
+      const std::vector<double> duty = doubles(run["plan_duties"][k]);
+      if (run["policy"] == "aging-aware") {
+        // Formation gates the two clusters of highest threshold now: variation plus the aging of the
+        // years before, the power law at each cluster's average duty so far.
+        std::vector<double> now(6);
+        for (size_t c = 0; c < 6; ++c) now[c] = off[c] + (k ? power_law(off[c], stress[c] / double(k), double(k) * year) : 0.0);
+        std::vector<size_t> order = {0, 1, 2, 3, 4, 5};
+        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return now[a] < now[b]; });
+        CHECK(limits[order[4]] == 0);
+        CHECK(limits[order[5]] == 0);
+      } else {
+        CHECK(limits == std::vector<unsigned>(6, 1));
+      }
+      for (size_t c = 0; c < 6; ++c) stress[c] += duty[c];
+    }
+    // The end: each cluster at its average duty over the three years.
+    const std::vector<double> duty = doubles(run["duty"]), shift = doubles(run["shift_v"]);
+    for (size_t c = 0; c < 6; ++c) {
+      CHECK_THAT(duty[c], Catch::Matchers::WithinRel(stress[c] / 3, 1e-12));
+      CHECK_THAT(shift[c], Catch::Matchers::WithinRel(power_law(off[c], stress[c] / 3, 3 * year), 1e-9));
+    }
+  }
+}
+
 TEST_CASE("aging study: a bad study file names the file and the key") {
   const std::string f = temp_path("bad_aging.json");
   auto check = [&](const char* text, const std::string& want) {
@@ -90,6 +143,8 @@ TEST_CASE("aging study: a bad study file names the file and the key") {
         "policies[0]: \"fastest\" is not a policy (even, even-subset, aging-aware)");
   check(R"({"ptx": "k.ptx", "application": {"name": "a"}})", "application.kernel: missing or not a string");
   check(R"({"ptx": "k.ptx", "application": {"name": "a", "kernel": "k"}, "years": -1})", "years: not a positive number");
+  check(R"({"ptx": "k.ptx", "application": {"name": "a", "kernel": "k"}, "replan_years": 0})",
+        "replan_years: not a positive number");
   std::remove(f.c_str());
 }
 

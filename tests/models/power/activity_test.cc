@@ -188,6 +188,35 @@ TEST_CASE("accounting: a stretch of constant power follows the exact exponential
   CHECK_THAT(pa.sms()[0].em.consumed_s, WithinRel(worn, 1e-6));
 }
 
+TEST_CASE("accounting: a stretch that starts near its steady state, wear in closed form, matches the integral") {
+  PowerConfig c;
+  c.interval = 500;
+  c.period_s = 1e-9;
+  c.energy.static_w = 1.0;
+  c.energy.pj[size_t(Event::Fp32)] = 1.0;  // the event only splits the run: 1 pJ moves T by 5e-10 K
+  c.thermal.r_vertical = 4;
+  c.thermal.r_lateral = 0;
+  uint64_t now = 57600000;  // 57.6 ms = 7.2 time constants: 4 K e^-7.2 = 3.0 mK from T_ss = 322.15 K
+  PowerAccounting pa(c, 1, [&] { return now; });
+  pa.log(0).set_powered(0, true);
+  pa.close();
+  pa.log(0).add(now, Event::Fp32, 1);
+  now = 65600000;  // then one more time constant: the wear rate moves by 1.8e-4 of itself over it
+  pa.finish();
+  REQUIRE(pa.trace().size() == 3);  // the warm-up, the event's interval, the rest
+  const TraceRow& r = pa.trace()[2];
+  REQUIRE(r.interval == 115201);
+  REQUIRE(r.count == 15999);
+  // The wear of the rest: the rate integrated along T(t) = 318.15 + 4 (1 - exp(-t / 8 ms)) by a
+  // 100000-step midpoint rule; the closed form errs by (s d / r)^2 / 2 = 4e-8 of it.
+  auto temp = [](double t) { return 318.15 + 4 * (1 - std::exp(-t / 8e-3)); };
+  const double t0 = 115201 * 500e-9, dt = 15999 * 500e-9;
+  double worn = 0;
+  for (int i = 0; i < 100000; ++i) worn += rate_1w(temp(t0 + (i + 0.5) * dt / 100000)) * dt / 100000;
+  CHECK_THAT(r.em_rate * dt, WithinRel(worn, 1e-7));
+  CHECK(std::fabs(rate_1w(322.15) * dt / worn - 1) > 1e-4);  // the steady rate alone would be off
+}
+
 TEST_CASE("accounting: two coupled SMs over a constant stretch, one powered, match the modal solution") {
   PowerConfig c;
   c.interval = 500;
