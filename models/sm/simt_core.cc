@@ -204,6 +204,7 @@ void SimtCore::place_block(std::shared_ptr<const LaunchParams> k, const sm::Bloc
   zero_for_block(predfile_, preds_clean_, p.pred_base, s.pred_words);
   init_shared(b);
   init_warps(p.slot);
+  if (recording()) note_placement(b);
   live_warps_ += s.wpb;
   stats_.blocks++;
   b.stat = last_launch_ = record_occupancy(*b.lp, s);
@@ -443,6 +444,8 @@ bool SimtCore::execute(Warp& w, unsigned gi, const Inst& in, uint64_t pc) {
     l.thread_insts += unsigned(__builtin_popcount(active));
   }
   if (act_) record_activity(w, in, cls, active);
+  const bool rec = recording();
+  if (rec) note_reads(w, in, cls, active);
   fg_.active = active;
   const sm::OpEntry& op = ops_[size_t(in.op)];
   sm::Exec x{*this, w, in, g, gi, active, pc, pc + in.size};
@@ -457,6 +460,7 @@ bool SimtCore::execute(Warp& w, unsigned gi, const Inst& in, uint64_t pc) {
     (op.fn_float && is_float(in.type) ? op.fn_float : op.fn)(x);
   }
   if (has_error_) return false;
+  if (rec && active) note_writes(w, in, cls, active);
   if (observer_) notify_retired(w, in, active, false);
   w.move(gi, w.groups[gi].mask, x.next);
   return true;
