@@ -103,8 +103,9 @@ class Registry {
     if (log_) log_->push_back({time_ps, until_ps, index, t.serial, kind, 0, 0});
   }
   // The words index + l * stride .. + stride - 1 of every lane l in `lanes`, in one entry.
-  void note_lanes(const Target& t, uint64_t index, uint32_t lanes, uint8_t stride, Access kind, uint64_t time_ps) {
-    if (log_ && lanes) log_->push_back({time_ps, 0, index, t.serial, kind, stride, lanes});
+  void note_lanes(const Target& t, uint64_t index, uint32_t lanes, uint8_t stride, Access kind, uint64_t time_ps,
+                  uint64_t until_ps = 0) {
+    if (log_ && lanes) log_->push_back({time_ps, until_ps, index, t.serial, kind, stride, lanes});
   }
 
   // Total number of state bits (registers and memory words), for FIT computations.

@@ -245,16 +245,22 @@ class SimtCore {
 
   // Access recording (simt_core_access.cc; ACE and fault-space pruning): while the registry records,
   // the register file's and the predicates' reads and writes, per warp instruction operand with its
-  // lanes, at the instant the instruction executes in the core's timeline (its issue cycle: the
-  // horizon orders it against a stop there, as it orders an injected fault).
+  // lanes, at the instant a stop (an injected fault) is ordered against them: an access is before a
+  // stop at t exactly when its recorded instant is below t. The core may be ahead of simulated time
+  // (the horizon then holds an instruction issued at or after t until the stop) or behind it (a
+  // transaction's wait let simulated time, and a stop, pass while the core had not yet reached its
+  // next issue cycle): an instruction's accesses are at max(issue instant, simulated time now).
   Registry* acc_reg_ = nullptr;
   Target* t_regs_ = nullptr;
   Target* t_preds_ = nullptr;
+  uint64_t acc_floor_ps_ = 0;  // the latest instant an instruction's access was recorded at
   bool recording() const { return acc_reg_ && acc_reg_->recording(); }
   uint64_t inst_ps() const { return issue_cycle_ * period_ps_; }
-  void note_reg(const Warp& w, unsigned r, uint32_t lanes, Access k, uint64_t ps);
-  void note_pred(const Warp& w, unsigned k, Access a, uint64_t ps);
-  void note_reads(const Warp& w, const isa::Inst& in, InstClass cls, uint32_t active);
+  uint64_t inst_access_ps();
+  uint64_t outside_access_ps() const;
+  void note_reg(const Warp& w, unsigned r, uint32_t lanes, Access k, uint64_t ps, uint64_t until_ps = 0);
+  void note_pred(const Warp& w, unsigned k, Access a, uint64_t ps, uint64_t until_ps = 0);
+  void note_reads(const Warp& w, const isa::Inst& in, InstClass cls, uint32_t active, uint64_t from_ps);
   void note_writes(const Warp& w, const isa::Inst& in, InstClass cls, uint32_t active);
   void note_placement(const Block& b);
   void note_warp_slots_moved();

@@ -23,9 +23,6 @@ bool SimtCore::add_block(std::shared_ptr<const LaunchParams> k, uint64_t linear,
     return false;
   }
   const sm::BlockShape s = sm::block_shape(*k, cfg_.warp_size);
-  // Concurrent mode: a tx2 campaign showed a fault pruned as dead that a later read exposed, not yet
-  // explained; until it is, these files are not observed here (never pruned, no ACE figure).
-  if (t_regs_) t_regs_->reads_observed = t_preds_->reads_observed = false;
   sm::Placement p;
   if (const char* short_of = occupancy(true).take(s, p)) {
     // Enough in total but in pieces: pack the resident blocks and try again (the SM's resources are
