@@ -31,11 +31,8 @@ Lifetimes::Lifetimes(const GoldenRun& g) {
       }
   }
   for (auto& [key, w] : words_) {
-    // At one instant, reads before writes: an instruction reads its operands before it writes, and
-    // two accesses recorded at the same instant are not ordered (the live time then counts up to it).
-    std::stable_sort(w.ev.begin(), w.ev.end(), [](const AccessEvent& a, const AccessEvent& b) {
-      return a.time_ps != b.time_ps ? a.time_ps < b.time_ps : a.kind != Access::Write && b.kind == Access::Write;
-    });
+    // At one instant, in the order the owner reported them (the order it made them in).
+    std::stable_sort(w.ev.begin(), w.ev.end(), [](const AccessEvent& a, const AccessEvent& b) { return a.time_ps < b.time_ps; });
     uint64_t c = 0;
     for (const AccessEvent& e : w.ev) {
       if (e.kind == Access::ReadSpan) c = std::max(c, e.until_ps);

@@ -446,12 +446,13 @@ bool SimtCore::execute(Warp& w, unsigned gi, const Inst& in, uint64_t pc) {
   if (act_) record_activity(w, in, cls, active);
   const bool rec = recording();
   const uint64_t t0 = rec ? inst_access_ps() : 0;  // its operands are read from here on
+  if (rec) note_reads(w, in, cls, active, t0, t0);
   fg_.active = active;
   const sm::OpEntry& op = ops_[size_t(in.op)];
   sm::Exec x{*this, w, in, g, gi, active, pc, pc + in.size};
   if (op.control) {
     op.fn(x);
-    if (rec) note_reads(w, in, cls, active, t0);
+    if (rec) note_late_reads(w, in, cls, active, t0);
     if (observer_) notify_retired(w, in, active, true);
     return !x.halt;
   }
@@ -460,7 +461,7 @@ bool SimtCore::execute(Warp& w, unsigned gi, const Inst& in, uint64_t pc) {
     if (in.type == DType::F64) lat_ = cfg_.lat.fp64;
     (op.fn_float && is_float(in.type) ? op.fn_float : op.fn)(x);
   }
-  if (rec) note_reads(w, in, cls, active, t0);
+  if (rec) note_late_reads(w, in, cls, active, t0);
   if (has_error_) return false;
   if (rec && active) note_writes(w, in, cls, active);
   if (observer_) notify_retired(w, in, active, false);

@@ -260,7 +260,8 @@ class SimtCore {
   uint64_t outside_access_ps() const;
   void note_reg(const Warp& w, unsigned r, uint32_t lanes, Access k, uint64_t ps, uint64_t until_ps = 0);
   void note_pred(const Warp& w, unsigned k, Access a, uint64_t ps, uint64_t until_ps = 0);
-  void note_reads(const Warp& w, const isa::Inst& in, InstClass cls, uint32_t active, uint64_t from_ps);
+  void note_reads(const Warp& w, const isa::Inst& in, InstClass cls, uint32_t active, uint64_t ps, uint64_t until);
+  void note_late_reads(const Warp& w, const isa::Inst& in, InstClass cls, uint32_t active, uint64_t from_ps);
   void note_writes(const Warp& w, const isa::Inst& in, InstClass cls, uint32_t active);
   void note_placement(const Block& b);
   void note_warp_slots_moved();

@@ -23,14 +23,16 @@ namespace gpuvp {
 using namespace isa;
 
 namespace {
-// The arithmetic, comparison and conversion families write their first operand, a register, for
-// every active lane, in full (the 64-bit slot: both words of the registry).
+// The arithmetic, comparison and conversion families, and atom, write their first operand, a register,
+// for every active lane, in full (the 64-bit slot: both words of the registry).
 bool full_write(const Inst& in, InstClass cls) {
   if (in.nops == 0 || in.ops[0].kind != OpKind::Reg) return false;
   switch (cls) {
     case InstClass::Int: case InstClass::Fp32: case InstClass::Fp64: case InstClass::Sfu: return true;
     case InstClass::Move:  // mov d, a and cvta (not the packing and unpacking movs: several registers)
       return in.op == Opcode::Cvta || (in.nops == 2 && !(in.mod.flags & (kPack | kUnpack)));
+    case InstClass::Atomic:  // atom d, [a], b: the old values, once every lane's operation is done
+      return in.op == Opcode::Atom;
     default: return false;
   }
 }
@@ -85,9 +87,8 @@ void SimtCore::note_pred(const Warp& w, unsigned k, Access a, uint64_t ps, uint6
   else acc_reg_->note(*t_preds_, i, a, ps);
 }
 
-// The instruction executed from `ps` (its first read) to now (its last).
-void SimtCore::note_reads(const Warp& w, const Inst& in, InstClass cls, uint32_t active, uint64_t ps) {
-  const uint64_t until = inst_access_ps();
+// The instruction's reads at `ps`, or over [ps, until] (a span).
+void SimtCore::note_reads(const Warp& w, const Inst& in, InstClass cls, uint32_t active, uint64_t ps, uint64_t until) {
   if (in.guard >= 0) note_pred(w, unsigned(in.guard), Access::Read, ps, until);
   const uint32_t lanes = read_lanes(cls, active);
   const bool first_written = full_write(in, cls);
@@ -98,6 +99,13 @@ void SimtCore::note_reads(const Warp& w, const Inst& in, InstClass cls, uint32_t
     if (o.kind == OpKind::Reg || (o.kind == OpKind::Mem && o.reg != kNoReg)) note_reg(w, o.reg, lanes, Access::Read, ps, until);
     else if (o.kind == OpKind::Pred) note_pred(w, o.reg, Access::Read, ps, until);
   }
+}
+
+// The instruction executed from `from_ps` (its reads were reported there, before its writes) to now: if
+// it waited meanwhile, its operands may have been read at any instant in between.
+void SimtCore::note_late_reads(const Warp& w, const Inst& in, InstClass cls, uint32_t active, uint64_t from_ps) {
+  const uint64_t until = inst_access_ps();
+  if (until > from_ps) note_reads(w, in, cls, active, from_ps, until);
 }
 
 // After the instruction executed: its full destination, or a load's registers when it completed at once
