@@ -320,7 +320,7 @@ std::string dense_list(const TempDir& d, const std::string& preset) {
 }
 
 void same_outcomes_dense(const std::string& preset) {
-  TempDir d("sm-dense");
+  TempDir d("sm-dense-" + preset);  // one folder per test: ctest runs them at once
   const std::string head = dense_list(d, preset);
   std::vector<fi::test::Row> rows[2];
   for (bool pruning : {true, false}) {
