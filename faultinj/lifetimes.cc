@@ -17,9 +17,21 @@ Lifetimes::Lifetimes(const GoldenRun& g) {
   }
   for (const AccessEvent& e : g.accesses) {
     auto it = by_serial.find(e.target);
-    if (it != by_serial.end() && it->second->observed) words_[{e.target, e.index}].ev.push_back(e);
+    if (it == by_serial.end() || !it->second->observed) continue;
+    if (!e.lanes) {
+      words_[{e.target, e.index}].ev.push_back(e);
+      continue;
+    }
+    AccessEvent one = e;  // a warp instruction's lanes: one event per word they cover
+    one.lanes = 0;
+    for (uint32_t m = e.lanes; m; m &= m - 1)
+      for (unsigned j = 0; j < e.stride; ++j) {
+        one.index = e.index + uint64_t(__builtin_ctz(m)) * e.stride + j;
+        words_[{e.target, one.index}].ev.push_back(one);
+      }
   }
   for (auto& [key, w] : words_) {
+    // At one instant, in the order the owner reported them (the order it made them in).
     std::stable_sort(w.ev.begin(), w.ev.end(), [](const AccessEvent& a, const AccessEvent& b) { return a.time_ps < b.time_ps; });
     uint64_t c = 0;
     for (const AccessEvent& e : w.ev) {

@@ -17,14 +17,18 @@ enum class TargetKind { Register, Memory };
 // Access recording (ACE analysis and fault-space pruning): while a log is attached, models that own a
 // target report when its words are read and written, at their simulated instants. A ReadSpan is a
 // read at every clock edge from time_ps to until_ps (a value sampled each cycle, kept as one interval,
-// not one event per cycle). A write replaces every bit of the word.
+// not one event per cycle). A write replaces every bit of the word. An event with `lanes` set stands
+// for several words at once (one entry per warp instruction operand, not one per thread): for each
+// lane l in the mask, the `stride` words from index + l * stride.
 enum class Access : uint8_t { Read = 0, Write = 1, ReadSpan = 2 };
 struct AccessEvent {
   uint64_t time_ps = 0;
   uint64_t until_ps = 0;  // ReadSpan only: the last edge read
-  uint64_t index = 0;     // word
+  uint64_t index = 0;     // word (with lanes: the first word of lane 0)
   uint32_t target = 0;    // Target::serial
   Access kind = Access::Read;
+  uint8_t stride = 0;     // with lanes: words per lane
+  uint32_t lanes = 0;     // 0: the one word `index`
 };
 
 // One registered piece of state. A register is one value of `width` bits; a memory is `count`
@@ -96,7 +100,12 @@ class Registry {
   void record_accesses(std::vector<AccessEvent>* log) { log_ = log; }
   bool recording() const { return log_ != nullptr; }
   void note(const Target& t, uint64_t index, Access kind, uint64_t time_ps, uint64_t until_ps = 0) {
-    if (log_) log_->push_back({time_ps, until_ps, index, t.serial, kind});
+    if (log_) log_->push_back({time_ps, until_ps, index, t.serial, kind, 0, 0});
+  }
+  // The words index + l * stride .. + stride - 1 of every lane l in `lanes`, in one entry.
+  void note_lanes(const Target& t, uint64_t index, uint32_t lanes, uint8_t stride, Access kind, uint64_t time_ps,
+                  uint64_t until_ps = 0) {
+    if (log_ && lanes) log_->push_back({time_ps, until_ps, index, t.serial, kind, stride, lanes});
   }
 
   // Total number of state bits (registers and memory words), for FIT computations.

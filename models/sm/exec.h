@@ -144,10 +144,15 @@ inline uint32_t SimtCore::pred_mask(const isa::Operand& o, const Warp& w) const 
 }
 
 inline void SimtCore::write_pred(const isa::Operand& o, Warp& w, uint32_t mask, uint32_t v) {
-  if (o.kind == isa::OpKind::Pred) w.preds[o.reg] = (w.preds[o.reg] & ~mask) | (v & mask);
-  else if (o.kind == isa::OpKind::Reg) {
+  if (o.kind == isa::OpKind::Pred) {
+    w.preds[o.reg] = (w.preds[o.reg] & ~mask) | (v & mask);
+    // A predicate word holds every lane: written in part, its other lanes keep their bits (a read
+    // for the recording: it ends the interval without declaring it dead).
+    if (recording()) note_pred(w, o.reg, mask == ~0u ? Access::Write : Access::Read, inst_access_ps());
+  } else if (o.kind == isa::OpKind::Reg) {
     uint64_t* d = w.regs + size_t(o.reg) * 32;
     sm::lanes(mask, [&](unsigned l) { d[l] = (v >> l) & 1; });
+    if (recording()) note_reg(w, o.reg, mask, Access::Write, inst_access_ps());
   }
 }
 

@@ -184,6 +184,8 @@ void SimtCore::deliver_reduction(Warp& w, const Block& b, unsigned id) {
     uint64_t scratch[32];
     uint64_t* d = dst(w.red_dst, w, scratch);
     lanes(w.live, [&](unsigned l) { d[l] = votes; });
+    // Delivered while the last warp's arrival executes: at that instruction's instant.
+    if (recording() && w.red_dst.kind == isa::OpKind::Reg) note_reg(w, w.red_dst.reg, w.live, Access::Write, inst_access_ps());
   } else {
     bool r = w.red == Warp::Red::And ? votes == b.bar_threads[id] : votes != 0;
     write_pred(w.red_dst, w, w.live, r ? ~0u : 0u);

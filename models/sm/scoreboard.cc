@@ -91,6 +91,9 @@ void SimtCore::retire(uint64_t upto, uint64_t before) {
     for (unsigned i = 0; i < p.n; ++i) {
       uint64_t* d = w.regs + size_t(p.regs[i]) * 32;
       sm::lanes(p.mask, [&](unsigned l) { d[l] = p.vals[i][l]; });
+      // Written at its completion cycle (a completion before the horizon is written before a stop
+      // there), or later when the core lags simulated time (a stop may have passed meanwhile).
+      if (recording()) note_reg(w, p.regs[i], p.mask, Access::Write, std::max(p.done * period_ps_, env_.sim_ps()));
     }
     --w.pending;
     pending_.pop_front();

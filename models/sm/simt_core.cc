@@ -204,6 +204,7 @@ void SimtCore::place_block(std::shared_ptr<const LaunchParams> k, const sm::Bloc
   zero_for_block(predfile_, preds_clean_, p.pred_base, s.pred_words);
   init_shared(b);
   init_warps(p.slot);
+  if (recording()) note_placement(b);
   live_warps_ += s.wpb;
   stats_.blocks++;
   b.stat = last_launch_ = record_occupancy(*b.lp, s);
@@ -444,11 +445,15 @@ bool SimtCore::execute(Warp& w, unsigned gi, const Inst& in, uint64_t pc) {
     l.thread_insts += lanes;
   }
   if (act_) record_activity(w, in, pc, cls, lanes);
+  const bool rec = recording();
+  const uint64_t t0 = rec ? inst_access_ps() : 0;  // its operands are read from here on
+  if (rec) note_reads(w, in, cls, active, t0, t0);
   fg_.active = active;
   const sm::OpEntry& op = ops_[size_t(in.op)];
   sm::Exec x{*this, w, in, g, gi, active, pc, pc + in.size};
   if (op.control) {
     op.fn(x);
+    if (rec) note_late_reads(w, in, cls, active, t0);
     if (observer_) notify_retired(w, in, active, true);
     return !x.halt;
   }
@@ -457,7 +462,9 @@ bool SimtCore::execute(Warp& w, unsigned gi, const Inst& in, uint64_t pc) {
     if (in.type == DType::F64) lat_ = cfg_.lat.fp64;
     (op.fn_float && is_float(in.type) ? op.fn_float : op.fn)(x);
   }
+  if (rec) note_late_reads(w, in, cls, active, t0);
   if (has_error_) return false;
+  if (rec && active) note_writes(w, in, cls, active);
   if (observer_) notify_retired(w, in, active, false);
   w.move(gi, w.groups[gi].mask, x.next);
   return true;

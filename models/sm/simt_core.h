@@ -65,6 +65,9 @@ class CoreEnv {
   // later than that, so the next transaction of the same instruction can issue at the release.
   // kFail: unknown, the completion time is used.
   virtual uint64_t last_release() const { return kFail; }
+  // The simulated instant now, in ps, for what the core does outside instructions (placing a block):
+  // access recording reports it at the instant simulated time has (docs/campaigns.md, "Lifetimes").
+  virtual uint64_t sim_ps() const { return 0; }
   // A line a thread printed (device printf). Default: dropped.
   virtual void print(DevicePrint /*line*/) {}
   // Bytes of text a line may have at most (the printf FIFO's size): longer ones are not made.
@@ -239,6 +242,29 @@ class SimtCore {
   };
 
   static constexpr unsigned kPredSlotsPerWarp = 32;  // predicate words per warp in the registry
+
+  // Access recording (simt_core_access.cc; ACE and fault-space pruning): while the registry records,
+  // the register file's and the predicates' reads and writes, per warp instruction operand with its
+  // lanes, at the instant a stop (an injected fault) is ordered against them: an access is before a
+  // stop at t exactly when its recorded instant is below t. The core may be ahead of simulated time
+  // (the horizon then holds an instruction issued at or after t until the stop) or behind it (a
+  // transaction's wait let simulated time, and a stop, pass while the core had not yet reached its
+  // next issue cycle): an instruction's accesses are at max(issue instant, simulated time now).
+  Registry* acc_reg_ = nullptr;
+  Target* t_regs_ = nullptr;
+  Target* t_preds_ = nullptr;
+  uint64_t acc_floor_ps_ = 0;  // the latest instant an instruction's access was recorded at
+  bool recording() const { return acc_reg_ && acc_reg_->recording(); }
+  uint64_t inst_ps() const { return issue_cycle_ * period_ps_; }
+  uint64_t inst_access_ps();
+  uint64_t outside_access_ps() const;
+  void note_reg(const Warp& w, unsigned r, uint32_t lanes, Access k, uint64_t ps, uint64_t until_ps = 0);
+  void note_pred(const Warp& w, unsigned k, Access a, uint64_t ps, uint64_t until_ps = 0);
+  void note_reads(const Warp& w, const isa::Inst& in, InstClass cls, uint32_t active, uint64_t ps, uint64_t until);
+  void note_late_reads(const Warp& w, const isa::Inst& in, InstClass cls, uint32_t active, uint64_t from_ps);
+  void note_writes(const Warp& w, const isa::Inst& in, InstClass cls, uint32_t active);
+  void note_placement(const Block& b);
+  void note_warp_slots_moved();
 
   // Launch and issue loop (simt_core.cc).
   unsigned max_warps() const;

@@ -73,6 +73,7 @@ void SimtCore::compact() {
   for (Warp& w : warps_) free_warp(w);
   warps_.swap(packed);
   for (PendingLoad& p : pending_) p.warp = moved_to[p.warp];  // their data follows the warp
+  if (recording()) note_warp_slots_moved();
   reset_picks();  // warps changed slots, and with them schedulers
   std::sort(order.begin(), order.end(), [&](unsigned a, unsigned b) { return blocks_[a].smem_base < blocks_[b].smem_base; });
   uint32_t next = 0;

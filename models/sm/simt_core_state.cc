@@ -89,6 +89,11 @@ void SimtCore::register_state(Registry& reg, const std::string& path) {
         if (uint32_t* p = pred_word(i)) *p = uint32_t(v);
       }));
   reg.at_mut(path + ".preds").digest = [this, hash_words] { return hash_words(predfile_); };
+  // Every read and write of both is reported while the registry records (simt_core_access.cc).
+  acc_reg_ = &reg;
+  for (const char* name : {".regs", ".preds"}) reg.at_mut(path + name).reads_observed = true;
+  t_regs_ = &reg.at_mut(path + ".regs");
+  t_preds_ = &reg.at_mut(path + ".preds");
   for (unsigned w = 0; w < max_warps(); ++w) register_warp(reg, fmt::format("{}.warp[{}]", path, w), w);
 }
 

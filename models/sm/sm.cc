@@ -195,6 +195,8 @@ class SmCore : public CoreEnv {
   }
   size_t print_capacity() const override { return prints_ ? size_t(prints_->capacity()) : 0; }
 
+  uint64_t sim_ps() const override { return sc_core::sc_time_stamp().value(); }
+
   void sync(uint64_t at) override {
     sc_core::sc_time t = sc_core::sc_time::from_value(at * pv_);
     if (t > sc_core::sc_time_stamp()) sc_core::wait(t - sc_core::sc_time_stamp());
