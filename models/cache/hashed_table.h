@@ -1,6 +1,8 @@
 #pragma once
 // A table of words whose digest follows every change, so that Registry::state_hash (fault
 // injection's early stop) costs nothing per word however large the cache (as gpu.gmem does).
+// The digest is computed on its first request and only then followed: a run that never asks for
+// it (no fault campaign) does not pay two hashes per cache store on its hot path.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -12,23 +14,27 @@ namespace gpuvp {
 template <typename T>
 class HashedTable {
  public:
-  HashedTable(size_t n, T init) : v_(n, init) {
-    if (init)
-      for (size_t i = 0; i < n; ++i) digest_ ^= word_digest(i, init);
-  }
+  HashedTable(size_t n, T init) : v_(n, init) {}
   T operator[](size_t i) const { return v_[i]; }
   void set(size_t i, T v) {
     if (v == v_[i]) return;
-    digest_ ^= word_digest(i, v_[i]) ^ word_digest(i, v);
+    if (followed_) digest_ ^= word_digest(i, v_[i]) ^ word_digest(i, v);
     v_[i] = v;
   }
   size_t size() const { return v_.size(); }
   const T* data() const { return v_.data(); }
-  uint64_t digest() const { return digest_; }
+  uint64_t digest() const {
+    if (!followed_) {
+      for (size_t i = 0; i < v_.size(); ++i) digest_ ^= word_digest(i, v_[i]);
+      followed_ = true;
+    }
+    return digest_;
+  }
 
  private:
   std::vector<T> v_;
-  uint64_t digest_ = 0;
+  mutable uint64_t digest_ = 0;
+  mutable bool followed_ = false;  // digest_ is up to date and set() keeps it so
 };
 
 }  // namespace gpuvp
