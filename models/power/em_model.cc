@@ -8,8 +8,12 @@
 namespace gpuvp::power {
 
 double EmModel::rate(double j, double t_k) const {
+  for (const Memo& m : memo_)
+    if (m.j == j && m.t_k == t_k) return m.rate;
   const double t = ttf(j, t_k);
-  return std::isinf(t) ? 0.0 : nominal_ / t;
+  const double r = std::isinf(t) ? 0.0 : nominal_ / t;
+  memo_[memo_next_++ % memo_.size()] = {j, t_k, r};
+  return r;
 }
 
 void EmModel::calibrate(const EmParams& p) {

@@ -3,6 +3,7 @@
 // one file per model: black.cc (Black's equation) and nucleation.cc (Korhonen stress build-up).
 // Both are calibrated so that the nominal operating point lasts the nominal lifetime TTF_N: published
 // absolute lifetimes disagree by orders of magnitude, only ratios are robust.
+#include <array>
 #include <memory>
 #include <string>
 
@@ -35,13 +36,21 @@ class EmModel {
   // Time to failure (s) under current density j (A/m^2) at temperature t_k, uncalibrated model units
   // (infinity: the segment never fails).
   virtual double ttf(double j, double t_k) const = 0;
-  // Wear rate relative to the nominal point: TTF_N / TTF(j, T) (0 when it never fails).
+  // Wear rate relative to the nominal point: TTF_N / TTF(j, T) (0 when it never fails). The last few
+  // (j, T) asked are remembered: a long wait asks for the same steady-state rates at every wake-up.
   double rate(double j, double t_k) const;
   double nominal_ttf() const { return nominal_; }
 
  protected:
   void calibrate(const EmParams& p);  // nominal_ = ttf at the nominal point (after construction)
   double nominal_ = 1;
+
+ private:
+  struct Memo {
+    double j = -1, t_k = -1, rate = 0;  // j < 0: empty
+  };
+  mutable std::array<Memo, 4> memo_{};
+  mutable unsigned memo_next_ = 0;
 };
 
 // Korhonen nucleation, exposed for its worked values.

@@ -153,7 +153,7 @@ void PowerAccounting::close_steady(uint64_t from, uint64_t to) {
       s.idle_cycles += (to - from) * cfg_.interval;
     }
   }
-  const std::vector<double> worn = hold_wear(dt);
+  const std::vector<double>& worn = hold_wear(dt);
   for (unsigned k = 0; k < sm_.size(); ++k) {
     sm_[k].em.add(dt, worn[k] / dt);
     trace_.push_back({from, to - from, k, 0.0, static_w[k], thermal_->temps()[k], worn[k] / dt,
@@ -173,8 +173,9 @@ void PowerAccounting::em_rates(std::vector<double>& r) const {
 // error on such an exponential is below 1e-7 wherever the piece starts) until the slowest mode (C R_v)
 // has settled (30 time constants, e^-30), then over the rest as one piece (constant temperature). A
 // stretch that starts near its steady state is integrated in closed form instead (linear_wear).
-std::vector<double> PowerAccounting::hold_wear(double dt) {
-  std::vector<double> worn(sm_.size(), 0.0);
+const std::vector<double>& PowerAccounting::hold_wear(double dt) {
+  std::vector<double>& worn = worn_;  // kept: a long wait is a steady stretch per wake-up
+  worn.assign(sm_.size(), 0.0);
   if (linear_wear(dt, worn)) return worn;
   const ThermalParams& th = cfg_.thermal;
   const double tau = th.capacitance * th.r_vertical;

@@ -79,7 +79,7 @@ class PowerAccounting {
   // [from, to): every SM counts nothing and is powered throughout or gated throughout (constant power).
   void close_steady(uint64_t from, uint64_t to);
   uint64_t steady_end() const;  // one past the last interval of the steady stretch from next_ (or next_)
-  std::vector<double> hold_wear(double dt_s);  // wear (s of TTF_N) per SM
+  const std::vector<double>& hold_wear(double dt_s);  // wear (s of TTF_N) per SM (valid until the next call)
   bool linear_wear(double dt_s, std::vector<double>& worn);  // hold_wear near the steady state
   void em_rates(std::vector<double>& r) const;  // per SM, at the current powers and temperatures
   void note_peaks();
@@ -96,7 +96,7 @@ class PowerAccounting {
   std::vector<IntervalActivity> acts_;  // close_interval's scratch
   std::vector<double> static_w_;        // close_steady's scratch
   std::vector<char> powered_;
-  std::vector<double> r0_, mid_, r1_, t_ss_, excess_;  // hold_wear's scratch (it runs for every steady stretch)
+  std::vector<double> r0_, mid_, r1_, t_ss_, excess_, worn_;  // hold_wear's scratch (it runs for every steady stretch)
   uint64_t next_ = 0;  // first interval not closed
   bool closing_ = false;
 };
