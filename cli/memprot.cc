@@ -135,8 +135,6 @@ int cmd_mem_campaign(Config c, const MemJobOptions& jo, const MemCampaignCliOpti
   fi::MemCampaignOptions mo;
   mo.workers = o.workers;
   mo.output_type = o.output_type;
-  mo.check.unwritten_hint = "mem-campaign compares the buffers the kernel writes: give it a launch whose kernel "
-                            "writes one";
   if (o.max_share >= 0) mo.check.max_share = o.max_share;
   if (o.rel >= 0) mo.check.rel = o.rel;
   if (o.abs >= 0) mo.check.abs = o.abs;
