@@ -299,14 +299,7 @@ int run_command(int argc, char* argv[]) {
   auto* report = app.add_subcommand("report", "AVF per class, target and structure with 95 % intervals, MTBF, FIT");
   report->add_option("db", report_dbs, "Result stores")->required();
   report->add_option("--html", html_file, "Write one self-contained HTML page (stores side by side) instead");
-  report->add_option("--raw-fit", raw_fit, "Raw upset rate in FIT per bit: prints FIT and MTBF")->check(CLI::Validator(
-      [](const std::string& v) -> std::string {
-        char* end = nullptr;  // strtod, not stod: a denormal (1e-320) is a number, not out_of_range
-        const double x = std::strtod(v.c_str(), &end);
-        if (v.empty() || end != v.c_str() + v.size()) return "not a number: " + v;
-        return std::isfinite(x) && x >= 0 && x <= 1e12 ? "" : "must be a finite number in [0, 1e12]: " + v;
-      },
-      "NUMBER", "raw FIT per bit"));
+  add_real_option(report, "--raw-fit", raw_fit, "Raw upset rate in FIT per bit: prints FIT and MTBF", 0, 1e12);
 
   try {
     app.parse(argc, argv);

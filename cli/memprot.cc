@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <limits>
 #include <memory>
 
 #include "cli/options.h"
@@ -15,6 +16,14 @@
 #include "platform/user_file.h"
 
 namespace gpuvp {
+
+namespace {
+// Above 0: a share of 0 would make no block hot.
+void add_hot_share(CLI::App* app, double& share) {
+  add_real_option(app, "--hot-share", share,
+                  "Hot blocks: the most accessed blocks holding at least this share of the accesses", 0, 1, true);
+}
+}  // namespace
 
 void MemJobOptions::add(CLI::App* app) {
   auto* w = app->add_option("--workload,-w", workload, "Workload (gpuvp workloads lists them)");
@@ -37,8 +46,7 @@ fi::JobFactory MemJobOptions::factory(const Config& c) const {
 }
 
 void ProfileOptions::add(CLI::App* app) {
-  app->add_option("--hot-share", hot_share, "Hot blocks: the most accessed blocks holding at least this share of "
-                                            "the accesses")->check(CLI::Range(1e-9, 1.0));
+  add_hot_share(app, hot_share);
   app->add_option("--csv", csv, "Write every block (rank, object, accesses, L1 misses, warps, hot) as CSV");
   app->add_option("--json", json, "Write the objects and every block's counts as JSON");
 }
@@ -54,11 +62,13 @@ void MemCampaignCliOptions::add(CLI::App* app) {
   app->add_option("--protect-hot", protect_hot, "Protect the profile's hot objects: none, detect (duplication), "
                                                 "correct (triplication)")
       ->check(CLI::IsMember({"none", "detect", "correct"}));
-  app->add_option("--hot-share", hot_share, "Share of the accesses the hot blocks hold")->check(CLI::Range(1e-9, 1.0));
-  app->add_option("--output-type", output_type, "Element type of a workload's output for the check (u8, f32, ...)");
-  app->add_option("--max-share", max_share, "Output check: share of elements allowed beyond the tolerance");
-  app->add_option("--rel", rel, "Output check: relative tolerance per element");
-  app->add_option("--abs", abs, "Output check: absolute tolerance per element");
+  add_hot_share(app, hot_share);
+  app->add_option("--output-type", output_type, "Element type of a workload's output for the check")
+      ->check(CLI::IsMember({"u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "f32", "f64"}));
+  add_real_option(app, "--max-share", max_share, "Output check: share of elements allowed beyond the tolerance", 0, 1);
+  const double inf = std::numeric_limits<double>::infinity();
+  add_real_option(app, "--rel", rel, "Output check: relative tolerance per element", 0, inf);
+  add_real_option(app, "--abs", abs, "Output check: absolute tolerance per element", 0, inf);
   app->add_option("--json", json, "Write the result (outcomes, timing, settings) as JSON");
 }
 
@@ -97,6 +107,11 @@ std::string run_class(const fi::RunResult& r) {
 
 int cmd_mem_campaign(Config c, const MemJobOptions& jo, const MemCampaignCliOptions& o) {
   if (!o.json.empty()) check_output(o.json, "--json");
+  for (const char* key : {"protect.duplicate", "protect.triplicate"})
+    if (o.protect_hot != "none" && !c.s(key).empty())
+      throw ConfigError(fmt::format("--protect-hot {} and --set {}={}: --protect-hot chooses the protected objects "
+                                    "itself; give one or the other",
+                                    o.protect_hot, key, c.s(key)));
   // The faults and the hot objects come from the unprotected program's profile.
   Config plain = c;
   plain.set("protect.duplicate", std::string(), "mem-campaign profile");
@@ -110,8 +125,13 @@ int cmd_mem_campaign(Config c, const MemJobOptions& jo, const MemCampaignCliOpti
   const std::string hot = join(mp.hot_objects());
   if (o.protect_hot != "none")
     c.set(o.protect_hot == "detect" ? "protect.duplicate" : "protect.triplicate", hot, "--protect-hot");
-  auto sel = fi::block_selector(fi::parse_block_choice(o.choice), mp);
-  const auto sets = fi::draw_stuck_sets(mp, *sel, o.runs, o.blocks, o.bits, o.fault_seed);
+  std::vector<fi::StuckSet> sets;
+  try {
+    auto sel = fi::block_selector(fi::parse_block_choice(o.choice), mp);
+    sets = fi::draw_stuck_sets(mp, *sel, o.runs, o.blocks, o.bits, o.fault_seed);
+  } catch (const std::invalid_argument& e) {  // more blocks or bits than the profile offers
+    throw ConfigError(fmt::format("--blocks {} --bits {} --choice {}: {}", o.blocks, o.bits, o.choice, e.what()));
+  }
   fi::MemCampaignOptions mo;
   mo.workers = o.workers;
   mo.output_type = o.output_type;

@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <functional>
 
 #include "platform/int_text.h"
@@ -38,6 +40,30 @@ CLI::Option* add_uint_option(CLI::App* app, const std::string& name, uint64_t& t
 CLI::Option* add_uint_option(CLI::App* app, const std::string& name, unsigned& target, const std::string& desc,
                              uint64_t lo, uint64_t hi) {
   return add_checked(app, name, desc, lo, hi, [&target](uint64_t v) { target = static_cast<unsigned>(v); });
+}
+
+namespace {
+// 1e12 as "1e12", 0.5 as "0.5": a range as a user writes it.
+std::string short_number(double x) {
+  std::string t = fmt::format("{:g}", x);
+  if (auto e = t.find("e+"); e != std::string::npos) t.erase(e + 1, 1);
+  return t;
+}
+}  // namespace
+
+CLI::Option* add_real_option(CLI::App* app, const std::string& name, double& target, const std::string& desc,
+                             double lo, double hi, bool lo_open) {
+  const std::string range = std::isinf(hi) ? fmt::format("at least {}", short_number(lo))
+                                           : fmt::format("in {}{}, {}]", lo_open ? "(" : "[", short_number(lo),
+                                                         short_number(hi));
+  auto check = [=](const std::string& v) -> std::string {
+    char* end = nullptr;  // strtod, not stod: a denormal (1e-320) is a number, not out_of_range
+    const double x = std::strtod(v.c_str(), &end);
+    if (v.empty() || end != v.c_str() + v.size()) return "not a number: " + v;
+    const bool above = lo_open ? x > lo : x >= lo;
+    return std::isfinite(x) && above && x <= hi ? "" : fmt::format("must be a finite number {}: {}", range, v);
+  };
+  return app->add_option(name, target, desc)->check(CLI::Validator(check, "NUMBER"));
 }
 
 void add_output_options(CLI::App* app, RunOutputs& out) {

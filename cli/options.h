@@ -19,6 +19,11 @@ CLI::Option* add_uint_option(CLI::App* app, const std::string& name, uint64_t& t
 CLI::Option* add_uint_option(CLI::App* app, const std::string& name, unsigned& target, const std::string& desc,
                              uint64_t lo, uint64_t hi);
 
+// A real-number CLI option: a finite number in [lo, hi] ((lo, hi] when `lo_open`; hi infinite: no
+// upper bound); anything else is a CLI11 validation error naming the option and the range (exit 2).
+CLI::Option* add_real_option(CLI::App* app, const std::string& name, double& target, const std::string& desc,
+                             double lo, double hi, bool lo_open = false);
+
 // --stats FILE, --timeline FILE and --vcd PREFIX, the same for every command that runs work.
 void add_output_options(CLI::App* app, RunOutputs& out);
 

@@ -184,7 +184,7 @@ void Session::serve(rt::Runtime& rt) {
       (*job)(rt);
     } catch (const DeviceError& e) {
       err = std::current_exception();
-      if (!device_error_seen_) device_error_ = e.what();
+      if (!device_error_seen_) device_error_ = e.what(), device_error_kind_ = e.info().kind;
       device_error_seen_ = true;
     } catch (...) {
       err = std::current_exception();
@@ -200,7 +200,8 @@ void Session::serve(rt::Runtime& rt) {
 // and when faults may go), and whether the armed fault struck. Written whatever ended the run.
 void Session::write_fault_report() const {
   if (settings_.fault_report.empty()) return;
-  nlohmann::json j = {{"sim_end_ps", sc_core::sc_time_stamp().value()}, {"device_error", device_error_}};
+  nlohmann::json j = {{"sim_end_ps", sc_core::sc_time_stamp().value()}, {"device_error", device_error_},
+                      {"device_error_kind", device_error_kind_}};
   if (dead_error_) {
     try {
       std::rethrow_exception(dead_error_);

@@ -77,6 +77,7 @@ class Session {
   std::unique_ptr<Platform> platform_;
   std::optional<ArmedFlipState> fault_;          // what became of GPUVP_FAULT's fault
   std::string device_error_;                     // the first device error a call returned
+  std::string device_error_kind_;                // its kind (DeviceErrorInfo::kind: "detected", "address", ...)
   std::thread thread_;
   std::mutex turn_;  // one application thread's request at a time
   std::mutex m_;

@@ -274,7 +274,8 @@ RunResult classify(const GoldenRun& g, const OutputCheckSpec& check, const Fault
     const int golden_status = g.info.value("exit_status", 0);
     if (a.exit_status != golden_status || (!dev.empty() && g.info.value("device_error", std::string()).empty())) {
       r.outcome = Outcome::DUE;
-      r.due = DueKind::Other;
+      // A device error's own kind (a duplication mismatch is `detected`); an exit status alone: other.
+      r.due = dev.empty() ? DueKind::Other : due_kind_of(rep.value("device_error_kind", std::string()));
       r.detail = a.exit_status != golden_status ? fmt::format("exit status {} (golden {}){}", a.exit_status, golden_status, said)
                                                 : "device error: " + dev;
     } else {

@@ -59,6 +59,12 @@ class ProfiledJob : public Job {
   double hot_share_;
   std::unique_ptr<MemProfiler> prof_;
 };
+// The output check of a memory campaign's runs: when the kernel writes no buffer, the hint is
+// mem-campaign's (it has no option naming outputs, unlike a campaign file's check.outputs).
+OutputCheckSpec mem_check(OutputCheckSpec c) {
+  c.unwritten_hint = "mem-campaign compares the buffers the kernel writes: give it a launch whose kernel writes one";
+  return c;
+}
 }  // namespace
 
 std::unique_ptr<Job> with_stuck_sets(std::unique_ptr<Job> inner, std::shared_ptr<const std::vector<StuckSet>> sets,
@@ -67,7 +73,8 @@ std::unique_ptr<Job> with_stuck_sets(std::unique_ptr<Job> inner, std::shared_ptr
 }
 
 MemoryProfile profile_job(const JobFactory& make, double hot_share) {
-  const GoldenRun g = run_golden([&make, hot_share] { return std::make_unique<ProfiledJob>(make(), hot_share); });
+  const GoldenRun g =
+      run_golden([&make, hot_share] { return std::make_unique<ProfiledJob>(make(), hot_share); }, -1, mem_check({}));
   return MemoryProfile::from_json(g.info);
 }
 
@@ -76,7 +83,8 @@ MemCampaignResult run_mem_campaign(const JobFactory& make, const std::vector<Stu
   const auto t0 = std::chrono::steady_clock::now();
   auto shared = std::make_shared<const std::vector<StuckSet>>(sets);
   JobFactory faulty = [&make, shared, &opt] { return with_stuck_sets(make(), shared, opt.output_type); };
-  GoldenRun g = run_golden(faulty, -1, opt.check);
+  const OutputCheckSpec check = mem_check(opt.check);
+  GoldenRun g = run_golden(faulty, -1, check);
   // Permanent faults present from the first kernel's start: the host's copies before it are shared
   // by every run (the leader forks there), the cells are forced from then on.
   std::vector<Fault> faults(sets.size());
@@ -92,7 +100,7 @@ MemCampaignResult run_mem_campaign(const JobFactory& make, const std::vector<Stu
   EngineOptions eo;
   eo.workers = opt.workers;
   eo.early_stop = false;  // a permanent fault never reconverges
-  eo.check = opt.check;
+  eo.check = check;
   MemCampaignResult r;
   r.golden_cycles = g.kernel_cycles;
   r.runs.resize(sets.size());

@@ -50,10 +50,14 @@ std::unique_ptr<BlockSelector> cold_block_selector(const MemoryProfile& p);
 std::unique_ptr<BlockSelector> miss_weighted_block_selector(const MemoryProfile& p);
 std::unique_ptr<BlockSelector> block_selector(BlockChoice c, const MemoryProfile& p);
 
-// k pairwise non-adjacent bits of 32, uniform over all such sets (rejection of adjacent draws).
-uint32_t non_adjacent_bits(SplitMix64& rng, unsigned k);
+// k pairwise non-adjacent bits of the low `width` bits, uniform over all such sets (k <= 8:
+// rejection of adjacent draws; above, a direct draw). Throws std::invalid_argument when k is 0,
+// above 16 or more than fit non-adjacent in `width`.
+uint32_t non_adjacent_bits(SplitMix64& rng, unsigned k, unsigned width = 32);
 // The stuck-at fault of one block: a uniform word of the block (inside its object), k non-adjacent
-// bits, each stuck at 0 or 1 with probability 1/2. k in 1..16.
+// bits, each stuck at 0 or 1 with probability 1/2. k in 1..16. Only bits inside the object: a last
+// word partly past the object's end (size not a multiple of 4) offers only its bytes inside, and is
+// not drawn when k non-adjacent bits do not fit there (unless it is the block's only word).
 StuckWord stuck_at_bits(SplitMix64& rng, const MemoryProfile& p, const BlockRef& b, unsigned k);
 
 // `runs` fault sets: per run `blocks` blocks from `sel`, one stuck word of `bits` bits in each.

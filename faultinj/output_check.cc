@@ -29,8 +29,8 @@ std::vector<GoldenOutput> select_outputs(const OutputCheckSpec& spec, const std:
     for (const OutputBuffer& b : all)
       if (!b.known_before || b.before != b.after) take(b);
     if (std::all_of(out.begin(), out.end(), [](const GoldenOutput& g) { return g.bytes.empty(); }))
-      throw std::invalid_argument("check.outputs: the kernel wrote no buffer in the golden run (every buffer holds "
-                                  "its initial contents); name the outputs in check.outputs");
+      throw std::invalid_argument("the kernel wrote no buffer in the golden run (every buffer holds its initial "
+                                  "contents); " + spec.unwritten_hint);
     return out;
   }
   std::string known;

@@ -28,6 +28,9 @@ struct OutputCheckSpec {
   std::vector<std::string> command;   // external check: argv, then the golden and the faulty output file
   double timeout_s = 10;              // the command's wall-time limit
   std::string base_dir;               // where a relative command path starts (the campaign file's folder)
+  // What to do when no buffer was written and none is named: the error ends with it (a command
+  // without check.outputs says what it does instead).
+  std::string unwritten_hint = "name the outputs in check.outputs";
 
   bool tolerant() const { return abs || rel || max_share; }
 };

@@ -98,12 +98,6 @@ std::vector<BlockRef> MemoryProfile::hot_blocks() const {
   return hot;
 }
 
-bool MemoryProfile::is_hot(const BlockRef& b) const {
-  for (const BlockRef& h : hot_blocks())
-    if (h.object == b.object && h.block == b.block) return true;
-  return false;
-}
-
 std::vector<std::string> MemoryProfile::hot_objects() const {
   std::vector<const ObjectProfile*> h;
   for (const auto& o : objects)

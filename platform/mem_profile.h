@@ -48,7 +48,6 @@ struct MemoryProfile {
   // extended by the blocks tied with its last one (an arbitrary cut among equals would pick objects by
   // address); blocks with no access never.
   std::vector<BlockRef> hot_blocks() const;
-  bool is_hot(const BlockRef& b) const;
   // Names of the hot objects, most accessed first.
   std::vector<std::string> hot_objects() const;
   const BlockProfile& at(const BlockRef& b) const { return objects[b.object].blocks[b.block]; }

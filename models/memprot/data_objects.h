@@ -9,7 +9,8 @@
 // start-address table. A read that leaves the SM for L2 / DRAM (an L1 miss, or a load the L1 does not
 // cache) is issued once per copy at the same offset; duplication uses the first copy to arrive and
 // compares the two when the second arrives (a mismatch ends the kernel with a `detected` device
-// error), triplication waits for all three and uses their bitwise majority. Writes go to every copy.
+// error), triplication waits for all three and uses their bitwise majority. Writes and atomics go to
+// every copy; an atomic's old values are compared or voted as a read's data is.
 #include <cstdint>
 #include <map>
 #include <memory>

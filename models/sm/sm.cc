@@ -286,13 +286,14 @@ class SmCore : public CoreEnv {
       buf.assign(data, data + len);
       DemandExtension d2;
       if (demand) d2.addr = demand->addr + shift, d2.len = demand->len;
-      AtomicExtension a2;
-      if (atomic) a2 = *atomic;  // the same operation on every copy; the first copy's old value is returned
+      AtomicExtension& a2 = copy_atom_[k - 1];
+      if (atomic) a2 = *atomic;  // the same operation on every copy
       done[k] = transport_one(s, addr + shift, buf.data(), len, write, atomic ? &a2 : nullptr, at, fault,
                               demand ? &d2 : nullptr);
       if (done[k] == kFail) return kFail;
     }
-    if (write || atomic) return *std::max_element(done, done + n);
+    if (atomic) return atomic_result(o, *atomic, addr, n, done, fault);  // (an atomic is a write too)
+    if (write) return *std::max_element(done, done + n);
     const uint64_t lo = std::max(addr, o.base) - addr, hi = std::min(addr + len, o.base + o.size) - addr;
     if (n == 3) {
       majority3(data + lo, copy_buf_[0].data() + lo, copy_buf_[1].data() + lo, data + lo, hi - lo);
@@ -306,6 +307,22 @@ class SmCore : public CoreEnv {
       return kFail;
     }
     return std::min(done[0], done[1]);  // equal data: the first to arrive is used
+  }
+
+  // An atomic on every copy: the old values compared (duplication) or voted (triplication) as a
+  // read's data is, so a fault in one copy is detected or corrected here too.
+  uint64_t atomic_result(const DataObject& o, AtomicExtension& first, uint64_t addr, size_t n, const uint64_t* done,
+                         Fault& fault) {
+    const uint64_t* olds[3] = {&first.old, &copy_atom_[0].old, &copy_atom_[1].old};
+    if (n == 3) {
+      uint8_t* r = reinterpret_cast<uint8_t*>(&first.old);
+      majority3(r, reinterpret_cast<const uint8_t*>(olds[1]), reinterpret_cast<const uint8_t*>(olds[2]), r, 8);
+    } else if (*olds[0] != *olds[1]) {
+      fault.kind = kDetected;
+      fault.message = fmt::format("the two copies of '{}' differ at {:#x} (atomic)", o.name, addr);
+      return kFail;
+    }
+    return *std::max_element(done, done + n);
   }
 
   uint64_t transport_one(tlm_utils::simple_initiator_socket<Sm>& s, uint64_t addr, uint8_t* data, unsigned len,
@@ -425,6 +442,7 @@ class SmCore : public CoreEnv {
   bool done_ = false;
   DataObjects* objs_ = nullptr;            // the platform's data objects (profiler, protection); may be null
   std::vector<uint8_t> copy_buf_[2];       // the copies' data of a replicated access
+  AtomicExtension copy_atom_[2];           // the copies' operations of a replicated atomic
 };
 
 void SmCore::controller() {

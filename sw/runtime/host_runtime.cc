@@ -78,7 +78,6 @@ void HostRuntime::free(DevPtr ptr) {
   auto it = allocs_.find(ptr);
   if (it == allocs_.end()) throw RuntimeError(fmt::format("free: {:#x} is not the start of an allocation", ptr));
   allocs_.erase(it);
-  written_.erase(ptr);
   host_.unmap_global(ptr);
   auto rep = replicas_.find(ptr);
   if (rep == replicas_.end()) return;
@@ -94,25 +93,40 @@ void HostRuntime::name_allocation(DevPtr p, const std::string& name) {
   if (objects_) objects_->name_global(p, name);
 }
 
-// The platform protects some objects by replication (docs/reliability.md): before a launch their
-// copies are made (first launch) or refreshed when the host wrote the object since (a kernel's writes
-// reach every copy), with timed copies over the host bus, so the kernel's cycles do not include them.
-// Never refreshed otherwise: a fault in the original must not reach the copies.
+// The platform protects some objects by replication (docs/reliability.md): before the first launch
+// after an object became protected its copies are made from the original (only the host wrote it so
+// far, and a campaign's memory faults are installed at the kernel's start, after this), with timed
+// copies over the host bus, so the kernel's cycles do not include them. From then on every host write
+// goes to every copy (write_targets) and a kernel's writes reach every copy: the copies are never
+// refreshed from the original, so a fault in the original never reaches them.
 void HostRuntime::replicate_protected() {
   if (!objects_) return;
   std::vector<std::pair<DevPtr, size_t>> to_replicate;
-  for (const auto& [p, n] : allocs_)
-    if (objects_->copies_wanted(p) > 1) to_replicate.emplace_back(p, n);
+  for (const auto& [p, n] : allocs_) {
+    auto it = replicas_.find(p);
+    if (objects_->copies_wanted(p) > (it == replicas_.end() ? 0 : it->second.size()) + 1) to_replicate.emplace_back(p, n);
+  }
   for (const auto& [p, n] : to_replicate) {
-    std::vector<DevPtr>& reps = replicas_[p];
-    if (reps.size() + 1 == objects_->copies_wanted(p) && !written_.count(p)) continue;
-    while (reps.size() + 1 < objects_->copies_wanted(p)) reps.push_back(malloc(n));
-    written_.erase(p);
     std::vector<uint8_t> bytes(n);
     memcpy_d2h(bytes.data(), p, n);
-    for (DevPtr r : reps) memcpy_h2d(r, bytes.data(), n);
+    std::vector<DevPtr>& reps = replicas_[p];
+    while (reps.size() + 1 < objects_->copies_wanted(p)) {
+      reps.push_back(malloc(n));
+      memcpy_h2d(reps.back(), bytes.data(), n);
+    }
     objects_->set_replicas(p, reps);
   }
+}
+
+std::vector<DevPtr> HostRuntime::write_targets(DevPtr dst) const {
+  std::vector<DevPtr> out{dst};
+  auto it = replicas_.upper_bound(dst);
+  if (it == replicas_.begin()) return out;
+  --it;
+  auto a = allocs_.find(it->first);
+  if (a == allocs_.end() || dst - it->first >= a->second) return out;
+  for (DevPtr r : it->second) out.push_back(r + (dst - it->first));
+  return out;
 }
 
 void HostRuntime::check_range(DevPtr ptr, size_t n, const char* what) const {
@@ -124,13 +138,7 @@ void HostRuntime::check_range(DevPtr ptr, size_t n, const char* what) const {
   throw RuntimeError(fmt::format("{}: [{:#x}, {:#x}) is not inside one allocation", what, ptr, ptr + n));
 }
 
-void HostRuntime::note_write(DevPtr dst) {
-  auto it = allocs_.upper_bound(dst);
-  if (it != allocs_.begin()) written_.insert(std::prev(it)->first);
-}
-
 void HostRuntime::memcpy_h2d(DevPtr dst, const void* src, size_t n) {
-  note_write(dst);
   if (host_.concurrent()) {  // cudaMemcpy: the NULL stream's copy, waited for
     memcpy_h2d_async(dst, src, n, 0);
     return stream_synchronize(0);
@@ -139,7 +147,7 @@ void HostRuntime::memcpy_h2d(DevPtr dst, const void* src, size_t n) {
   synchronize();
   if (n == 0) return;
   check_range(dst, n, "memcpy_h2d");
-  host_.bus_write(dst, src, n);
+  for (DevPtr d : write_targets(dst)) host_.bus_write(d, src, n);
 }
 
 void HostRuntime::memcpy_d2h(void* dst, DevPtr src, size_t n) {
@@ -159,9 +167,8 @@ void HostRuntime::memset(DevPtr dst, uint8_t v, size_t n) {
   synchronize();
   if (n == 0) return;
   check_range(dst, n, "memset");
-  note_write(dst);
   std::vector<uint8_t> buf(n, v);
-  host_.bus_write(dst, buf.data(), n);
+  for (DevPtr d : write_targets(dst)) host_.bus_write(d, buf.data(), n);
 }
 
 // Memories take a write of a power-of-two size as one access, which must be naturally aligned; a
@@ -187,7 +194,8 @@ void HostRuntime::write_symbol(uint64_t addr, const void* src, size_t n) {
   check_symbol(addr, n, "write_symbol");
   Guard g(host_);
   synchronize();
-  if (n) write_variable(addr, static_cast<const uint8_t*>(src), n);
+  if (n == 0) return;
+  for (DevPtr d : write_targets(addr)) write_variable(d, static_cast<const uint8_t*>(src), n);
 }
 
 void HostRuntime::read_symbol(void* dst, uint64_t addr, size_t n) {
@@ -482,12 +490,14 @@ void HostRuntime::copy_async(WorkRequest w, Stream s, const char* what) {
 void HostRuntime::memcpy_h2d_async(DevPtr dst, const void* src, size_t n, Stream s) {
   if (!host_.concurrent()) return Runtime::memcpy_h2d_async(dst, src, n, s);
   if (n == 0) return;
-  WorkRequest w;
-  w.kind = WorkRequest::CopyToDevice;
-  w.device_addr = dst;
-  w.bytes = n;
-  w.data.assign(static_cast<const uint8_t*>(src), static_cast<const uint8_t*>(src) + n);
-  copy_async(std::move(w), s, "memcpy_h2d_async");
+  for (DevPtr d : write_targets(dst)) {  // in stream order: the copies change with the original
+    WorkRequest w;
+    w.kind = WorkRequest::CopyToDevice;
+    w.device_addr = d;
+    w.bytes = n;
+    w.data.assign(static_cast<const uint8_t*>(src), static_cast<const uint8_t*>(src) + n);
+    copy_async(std::move(w), s, "memcpy_h2d_async");
+  }
 }
 
 void HostRuntime::memcpy_d2h_async(void* dst, DevPtr src, size_t n, Stream s) {

@@ -103,9 +103,9 @@ class HostRuntime : public Runtime {
   std::map<DevPtr, std::vector<DevPtr>> replicas_;  // a protected object's copies (docs/reliability.md)
   ObjectHost* objects_ = nullptr;  // the host, when it takes names and protects objects
   ptx::Schedule schedule_ = ptx::Schedule::Nvcc;
-  std::set<DevPtr> written_;  // allocations the host wrote since the last launch (copies to refresh)
   void replicate_protected();
-  void note_write(DevPtr dst);  // the host writes the allocation holding dst
+  // Where a host write at `dst` goes: dst, and the same offset in every copy of a protected object.
+  std::vector<DevPtr> write_targets(DevPtr dst) const;
   uint64_t sys_next_ = 0, const_next_ = 0;
   std::vector<std::shared_ptr<const ptx::Image>> modules_;
   std::vector<LaunchStats> launches_;

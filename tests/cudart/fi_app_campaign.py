@@ -117,6 +117,18 @@ assert rows[0]["outcome"] == "sdc", rows[0]
 assert "out.txt" in rows[0]["detail"] or "stdout" in rows[0]["detail"], rows[0]
 assert rows[1]["outcome"] == "masked", rows[1]
 
+# A duplicated object (a, alloc0): the flipped bit is in the original only, the copies differ and the
+# run is a DUE stored with its own kind, `detected` (not `other`).
+prot_platform = {"preset": "flexgrip", "set": {"protect.duplicate": "alloc0"}}
+app_spec = {"command": [app, "out.txt"], "outputs": ["out.txt"]}
+window, _ = campaign("prot_window", {"platform": prot_platform, "application": app_spec, "targets": ["gpu.sm0.*"],
+                                     "size": {"count": 1}})
+pstart = int(re.search(r"golden run (\d+) to \d+ ps", run("campaign", "check", window).stdout).group(1))
+prot, prot_db = campaign("prot", {"platform": prot_platform, "application": app_spec,
+                                  "faults": [{**flip, "idx": word_a0 + 3, "time_ps": pstart}]})
+rows = outcomes(prot, prot_db)
+assert rows[0]["outcome"] == "due" and rows[0]["due_kind"] == "detected", rows[0]
+
 # A hang is contained: the spinning program is killed with its process group, the next run completes.
 hang, hang_db = campaign("hang", {
     "application": {"command": [app, "out.txt", "wait"], "outputs": ["out.txt"], "timeout_s": 5},

@@ -16,11 +16,15 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 
 #include "faultinj/job.h"
 #include "faultinj/mem_campaign.h"
+#include "platform/platform.h"
+#include "sw/runtime/object_host.h"
 #include "sw/isa/address_map.h"
 #include "common/subprocess.h"
 
@@ -51,14 +55,27 @@ Config tx2(const std::string& dup = "", const std::string& trip = "") {
   return c;
 }
 
-JobFactory factory(const Config& c) {
-  return [c] { return exec_job(c, scale_desc(), "memprot test"); };
+// out[i] = atomicAdd(&w[i % 8], 1) over 64 threads: w (64 u32 from 0) at kIn, out 64 u32.
+nlohmann::json atomic_desc() {
+  return {{"ptx", std::string(GPUVP_TEST_DATA) + "/ptx/atomicCount.ptx"},
+          {"kernel", "atomicCount"},
+          {"grid", {2}},
+          {"block", {32}},
+          {"args",
+           {{{"buffer", {{"type", "u32"}, {"count", 64}, {"init", "zero"}}}},
+            {{"buffer", {{"type", "u32"}, {"count", 64}}}}}}};
 }
 
-MemCampaignResult campaign(const Config& c, const std::vector<StuckSet>& sets) {
+JobFactory factory(const Config& c, const nlohmann::json& desc = scale_desc()) {
+  return [c, desc] { return exec_job(c, desc, "memprot test"); };
+}
+
+MemCampaignResult campaign(const Config& c, const std::vector<StuckSet>& sets, const nlohmann::json& desc = scale_desc(),
+                           std::vector<std::string> outputs = {}) {
   MemCampaignOptions o;
   o.workers = 2;
-  return run_mem_campaign(factory(c), sets, o);
+  o.check.outputs = std::move(outputs);
+  return run_mem_campaign(factory(c, desc), sets, o);
 }
 
 bool masked(const RunResult& r) { return r.outcome == Outcome::Masked || r.outcome == Outcome::MaskedTiming; }
@@ -193,6 +210,90 @@ TEST_CASE("protection: fault-free outputs identical, and no protected access cos
   CHECK(trip.kernel_cycles >= dup.kernel_cycles);
 }
 
+TEST_CASE("protection: atomics on a protected object compare (duplication) or vote (triplication) old values") {
+  // w[0] bit 31 stuck at 1 in the original: its atomics return 0x80000000 + k, the copies' k. The
+  // check compares out only (w, which the atomics write, keeps the stuck bit whatever the protection).
+  const std::vector<StuckSet> sets = {{{kIn, 0x80000000, 0x80000000}}};
+  const std::vector<std::string> out{"args[1]"};
+  const auto dup = campaign(tx2("args[0]"), sets, atomic_desc(), out);
+  INFO(dup.runs[0].detail);
+  CHECK(detected_error(dup.runs[0]));
+  CHECK(dup.runs[0].detail.find("the two copies of 'args[0]' differ at") != std::string::npos);
+  CHECK(masked(campaign(tx2("", "args[0]"), sets, atomic_desc(), out).runs[0]));
+  CHECK(campaign(tx2(), sets, atomic_desc(), out).runs[0].outcome == Outcome::SDC);
+  // Fault-free: the same output as the plain run.
+  CHECK(run_golden(factory(tx2("args[0]"), atomic_desc())).output_hash ==
+        run_golden(factory(tx2(), atomic_desc())).output_hash);
+}
+
+namespace {
+// scaleByWeight (8 blocks of 32 threads) with w duplicated, launched twice; `between` runs between the
+// launches. Simulated in a child process (run_golden: SystemC elaborates once per process); the
+// second launch's out[1] and out[5] come back as the golden run's info.
+class TwoLaunchJob : public Job {
+ public:
+  using Between = std::function<void(Platform&, rt::Runtime&, rt::DevPtr w)>;
+  explicit TwoLaunchJob(Between b) : Job(tx2("w"), "two launches"), between_(std::move(b)) {}
+  void attach(Platform& p) override { p_ = &p; }
+  void run(rt::Runtime& rt) override {
+    rt::Module m = rt.load_module(test::slurp(std::string(GPUVP_TEST_DATA) + "/ptx/scaleByWeight.ptx"),
+                                  "scaleByWeight.ptx");
+    std::vector<float> in(256);
+    for (int i = 0; i < 256; ++i) in[i] = float(i);
+    const rt::DevPtr din = rt.upload(in), w = rt.upload(std::vector<float>{2, 0, 0, 0}), dout = rt.malloc(1024),
+                     unused = rt.malloc(256);
+    rt::name_allocation(rt, w, "w");
+    rt::KernelArgs a;
+    a.ptr(din).ptr(w).ptr(dout).ptr(unused).i32(256);
+    rt.launch(m, "scaleByWeight", {8}, {32}, a);
+    rt.synchronize();
+    between_(*p_, rt, w);
+    rt.launch(m, "scaleByWeight", {8}, {32}, a);
+    rt.synchronize();
+    out_ = rt.download<float>(dout, 256);
+  }
+  std::vector<uint8_t> output() const override {
+    const auto* b = reinterpret_cast<const uint8_t*>(out_.data());
+    return {b, b + out_.size() * 4};
+  }
+  nlohmann::json golden_info() const override {
+    uint32_t bits = 0;
+    std::memcpy(&bits, &out_[1], 4);
+    return {{"out1_bits", bits}, {"out5", out_[5]}};
+  }
+
+ private:
+  Between between_;
+  Platform* p_ = nullptr;
+  std::vector<float> out_;
+};
+
+nlohmann::json two_launches(const TwoLaunchJob::Between& between) {
+  return run_golden([between] { return std::make_unique<TwoLaunchJob>(between); }).info;
+}
+}  // namespace
+
+TEST_CASE("protection: every host write reaches every copy, and the copies are never refreshed from the original") {
+  // An asynchronous copy (tx2: concurrent mode) rewrites w[0]: no false mismatch, out[i] = 3 i.
+  nlohmann::json out = two_launches([](Platform&, rt::Runtime& rt, rt::DevPtr w) {
+    static const float three = 3.0f;
+    rt.memcpy_h2d_async(w, &three, 4, 0);
+    rt.stream_synchronize(0);
+  });
+  CHECK(out.at("out5").get<float>() == 15.0f);
+  // So does a memset: w[0] = 0x01010101, out[1] = 1 * w[0] bit for bit.
+  out = two_launches([](Platform&, rt::Runtime& rt, rt::DevPtr w) { rt.memset(w, 1, 4); });
+  CHECK(out.at("out1_bits").get<uint32_t>() == 0x01010101u);
+  // A stuck bit in the original's w[0] after the first launch, then a host write of w[0]: the copy
+  // holds the host's 3.0f, the original 3.0f with bit 0 forced: detected, not spread into the copy.
+  CHECK_THROWS_WITH(two_launches([](Platform& p, rt::Runtime& rt, rt::DevPtr w) {
+                      static const float three = 3.0f;
+                      p.stick_global(w, 0x1, 0x1);
+                      rt.memcpy_h2d(w, &three, 4);
+                    }),
+                    Catch::Contains("the two copies of 'w' differ"));
+}
+
 namespace {
 // Chi-square statistic of observed counts against expected probabilities.
 double chi_square(const std::vector<uint64_t>& seen, const std::vector<double>& p, uint64_t n) {
@@ -271,14 +372,104 @@ TEST_CASE("fault models: stuck bits are k, pairwise non-adjacent, in a word of t
   }
 }
 
+namespace {
+// Chi-square of `draws` masks of non_adjacent_bits(k, width) against the uniform distribution over
+// the `sets` non-adjacent k-sets of `width` bits (C(width + 1 - k, k), counted by hand).
+double non_adjacent_chi_square(unsigned k, unsigned width, size_t sets, uint64_t draws) {
+  SplitMix64 rng(11);
+  std::map<uint32_t, uint64_t> seen;
+  for (uint64_t i = 0; i < draws; ++i) {
+    const uint32_t m = non_adjacent_bits(rng, k, width);
+    REQUIRE(unsigned(__builtin_popcount(m)) == k);
+    REQUIRE((m & (m >> 1)) == 0);
+    REQUIRE((width == 32 || m >> width == 0));
+    ++seen[m];
+  }
+  REQUIRE(seen.size() == sets);  // every set drawn, no other
+  std::vector<uint64_t> counts;
+  for (const auto& [m, c] : seen) counts.push_back(c);
+  return chi_square(counts, std::vector<double>(sets, 1.0 / double(sets)), draws);
+}
+}  // namespace
+
+TEST_CASE("fault models: up to 16 non-adjacent bits drawn fast and uniformly (chi-square)") {
+  // Critical values at the 0.1 % level: 16 degrees of freedom 39.25, 54: 91.87, 464: 563.86.
+  // k = 16 of 32: 17 sets (which one of 17 even-spaced slots is skipped); rejection would never end.
+  CHECK(non_adjacent_chi_square(16, 32, 17, 17000) < 39.25);
+  // The direct draw (k > 8): k = 9 of 19 bits, C(11, 9) = 55 sets.
+  CHECK(non_adjacent_chi_square(9, 19, 55, 27500) < 91.87);
+  // The rejection draw the published tables used (k <= 8): k = 2 of 32, C(31, 2) = 465 sets.
+  CHECK(non_adjacent_chi_square(2, 32, 465, 46500) < 563.86);
+  SplitMix64 rng(1);
+  CHECK_THROWS_WITH(non_adjacent_bits(rng, 5, 8), Catch::Contains("expected 1..4"));
+}
+
+TEST_CASE("fault models: a word partly past the object's end is stuck only in its bytes inside") {
+  MemoryProfile p = five_block_profile();
+  SplitMix64 rng(5);
+  // 130 bytes: block 1 holds 2 bytes, one word with 16 bits inside the object.
+  p.objects[0].size = 130;
+  for (int i = 0; i < 300; ++i) {
+    const StuckWord w = stuck_at_bits(rng, p, {0, 1, 0x10000 + kProfileBlockBytes}, 2);
+    CHECK(w.addr == 0x10000 + 128);
+    CHECK(w.mask >> 16 == 0);
+  }
+  // 133 bytes: block 1 is a full word and 1 byte (8 bits: room for 4 non-adjacent bits, not 5).
+  p.objects[0].size = 133;
+  std::map<uint64_t, int> words;
+  for (int i = 0; i < 300; ++i) {
+    const StuckWord w = stuck_at_bits(rng, p, {0, 1, 0x10000 + kProfileBlockBytes}, 2);
+    ++words[w.addr];
+    if (w.addr == 0x10000 + 132) CHECK(w.mask >> 8 == 0);
+    CHECK(stuck_at_bits(rng, p, {0, 1, 0x10000 + kProfileBlockBytes}, 5).addr == 0x10000 + 128);
+  }
+  CHECK(words.size() == 2);
+}
+
+TEST_CASE("mem-campaign: bad output checks and option combinations exit 2 naming the options") {
+  const std::string base = "mem-campaign --preset tx2 --workload matVec --launch tall --runs 2 ";
+  for (const char* bad : {"--output-type f33", "--max-share 2", "--max-share -0.5", "--rel -2", "--abs -1", "--hot-share 0"}) {
+    const test::RunResult r = test::run_gpuvp(base + bad);
+    INFO(bad << ": " << r.err);
+    CHECK(r.status == 2);
+    CHECK(r.err.find(std::string(bad).substr(0, std::string(bad).find(' '))) != std::string::npos);
+  }
+  CHECK(test::run_gpuvp(base + "--hot-share 0").err.find("(0, 1]") != std::string::npos);
+  // --protect-hot chooses the objects itself: with protect.* it is refused, whichever key.
+  for (const char* set : {"protect.duplicate=A", "protect.triplicate=A"}) {
+    const test::RunResult r = test::run_gpuvp(base + "--protect-hot detect --set " + set);
+    INFO(r.err);
+    CHECK(r.status == 2);
+    CHECK(r.err.find("--protect-hot detect and --set " + std::string(set)) != std::string::npos);
+  }
+  // matVec's hot blocks are x's two: three hot blocks per run cannot be drawn.
+  test::RunResult r = test::run_gpuvp(base + "--blocks 3 --choice hot");
+  INFO(r.err);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("--blocks 3 --bits 2 --choice hot: 3 faulty blocks asked for, 2 blocks to choose from") !=
+        std::string::npos);
+  // A kernel that writes nothing (n = 0): the hint is mem-campaign's, not a campaign file's key.
+  nlohmann::json d = scale_desc();
+  d["args"][4] = {{"i32", 0}};
+  const std::string file = test::temp_path("nowrite.json");
+  std::ofstream(file) << d.dump();
+  r = test::run_gpuvp(fmt::format("mem-campaign --preset tx2 --launch-file {} --runs 1", file));
+  INFO(r.err);
+  CHECK(r.status != 0);
+  CHECK(r.err.find("the kernel wrote no buffer") != std::string::npos);
+  CHECK(r.err.find("mem-campaign compares the buffers the kernel writes") != std::string::npos);
+  CHECK(r.err.find("check.outputs") == std::string::npos);
+  std::remove(file.c_str());
+}
+
 TEST_CASE("profile-memory and mem-campaign: output, and bad input exits 2 naming it") {
   const std::string csv = test::temp_path("blocks.csv");
   test::RunResult r = test::run_gpuvp(fmt::format("profile-memory --preset tx2 --workload matVec --launch tall --csv {}", csv));
   INFO(r.out << r.err);
   REQUIRE(r.status == 0);
   // x (64 floats, 2 blocks) is read by each of the 4 blocks' 2 warps in every one of the 64 loop steps,
-  // one 4-byte transaction each: 256 accesses per block of x, 512 in all; A (256 x 64, 512 blocks)
-  // 4 transactions per 128-byte block.
+  // one 4-byte transaction each: 256 accesses per block of x, 512 in all; A's blocks (256 x 64 floats,
+  // 512 blocks) are each read far less often, so x's two blocks rank first.
   CHECK(r.out.find("hot objects: x\n") != std::string::npos);
   std::ifstream f(csv);
   std::string header, first;
