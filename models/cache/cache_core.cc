@@ -350,6 +350,19 @@ bool CacheCore::present(uint64_t addr, unsigned size) const {
   return way >= 0 && (valid_[line(w.set, static_cast<unsigned>(way))] & w.touched) == w.touched;
 }
 
+bool CacheCore::dirty(uint64_t addr, unsigned size) const {
+  // Nothing is ever dirty in a write-through cache, and no line answers an address beyond the tags.
+  if (g_.write != WritePolicy::WriteBack || (g_.address_bits < 64 && ((addr + size) >> g_.address_bits) != 0))
+    return false;
+  const uint64_t first = addr & ~uint64_t(g_.line_bytes - 1);
+  for (uint64_t a = first; a < addr + size; a += g_.line_bytes) {
+    const Where w = locate(a, g_.line_bytes);
+    const int way = find_way(w);
+    if (way >= 0 && dirty_[line(w.set, static_cast<unsigned>(way))]) return true;
+  }
+  return false;
+}
+
 uint32_t CacheCore::outstanding(uint64_t line_addr) const {
   const Mshr* m = find_mshr(line_addr);
   return m ? m->pending : 0;

@@ -102,6 +102,7 @@ class CacheCore {
 
   // Inspection, without counting or touching the LRU order.
   bool present(uint64_t addr, unsigned size) const;  // every sector touched is valid
+  bool dirty(uint64_t addr, unsigned size) const;    // a line of [addr, addr + size) (any length) has a dirty sector
   uint32_t outstanding(uint64_t line_addr) const;    // sectors an MSHR waits for (0: none)
   unsigned mshrs_busy() const;
   const CacheStats& stats() const { return stats_; }

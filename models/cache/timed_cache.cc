@@ -94,6 +94,7 @@ uint64_t TimedCache::piece(const CacheRequest& r, uint64_t at, uint64_t daddr, u
   const bool merging = f && !r.write;
   const uint64_t issued = f ? f->issued : 0, ready = f ? f->ready : 0;
   const CacheAccess a = core_.access(r);
+  note_written(r, a.outcome);
   const uint64_t looked = s + t_.latency;
   uint64_t done = looked;
   if (a.victim) write_back(*a.victim, looked);
@@ -147,18 +148,62 @@ uint64_t TimedCache::fetch(const CacheAccess& a, uint64_t at, uint64_t daddr, un
 // The victim's dirty sectors to the next level, posted (nobody waits for them). One the next level
 // refuses (a tag fault sent it outside memory) is lost, as the hardware would lose it.
 void TimedCache::write_back(const CacheVictim& v, uint64_t at) {
-  if (!v.dirty) return;
+  if (v.dirty) {
+    const unsigned sb = core_.geometry().sector_bytes;
+    std::vector<uint8_t> data = v.data;  // the next level may be this cache's own caller: keep a copy
+    for_each_run(v.dirty, [&](unsigned first, unsigned n) { write_run(v, data, first * sb, n * sb, at); });
+  }
+  written_.erase(v.line_addr);
+}
+
+// Bytes [first, first + n) of the victim's line to the next level: whole, or with write_bytes the
+// runs of bytes written in each of its sectors (a sector without any, dirty by a fault, whole).
+void TimedCache::write_run(const CacheVictim& v, const std::vector<uint8_t>& data, unsigned first, unsigned n,
+                           uint64_t at) {
+  auto put = [&](unsigned lo, unsigned len) {
+    const uint64_t a = v.line_addr + lo;
+    next_(NextAccess{a, const_cast<uint8_t*>(data.data()) + lo, len, true, at, a, 0});
+  };
+  const auto it = written_.find(v.line_addr);
+  if (!t_.write_bytes || it == written_.end()) return put(first, n);
+  const std::vector<uint8_t>& w = it->second;
   const unsigned sb = core_.geometry().sector_bytes;
-  std::vector<uint8_t> data = v.data;  // the next level may be this cache's own caller: keep a copy
-  for_each_run(v.dirty, [&](unsigned first, unsigned n) {
-    const uint64_t a = v.line_addr + uint64_t(first) * sb;
-    next_(NextAccess{a, data.data() + size_t(first) * sb, n * sb, true, at, a, 0});
-  });
+  for (unsigned sec = first; sec < first + n; sec += sb) {
+    if (std::find(w.begin() + sec, w.begin() + sec + sb, 1) == w.begin() + sec + sb) {
+      put(sec, sb);
+      continue;
+    }
+    for (unsigned b = sec; b < sec + sb;) {
+      unsigned e = b;
+      while (e < sec + sb && w[e]) ++e;
+      if (e > b) put(b, e - b);
+      b = e + 1;
+    }
+  }
+}
+
+// With write_bytes, the bytes a write put into the line. A line newly allocated starts with none
+// (one left over from a line whose dirty bits a fault cleared is forgotten).
+void TimedCache::note_written(const CacheRequest& r, CacheOutcome o) {
+  if (!t_.write_bytes || core_.geometry().write != WritePolicy::WriteBack) return;
+  const unsigned lb = core_.geometry().line_bytes;
+  const uint64_t line = r.addr & ~uint64_t(lb - 1);
+  if (o == CacheOutcome::LineMiss) written_.erase(line);
+  if (!r.write || o == CacheOutcome::Stall) return;
+  std::vector<uint8_t>& w = written_[line];
+  w.resize(lb, 0);
+  std::fill(w.begin() + (r.addr - line), w.begin() + (r.addr - line) + r.size, 1);
 }
 
 void TimedCache::invalidate(uint64_t at) {
   for (const CacheVictim& v : core_.flush(true)) write_back(v, at);
   flight_.clear();
+  written_.clear();
+}
+
+void TimedCache::write_back_all(uint64_t at) {
+  if (core_.geometry().write != WritePolicy::WriteBack) return;  // nothing dirty; spare the scan
+  for (const CacheVictim& v : core_.flush(false)) write_back(v, at);
 }
 
 void TimedCache::clean(uint64_t lo, uint64_t hi, bool drop, uint64_t at) {

@@ -13,6 +13,7 @@
 // lookup per bank per cycle), so bandwidth is structural. docs/caches.md ("Timing").
 #include <cstdint>
 #include <functional>
+#include <unordered_map>
 #include <vector>
 
 #include "models/cache/cache_core.h"
@@ -35,6 +36,10 @@ struct NextAccess {
 struct CacheTiming {
   unsigned latency = 1;  // cycles from the access (its bank slot) to the data on a hit; a miss leaves then
   unsigned banks = 1;    // line-interleaved banks, each one lookup per cycle
+  // A write-back cache writes back only the bytes written of its dirty sectors, not whole sectors:
+  // caches side by side that are not coherent (the SMs' L1s) must not overwrite each other's words
+  // in a shared sector with the stale bytes they fetched (docs/caches.md, "Write-back L1").
+  bool write_bytes = false;
 };
 
 class TimedCache {
@@ -61,6 +66,9 @@ class TimedCache {
   // Every line dropped (a kernel boundary for the non-coherent L1); dirty sectors are written back
   // (none in a write-through cache). Fills in flight are forgotten.
   void invalidate(uint64_t at);
+  // Every dirty sector written back at `at`, the lines kept (clean): the end of a kernel, a
+  // membar.gl, for a write-back L1 (nothing in a write-through cache).
+  void write_back_all(uint64_t at);
   // Coherence for an outside access of [lo, hi) (host, copy engine, atomics at the memory): dirty
   // sectors of the lines it overlaps are written back at `at`; with `drop` the lines are dropped.
   void clean(uint64_t lo, uint64_t hi, bool drop, uint64_t at);
@@ -86,6 +94,8 @@ class TimedCache {
   uint64_t fetch(const CacheAccess& a, uint64_t at, uint64_t daddr, unsigned dlen);
   void write_back(const CacheVictim& v, uint64_t at);
   void note(uint64_t line, uint64_t issued, uint64_t ready);
+  void note_written(const CacheRequest& r, CacheOutcome o);
+  void write_run(const CacheVictim& v, const std::vector<uint8_t>& data, unsigned first, unsigned n, uint64_t at);
 
   CacheCore core_;
   CacheTiming t_;
@@ -93,6 +103,9 @@ class TimedCache {
   std::vector<uint64_t> bank_slots_;  // per bank, a ring of the cycles whose lookup slot is taken
   std::vector<InFlight> flight_;
   std::vector<uint8_t> line_buf_;
+  // With write_bytes: per line address, a flag per byte written since the line was allocated (not
+  // registered, like the MSHRs; a sector dirty without any, a fault's, is written back whole).
+  std::unordered_map<uint64_t, std::vector<uint8_t>> written_;
   uint64_t accepted_ = 0;
   uint64_t merges_ = 0, stalls_ = 0;  // hits on lines in flight; misses that waited for an MSHR
 };

@@ -1,5 +1,6 @@
 // Memory instructions: ld, st, atom, red (the memory unit and coalescer are in memory_unit.cc),
-// membar/fence (nothing to order: accesses complete in program order).
+// membar/fence (accesses complete in program order; a device- or system-scope one makes the SM's
+// stores visible beyond it: CoreEnv::fence).
 #include "models/sm/exec.h"
 
 namespace gpuvp::sm {
@@ -8,7 +9,9 @@ namespace {
 void ld(Exec& x) { x.ld(); }
 void st(Exec& x) { x.st(); }
 void atom(Exec& x) { x.atom(); }
-void membar(Exec&) {}
+void membar(Exec& x) {
+  if (x.in.mod.level == isa::MemLevel::Gl || x.in.mod.level == isa::MemLevel::Sys) x.env().fence(x.now());
+}
 }  // namespace
 
 void add_memory_ops(OpTable& t) {

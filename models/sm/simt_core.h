@@ -47,6 +47,9 @@ class CoreEnv {
   }
   // Lets simulated time catch up with the core (quantum expiry, idle jumps). Default: nothing.
   virtual void sync(uint64_t /*at*/) {}
+  // membar.gl / membar.sys at cycle `at`: what the SM's stores left in its caches becomes visible
+  // beyond the SM (a write-back L1 writes its dirty lines back).
+  virtual void fence(uint64_t /*at*/) {}
   // Every warp waits until core cycle `until` (memory latency, nanosleep): let simulated time pass
   // until then unless work arrives for the core first. Returns the cycle reached (<= until; == until
   // when nothing arrived). Only SimtCore::run_blocks calls it. Default: sync(until), return until.

@@ -78,6 +78,8 @@ class SmCore : public CoreEnv {
     // plain loads it does not cache, which still cross it) wait in its queue, not in the SM.
     uint64_t done;
     if (!c) {
+      // A write-back L1 may hold this SM's own newer bytes of the line: they reach the L2 first.
+      if (l1d_->core().dirty(addr, len)) l1d_->clean(addr, addr + len, false, at);
       done = transport(socket(port), addr, data, len, write, atomic, at + cfg_.caches.l1d.latency, fault);
       release_ = at + 1;
       return done;
@@ -141,7 +143,9 @@ class SmCore : public CoreEnv {
       return transport(socket(n.write ? write_port : read_port), n.addr, n.data, n.len, n.write, nullptr, n.at, *fault_,
                        &demand_);
     };
-    auto tc = std::make_unique<TimedCache>(g, CacheTiming{c.latency, c.banks}, next);
+    // Only the L1s sit side by side, one per SM, without coherence: they write back bytes.
+    const bool bytes = read_port == Port::GlobalRead;
+    auto tc = std::make_unique<TimedCache>(g, CacheTiming{c.latency, c.banks, bytes}, next);
     tc->core().register_state(reg, g.name);
     return tc;
   }
@@ -156,6 +160,14 @@ class SmCore : public CoreEnv {
   void invalidate_caches(uint64_t at) {
     for (TimedCache* c : {l1d_.get(), ccache_.get(), icache_.get()})
       if (c) c->invalidate(at);
+  }
+
+ public:
+  // A write-back L1's dirty lines to the L2 at `at` (kept, clean): GPU L1s are not coherent, so what
+  // this SM stored becomes visible to the host and the other SMs at the end of its part of a kernel
+  // and at a membar.gl / membar.sys (docs/caches.md, "Write-back L1").
+  void fence(uint64_t at) override {
+    if (l1d_) l1d_->write_back_all(at);
   }
 
  public:
@@ -416,6 +428,10 @@ class SmCore : public CoreEnv {
   std::vector<BlockWork> arrived_;  // assigned, not yet added to the core
   sc_core::sc_event arrival_;
   std::map<std::pair<uint64_t, uint64_t>, BlockWork> running_;  // (launch id, block) -> its work
+  bool launch_running(uint64_t launch_id) const {
+    auto it = running_.lower_bound({launch_id, 0});
+    return it != running_.end() && it->first.first == launch_id;
+  }
   std::map<uint64_t, std::shared_ptr<const LaunchParams>> kernels_;  // launch id -> the core's view
   bool take_arrivals();
   void report_completions();
@@ -513,6 +529,7 @@ void SmCore::batch() {
       return;
     }
     uint64_t end = core_.now();
+    fence(end);
     powered(end, false);
     sync(end);
     if (record_blocks_)
@@ -592,6 +609,7 @@ void SmCore::report_completions() {
     if (it == running_.end()) continue;
     const BlockWork w = it->second;
     running_.erase(it);
+    if (!launch_running(c.launch_id)) fence(c.end);  // this SM's part of the kernel is done
     if (done_sink_) done_sink_->block_done(cfg_.id, w);
   }
   if (core_.resident_blocks() == 0 && busy_since_ != kNotBusy) {  // busy: at least one block resident

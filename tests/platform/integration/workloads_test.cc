@@ -65,3 +65,23 @@ TEST_CASE("workloads on more SMs: matrixMul and mandelbrot on tx2 never slow dow
     }
   }
 }
+
+// A write-back L1 (sm.l1d.write_policy=write_back, docs/caches.md "Write-back L1") keeps every
+// store in the SM until a dirty line is evicted or the SM's part of the kernel ends: every workload
+// still matches its CPU reference on the three cached presets, with plain loads bypassing the L1
+// (the presets' default: a load must still see the SM's own dirty bytes) and cached in it.
+TEST_CASE("workloads with a write-back L1 on tk1, tx2 and gtx480") {
+  const char* presets[] = {"tk1", "tx2", "gtx480"};
+  for (const auto& w : gpuvp::wl::all())
+    for (const char* p : presets)
+      for (const char* global : {"false", "true"}) {
+        const std::string args =
+            fmt::format("--preset {} --set sm.l1d.write_policy=write_back --set sm.l1d.cache_global={} --workload {}",
+                        p, global, w->name());
+        INFO(args);
+        auto j = run_stats(args);
+        INFO(j["stderr"].get<std::string>() << j["stdout"].get<std::string>());
+        CHECK(j["exit_status"] == 0);
+        CHECK(j["correct"] == true);
+      }
+}
