@@ -22,6 +22,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+import fi_results  # noqa: E402  (the one Wilson interval of the project)
+
 # Kernels of each workload and the grid / block of its `small` launch (sw/workloads/*.cc).
 KERNELS = {
     "matrixMul": (["matrixMul"], "1,1", "16,16"),
@@ -47,15 +50,10 @@ def run(cmd):
     return r.stdout
 
 
-def wilson(k, n, z=1.96):
-    """95 % Wilson score interval of k successes in n trials, in %."""
-    if n == 0:
-        return 0.0, 100.0
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return 100 * max(0.0, c - h), 100 * min(1.0, c + h)
+def wilson(k, n):
+    """95 % Wilson score interval of k successes in n trials, in % (the campaign scripts' interval)."""
+    lo, hi = fi_results.wilson(k, n)
+    return 100 * lo, 100 * hi
 
 
 def ranks(xs):
