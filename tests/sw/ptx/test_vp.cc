@@ -170,7 +170,8 @@ ret;
 )");
   const ptx::Function& f = m.funcs[0];
   CHECK(check(f, at_line(f, 8), at_line(f, 11)) == Refusal::Barrier);
-  const ptx::Function& g = ptx::reschedule(m, ptx::Schedule::Vp).funcs[0];
+  const ptx::Module r = ptx::reschedule(m, ptx::Schedule::Vp);  // kept: g refers into it
+  const ptx::Function& g = r.funcs[0];
   CHECK(at_line(g, 8) < at_line(g, 9));  // the load stays above the barrier
 }
 
@@ -195,7 +196,8 @@ ret;
   const ptx::Function& f = m.funcs[0];
   CHECK(check(f, at_line(f, 9), at_line(f, 13)) == Refusal::Dependence);   // add r1 past add r2
   CHECK(check(f, at_line(f, 11), at_line(f, 14)) == Refusal::Dependence);  // ld past st
-  const ptx::Function& g = ptx::reschedule(m, ptx::Schedule::Vp).funcs[0];
+  const ptx::Module r = ptx::reschedule(m, ptx::Schedule::Vp);  // kept: g refers into it
+  const ptx::Function& g = r.funcs[0];
   CHECK(at_line(g, 9) < at_line(g, 10));
   CHECK(at_line(g, 11) < at_line(g, 12));
 }
@@ -218,7 +220,8 @@ ret;
 )");
   const ptx::Function& f = m.funcs[0];
   CHECK(check(f, at_line(f, 9), at_line(f, 11)) == Refusal::LoopDepth);
-  const ptx::Function& g = ptx::reschedule(m, ptx::Schedule::Vp).funcs[0];
+  const ptx::Module r = ptx::reschedule(m, ptx::Schedule::Vp);  // kept: g refers into it
+  const ptx::Function& g = r.funcs[0];
   CHECK(at_line(g, 9) < 4);  // still in the block before the loop's label (instructions 0..3)
   // mov r2, whose value leaves the block, moves to the block's end past add r1 (no conflict).
   CHECK(at_line(g, 8) == 3);
