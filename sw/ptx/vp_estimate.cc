@@ -30,16 +30,16 @@ struct Ctx {
 std::vector<size_t> consumers(const Ctx& x, size_t p, uint32_t v) {
   const size_t n = x.acc.size();
   std::vector<char> seen(n, 0);
-  std::vector<size_t> todo(x.cfg.succ[p].begin(), x.cfg.succ[p].end()), out;
-  while (!todo.empty()) {
-    const size_t k = todo.back();
-    todo.pop_back();
+  std::vector<size_t> frontier(x.cfg.succ[p].begin(), x.cfg.succ[p].end()), out;
+  while (!frontier.empty()) {
+    const size_t k = frontier.back();
+    frontier.pop_back();
     if (k >= n || seen[k]) continue;
     seen[k] = 1;
     const Access& a = x.acc[k];
     if (std::find(a.reads.begin(), a.reads.end(), v) != a.reads.end()) out.push_back(k);
     const bool kills = a.unguarded && std::find(a.writes.begin(), a.writes.end(), v) != a.writes.end();
-    if (!kills) todo.insert(todo.end(), x.cfg.succ[k].begin(), x.cfg.succ[k].end());
+    if (!kills) frontier.insert(frontier.end(), x.cfg.succ[k].begin(), x.cfg.succ[k].end());
   }
   return out;
 }
