@@ -8,7 +8,7 @@
 namespace gpuvp {
 
 RtlBlockScheduler::RtlBlockScheduler(sc_core::sc_module_name name, const BlockSchedulerConfig& cfg, Registry& reg)
-    : BlockDispatcher(name, cfg.num_sms), cfg_(cfg), n_(cfg.num_sms), edge_(cfg.clock) {
+    : BlockDispatcher(name, cfg.num_sms), cfg_(cfg), n_(cfg.num_sms), reg_(reg), edge_(cfg.clock) {
   if (n_ == 0 || n_ > rtl::max_scheduler_sms())
     throw std::invalid_argument(
         fmt::format("{}: RTL scheduler needs 1..{} SMs, got {}", cfg.path, rtl::max_scheduler_sms(), n_));
@@ -50,6 +50,7 @@ RtlBlockScheduler::RtlBlockScheduler(sc_core::sc_module_name name, const BlockSc
   snap_.assign(m.flops().size(), 0);
   rtl::flops_changed(m, snap_);
   register_flops(reg, m, cfg.path, [this] { wake(); });
+  track_accesses();
 
   SC_METHOD(process);  // runs once at time 0: drives the reset outputs
   sensitive << rst << en;
@@ -80,6 +81,7 @@ void RtlBlockScheduler::process() {
       if (smp_done[i].read()) done |= uint64_t{1} << i;
     i_done_.set(done);
   }
+  if (at_edge && reg_.recording()) acc_->before_edge(sc_core::sc_time_stamp().value());
   rtl::gated_step(*m_, snap_, edge_, at_edge, [this] { drive(); });
   if (at_edge) {
     const SchedPhase ph = phase_of_state(unsigned(o_state_.get()), o_reset_.get() != 0);
@@ -87,6 +89,24 @@ void RtlBlockScheduler::process() {
     phase_ = ph;
   }
 }
+
+// The registers the model records (models/scheduler/block_scheduler.cc, track_accesses), found here by
+// evaluation. The launch outputs but threads_per_block are read by the SMs whose smp_en rises; the
+// other flip-flops (state, rdy, kernel_done, smp_en, smp_reset, prng) are read at every edge or by
+// consumers that react to any change, as in the model: not observed.
+void RtlBlockScheduler::track_accesses() {
+  std::vector<std::string> dims = {"block_x", "block_y", "block_z", "grid_x", "grid_y", "grid_z", "shmem_per_block"};
+  std::vector<std::string> consumed = dims;
+  for (unsigned i = 0; i < n_; ++i)
+    for (const char* a : {"num_blocks", "block_idx"}) consumed.push_back(fmt::format("{}[{}]", a, i));
+  std::vector<std::string> observed = consumed;
+  for (const char* r : {"blocks_scheduled_cnt", "smp_done_array", "threads_per_block"}) observed.push_back(r);
+  acc_ = std::make_unique<rtl::FlopAccesses>(*m_, reg_, cfg_.path, cfg_.clock.period().value(), observed, consumed,
+                                             "smp_en");
+}
+
+// The edges skipped after the last evaluated one still read what it read, up to the end of the run.
+void RtlBlockScheduler::end_of_simulation() { acc_->finish(sc_core::sc_time_stamp().value()); }
 
 void RtlBlockScheduler::drive() {
   auto put = [](auto& port, auto v) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "models/scheduler/block_scheduler.h"
+#include "rtl/flop_accesses.h"
 #include "rtl/verilated_model.h"
 
 namespace gpuvp {
@@ -31,15 +32,21 @@ class RtlBlockScheduler : public BlockDispatcher {
   const std::vector<PhaseMark>& phases() const { return phases_; }
   const rtl::VModel& model() const { return *m_; }
   void trace(sc_core::sc_trace_file* tf, const std::string& prefix) const;
+  // Access recording of the flip-flops (docs/rtl.md "Access recording").
+  const rtl::FlopAccesses& accesses() const { return *acc_; }
 
  private:
+  void end_of_simulation() override;
   void process();
   void drive();
+  void track_accesses();
   void wake() { wake_ev_.notify(sc_core::SC_ZERO_TIME); }
 
   BlockSchedulerConfig cfg_;
   unsigned n_;
   std::unique_ptr<rtl::VModel> m_;
+  Registry& reg_;
+  std::unique_ptr<rtl::FlopAccesses> acc_;
   // Inputs (top-level ports).
   rtl::Var i_rst_, i_en_, i_bpc_, i_gx_, i_gy_, i_gz_, i_bx_, i_by_, i_bz_, i_shmem_, i_dyn_, i_param_, i_done_;
   // Output flip-flops.
