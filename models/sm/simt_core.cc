@@ -56,7 +56,10 @@ SimtCore::SimtCore(const SmConfig& cfg, CoreEnv& env)
   }
 }
 
-SimtCore::~SimtCore() { clear(); }
+SimtCore::~SimtCore() {
+  acc_reg_ = nullptr;  // the registry may be gone: releasing the blocks records nothing
+  clear();
+}
 
 void SimtCore::clear() {
   for (unsigned j = 0; j < blocks_.size(); ++j)
@@ -450,15 +453,14 @@ bool SimtCore::execute(Warp& w, unsigned gi, const Inst& in, uint64_t pc) {
   const bool rec = recording();
   const uint64_t t0 = rec ? inst_access_ps() : 0;  // its operands are read from here on
   if (rec) note_reads(w, in, cls, active, t0, t0);
-  GroupSnapshot groups_before;
-  if (rec) snapshot_groups(w, groups_before);
+  if (rec) snapshot_groups(w, groups_before_);
   fg_.active = active;
   const sm::OpEntry& op = ops_[size_t(in.op)];
   sm::Exec x{*this, w, in, g, gi, active, pc, pc + in.size};
   if (op.control) {
     op.fn(x);
     if (rec) note_late_reads(w, in, cls, active, t0);
-    if (rec) note_groups(w, gi, groups_before);
+    if (rec) note_groups(w, gi, groups_before_);
     if (observer_) notify_retired(w, in, active, true);
     return !x.halt;
   }
@@ -472,7 +474,7 @@ bool SimtCore::execute(Warp& w, unsigned gi, const Inst& in, uint64_t pc) {
   if (rec && active) note_writes(w, in, cls, active);
   if (observer_) notify_retired(w, in, active, false);
   w.move(gi, w.groups[gi].mask, x.next);
-  if (rec) note_groups(w, gi, groups_before);
+  if (rec) note_groups(w, gi, groups_before_);
   return true;
 }
 

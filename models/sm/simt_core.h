@@ -286,6 +286,7 @@ class SimtCore {
   std::vector<WarpTargets> t_warps_;
   std::vector<uint64_t> state_span_from_;
   uint64_t frontier_read_ps_ = 0;
+  GroupSnapshot groups_before_;  // the executing instruction's warp's groups before it (while recording)
   const WarpTargets* warp_targets(const Warp& w) const { return w.id < t_warps_.size() ? &t_warps_[w.id] : nullptr; }
   uint64_t core_now_ps() const;
   void note_frontier(const Warp& w);
