@@ -23,6 +23,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
+#include <utility>
 
 #include "faultinj/app_run.h"
 #include "faultinj/campaign_file.h"
@@ -251,24 +253,35 @@ void keep_allocated(const CampaignSpec& spec, const GoldenRun& g, std::vector<Ta
                 targets.end());
 }
 
-// The faults of a campaign on registered state: targets x bits x clock edges of the window.
-std::vector<Fault> state_faults(const CampaignSpec& spec, const GoldenRun& g, std::vector<TargetInfo>& targets,
-                                uint64_t& space) {
+// The targets (and their words) a campaign on registered state draws from.
+std::vector<TargetInfo> drawn_targets(const CampaignSpec& spec, const GoldenRun& g) {
+  std::vector<TargetInfo> targets;
   try {
     targets = select_targets(target_infos(g), spec.targets, spec.exclude);
   } catch (const std::invalid_argument& e) {
     throw CampaignError(fmt::format("{}: {}", spec.origin, e.what()));  // exit 2, naming the file and the glob
   }
   keep_allocated(spec, g, targets);
+  return targets;
+}
+
+// The instants [from, to) whose clock edges a time-triggered campaign draws: its window, else the
+// golden run's execution window.
+std::pair<uint64_t, uint64_t> drawn_window(const CampaignSpec& spec, const GoldenRun& g) {
+  if (!spec.window) return {g.start_ps, g.end_ps};
+  const uint64_t from = spec.window->from_ns * 1000, to = spec.window->to_ns * 1000;
+  if (to > g.sim_end_ps)
+    throw CampaignError(fmt::format("{}: window.to_ns = {} is after the end of the golden run ({} ns)", spec.origin,
+                                    spec.window->to_ns, g.sim_end_ps / 1000));
+  return {from, to};
+}
+
+// The faults of a campaign on registered state: targets x bits x clock edges of the window.
+std::vector<Fault> state_faults(const CampaignSpec& spec, const GoldenRun& g, std::vector<TargetInfo>& targets,
+                                uint64_t& space) {
+  targets = drawn_targets(spec, g);
   if (spec.trigger.event != "time") return event_faults(spec, g, targets, space);
-  uint64_t from = g.start_ps, to = g.end_ps;
-  if (spec.window) {
-    from = spec.window->from_ns * 1000;
-    to = spec.window->to_ns * 1000;
-    if (to > g.sim_end_ps)
-      throw CampaignError(fmt::format("{}: window.to_ns = {} is after the end of the golden run ({} ns)", spec.origin,
-                                      spec.window->to_ns, g.sim_end_ps / 1000));
-  }
+  const auto [from, to] = drawn_window(spec, g);
   space = fault_space_size(targets, from, to, g.period_ps);
   const uint64_t n = sample_size(spec, space);
   return make_fault_list(targets, spec.fault, from, to, g.period_ps, n, spec.seed);
@@ -575,15 +588,25 @@ RunRecord record_of(const RunResult& r, int shard) {
   return rec;
 }
 
-// The targets a campaign injects: its globs' selection, or those its listed faults name.
-std::set<std::string> selected_names(const CampaignSpec& spec, const GoldenRun& g, const std::vector<Fault>& pending) {
-  std::set<std::string> names;
-  if (spec.targets.empty()) {
-    for (const Fault& f : pending) names.insert(f.target);
-    return names;
+// The population a campaign draws its faults from, for the ACE figures beside its AVF: its targets'
+// drawn words (a register file's allocated words, index ranges) over its window; rate mode's register
+// file (allocated words) over the execution window; a list's targets whole (it draws nothing).
+FaultSpace fault_space(const CampaignSpec& spec, const GoldenRun& g, const std::vector<Fault>& pending) {
+  FaultSpace s;
+  std::tie(s.from_ps, s.to_ps) = drawn_window(spec, g);
+  if (!spec.targets.empty()) {
+    s.targets = drawn_targets(spec, g);
+    return s;
   }
-  for (const TargetInfo& t : select_targets(target_infos(g), spec.targets, spec.exclude)) names.insert(t.name);
-  return names;
+  std::set<std::string> names;
+  for (const Fault& f : pending) names.insert(f.target);
+  if (spec.rate) names.insert(fmt::format("gpu.sm{}.regs", spec.rate->sm));
+  for (const TargetInfo& t : target_infos(g))
+    if (names.count(t.name)) s.targets.push_back(t);
+  if (spec.rate && spec.allocated_only)
+    for (TargetInfo& t : s.targets)
+      if (regs_target_sm(t.name) == spec.rate->sm) t.ranges = allocated_words(g, spec.rate->sm);
+  return s;
 }
 
 // Runs the store's pending faults. The store is closed while processes are forked, reopened to
@@ -606,7 +629,7 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
     plan.to_run = st.pending_faults();
     context_of.reserve(plan.to_run.size());
     for (const Fault& f : plan.to_run) context_of.emplace_back(f.id, contexts.of(f));
-    st.set_meta("lifetimes", lifetimes_summary(lifetimes, g, spec.pruning, selected_names(spec, g, plan.to_run)).dump());
+    st.set_meta("lifetimes", lifetimes_summary(lifetimes, g, spec.pruning, fault_space(spec, g, plan.to_run)).dump());
     if (spec.pruning) plan = plan_pruning(std::move(plan.to_run), lifetimes, g);
   }
   uint64_t pending = plan.to_run.size() + plan.dead.size();

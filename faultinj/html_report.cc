@@ -305,7 +305,7 @@ std::string html_report(const std::vector<Store>& stores, std::optional<double> 
     return cols[i].t.per_ptx_reg.empty() ? std::string("<p class=\"note\">no register-file faults in allocated words</p>")
                                          : group_table(cols[i].t.per_ptx_reg);
   });
-  s += section("ACE analysis and pruning (live bit-time / total bit-time beside the injected AVF)",
+  s += section("ACE analysis and pruning (live bit-time / total bit-time over the campaign's fault space beside the injected AVF)",
                [&](size_t i) { return "<pre>" + esc(exhaustive_note(*cols[i].st) + lifetimes_text(*cols[i].st, cols[i].t)) + "</pre>"; });
   s += section("MTBF and FIT", [&](size_t i) {
     return "<pre>" + esc(mtbf_text(cols[i].t.all, cols[i].golden, raw_rate(*cols[i].st, raw_fit_per_bit))) + "</pre>";

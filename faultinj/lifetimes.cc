@@ -85,13 +85,19 @@ LiveInterval Lifetimes::interval(const Fault& f) const {
 
 // Live time of one word within [from, to): from each access to the next read (a span reads up to its
 // last edge); what lies after the last read, or ends in a write, is dead.
-AceFigure Lifetimes::ace(const std::string& target, uint64_t from, uint64_t to) const {
+AceFigure Lifetimes::ace(const std::string& target, uint64_t from, uint64_t to, const WordRanges& words) const {
   const TargetDesc& t = *targets_.at(target);
   AceFigure a;
-  a.bits = uint64_t(t.width) * t.count;
+  a.bits = uint64_t(t.width) * (words.empty() ? t.count : word_count(words));
   a.total_bit_ps = double(a.bits) * double(to > from ? to - from : 0);
   auto clamp = [&](uint64_t ps) { return std::min(std::max(ps, from), to); };
+  auto selected = [&](uint64_t w) {
+    if (words.empty()) return true;
+    auto r = std::upper_bound(words.begin(), words.end(), w, [](uint64_t v, const auto& x) { return v < x.first; });
+    return r != words.begin() && w < std::prev(r)->second;
+  };
   for (auto it = words_.lower_bound({t.serial, 0}); it != words_.end() && it->first.first == t.serial; ++it) {
+    if (!selected(it->first.second)) continue;
     uint64_t prev = from, live = 0;
     for (const AccessEvent& e : it->second.ev) {
       const uint64_t end = clamp(e.kind == Access::ReadSpan ? e.until_ps : e.time_ps);
@@ -156,23 +162,26 @@ RunResult shared_result(const RunResult& rep, uint64_t fault_id) {
   return r;
 }
 
-nlohmann::json lifetimes_summary(const Lifetimes& lt, const GoldenRun& g, bool pruning,
-                                 const std::set<std::string>& selected) {
+nlohmann::json lifetimes_summary(const Lifetimes& lt, const GoldenRun& g, bool pruning, const FaultSpace& space) {
   nlohmann::json targets = nlohmann::json::array(), unobserved = nlohmann::json::array();
-  for (const std::string& name : lt.unobserved_targets())
-    if (selected.count(name)) unobserved.push_back(name);
-  for (const std::string& name : lt.observed_targets()) {
-    if (!selected.count(name)) continue;
-    const AceFigure w = lt.ace(name, g.start_ps, g.end_ps);
+  for (const TargetInfo& t : space.targets) {
+    if (!lt.observed(t.name)) {
+      unobserved.push_back(t.name);
+      continue;
+    }
+    const AceFigure w = lt.ace(t.name, g.start_ps, g.end_ps);
+    const AceFigure s = lt.ace(t.name, space.from_ps, space.to_ps, t.ranges);
     nlohmann::json kernels = nlohmann::json::array();
-    for (auto& [from, to] : g.kernels) {
-      const AceFigure k = lt.ace(name, from, to);
+    for (auto& [from, to] : g.kernels) {  // each kernel's part of the campaign's window
+      const AceFigure k = lt.ace(t.name, std::max(from, space.from_ps), std::min(to, space.to_ps), t.ranges);
       kernels.push_back({k.live_bit_ps, k.total_bit_ps});
     }
-    targets.push_back({{"name", name}, {"bits", w.bits}, {"live_bit_ps", w.live_bit_ps},
-                       {"total_bit_ps", w.total_bit_ps}, {"kernels", kernels}});
+    targets.push_back({{"name", t.name}, {"bits", w.bits}, {"live_bit_ps", w.live_bit_ps},
+                       {"total_bit_ps", w.total_bit_ps}, {"kernels", kernels},
+                       {"space", {{"bits", s.bits}, {"live_bit_ps", s.live_bit_ps}, {"total_bit_ps", s.total_bit_ps}}}});
   }
-  return {{"pruning", pruning}, {"observed", targets}, {"unobserved", unobserved}};
+  return {{"pruning", pruning}, {"observed", targets}, {"unobserved", unobserved},
+          {"window_ps", {space.from_ps, space.to_ps}}};
 }
 
 std::string equivalence_key(const Fault& f, const LiveInterval& iv) {

@@ -14,6 +14,7 @@
 
 #include "faultinj/engine.h"
 #include "faultinj/fault.h"
+#include "faultinj/fault_list.h"
 
 #include <nlohmann/json.hpp>
 
@@ -48,8 +49,9 @@ class Lifetimes {
   // makes the fault live, unshared; only writes there leave it Unknown (run it).
   LiveInterval interval(const std::string& target, uint64_t idx, uint64_t t_ps) const;
   LiveInterval interval(const Fault& f) const;
-  // Live bit-time of `target` within [from, to) (observed targets only).
-  AceFigure ace(const std::string& target, uint64_t from_ps, uint64_t to_ps) const;
+  // Live bit-time of `target` within [from, to) (observed targets only), over the words `words` (empty:
+  // every word of the target).
+  AceFigure ace(const std::string& target, uint64_t from_ps, uint64_t to_ps, const WordRanges& words = {}) const;
   std::vector<std::string> observed_targets() const;  // registry order
   std::vector<std::string> unobserved_targets() const;
 
@@ -75,11 +77,17 @@ struct PrunePlan {
 PrunePlan plan_pruning(std::vector<Fault> faults, const Lifetimes& lt, const GoldenRun& g);
 // The result of a fault that shares the run `rep` made for another fault of its live interval.
 RunResult shared_result(const RunResult& rep, uint64_t fault_id);
-// What the store keeps of the golden run's lifetimes (meta `lifetimes`, JSON): per observed target
-// its ACE figures over the execution window and per kernel, and the targets that were not observed.
-// `selected`: the campaign's targets (the others are left out).
-nlohmann::json lifetimes_summary(const Lifetimes& lt, const GoldenRun& g, bool pruning,
-                                 const std::set<std::string>& selected);
+// A campaign's fault space: the targets (with the words it draws from: a register file's allocated
+// words, an index range) and the window [from_ps, to_ps) of the clock edges it draws.
+struct FaultSpace {
+  std::vector<TargetInfo> targets;
+  uint64_t from_ps = 0, to_ps = 0;
+};
+// What the store keeps of the golden run's lifetimes (meta `lifetimes`, JSON): per observed target of
+// the fault space its ACE figures over the fault space (`space`: its words over its window, and per
+// kernel: the kernel's part of the window) and over the whole target and execution window (`bits`,
+// `live_bit_ps`, `total_bit_ps`), and the targets that were not observed.
+nlohmann::json lifetimes_summary(const Lifetimes& lt, const GoldenRun& g, bool pruning, const FaultSpace& space);
 
 // A key that is equal for two faults exactly when one run stands for both (same target, word, bits,
 // model and live interval); empty for a fault that must run on its own.

@@ -229,6 +229,12 @@ struct AceSum {
   uint64_t bits = 0;
   double live = 0, total = 0;
   std::string ace() const { return total > 0 ? fmt::format("{:.2f}", 100 * live / total) : "-"; }
+  void add(const AceSum& o) { bits += o.bits, live += o.live, total += o.total; }
+};
+// A target's ACE over the campaign's fault space, and over the whole target and execution window.
+struct AceRow {
+  AceSum space, whole;
+  void add(const AceRow& o) { space.add(o.space), whole.add(o.whole); }
 };
 
 // Runs not masked over faults injected, %: what the ACE AVF bounds.
@@ -238,13 +244,26 @@ std::string failure_avf(const ClassCounts* c) {
   return fmt::format("{:.2f}", 100.0 * double(c->injected() - masked) / double(c->injected()));
 }
 
-std::string ace_rows(const std::map<std::string, AceSum>& rows, const std::map<std::string, ClassCounts>& counts) {
+constexpr const char* kAceRow = "  {:<36} {:>10} {:>8} {:>10} {:>12} {:>10}\n";
+
+std::string ace_rows(const std::map<std::string, AceRow>& rows, const std::map<std::string, ClassCounts>& counts) {
   std::string out;
   for (const auto& [name, a] : rows) {
     auto it = counts.find(name);
-    out += fmt::format("  {:<36} {:>8} {:>8} {:>10}\n", name, a.bits, a.ace(), failure_avf(it == counts.end() ? nullptr : &it->second));
+    out += fmt::format(kAceRow, name, a.space.bits, a.space.ace(), failure_avf(it == counts.end() ? nullptr : &it->second),
+                       a.whole.bits, a.whole.ace());
   }
   return out;
+}
+
+// One observed target of the stored summary; a store from before fault-space figures has the whole
+// target's only (then both columns show them).
+AceRow ace_row(const nlohmann::json& o) {
+  AceRow r;
+  r.whole = {o.at("bits"), o.at("live_bit_ps"), o.at("total_bit_ps")};
+  r.space = r.whole;
+  if (o.contains("space")) r.space = {o["space"].at("bits"), o["space"].at("live_bit_ps"), o["space"].at("total_bit_ps")};
+  return r;
 }
 
 std::string pruned_line(const Store& store) {
@@ -273,28 +292,31 @@ std::string lifetimes_text(const Store& store, const AvfTables& t) {
   const auto text = store.meta("lifetimes");
   if (!text) return {};
   const nlohmann::json j = nlohmann::json::parse(*text);
-  std::map<std::string, AceSum> per_target, per_structure, per_kernel;
+  std::map<std::string, AceRow> per_target, per_structure, per_kernel;
   for (const auto& o : j.at("observed")) {
     const std::string name = o.at("name");
-    AceSum a{o.at("bits"), o.at("live_bit_ps"), o.at("total_bit_ps")};
+    const AceRow a = ace_row(o);
     per_target[name] = a;
-    AceSum& s = per_structure[structure_of(name)];
-    s.bits += a.bits, s.live += a.live, s.total += a.total;
+    per_structure[structure_of(name)].add(a);
     const auto& ks = o.at("kernels");
     for (size_t k = 0; k < ks.size(); ++k) {
-      AceSum& kk = per_kernel[fmt::format("kernel {}", k)];
-      kk.bits += a.bits, kk.live += ks[k][0].get<double>(), kk.total += ks[k][1].get<double>();
+      AceRow& kk = per_kernel[fmt::format("kernel {}", k)];
+      kk.add({{a.space.bits, ks[k][0].get<double>(), ks[k][1].get<double>()}, {}});
     }
   }
-  const char* head = "  {:<36} {:>8} {:>8} {:>10}\n";
   std::string out = fmt::format(
-      "ACE analysis of the golden run (ACE AVF = live bit-time / total bit-time over the execution window, %: an upper\n"
-      "bound of the injected failure AVF = runs not masked / faults injected, %; observed targets only)\n"
+      "ACE analysis of the golden run over the campaign's fault space (the words and window its faults are drawn\n"
+      "from: a register file's words the kernels allocated, an index range's words; ACE AVF = live bit-time / total\n"
+      "bit-time there, %: an upper bound of the injected failure AVF = runs not masked / faults injected, %; observed\n"
+      "targets only). 'whole': the same over every word of the target and the whole execution window\n"
       "  pruning: {}\n", j.at("pruning").get<bool>() ? "on (faults in dead intervals masked without a run, one run per live interval)" : "off");
   out += pruned_line(store);
-  out += "Per structure\n" + fmt::format(head, "structure", "bits", "ACE AVF", "inj. AVF") + ace_rows(per_structure, t.per_structure);
-  out += "Per target\n" + fmt::format(head, "target", "bits", "ACE AVF", "inj. AVF") + ace_rows(per_target, t.per_target);
-  out += "Per kernel (observed targets together)\n" + fmt::format(head, "kernel", "bits", "ACE AVF", "") + ace_rows(per_kernel, {});
+  out += "Per structure\n" + fmt::format(kAceRow, "structure", "bits", "ACE AVF", "inj. AVF", "bits whole", "ACE whole") +
+         ace_rows(per_structure, t.per_structure);
+  out += "Per target\n" + fmt::format(kAceRow, "target", "bits", "ACE AVF", "inj. AVF", "bits whole", "ACE whole") +
+         ace_rows(per_target, t.per_target);
+  out += "Per kernel (observed targets together, the kernel's part of the window)\n" +
+         fmt::format(kAceRow, "kernel", "bits", "ACE AVF", "", "", "") + ace_rows(per_kernel, {});
   std::vector<std::string> un = j.at("unobserved");
   out += fmt::format("  not observed (reads not all seen: no ACE figure, never pruned): {}\n", un.empty() ? "none" : join(un));
   return out;

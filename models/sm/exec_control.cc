@@ -38,6 +38,7 @@ void SimtCore::finish_warp(Warp& w) {
 void SimtCore::exit_lanes(Warp& w, Group& g, uint32_t lanes_out) {
   unsigned gi = unsigned(&g - w.groups);
   uint32_t rest = g.mask & ~lanes_out;
+  if (recording()) note_live(w, true);
   w.live &= ~lanes_out;
   if (rest) g.mask = rest;
   else w.remove(gi, lanes_out);
@@ -154,6 +155,7 @@ void SimtCore::arrive_barrier(Warp& w, unsigned id, bool counted, uint64_t count
   b.bar_expected[id] = uint16_t(expected);
   ++b.bar_arrived[id];
   // Exited lanes are not in `live`: they take no part in a reduction.
+  if (recording()) note_live(w, false);
   b.bar_threads[id] += unsigned(__builtin_popcount(w.live));
   b.bar_votes[id] += unsigned(__builtin_popcount(votes & w.live));
   check_barrier(b, id);
@@ -179,6 +181,7 @@ void SimtCore::check_barrier(Block& b, unsigned id) {
 // predicates; and/or: whether all / any of them were true).
 void SimtCore::deliver_reduction(Warp& w, const Block& b, unsigned id) {
   if (w.red == Warp::Red::None) return;
+  if (recording()) note_live(w, false);
   const uint32_t votes = b.bar_votes[id];
   if (w.red == Warp::Red::Popc) {
     uint64_t scratch[32];

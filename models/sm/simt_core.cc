@@ -56,7 +56,10 @@ SimtCore::SimtCore(const SmConfig& cfg, CoreEnv& env)
   }
 }
 
-SimtCore::~SimtCore() { clear(); }
+SimtCore::~SimtCore() {
+  acc_reg_ = nullptr;  // the registry may be gone: releasing the blocks records nothing
+  clear();
+}
 
 void SimtCore::clear() {
   for (unsigned j = 0; j < blocks_.size(); ++j)
@@ -269,6 +272,7 @@ void SimtCore::issue_flexgrip(int i) {
   Warp& w = warps_[unsigned(i)];
   const unsigned gi = w.ngroups == 1 ? 0 : w.frontier();
   cur_pc_ = w.groups[gi].pc;
+  if (recording()) note_frontier(w);
   step_flexgrip(w, gi, cur_pc_);
   in_step_ = false;
   sched_[0].last = i;
@@ -305,6 +309,7 @@ bool SimtCore::run() {
     else wait_turn(i, true);
   }
   if (pipe_) now_ = std::max(now_, fg_last_ + sm::kFgBatchEnd);  // the scheduler sees the last warp finish
+  if (recording()) close_state_spans();  // every warp exited: no scheduler looks at them any more
   else for (unsigned s = 0; s < sched_.size(); ++s) count_until(s, now_);
   return !has_error_;
 }
@@ -448,12 +453,14 @@ bool SimtCore::execute(Warp& w, unsigned gi, const Inst& in, uint64_t pc) {
   const bool rec = recording();
   const uint64_t t0 = rec ? inst_access_ps() : 0;  // its operands are read from here on
   if (rec) note_reads(w, in, cls, active, t0, t0);
+  if (rec) snapshot_groups(w, groups_before_);
   fg_.active = active;
   const sm::OpEntry& op = ops_[size_t(in.op)];
   sm::Exec x{*this, w, in, g, gi, active, pc, pc + in.size};
   if (op.control) {
     op.fn(x);
     if (rec) note_late_reads(w, in, cls, active, t0);
+    if (rec) note_groups(w, gi, groups_before_);
     if (observer_) notify_retired(w, in, active, true);
     return !x.halt;
   }
@@ -467,6 +474,7 @@ bool SimtCore::execute(Warp& w, unsigned gi, const Inst& in, uint64_t pc) {
   if (rec && active) note_writes(w, in, cls, active);
   if (observer_) notify_retired(w, in, active, false);
   w.move(gi, w.groups[gi].mask, x.next);
+  if (rec) note_groups(w, gi, groups_before_);
   return true;
 }
 

@@ -8,6 +8,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sw/isa/device_error.h"
@@ -268,6 +269,34 @@ class SimtCore {
   void note_writes(const Warp& w, const isa::Inst& in, InstClass cls, uint32_t active);
   void note_placement(const Block& b);
   void note_warp_slots_moved();
+  // Warp control state (the same file): each warp slot's targets, the start of its open span of
+  // scheduler reads of `state` (kNoSpan: none), and the instant the issuing instruction's frontier was read.
+  struct WarpTargets {
+    Target* pc = nullptr;
+    Target* mask = nullptr;
+    Target* ngroups = nullptr;
+    Target* live = nullptr;
+    Target* state = nullptr;
+  };
+  struct GroupSnapshot {  // a warp's groups before an instruction
+    unsigned ngroups = 0;
+    Group groups[32];
+  };
+  static constexpr uint64_t kNoSpan = ~uint64_t{0};
+  std::vector<WarpTargets> t_warps_;
+  std::vector<uint64_t> state_span_from_;
+  uint64_t frontier_read_ps_ = 0;
+  GroupSnapshot groups_before_;  // the executing instruction's warp's groups before it (while recording)
+  const WarpTargets* warp_targets(const Warp& w) const { return w.id < t_warps_.size() ? &t_warps_[w.id] : nullptr; }
+  uint64_t core_now_ps() const;
+  void note_frontier(const Warp& w);
+  void snapshot_groups(const Warp& w, GroupSnapshot& s) const;
+  void note_groups(const Warp& w, unsigned gi, const GroupSnapshot& before);
+  void note_live(const Warp& w, bool written);
+  void note_warp_placed(const Warp& w, uint64_t ps);
+  void close_state_span(unsigned slot, uint64_t ps);
+  void close_state_spans();
+  void note_warps_moved(const std::vector<std::pair<unsigned, unsigned>>& moves);
 
   // Launch and issue loop (simt_core.cc).
   unsigned max_warps() const;

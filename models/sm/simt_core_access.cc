@@ -127,6 +127,7 @@ void SimtCore::note_placement(const Block& b) {
   }
   for (unsigned k = 0; k < b.nwarps; ++k)
     acc_reg_->note_lanes(*t_preds_, uint64_t(b.first_warp + k) * kPredSlotsPerWarp, ~0u, 1, Access::Write, ps);
+  for (unsigned k = 0; k < b.nwarps; ++k) note_warp_placed(warps_[b.first_warp + k], ps);
 }
 
 // Warps changed slots (compact): the predicate words, numbered by warp slot, now show other warps (a

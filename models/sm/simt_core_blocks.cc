@@ -61,11 +61,13 @@ void SimtCore::compact() {
   std::sort(order.begin(), order.end(), [&](unsigned a, unsigned b) { return blocks_[a].first_warp < blocks_[b].first_warp; });
   std::vector<Warp> packed;
   std::vector<unsigned> moved_to(warps_.size(), 0);
+  std::vector<std::pair<unsigned, unsigned>> moves;  // (from slot, to slot) of the warps that moved
   for (unsigned j : order) {
     Block& b = blocks_[j];
     for (unsigned k = 0; k < b.nwarps; ++k) {
       packed.push_back(warps_[b.first_warp + k]);
       packed.back().id = moved_to[b.first_warp + k] = unsigned(packed.size() - 1);
+      if (b.first_warp + k != packed.back().id) moves.emplace_back(b.first_warp + k, packed.back().id);
       warps_[b.first_warp + k].rstack = nullptr;  // moved with the warp
     }
     b.first_warp = unsigned(packed.size()) - b.nwarps;
@@ -74,6 +76,7 @@ void SimtCore::compact() {
   warps_.swap(packed);
   for (PendingLoad& p : pending_) p.warp = moved_to[p.warp];  // their data follows the warp
   if (recording()) note_warp_slots_moved();
+  if (recording()) note_warps_moved(moves);
   reset_picks();  // warps changed slots, and with them schedulers
   std::sort(order.begin(), order.end(), [&](unsigned a, unsigned b) { return blocks_[a].smem_base < blocks_[b].smem_base; });
   uint32_t next = 0;
@@ -187,6 +190,8 @@ void SimtCore::free_warp(Warp& w) {
 // Its registers keep their values until a block reuses them (place_block zeroes them).
 void SimtCore::release_block(unsigned j) {
   Block& b = blocks_[j];
+  if (recording())  // (a batch's were closed when it ended)
+    for (unsigned k = 0; k < b.nwarps; ++k) close_state_span(b.first_warp + k, core_now_ps());
   for (unsigned k = 0; k < b.nwarps; ++k) free_warp(warps_[b.first_warp + k]);
   b.kernel.reset();
   b.lp = nullptr;

@@ -216,6 +216,7 @@ SimtCore::Outcome SimtCore::step(Warp& w, unsigned s) {
   Sched& sc = sched_[s];
   const unsigned gi = w.ngroups == 1 ? 0 : w.frontier();
   const uint64_t pc = w.groups[gi].pc;
+  if (recording()) note_frontier(w);
   cur_pc_ = pc;
   const Inst* in = nullptr;
   if (sc.pinned == int(w.id) && sc.pinned_decodes == ibuf_->decodes()) {
@@ -302,6 +303,7 @@ void SimtCore::dual_issue(Warp& w, unsigned s, const Inst& first, uint64_t first
     return;
   const unsigned gi = w.ngroups == 1 ? 0 : w.frontier();
   const uint64_t pc = w.groups[gi].pc;
+  if (recording()) note_frontier(w);
   if (pc != first_pc + first.size || !ibuf_->resident(pc, now_)) return;
   const Inst* in = fetch(w, pc);
   if (!in || ops_[size_t(in->op)].control || depends(first, *in)) return;

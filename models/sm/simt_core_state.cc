@@ -94,6 +94,8 @@ void SimtCore::register_state(Registry& reg, const std::string& path) {
   for (const char* name : {".regs", ".preds"}) reg.at_mut(path + name).reads_observed = true;
   t_regs_ = &reg.at_mut(path + ".regs");
   t_preds_ = &reg.at_mut(path + ".preds");
+  t_warps_.assign(max_warps(), WarpTargets{});
+  state_span_from_.assign(max_warps(), kNoSpan);
   for (unsigned w = 0; w < max_warps(); ++w) register_warp(reg, fmt::format("{}.warp[{}]", path, w), w);
 }
 
@@ -140,6 +142,14 @@ void SimtCore::register_warp(Registry& reg, const std::string& p, unsigned w) {
       [warp](uint64_t v) {
         if (warp()) warp()->state = v >= 2 ? Warp::Exited : Warp::State(v);
       }));
+  // Every read and write of these is reported too (simt_core_warp_access.cc).
+  WarpTargets& t = t_warps_[w];
+  Target** slots[] = {&t.pc, &t.mask, &t.ngroups, &t.live, &t.state};
+  const char* names[] = {".group_pc", ".group_mask", ".ngroups", ".live", ".state"};
+  for (size_t i = 0; i < 5; ++i) {
+    *slots[i] = &reg.at_mut(p + names[i]);
+    (*slots[i])->reads_observed = true;
+  }
 }
 
 }  // namespace gpuvp

@@ -10,16 +10,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <regex>
-#include <sstream>
 #include <string>
 
 #include "common/subprocess.h"
 #include "export_csv.h"
 #include "faultinj/lifetimes.h"
 #include "faultinj/temp_dir.h"
-#include "platform/platform.h"
+#include "pruning_compare.h"
+#include "recorded_golden.h"
 
 using namespace gpuvp;
 using gpuvp::fi::GoldenRun;
@@ -49,17 +48,11 @@ const char* kChainPtx = R"(
 )";
 
 GoldenRun recorded_chain(Platform& p) {
-  GoldenRun g;
-  p.record_issues(0);
-  p.registry().record_accesses(&g.accesses);
-  p.run([&](rt::Runtime& rt) {
-    auto m = rt.load_module(kChainPtx, "chain.ptx");
-    rt.launch(m, "chain", {1}, {32}, rt::KernelArgs{});
-    rt.synchronize();
-  });
-  p.registry().record_accesses(nullptr);
-  for (const Target* t : p.registry().all()) g.targets.push_back({t->name, t->width, t->count, t->serial, t->reads_observed});
-  return g;
+  return fi::test::record_golden(p, [&](rt::Runtime& rt) {
+           auto m = rt.load_module(kChainPtx, "chain.ptx");
+           rt.launch(m, "chain", {1}, {32}, rt::KernelArgs{});
+           rt.synchronize();
+         }).g;
 }
 }  // namespace
 
@@ -151,29 +144,16 @@ TEST_CASE("sm pruning: the same fault list on SM registers gives the same outcom
 }
 
 namespace {
-std::string read_text(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 // tests/data/ptx/sm_access.ptx (one warp): the instructions, numbered from 0, and the register slots.
 enum : unsigned { kLdA = 0, kLdB, kTid, kMul, kAdd, kLdG, kAtom, kSetp, kSt, kRet, kInsts };
 enum : unsigned { kR1 = 1, kR2 = 2, kR3 = 3, kRd2 = 7, kRd4 = 9 };
 
-struct Recorded {
-  GoldenRun g;
-  std::vector<uint64_t> t;  // issue instants
-};
+using fi::test::Recorded;
 
 Recorded recorded_access(const std::string& preset) {
   Platform p(Config::preset(preset));
-  Recorded r;
-  p.record_issues(0);
-  p.registry().record_accesses(&r.g.accesses);
-  p.run([&](rt::Runtime& rt) {
-    auto m = rt.load_module(read_text(std::string(GPUVP_TEST_DATA) + "/ptx/sm_access.ptx"), "sm_access.ptx");
+  return fi::test::record_golden(p, [&](rt::Runtime& rt) {
+    auto m = rt.load_module(fi::test::file_text(std::string(GPUVP_TEST_DATA) + "/ptx/sm_access.ptx"), "sm_access.ptx");
     std::vector<uint32_t> a(32);
     for (uint32_t i = 0; i < 32; ++i) a[i] = i;
     const rt::DevPtr da = rt.malloc(a.size() * 4), db = rt.malloc(4);
@@ -183,10 +163,6 @@ Recorded recorded_access(const std::string& preset) {
     rt.launch(m, "acc", {1}, {32}, rt::KernelArgs{}.ptr(da).ptr(db));
     rt.synchronize();
   });
-  p.registry().record_accesses(nullptr);
-  for (const Target* t : p.registry().all()) r.g.targets.push_back({t->name, t->width, t->count, t->serial, t->reads_observed});
-  r.t = p.issue_times(0);
-  return r;
 }
 
 // The recorded accesses of one word, in time order, in the order reported at one instant (as Lifetimes).
@@ -331,23 +307,11 @@ void same_outcomes_dense(const std::string& preset) {
     REQUIRE(r.status == 0);
     rows[pruning] = fi::test::export_table(d(name + ".db")).rows;
   }
-  REQUIRE(rows[0].size() == rows[1].size());
   REQUIRE(rows[0].size() > 500);
-  size_t dead = 0, shared = 0, not_masked = 0;
-  for (size_t i = 0; i < rows[0].size(); ++i) {
-    const auto& on = rows[1][i];
-    const auto& off = rows[0][i];
-    INFO("fault " << on.at("id") << " " << on.at("target") << "[" << on.at("idx") << "] bit " << on.at("bit") << " at "
-                  << on.at("time_ps") << ": " << on.at("detail") << " / " << off.at("detail"));
-    CHECK(on.at("outcome") == off.at("outcome"));
-    CHECK(on.at("due_kind") == off.at("due_kind"));
-    dead += on.at("detail").rfind("pruned: dead", 0) == 0;
-    shared += on.at("detail").rfind("pruned: same live", 0) == 0;
-    not_masked += off.at("outcome") != "masked";
-  }
-  CHECK(dead > 100);
-  CHECK(shared > 20);
-  CHECK(not_masked > 20);
+  const fi::test::Compared c = fi::test::compare_runs(rows);
+  CHECK(c.dead > 100);
+  CHECK(c.shared > 20);
+  CHECK(c.not_masked > 20);
 }
 }  // namespace
 

@@ -1,0 +1,33 @@
+#pragma once
+// The pruning identity tests' comparison: the same fault list run with pruning (rows[1]) and without
+// (rows[0]) must give every fault the same outcome and DUE kind; what pruning did on the way.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "export_csv.h"
+
+namespace gpuvp::fi::test {
+
+struct Compared {
+  size_t dead = 0, shared = 0, not_masked = 0;  // pruned as dead, sharing a run; not masked without pruning
+};
+
+inline Compared compare_runs(const std::vector<Row> rows[2]) {
+  REQUIRE(rows[0].size() == rows[1].size());
+  Compared c;
+  for (size_t i = 0; i < rows[0].size(); ++i) {
+    const auto& on = rows[1][i];
+    const auto& off = rows[0][i];
+    INFO("fault " << on.at("id") << " " << on.at("target") << "[" << on.at("idx") << "] bit " << on.at("bit") << " at "
+                  << on.at("time_ps") << ": " << on.at("detail") << " / " << off.at("detail"));
+    CHECK(on.at("outcome") == off.at("outcome"));
+    CHECK(on.at("due_kind") == off.at("due_kind"));
+    c.dead += on.at("detail").rfind("pruned: dead", 0) == 0;
+    c.shared += on.at("detail").rfind("pruned: same live", 0) == 0;
+    c.not_masked += off.at("outcome") != "masked";
+  }
+  return c;
+}
+
+}  // namespace gpuvp::fi::test

@@ -1,0 +1,48 @@
+#pragma once
+// An in-process golden run with access recording (the lifetimes tests): the accesses and the targets
+// as the engine records them (GoldenRun::accesses, GoldenRun::targets), and SM 0's issue instants.
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "faultinj/engine.h"
+#include "platform/platform.h"
+
+namespace gpuvp::fi::test {
+
+inline std::string file_text(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+struct Recorded {
+  GoldenRun g;
+  std::vector<uint64_t> t;  // SM 0's issue instants
+};
+
+inline Recorded record_golden(Platform& p, const std::function<void(rt::Runtime&)>& body) {
+  Recorded r;
+  p.record_issues(0);
+  p.registry().record_accesses(&r.g.accesses);
+  p.run(body);
+  p.registry().record_accesses(nullptr);
+  for (const Target* t : p.registry().all()) r.g.targets.push_back({t->name, t->width, t->count, t->serial, t->reads_observed});
+  r.t = p.issue_times(0);
+  return r;
+}
+
+// One launch of `kernel` of the PTX file `path` (one block of 32 threads, no arguments).
+inline Recorded record_kernel(const std::string& preset, const std::string& path, const std::string& kernel) {
+  Platform p(Config::preset(preset));
+  return record_golden(p, [&](rt::Runtime& rt) {
+    auto m = rt.load_module(file_text(path), path);
+    rt.launch(m, kernel, {1}, {32}, rt::KernelArgs{});
+    rt.synchronize();
+  });
+}
+
+}  // namespace gpuvp::fi::test
