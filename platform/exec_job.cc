@@ -106,14 +106,13 @@ std::vector<uint8_t> initial_bytes(const json& val, const ExecBuffer& b, const s
     std::vector<uint8_t> one = encode(b.type, val.contains("value") ? val["value"] : json(0), where + ".value");
     for (uint64_t k = 0; k < b.count; ++k) std::memcpy(bytes.data() + k * es, one.data(), es);
   } else if (init == "iota") {
-    // 0, 1, 2, ...: integers wrap at the type's width.
+    // 0, 1, 2, ...: integers wrap at the type's width; floats are exact (count <= 2^26).
+    const bool f32 = b.type == "f32", f64 = b.type == "f64";
     for (uint64_t k = 0; k < b.count; ++k) {
-      if (b.type == "f32" || b.type == "f64") {
-        std::vector<uint8_t> one = encode(b.type, json(double(k)), where);
-        std::memcpy(bytes.data() + k * es, one.data(), es);
-      } else {
-        std::memcpy(bytes.data() + k * es, &k, es);
-      }
+      const float f = float(k);
+      const double d = double(k);
+      const void* src = f32 ? static_cast<const void*>(&f) : f64 ? static_cast<const void*>(&d) : &k;
+      std::memcpy(bytes.data() + k * es, src, es);
     }
   } else if (init == "random") {
     uint64_t seed = int_in(val.contains("seed") ? val["seed"] : json(1), 0, ~uint64_t{0}, where + ".seed");

@@ -118,6 +118,7 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface, public rt:
   std::vector<BytesMark> marks_;
   uint64_t done_consumed_ = 0, start_ps_ = 0;
   uint64_t read_hash_ = 0xcbf29ce484222325ull;
+  void hash_read(const void* data, size_t n);  // bytes the host read into read_hash_
   sc_core::sc_event done_ev_;
   // Concurrent mode.
   ConcurrentDispatcher* disp_ = nullptr;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +19,9 @@ Memory::Memory(sc_core::sc_module_name name, const MemoryConfig& cfg, Registry& 
   if (cfg_.size == 0 || cfg_.size % 4 != 0) throw std::invalid_argument(fmt::format("{}: size must be a non-zero multiple of 4", path));
   data_ = static_cast<uint8_t*>(std::calloc(cfg_.size, 1));
   if (!data_) throw std::bad_alloc();
+  const uint64_t blocks = (cfg_.size / 4 + kDigestWords - 1) / kDigestWords;
+  block_digest_.assign(blocks, 0);  // every word zero: every block's digest is 0
+  stale_.assign(blocks, 0);
   in.register_b_transport(this, &Memory::b_transport);
   in.register_transport_dbg(this, &Memory::transport_dbg);
   Target t;
@@ -34,7 +38,7 @@ Memory::Memory(sc_core::sc_module_name name, const MemoryConfig& cfg, Registry& 
     uint32_t w = static_cast<uint32_t>(v);
     store(i * 4, &w, 4);
   };
-  t.digest = [this] { return digest_; };
+  t.digest = [this] { return digest(); };
   reg.add(std::move(t));
 }
 
@@ -209,19 +213,43 @@ void Memory::poke(uint64_t addr, const void* src, size_t n) {
   store(addr - cfg_.base, src, n);
 }
 
-// Every write goes through here: the contents' digest follows each 32-bit word it changes.
+// Every write goes through here: the blocks it changes are stale for the digest.
 void Memory::store(uint64_t off, const void* src, size_t n) {
   if (n == 0) return;
   const uint64_t first = off / 4, last = (off + n - 1) / 4;
-  auto word = [this](uint64_t i) {
-    uint32_t w;
-    std::memcpy(&w, data_ + i * 4, 4);
-    return w;
-  };
-  for (uint64_t i = first; i <= last; ++i) digest_ ^= word_digest(i, word(i));
   std::memcpy(data_ + off, src, n);
   if (!stuck_.empty()) force_stuck(first, last);
-  for (uint64_t i = first; i <= last; ++i) digest_ ^= word_digest(i, word(i));
+  mark_stale(first, last);
+}
+
+void Memory::mark_stale(uint64_t first_word, uint64_t last_word) {
+  for (uint64_t b = first_word / kDigestWords; b <= last_word / kDigestWords; ++b)
+    if (!stale_[b]) {
+      stale_[b] = 1;
+      stale_list_.push_back(b);
+    }
+}
+
+uint64_t Memory::block_digest(uint64_t block) const {
+  const uint64_t first = block * kDigestWords, end = std::min(first + kDigestWords, cfg_.size / 4);
+  uint64_t d = 0;
+  for (uint64_t i = first; i < end; ++i) {
+    uint32_t w;
+    std::memcpy(&w, data_ + i * 4, 4);
+    d ^= word_digest(i, w);
+  }
+  return d;
+}
+
+uint64_t Memory::digest() {
+  for (uint64_t b : stale_list_) {
+    digest_ ^= block_digest_[b];
+    block_digest_[b] = block_digest(b);
+    digest_ ^= block_digest_[b];
+    stale_[b] = 0;
+  }
+  stale_list_.clear();
+  return digest_;
 }
 
 void Memory::force_stuck(uint64_t first, uint64_t last) {

@@ -99,7 +99,18 @@ class Memory : public sc_core::sc_module {
   uint64_t reads_ = 0, writes_ = 0;
   uint64_t read_bytes_ = 0, write_bytes_ = 0;
   bool protect_ = false;
-  uint64_t digest_ = 0;  // of the contents (Registry::state_hash)
+  // The contents' digest (Registry::state_hash): the XOR of word_digest over every word. A store only
+  // marks its blocks of kDigestWords words stale; digest() rehashes the stale blocks, so a run that
+  // never asks (no fault campaign) pays no hash per stored word, and a campaign's checkpoint pays for
+  // the blocks written since the one before.
+  static constexpr uint64_t kDigestWords = 64;
+  uint64_t digest();
+  void mark_stale(uint64_t first_word, uint64_t last_word);
+  uint64_t block_digest(uint64_t block) const;
+  uint64_t digest_ = 0;                // of the blocks as of their last digest()
+  std::vector<uint64_t> block_digest_;  // per block, as of its last digest()
+  std::vector<uint8_t> stale_;          // per block: stored to since
+  std::vector<uint64_t> stale_list_;    // those blocks
   DramBus bus_;  // DRAM: the shared data bus
   std::vector<sc_core::sc_time> port_free_;  // with a recovery time: when each port may be used again
   std::map<uint64_t, uint64_t> mapped_;  // base -> size

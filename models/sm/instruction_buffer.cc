@@ -42,33 +42,37 @@ bool InstructionBuffer::read(uint64_t addr, uint8_t* data, unsigned len, uint64_
 const InstructionBuffer::Line* InstructionBuffer::line(uint64_t base, uint64_t& now, uint64_t& fetches, Error& err) {
   Line* l = &lines_[mru_];
   if (l->base != base) {
-    unsigned victim = 0;
-    unsigned i = 0;
-    for (; i < lines_.size(); ++i) {
-      if (lines_[i].base == base) break;
-      if (lines_[i].used < lines_[victim].used) victim = i;
-    }
-    if (i == lines_.size()) {  // miss: one fetch transaction for the line
-      i = victim;
-      Line& v = lines_[i];
+    int i = find(base);
+    if (i < 0) {  // miss: one fetch transaction for the line, into the least recently used one
+      i = 0;
+      for (unsigned j = 1; j < lines_.size(); ++j)
+        if (lines_[j].used < lines_[unsigned(i)].used) i = int(j);
+      Line& v = lines_[unsigned(i)];
       v.base = ~uint64_t{0};
       ++gen_;
       if (!read(base, v.bytes, kLine, now, fetches, err)) return nullptr;
       v.base = base;
       v.ready = now;
     }
-    mru_ = i;
-    l = &lines_[i];
+    hint_[hint_slot(base)] = mru_ = unsigned(i);
+    l = &lines_[mru_];
   }
   now = std::max(now, l->ready);  // another warp's fill of the line still in flight (several schedulers)
   l->used = ++clock_;
   return l;
 }
 
+int InstructionBuffer::find(uint64_t base) const {
+  const unsigned h = hint_[hint_slot(base)];
+  if (lines_[h].base == base) return int(h);
+  for (unsigned i = 0; i < lines_.size(); ++i)
+    if (lines_[i].base == base) return int(i);
+  return -1;
+}
+
 const InstructionBuffer::Line* InstructionBuffer::buffered_line(uint64_t base, uint64_t now) const {
-  for (const Line& l : lines_)
-    if (l.base == base) return l.ready <= now ? &l : nullptr;
-  return nullptr;
+  const int i = find(base);
+  return i >= 0 && lines_[unsigned(i)].ready <= now ? &lines_[unsigned(i)] : nullptr;
 }
 
 // The instruction's size from its header in the buffered line (the line after it too when the
@@ -102,8 +106,7 @@ const isa::Inst* InstructionBuffer::fetch_buffered(uint64_t pc, uint64_t& now, u
   if (e.pc == pc && e.gen == gen_ && checked_[idx] == launch_gen_) {
     hit = true;
     if (pc - lb + e.inst.size > kLine)  // it straddles: the next line's fill may still be in flight
-      for (const Line& l : lines_)
-        if (l.base == lb + kLine) now = std::max(now, l.ready);
+      if (const int i = find(lb + kLine); i >= 0) now = std::max(now, lines_[unsigned(i)].ready);
     return &e.inst;
   }
   size_t off = pc - lb;

@@ -82,6 +82,12 @@ class InstructionBuffer {
   const bool buffered_;
   std::vector<Line> lines_;
   unsigned mru_ = 0;
+  // The line that last held each base modulo kHints lines: a lookup tries it before scanning every
+  // line (with several warp schedulers the most recent line is often another warp's).
+  static constexpr unsigned kHints = 64;
+  unsigned hint_[kHints] = {};
+  static unsigned hint_slot(uint64_t base) { return unsigned(base / kLine % kHints); }
+  int find(uint64_t base) const;  // the index of the line holding base, -1 when none
   uint64_t clock_ = 0;
   uint64_t decodes_ = 0;
   uint64_t gen_ = 1;                // bumped on every fill: decoded entries re-check their bytes

@@ -232,6 +232,31 @@ inline Space resolve(Space sp, uint64_t& a) {
   }
   return Space::Global;
 }
+
+// The distinct 4-byte words of one phase per shared bank, counted as they come (a word its bank has
+// seen already is a broadcast): each bank keeps its words in a chain, no sort per access.
+class BankWords {
+ public:
+  explicit BankWords(unsigned banks) : banks_(banks) { std::fill(head_, head_ + banks, -1); }
+  void add(uint64_t wd) {
+    const unsigned b = unsigned(wd % banks_);
+    for (int j = head_[b]; j >= 0; j = next_[j])
+      if (word_[j] == wd) return;
+    word_[n_] = wd;
+    next_[n_] = head_[b];
+    head_[b] = int(n_++);
+    most_ = std::max(most_, ++count_[b]);
+  }
+  unsigned busiest() const { return most_; }  // distinct words in the busiest bank
+
+ private:
+  static constexpr unsigned kWords = 32 * 9;  // a lane touches at most size / 4 + 1 words, size <= 32
+  unsigned banks_, n_ = 0, most_ = 0;
+  int head_[64];
+  unsigned count_[64] = {};
+  uint64_t word_[kWords];
+  int next_[kWords];
+};
 }  // namespace
 
 // Explicit shared space (the common on-chip case of mem_common): local_ptr inlined; it still
@@ -275,16 +300,11 @@ unsigned SimtCore::bank_transactions(uint32_t m, unsigned size, unsigned& phases
     const uint32_t pm = m & uint32_t(((uint64_t{1} << per) - 1) << first);
     if (!pm) continue;
     ++phases;
-    uint64_t words[32 * 9];  // a lane touches at most size / 4 + 1 words, size <= 32
-    unsigned n = 0;
+    BankWords words(banks);
     lanes(pm, [&](unsigned l) {
-      for (uint64_t wd = addr_[l] / 4; wd <= (addr_[l] + size - 1) / 4; ++wd) words[n++] = wd;
+      for (uint64_t wd = addr_[l] / 4; wd <= (addr_[l] + size - 1) / 4; ++wd) words.add(wd);
     });
-    std::sort(words, words + n);
-    n = unsigned(std::unique(words, words + n) - words);
-    unsigned count[64] = {}, most = 0;
-    for (unsigned i = 0; i < n; ++i) most = std::max(most, ++count[words[i] % banks]);
-    total += most;
+    total += words.busiest();
   }
   return total;
 }

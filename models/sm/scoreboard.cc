@@ -102,11 +102,12 @@ void SimtCore::retire(uint64_t upto, uint64_t before) {
 
 // The loads done by now: written at once, unless one completes at or after the horizon and simulated
 // time is not there yet (a stop at the horizon must not see it): then after a sync.
+// pending_ is in completion order: the first load done at or after the horizon tells.
 void SimtCore::retire_due() {
-  if (pending_.empty()) return;
-  const bool late = synced_ < now_ && std::any_of(pending_.begin(), pending_.end(), [&](const PendingLoad& p) {
-                      return p.done <= now_ && p.done >= horizon_;
-                    });
+  if (pending_.empty() || pending_.front().done > now_) return;  // none done yet
+  const auto at_horizon = std::partition_point(pending_.begin(), pending_.end(),
+                                               [&](const PendingLoad& p) { return p.done < horizon_; });
+  const bool late = synced_ < now_ && at_horizon != pending_.end() && at_horizon->done <= now_;
   if (late) sync_now();
   else retire(now_, ~uint64_t{0});
 }

@@ -7,11 +7,12 @@ namespace {
 class RoundRobinScheduler final : public WarpScheduler {
  public:
   int pick(const std::vector<Warp>& warps, int last, uint64_t now, WarpSet set) const override {
-    const int n = set.size(int(warps.size()));
-    int k = last >= 0 ? set.pos(last) : -1;
+    // Slot by slot (no division per step): from the one after `last`, wrapping at the set's end.
+    const int n = set.size(int(warps.size())), end = set.slot(n);
+    int i = last >= 0 ? last : set.first - set.stride;
     for (int j = 0; j < n; ++j) {
-      if (++k >= n) k = 0;
-      if (can_issue(warps[set.slot(k)], now)) return set.slot(k);
+      if ((i += set.stride) >= end) i = set.first;
+      if (can_issue(warps[unsigned(i)], now)) return i;
     }
     return -1;
   }
