@@ -529,9 +529,9 @@ class Progress {
   Progress(uint64_t done, uint64_t total, bool quiet)
       : done_(done), start_done_(done), total_(total), quiet_(quiet), tty_(::isatty(STDERR_FILENO)) {}
 
-  void add(const RunResult& r) {
+  void add(Outcome o) {
     ++done_;
-    ++counts_[static_cast<int>(r.outcome)];
+    ++counts_[static_cast<int>(o)];
     const auto now = Clock::now();
     if (quiet_) return;
     if (tty_ ? now - last_ >= std::chrono::milliseconds(200) || done_ == total_ : now - last_ >= std::chrono::minutes(1)) {
@@ -586,8 +586,11 @@ std::set<std::string> selected_names(const CampaignSpec& spec, const GoldenRun& 
   return names;
 }
 
+// At most this many runs wait for a commit (memory, and what a killed campaign runs again).
+constexpr size_t kCommitBatch = 4096;
+
 // Runs the store's pending faults. The store is closed while processes are forked, reopened to
-// commit each run as it arrives. With pruning, faults in dead intervals are committed first (Masked,
+// commit the runs as they arrive. With pruning, faults in dead intervals are committed first (Masked,
 // never run) and a fault sharing a live interval with another is committed with that one's run.
 void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, const CampaignSpec& spec,
              const CampaignOptions& opt) {
@@ -618,8 +621,17 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
   eo.timeout_factor = spec.timeout_factor;
   eo.early_stop = spec.early_stop;
   eo.check = spec.check;
-  auto commit = [&](const RunResult& r) {
+  // Runs are committed in batches, one transaction each: the pruned ones together, then what each
+  // read of the results pipe brought (a commit per run cost more than a pruned run itself).
+  std::vector<RunRecord> batch;
+  auto flush = [&] {
+    if (batch.empty()) return;
     if (!st) st.emplace(Store::open(db));
+    st->add_runs(batch);
+    for (const RunRecord& rec : batch) progress.add(rec.outcome);
+    batch.clear();
+  };
+  auto commit = [&](const RunResult& r) {
     RunRecord rec = record_of(r, shard);
     auto it = std::lower_bound(context_of.begin(), context_of.end(), std::make_pair(r.fault_id, FaultContext{}),
                                [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -628,10 +640,12 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
       rec.inst_class = RunContexts::inst_class(it->second);
       contexts.reg_place(it->second, rec);
     }
-    st->add_run(rec);
-    progress.add(r);
+    batch.push_back(std::move(rec));
+    if (batch.size() >= kCommitBatch) flush();
   };
   for (const RunResult& r : plan.dead) commit(r);
+  plan.dead = {};
+  flush();
   auto commit_shared = [&](const RunResult& r) {
     commit(r);
     auto it = plan.followers.find(r.fault_id);
@@ -639,9 +653,16 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
     for (uint64_t id : it->second) commit(shared_result(r, id));
   };
   if (spec.application)
-    run_app_faults(spec, spec.check.base_dir, g, plan.to_run, eo.workers, commit_shared);
+    run_app_faults(spec, spec.check.base_dir, g, plan.to_run, eo.workers, [&](const RunResult& r) {
+      commit_shared(r);
+      flush();
+    });
   else
-    run_faults(make, g, std::move(plan.to_run), eo, commit_shared, [&] { st.reset(); });
+    run_faults(make, g, std::move(plan.to_run), eo, commit_shared, [&] {
+      flush();
+      st.reset();
+    }, flush);
+  flush();
   progress.end();
 }
 
