@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -592,17 +593,18 @@ constexpr size_t kCommitBatch = 4096;
 // Runs the store's pending faults. The store is closed while processes are forked, reopened to
 // commit the runs as they arrive. With pruning, faults in dead intervals are committed first (Masked,
 // never run) and a fault sharing a live interval with another is committed with that one's run.
-void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, const CampaignSpec& spec,
+// `g` loses its access log (GoldenRun::accesses) once the faults are placed.
+void execute(const std::string& db, const JobFactory& make, GoldenRun& g, const CampaignSpec& spec,
              const CampaignOptions& opt) {
   PrunePlan plan;  // only what is pending: the one copy of the fault list in memory
   uint64_t total = 0;
   int shard = 0;
-  const Lifetimes lifetimes(g);
   // Each fault's launch and instruction class, from the golden run (ids in order: pending_faults()),
   // taken before pruning so that pruned and shared runs have theirs too.
   const RunContexts contexts(g);
   std::vector<std::pair<uint64_t, FaultContext>> context_of;
   {
+    const Lifetimes lifetimes(g);
     Store st = Store::open(db);
     total = st.fault_count();
     if (auto sh = st.shard()) shard = static_cast<int>(sh->index);
@@ -612,6 +614,11 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
     st.set_meta("lifetimes", lifetimes_summary(lifetimes, g, spec.pruning, selected_names(spec, g, plan.to_run)).dump());
     if (spec.pruning) plan = plan_pruning(std::move(plan.to_run), lifetimes, g);
   }
+  // Every faulty run is forked from a copy of this process, and a fork costs in proportion to the
+  // memory mapped (its page tables are copied, its pages faulted in again when written): the access log
+  // and the lifetimes indexed from it served the pruning, give their memory back to the system.
+  std::vector<AccessEvent>().swap(g.accesses);
+  ::malloc_trim(0);
   uint64_t pending = plan.to_run.size() + plan.dead.size();
   for (auto& [rep, ids] : plan.followers) pending += ids.size();
   Progress progress(total - pending, total, opt.quiet);
