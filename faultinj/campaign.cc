@@ -345,6 +345,17 @@ std::vector<InstOutputTarget> inst_targets(const CampaignSpec& spec) {
   return out;
 }
 
+// The targets a campaign injects: its globs' selection, or those its listed faults name.
+std::set<std::string> selected_names(const CampaignSpec& spec, const GoldenRun& g, const std::vector<Fault>& pending) {
+  std::set<std::string> names;
+  if (spec.targets.empty()) {
+    for (const Fault& f : pending) names.insert(f.target);
+    return names;
+  }
+  for (const TargetInfo& t : select_targets(target_infos(g), spec.targets, spec.exclude)) names.insert(t.name);
+  return names;
+}
+
 // An exhaustive campaign simulates one fault per class (lifetimes.h): at most this many.
 constexpr uint64_t kMaxExhaustiveRuns = 200'000;
 
@@ -352,7 +363,7 @@ constexpr uint64_t kMaxExhaustiveRuns = 200'000;
 // estimate: the runs it would make and their CPU time (each run at most the golden run's).
 void check_exhaustive(const CampaignSpec& spec, const GoldenRun& g, const std::vector<Fault>& faults) {
   uint64_t runs = faults.size();
-  if (spec.pruning) runs = plan_pruning(faults, Lifetimes(g), g).to_run.size();
+  if (spec.pruning) runs = plan_pruning(faults, Lifetimes(g, selected_names(spec, g, faults)), g).to_run.size();
   if (runs <= kMaxExhaustiveRuns) return;
   throw CampaignError(fmt::format(
       "{}: size.exhaustive: the {} points of the fault space fall into {} classes to simulate{} (at most {} per "
@@ -576,16 +587,6 @@ RunRecord record_of(const RunResult& r, int shard) {
   return rec;
 }
 
-// The targets a campaign injects: its globs' selection, or those its listed faults name.
-std::set<std::string> selected_names(const CampaignSpec& spec, const GoldenRun& g, const std::vector<Fault>& pending) {
-  std::set<std::string> names;
-  if (spec.targets.empty()) {
-    for (const Fault& f : pending) names.insert(f.target);
-    return names;
-  }
-  for (const TargetInfo& t : select_targets(target_infos(g), spec.targets, spec.exclude)) names.insert(t.name);
-  return names;
-}
 
 // At most this many runs wait for a commit (memory, and what a killed campaign runs again).
 constexpr size_t kCommitBatch = 4096;
@@ -604,14 +605,15 @@ void execute(const std::string& db, const JobFactory& make, GoldenRun& g, const 
   const RunContexts contexts(g);
   std::vector<std::pair<uint64_t, FaultContext>> context_of;
   {
-    const Lifetimes lifetimes(g);
     Store st = Store::open(db);
     total = st.fault_count();
     if (auto sh = st.shard()) shard = static_cast<int>(sh->index);
     plan.to_run = st.pending_faults();
     context_of.reserve(plan.to_run.size());
     for (const Fault& f : plan.to_run) context_of.emplace_back(f.id, contexts.of(f));
-    st.set_meta("lifetimes", lifetimes_summary(lifetimes, g, spec.pruning, selected_names(spec, g, plan.to_run)).dump());
+    const std::set<std::string> selected = selected_names(spec, g, plan.to_run);
+    const Lifetimes lifetimes(g, selected);
+    st.set_meta("lifetimes", lifetimes_summary(lifetimes, g, spec.pruning, selected).dump());
     if (spec.pruning) plan = plan_pruning(std::move(plan.to_run), lifetimes, g);
   }
   // Every faulty run is forked from a copy of this process, and a fork costs in proportion to the

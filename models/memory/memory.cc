@@ -1,5 +1,7 @@
 #include "models/memory/memory.h"
 
+#include <sys/mman.h>
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -16,8 +18,12 @@ namespace gpuvp {
 Memory::Memory(sc_core::sc_module_name name, const MemoryConfig& cfg, Registry& reg, const std::string& path)
     : sc_module(name), cfg_(cfg), protect_(cfg.check_bounds), bus_(cfg.bandwidth_gbps) {
   if (cfg_.size == 0 || cfg_.size % 4 != 0) throw std::invalid_argument(fmt::format("{}: size must be a non-zero multiple of 4", path));
-  data_ = static_cast<uint8_t*>(std::calloc(cfg_.size, 1));
-  if (!data_) throw std::bad_alloc();
+  // Fresh zero pages from the system, never recycled heap: calloc reuses a free heap chunk when there
+  // is one (a campaign's leader, forked from a process that freed hundreds of megabytes) and must then
+  // zero it by hand, touching every page, which every faulty run's fork copies the page tables of.
+  void* m = ::mmap(nullptr, cfg_.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) throw std::bad_alloc();
+  data_ = static_cast<uint8_t*>(m);
   in.register_b_transport(this, &Memory::b_transport);
   in.register_transport_dbg(this, &Memory::transport_dbg);
   Target t;
@@ -38,7 +44,7 @@ Memory::Memory(sc_core::sc_module_name name, const MemoryConfig& cfg, Registry& 
   reg.add(std::move(t));
 }
 
-Memory::~Memory() { std::free(data_); }
+Memory::~Memory() { ::munmap(data_, cfg_.size); }
 
 namespace {
 // B bytes at `gbps` (bytes per ns), to the ps (rounded up).
