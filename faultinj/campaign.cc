@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -357,6 +358,17 @@ std::vector<InstOutputTarget> inst_targets(const CampaignSpec& spec) {
   return out;
 }
 
+// The targets a campaign injects: its globs' selection, or those its listed faults name.
+std::set<std::string> selected_names(const CampaignSpec& spec, const GoldenRun& g, const std::vector<Fault>& pending) {
+  std::set<std::string> names;
+  if (spec.targets.empty()) {
+    for (const Fault& f : pending) names.insert(f.target);
+    return names;
+  }
+  for (const TargetInfo& t : select_targets(target_infos(g), spec.targets, spec.exclude)) names.insert(t.name);
+  return names;
+}
+
 // An exhaustive campaign simulates one fault per class (lifetimes.h): at most this many.
 constexpr uint64_t kMaxExhaustiveRuns = 200'000;
 
@@ -364,7 +376,7 @@ constexpr uint64_t kMaxExhaustiveRuns = 200'000;
 // estimate: the runs it would make and their CPU time (each run at most the golden run's).
 void check_exhaustive(const CampaignSpec& spec, const GoldenRun& g, const std::vector<Fault>& faults) {
   uint64_t runs = faults.size();
-  if (spec.pruning) runs = plan_pruning(faults, Lifetimes(g), g).to_run.size();
+  if (spec.pruning) runs = plan_pruning(faults, Lifetimes(g, selected_names(spec, g, faults)), g).to_run.size();
   if (runs <= kMaxExhaustiveRuns) return;
   throw CampaignError(fmt::format(
       "{}: size.exhaustive: the {} points of the fault space fall into {} classes to simulate{} (at most {} per "
@@ -542,9 +554,9 @@ class Progress {
   Progress(uint64_t done, uint64_t total, bool quiet)
       : done_(done), start_done_(done), total_(total), quiet_(quiet), tty_(::isatty(STDERR_FILENO)) {}
 
-  void add(const RunResult& r) {
+  void add(Outcome o) {
     ++done_;
-    ++counts_[static_cast<int>(r.outcome)];
+    ++counts_[static_cast<int>(o)];
     const auto now = Clock::now();
     if (quiet_) return;
     if (tty_ ? now - last_ >= std::chrono::milliseconds(200) || done_ == total_ : now - last_ >= std::chrono::minutes(1)) {
@@ -598,8 +610,7 @@ FaultSpace fault_space(const CampaignSpec& spec, const GoldenRun& g, const std::
     s.targets = drawn_targets(spec, g);
     return s;
   }
-  std::set<std::string> names;
-  for (const Fault& f : pending) names.insert(f.target);
+  std::set<std::string> names = selected_names(spec, g, pending);
   if (spec.rate) names.insert(fmt::format("gpu.sm{}.regs", spec.rate->sm));
   for (const TargetInfo& t : target_infos(g))
     if (names.count(t.name)) s.targets.push_back(t);
@@ -609,15 +620,18 @@ FaultSpace fault_space(const CampaignSpec& spec, const GoldenRun& g, const std::
   return s;
 }
 
+// At most this many runs wait for a commit (memory, and what a killed campaign runs again).
+constexpr size_t kCommitBatch = 4096;
+
 // Runs the store's pending faults. The store is closed while processes are forked, reopened to
-// commit each run as it arrives. With pruning, faults in dead intervals are committed first (Masked,
+// commit the runs as they arrive. With pruning, faults in dead intervals are committed first (Masked,
 // never run) and a fault sharing a live interval with another is committed with that one's run.
-void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, const CampaignSpec& spec,
+// `g` loses its access log (GoldenRun::accesses) once the faults are placed.
+void execute(const std::string& db, const JobFactory& make, GoldenRun& g, const CampaignSpec& spec,
              const CampaignOptions& opt) {
   PrunePlan plan;  // only what is pending: the one copy of the fault list in memory
   uint64_t total = 0;
   int shard = 0;
-  const Lifetimes lifetimes(g);
   // Each fault's launch and instruction class, from the golden run (ids in order: pending_faults()),
   // taken before pruning so that pruned and shared runs have theirs too.
   const RunContexts contexts(g);
@@ -629,9 +643,18 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
     plan.to_run = st.pending_faults();
     context_of.reserve(plan.to_run.size());
     for (const Fault& f : plan.to_run) context_of.emplace_back(f.id, contexts.of(f));
-    st.set_meta("lifetimes", lifetimes_summary(lifetimes, g, spec.pruning, fault_space(spec, g, plan.to_run)).dump());
+    const FaultSpace space = fault_space(spec, g, plan.to_run);
+    std::set<std::string> selected;
+    for (const TargetInfo& t : space.targets) selected.insert(t.name);
+    const Lifetimes lifetimes(g, selected);
+    st.set_meta("lifetimes", lifetimes_summary(lifetimes, g, spec.pruning, space).dump());
     if (spec.pruning) plan = plan_pruning(std::move(plan.to_run), lifetimes, g);
   }
+  // Every faulty run is forked from a copy of this process, and a fork costs in proportion to the
+  // memory mapped (its page tables are copied, its pages faulted in again when written): the access log
+  // and the lifetimes indexed from it served the pruning, give their memory back to the system.
+  std::vector<AccessEvent>().swap(g.accesses);
+  ::malloc_trim(0);
   uint64_t pending = plan.to_run.size() + plan.dead.size();
   for (auto& [rep, ids] : plan.followers) pending += ids.size();
   Progress progress(total - pending, total, opt.quiet);
@@ -641,8 +664,17 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
   eo.timeout_factor = spec.timeout_factor;
   eo.early_stop = spec.early_stop;
   eo.check = spec.check;
-  auto commit = [&](const RunResult& r) {
+  // Runs are committed in batches, one transaction each: the pruned ones together, then what each
+  // read of the results pipe brought (a commit per run cost more than a pruned run itself).
+  std::vector<RunRecord> batch;
+  auto flush = [&] {
+    if (batch.empty()) return;
     if (!st) st.emplace(Store::open(db));
+    st->add_runs(batch);
+    for (const RunRecord& rec : batch) progress.add(rec.outcome);
+    batch.clear();
+  };
+  auto commit = [&](const RunResult& r) {
     RunRecord rec = record_of(r, shard);
     auto it = std::lower_bound(context_of.begin(), context_of.end(), std::make_pair(r.fault_id, FaultContext{}),
                                [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -651,10 +683,12 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
       rec.inst_class = RunContexts::inst_class(it->second);
       contexts.reg_place(it->second, rec);
     }
-    st->add_run(rec);
-    progress.add(r);
+    batch.push_back(std::move(rec));
+    if (batch.size() >= kCommitBatch) flush();
   };
   for (const RunResult& r : plan.dead) commit(r);
+  plan.dead = {};
+  flush();
   auto commit_shared = [&](const RunResult& r) {
     commit(r);
     auto it = plan.followers.find(r.fault_id);
@@ -662,9 +696,16 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
     for (uint64_t id : it->second) commit(shared_result(r, id));
   };
   if (spec.application)
-    run_app_faults(spec, spec.check.base_dir, g, plan.to_run, eo.workers, commit_shared);
+    run_app_faults(spec, spec.check.base_dir, g, plan.to_run, eo.workers, [&](const RunResult& r) {
+      commit_shared(r);
+      flush();
+    });
   else
-    run_faults(make, g, std::move(plan.to_run), eo, commit_shared, [&] { st.reset(); });
+    run_faults(make, g, std::move(plan.to_run), eo, commit_shared, [&] {
+      flush();
+      st.reset();
+    }, flush);
+  flush();
   progress.end();
 }
 

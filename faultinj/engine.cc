@@ -651,6 +651,7 @@ class Leader {
     Platform p(faulty_run_config(job), job.hooks());
     job.attach(p);
     p.start([&](rt::Runtime& rt) { job.run(rt); });
+    bool hashed = false;
     for (const Fault& f : faults) {
       if (!p.advance_to(f.time_ps)) {
         RunResult r;
@@ -658,6 +659,13 @@ class Leader {
         r.detail = fmt::format("the run ended before the injection instant {} ps", f.time_ps);
         send(out_, r);
         continue;
+      }
+      // Digests kept up to date as state changes (caches) start following at their first request:
+      // asked once here, before the first fork, every run inherits them followed instead of reading
+      // every word again at its first early-stop check.
+      if (opt_.early_stop && !hashed) {
+        (void)p.state_hash();
+        hashed = true;
       }
       while (children_.size() >= std::max(1u, opt_.workers)) wait_some();
       const pid_t self = ::getpid();
@@ -834,7 +842,7 @@ size_t drop_killed_twice(std::vector<Fault>& to_run, const std::map<uint64_t, in
 
 void run_faults(const JobFactory& make, const GoldenRun& golden, std::vector<Fault> to_run,
                 const EngineOptions& opt, const std::function<void(const RunResult&)>& on_result,
-                const std::function<void()>& before_fork) {
+                const std::function<void()>& before_fork, const std::function<void()>& after_batch) {
   resolve_instants(golden, to_run, on_result);
   // By instant, then id: in place (std::stable_sort would want a second list as large).
   std::sort(to_run.begin(), to_run.end(),
@@ -880,6 +888,7 @@ void run_faults(const JobFactory& make, const GoldenRun& golden, std::vector<Fau
         }
         if (pending.finish(r.fault_id)) on_result(r);
       }
+      if (after_batch) after_batch();
     }
     ::close(fds[0]);
     int status = 0;

@@ -131,10 +131,12 @@ struct RunResult {
 
 // Runs `faults` (any order; they are sorted in place by injection time: the list is taken, not copied)
 // and calls `on_result` in the calling process as each run completes. Returns when every fault has a
-// result. `before_fork` runs before each leader is forked (close database handles there).
+// result. `before_fork` runs before each leader is forked (close database handles there);
+// `after_batch` after the results that arrived together were given to on_result, before waiting for
+// more (commit them there, in one transaction).
 void run_faults(const JobFactory& make, const GoldenRun& golden, std::vector<Fault> faults,
                 const EngineOptions& opt, const std::function<void(const RunResult&)>& on_result,
-                const std::function<void()>& before_fork = {});
+                const std::function<void()>& before_fork = {}, const std::function<void()>& after_batch = {});
 
 // The same classification the children make, for a run that completed with `buffers` ending its last
 // kernel at `end_ps`: Masked or MaskedTiming when the outputs are identical, else the check's verdict.

@@ -8,12 +8,12 @@
 
 namespace gpuvp::fi {
 
-Lifetimes::Lifetimes(const GoldenRun& g) {
-  std::map<uint32_t, const TargetDesc*> by_serial;
+Lifetimes::Lifetimes(const GoldenRun& g, const std::set<std::string>& only) {
+  std::map<uint32_t, const TargetDesc*> by_serial;  // the targets whose accesses are indexed
   for (const TargetDesc& t : g.targets) {
     targets_[t.name] = &t;
     order_.push_back(&t);
-    by_serial[t.serial] = &t;
+    if (only.empty() || only.count(t.name)) by_serial[t.serial] = &t;
   }
   for (const AccessEvent& e : g.accesses) {
     auto it = by_serial.find(e.target);

@@ -41,7 +41,10 @@ struct AceFigure {
 
 class Lifetimes {
  public:
-  explicit Lifetimes(const GoldenRun& g);
+  // `only`: the targets whose accesses are indexed (a campaign's selection; empty: every target). The
+  // golden run records every observed target, and indexing the SMs' register accesses word by word for
+  // a campaign on the block scheduler cost hundreds of megabytes and most of its host time.
+  explicit Lifetimes(const GoldenRun& g, const std::set<std::string>& only = {});
 
   bool observed(const std::string& target) const;
   // The interval of a transient fault in `target` word `idx` injected at `t_ps` (a clock edge). An
@@ -49,8 +52,8 @@ class Lifetimes {
   // makes the fault live, unshared; only writes there leave it Unknown (run it).
   LiveInterval interval(const std::string& target, uint64_t idx, uint64_t t_ps) const;
   LiveInterval interval(const Fault& f) const;
-  // Live bit-time of `target` within [from, to) (observed targets only), over the words `words` (empty:
-  // every word of the target).
+  // Live bit-time of `target` within [from, to) (observed targets indexed: see `only`), over the words
+  // `words` (empty: every word of the target).
   AceFigure ace(const std::string& target, uint64_t from_ps, uint64_t to_ps, const WordRanges& words = {}) const;
   std::vector<std::string> observed_targets() const;  // registry order
   std::vector<std::string> unobserved_targets() const;

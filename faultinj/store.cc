@@ -143,10 +143,13 @@ void bind_fault(SQLite::Statement& q, const Fault& f) {
                f.trigger == TriggerKind::Event ? "event" : "time", i64(f.time_ps), f.event, i64(f.count));
 }
 
-void insert_run(SQLite::Database& db, const std::string& path, const RunRecord& r) {
-  SQLite::Statement q(db, "INSERT INTO runs (fault_id, outcome, due_kind, detail, end_ps, kernel_cycles, early_stop, "
-                          "host_ms, shard, kernel, inst_class, reg_warp, reg_lane, reg_name) "
-                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+constexpr const char* kInsertRun =
+    "INSERT INTO runs (fault_id, outcome, due_kind, detail, end_ps, kernel_cycles, early_stop, "
+    "host_ms, shard, kernel, inst_class, reg_warp, reg_lane, reg_name) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+void exec_insert_run(SQLite::Statement& q, const std::string& path, const RunRecord& r) {
+  q.tryReset();  // its result is the last step's error (a refused run before this one), already reported
   SQLite::bind(q, i64(r.fault_id), to_string(r.outcome), to_string(r.due_kind), r.detail, i64(r.end_ps),
                i64(r.kernel_cycles), r.early_stop ? 1 : 0, r.host_ms, r.shard, r.kernel, r.inst_class, r.reg_warp,
                r.reg_lane, r.reg_name);
@@ -179,10 +182,21 @@ std::string csv_field(const std::string& s) {
 
 Store::Store(std::string path, std::unique_ptr<SQLite::Database> db) : path_(std::move(path)), db_(std::move(db)) {}
 Store::Store(Store&&) noexcept = default;
-Store& Store::operator=(Store&&) noexcept = default;
+// The statement must be finalized before its connection closes, whatever the order of the members.
+Store& Store::operator=(Store&& o) noexcept {
+  if (this == &o) return *this;
+  close();
+  path_ = std::move(o.path_);
+  db_ = std::move(o.db_);
+  insert_run_ = std::move(o.insert_run_);
+  return *this;
+}
 Store::~Store() = default;
 
-void Store::close() { db_.reset(); }
+void Store::close() {
+  insert_run_.reset();
+  db_.reset();
+}
 
 SQLite::Database& Store::db() const {
   if (!db_) throw StoreError(path_ + ": store is closed");
@@ -330,12 +344,17 @@ std::vector<Fault> Store::faults() const {
 uint64_t Store::fault_count() const { return u64(db().execAndGet("SELECT count(*) FROM faults")); }
 
 // A single statement in autocommit mode is its own transaction: it is durable when add_run returns.
-void Store::add_run(const RunRecord& r) { insert_run(db(), path_, r); }
+void Store::add_run(const RunRecord& r) { insert_run(r); }
 
 void Store::add_runs(const std::vector<RunRecord>& runs) {
   SQLite::Transaction tx(db());
-  for (const RunRecord& r : runs) insert_run(db(), path_, r);
+  for (const RunRecord& r : runs) insert_run(r);
   tx.commit();
+}
+
+void Store::insert_run(const RunRecord& r) {
+  if (!insert_run_) insert_run_ = std::make_unique<SQLite::Statement>(db(), kInsertRun);
+  exec_insert_run(*insert_run_, path_, r);
 }
 
 // Version 1 stores written before sharding have no shard table: it is created when first set.

@@ -18,6 +18,7 @@
 
 namespace SQLite {
 class Database;
+class Statement;
 }
 
 namespace gpuvp::fi {
@@ -119,7 +120,9 @@ class Store {
   uint64_t fault_count() const;
 
   void add_run(const RunRecord& r);  // committed at once; a second run of a fault is an error
-  void add_runs(const std::vector<RunRecord>& runs);  // one transaction
+  // One transaction: a campaign commits what arrived together at once (a commit per run cost more
+  // than a pruned run itself).
+  void add_runs(const std::vector<RunRecord>& runs);
   std::vector<RunRecord> runs() const;  // in fault id order
   uint64_t run_count() const;
   // A run whose fault is not in the fault list (a damaged store): its fault id, else none.
@@ -142,9 +145,13 @@ class Store {
   Store(std::string path, std::unique_ptr<SQLite::Database> db);
   SQLite::Database& db() const;
   std::vector<std::pair<Fault, RunRecord>> joined() const;
+  void insert_run(const RunRecord& r);
 
   std::string path_;
   std::unique_ptr<SQLite::Database> db_;
+  // The run insert, prepared once per connection (parsing it again for every run was most of the
+  // cost of storing one); declared after db_ so that it is finalized before the connection closes.
+  std::unique_ptr<SQLite::Statement> insert_run_;
 };
 
 }  // namespace gpuvp::fi

@@ -1,5 +1,7 @@
 #include "models/common/registry.h"
 
+#include "models/common/digest.h"
+
 #include <fmt/format.h>
 
 #include <stdexcept>
@@ -29,26 +31,20 @@ bool glob_match(const char* p, const char* s) {
   return *p == '\0';
 }
 
-uint64_t mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 }  // namespace
 
-uint64_t word_digest(uint64_t index, uint64_t value) { return value ? mix(mix(index) ^ value) : 0; }
+uint64_t word_digest(uint64_t index, uint64_t value) { return word_digest_inline(index, value); }
 
 uint64_t Registry::state_hash() const {
   uint64_t h = 0;
   for (auto& [name, t] : targets_) {
     uint64_t th = std::hash<std::string>{}(name);
     if (t.digest) {
-      th = mix(th ^ t.digest());
+      th = digest_mix(th ^ t.digest());
     } else {
-      for (uint64_t i = 0; i < t.count; ++i) th = mix(th ^ mask_bits(t.get(i), t.width));
+      for (uint64_t i = 0; i < t.count; ++i) th = digest_mix(th ^ mask_bits(t.get(i), t.width));
     }
-    h = mix(h ^ th);
+    h = digest_mix(h ^ th);
   }
   return h;
 }

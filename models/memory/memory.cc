@@ -1,5 +1,9 @@
 #include "models/memory/memory.h"
 
+#include "models/common/digest.h"
+
+#include <sys/mman.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,8 +21,12 @@ namespace gpuvp {
 Memory::Memory(sc_core::sc_module_name name, const MemoryConfig& cfg, Registry& reg, const std::string& path)
     : sc_module(name), cfg_(cfg), protect_(cfg.check_bounds), bus_(cfg.bandwidth_gbps) {
   if (cfg_.size == 0 || cfg_.size % 4 != 0) throw std::invalid_argument(fmt::format("{}: size must be a non-zero multiple of 4", path));
-  data_ = static_cast<uint8_t*>(std::calloc(cfg_.size, 1));
-  if (!data_) throw std::bad_alloc();
+  // Fresh zero pages from the system, never recycled heap: calloc reuses a free heap chunk when there
+  // is one (a campaign's leader, forked from a process that freed hundreds of megabytes) and must then
+  // zero it by hand, touching every page, which every faulty run's fork copies the page tables of.
+  void* m = ::mmap(nullptr, cfg_.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) throw std::bad_alloc();
+  data_ = static_cast<uint8_t*>(m);
   const uint64_t blocks = (cfg_.size / 4 + kDigestWords - 1) / kDigestWords;
   block_digest_.assign(blocks, 0);  // every word zero: every block's digest is 0
   stale_.assign(blocks, 0);
@@ -42,7 +50,7 @@ Memory::Memory(sc_core::sc_module_name name, const MemoryConfig& cfg, Registry& 
   reg.add(std::move(t));
 }
 
-Memory::~Memory() { std::free(data_); }
+Memory::~Memory() { ::munmap(data_, cfg_.size); }
 
 namespace {
 // B bytes at `gbps` (bytes per ns), to the ps (rounded up).
@@ -236,7 +244,7 @@ uint64_t Memory::block_digest(uint64_t block) const {
   for (uint64_t i = first; i < end; ++i) {
     uint32_t w;
     std::memcpy(&w, data_ + i * 4, 4);
-    d ^= word_digest(i, w);
+    d ^= word_digest_inline(i, w);
   }
   return d;
 }

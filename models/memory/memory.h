@@ -95,7 +95,7 @@ class Memory : public sc_core::sc_module {
   void dram_timing(unsigned bytes, const sc_core::sc_time& arrival, sc_core::sc_time& total, sc_core::sc_time& busy);
 
   MemoryConfig cfg_;
-  uint8_t* data_ = nullptr;  // calloc'd: untouched pages cost nothing
+  uint8_t* data_ = nullptr;  // mmap'd: untouched pages cost nothing
   uint64_t reads_ = 0, writes_ = 0;
   uint64_t read_bytes_ = 0, write_bytes_ = 0;
   bool protect_ = false;

@@ -4,6 +4,7 @@
 // is still there in hardware, and a flip in it changes nothing).
 #include <fmt/format.h>
 
+#include "models/common/digest.h"
 #include "models/common/registry.h"
 #include "models/sm/simt_core.h"
 
@@ -61,12 +62,7 @@ unsigned SimtCore::max_warps() const { return cfg_.max_threads / std::max(1u, cf
 
 void SimtCore::register_state(Registry& reg, const std::string& path) {
   // State comparisons read the storage directly (a call per word would dominate them).
-  auto hash_words = [](const auto& v) {
-    uint64_t h = 0;
-    for (size_t i = 0; i < v.size(); ++i)
-      if (v[i]) h ^= word_digest(i, v[i]);
-    return h;
-  };
+  auto hash_words = [](const auto& v) { return digest_nonzero(v.data(), v.size()); };
   // Register file: sm.registers 32-bit words; 64-bit slot s of the register file is words 2s (low
   // half) and 2s+1 (high half). Slots are block by block, warp-major in a block: warp k of a block
   // whose storage starts at slot base, register k, lane l is slot base + (k * num_regs + r) * 32 + l;

@@ -7,6 +7,7 @@
 #include <map>
 #include <vector>
 
+#include "models/common/digest.h"
 #include "sw/isa/address_map.h"
 #include "models/cache/timed_cache.h"
 #include "models/common/demand_extension.h"
@@ -41,12 +42,7 @@ class SmCore : public CoreEnv {
     t.get = [mem](uint64_t i) { return uint64_t(mem[i]); };
     t.set = [mem](uint64_t i, uint64_t v) { mem[i] = uint8_t(v); };
     const size_t bytes = core_.smem().size();
-    t.digest = [mem, bytes] {
-      uint64_t h = 0;
-      for (size_t i = 0; i < bytes; ++i)
-        if (mem[i]) h ^= word_digest(i, mem[i]);
-      return h;
-    };
+    t.digest = [mem, bytes] { return digest_nonzero(mem, bytes); };
     reg.add(std::move(t));
     core_.register_state(reg, path);
     build_caches(reg);
