@@ -1,7 +1,5 @@
 #include "models/memory/memory.h"
 
-#include "models/common/digest.h"
-
 #include <sys/mman.h>
 
 #include <fmt/format.h>
@@ -13,6 +11,7 @@
 #include <stdexcept>
 
 #include "models/common/demand_extension.h"
+#include "models/common/digest.h"
 #include "models/common/hold_extension.h"
 #include "models/memory/atomic_extension.h"
 
