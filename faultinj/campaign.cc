@@ -638,9 +638,11 @@ void execute(const std::string& db, const JobFactory& make, const GoldenRun& g, 
     if (it == plan.followers.end()) return;
     for (uint64_t id : it->second) commit(shared_result(r, id));
   };
-  if (spec.application)
-    run_app_faults(spec, spec.check.base_dir, g, plan.to_run, eo.workers, commit_shared);
-  else
+  if (spec.application) {
+    const std::string route = run_app_faults(spec, spec.check.base_dir, g, plan.to_run, eo.workers, commit_shared);
+    if (!st) st.emplace(Store::open(db));
+    st->set_meta("application_runs", route);
+  } else
     run_faults(make, g, std::move(plan.to_run), eo, commit_shared, [&] { st.reset(); });
   progress.end();
 }

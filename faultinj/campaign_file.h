@@ -36,6 +36,7 @@ struct ApplicationSpec {
   std::vector<std::string> command;  // argv; command[0] relative to the campaign file's folder
   std::vector<AppOutputFile> outputs;
   double timeout_s = 0;              // a faulty run's wall-time limit (0: from the golden run's)
+  bool fork = true;                  // faulty runs forked from golden runs at their instants (else fresh processes)
 };
 
 // The sample size: a fixed count, or Leveugle's formula from margin and confidence.

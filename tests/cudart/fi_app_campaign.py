@@ -2,7 +2,10 @@
 """Campaigns on an application (docs/campaigns.md): tests/cudart/fi_app run through gpuvp cuda, once
 as the golden run and once per fault, each a process of its own.
 
-  fi_app_campaign.py GPUVP FI_APP WORK_DIR
+  fi_app_campaign.py GPUVP FI_APP WORK_DIR [--fresh]
+
+The faulty runs are forked from golden runs at their instants (application.fork, the default), or with
+--fresh fresh processes: the same assertions hold for both.
 
 The faults aimed by hand: fi_app computes c[i] = a[i] + b[i] (a[i] = i, b[i] = 1000) and writes the
 64 sums to out.txt. Flipping bit 0 of a[3] in global memory at the first kernel's start makes a[3] = 2,
@@ -18,6 +21,7 @@ import sys
 import time
 
 gpuvp, app, work = sys.argv[1:4]
+FORK = "--fresh" not in sys.argv[4:]
 os.makedirs(work, exist_ok=True)
 GLOBAL_BASE = 0x1000_0000  # sw/isa/address_map.h: word k of gpu.gmem is at GLOBAL_BASE + 4 k
 
@@ -47,6 +51,8 @@ def campaign(name, body):
         if os.path.exists(f):
             os.remove(f)
     body = {"name": name, "platform": {"preset": "flexgrip"}, **body}
+    if "application" in body:
+        body["application"] = {**body["application"], "fork": FORK}
     with open(path, "w") as f:
         json.dump(body, f, indent=1)
     return path, db
