@@ -4,11 +4,14 @@ the faulty runs forked from golden runs at their instants (application.fork true
 fresh processes (false). The same campaign file on tests/cudart/fi_app (COUNT faults drawn over the
 state of SM 0 during the kernel, no pruning) runs in turns, fork, fresh, fork, ..., so that a machine
 busy at one moment slows both; each side's figure is the best of ROUNDS. A run's time is the whole
-`gpuvp campaign run` (its golden run included, the same for both) divided into COUNT runs.
+`gpuvp campaign run` (its golden run included, the same for both) divided into COUNT runs: wall time,
+and CPU time (user + system of the whole process tree), which a machine busy with other work changes
+little.
 
   bench/app_fork_speed.py [--build BUILD] [--rounds N] [--count N] [--workers N] [--preset P]"""
 import argparse
 import json
+import resource
 import os
 import subprocess
 import sys
@@ -36,19 +39,25 @@ def campaign_seconds(fork, round_):
             "targets": ["gpu.sm0.*"], "size": {"count": a.count}, "seed": 7}
     with open(path, "w") as f:
         json.dump(body, f)
-    t0 = time.perf_counter()
+    cpu0, t0 = cpu(), time.perf_counter()
     p = subprocess.run([gpuvp, "campaign", "run", path, "--db", db, "--quiet"], capture_output=True, text=True)
-    t = time.perf_counter() - t0
+    t, c = time.perf_counter() - t0, cpu() - cpu0
     if p.returncode != 0:
         sys.exit(f"campaign (fork {fork}): exit {p.returncode}\n{p.stderr}")
-    return t
+    return t, c
 
 
-best = {True: float("inf"), False: float("inf")}
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)  # every process waited for, down the tree
+    return r.ru_utime + r.ru_stime
+
+
+best = {fork: [float("inf"), float("inf")] for fork in (True, False)}
 for r in range(a.rounds):
     for fork in (True, False):
-        best[fork] = min(best[fork], campaign_seconds(fork, r))
+        best[fork] = [min(x, y) for x, y in zip(best[fork], campaign_seconds(fork, r))]
 for fork, name in ((True, "forked"), (False, "fresh processes")):
-    print(f"{name:16s} {a.count / best[fork]:8.1f} runs/s  ({best[fork]:.2f} s for {a.count} runs, best of {a.rounds}, "
-          f"{a.workers} worker(s), {a.preset})")
-print(f"speed-up        {best[False] / best[True]:8.2f} x")
+    (wall, cpu_s) = best[fork]
+    print(f"{name:16s} {a.count / wall:8.1f} runs/s wall ({wall:.2f} s), {a.count / cpu_s:8.1f} runs/s CPU ({cpu_s:.2f} s); "
+          f"{a.count} runs, best of {a.rounds}, {a.workers} worker(s), {a.preset}")
+print(f"speed-up        {best[False][0] / best[True][0]:8.2f} x wall, {best[False][1] / best[True][1]:.2f} x CPU")

@@ -160,8 +160,9 @@ void Session::simulate() {
     try {
       platform_->start([this](rt::Runtime& rt) { serve(rt); });
       if (settings_.fork) fork_at_instants();
-      // The application's calls let simulated time pass up to the instant (the server blocks this
-      // thread between calls, inside the simulation); the fault strikes there, the SMs stopped at it.
+      // The application's calls let simulated time pass up to the instant (between calls the server
+      // blocks this thread, or hands the application's back its context, inside the simulation); the
+      // fault strikes there, the SMs stopped at it. A fork plan does the same at each of its instants.
       if (settings_.fault) fault_ = strike_at_instant(*platform_, *settings_.fault);
       platform_->finish();
     } catch (const DeviceError&) {

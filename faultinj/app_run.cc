@@ -455,7 +455,8 @@ std::vector<ArmedRun> run_forked(const AppRuns& runs, const std::vector<ArmedRun
     bool any = false;
     for (auto it = active.begin(); it != active.end();) {
       any = drain(runs, *it, st) || any;
-      const bool done = it->waiting.empty() || !st.fallback.empty() || (poll(it->golden) && !drain(runs, *it, st));
+      // A golden process ends on its own once its last run is reported (killed only on a fallback).
+      const bool done = !st.fallback.empty() || (poll(it->golden) && !drain(runs, *it, st));
       if (!done) {
         ++it;
         continue;
