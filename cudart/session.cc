@@ -1,9 +1,12 @@
 #include "cudart/session.h"
 
 #include <dlfcn.h>
+#include <unistd.h>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -90,6 +93,18 @@ Settings Settings::from_environment() {
       throw SessionError(fmt::format("GPUVP_FAULT={}", e.what()));
     }
   }
+  if (!env("GPUVP_FORK_PLAN").empty()) {
+    if (s.fault) throw SessionError("GPUVP_FORK_PLAN and GPUVP_FAULT: give one of them");
+    try {
+      s.fork = load_fork_plan(env("GPUVP_FORK_PLAN"));
+    } catch (const std::invalid_argument& e) {
+      throw SessionError(fmt::format("GPUVP_FORK_PLAN={}", e.what()));
+    }
+  }
+  const std::string single = env("GPUVP_SINGLE_THREAD");
+  if (single != "" && single != "0" && single != "1")
+    throw SessionError(fmt::format("GPUVP_SINGLE_THREAD={}: 1 or 0 is expected", single));
+  s.single_thread = single == "1" || s.fork;
   if (!env("GPUVP_POLL_NS").empty()) {
     const std::string v = env("GPUVP_POLL_NS");
     char* end = nullptr;
@@ -120,6 +135,10 @@ Session::Session() {
     dead_error_ = std::current_exception();
     return;
   }
+  if (settings_.single_thread) {
+    start_single();
+    return;
+  }
   thread_ = std::thread([this] { simulate(); });
   std::unique_lock lk(m_);
   cv_.wait(lk, [this] { return started_ || dead_; });
@@ -137,17 +156,13 @@ void Session::simulate() {
     platform_ = std::make_unique<Platform>(build_config(settings_), hooks);
     concurrent_ = platform_->config().s("scheduler.kind") == "concurrent";
     out.attach(*platform_);
-    if (settings_.fault) {
-      try {
-        check_armed_flip(*platform_, *settings_.fault);
-      } catch (const std::invalid_argument& e) {
-        throw SessionError(fmt::format("GPUVP_FAULT: {}", e.what()));
-      }
-    }
+    check_faults();
     try {
       platform_->start([this](rt::Runtime& rt) { serve(rt); });
-      // The application's calls let simulated time pass up to the instant (the server blocks this
-      // thread between calls, inside the simulation); the fault strikes there, the SMs stopped at it.
+      if (settings_.fork) fork_at_instants();
+      // The application's calls let simulated time pass up to the instant (between calls the server
+      // blocks this thread, or hands the application's back its context, inside the simulation); the
+      // fault strikes there, the SMs stopped at it. A fork plan does the same at each of its instants.
       if (settings_.fault) fault_ = strike_at_instant(*platform_, *settings_.fault);
       platform_->finish();
     } catch (const DeviceError&) {
@@ -166,6 +181,21 @@ void Session::simulate() {
   cv_.notify_all();
 }
 
+// GPUVP_FAULT's fault, or every fault of the fork plan, against the platform's registry.
+void Session::check_faults() const {
+  std::vector<ArmedFlip> flips;
+  if (settings_.fault) flips.push_back(*settings_.fault);
+  if (settings_.fork)
+    for (const ForkPlan::Run& r : settings_.fork->runs) flips.push_back(r.flip);
+  for (const ArmedFlip& f : flips) {
+    try {
+      check_armed_flip(*platform_, f);
+    } catch (const std::invalid_argument& e) {
+      throw SessionError(fmt::format("{}: {}", settings_.fork ? "GPUVP_FORK_PLAN" : "GPUVP_FAULT", e.what()));
+    }
+  }
+}
+
 void Session::serve(rt::Runtime& rt) {
   rt.set_device_output(&std::cout);
   std::unique_lock lk(m_);
@@ -174,7 +204,7 @@ void Session::serve(rt::Runtime& rt) {
   cv_.notify_all();
   for (;;) {
     // The simulation stands still here, at this instant, until the application asks for something.
-    cv_.wait(lk, [this] { return job_ || quit_; });
+    wait_for_job(lk);
     if (!job_) return;
     const auto* job = job_;
     job_ = nullptr;
@@ -219,6 +249,7 @@ void Session::write_fault_report() const {
     for (const Target* t : platform_->registry().all()) targets.push_back({t->name, t->width, t->count});
     j["targets"] = targets;
   }
+  if (!fallback_.empty()) j["fallback"] = fallback_;
   if (fault_) j["fault"] = {{"struck", fault_->struck}, {"before", fault_->before}, {"after", fault_->after}};
   std::ofstream out(settings_.fault_report);
   out << j.dump() << "\n";
@@ -230,17 +261,33 @@ void Session::fail_dead() const {
   throw SessionError("the simulation has stopped");
 }
 
-void Session::call(const std::function<void(rt::Runtime&)>& fn) {
-  std::lock_guard turn(turn_);
-  std::unique_lock lk(m_);
+void Session::check_callable() const {
   if (quit_) throw UnloadingError("the program is exiting: the simulation has finished");
   if (dead_) fail_dead();
+}
+
+void Session::finish_call() {
+  if (!job_done_) fail_dead();
+  if (job_error_) std::rethrow_exception(std::exchange(job_error_, nullptr));
+}
+
+void Session::call(const std::function<void(rt::Runtime&)>& fn) {
+  if (settings_.single_thread) return call_single(fn);
+  std::lock_guard turn(turn_);
+  std::unique_lock lk(m_);
+  check_callable();
   job_ = &fn;
   job_done_ = false;
   cv_.notify_all();
   cv_.wait(lk, [this] { return job_done_ || dead_; });
-  if (!job_done_) fail_dead();
-  if (job_error_) std::rethrow_exception(std::exchange(job_error_, nullptr));
+  finish_call();
+}
+
+void Session::wait_for_job(std::unique_lock<std::mutex>& lk) {
+  if (!settings_.single_thread) return cv_.wait(lk, [this] { return job_ || quit_; });
+  lk.unlock();
+  while (!job_ && !quit_) to_application();
+  lk.lock();
 }
 
 void Session::shutdown() {
@@ -251,11 +298,78 @@ void Session::shutdown() {
     cv_.notify_all();
   }
   if (thread_.joinable()) thread_.join();
+  if (settings_.single_thread && started_ && !sim_ended_) to_simulation();
   try {
     if (dead_error_ && started_) std::rethrow_exception(dead_error_);
   } catch (const std::exception& e) {
     fmt::print(stderr, "gpuvp: the simulation stopped: {}\n", e.what());
   }
+}
+
+// The single-thread mode. The simulation's context gets a stack as large as a thread's.
+namespace {
+constexpr size_t kSimStack = 16u << 20;
+Session* single_session = nullptr;  // makecontext passes int arguments only; the session is one
+}  // namespace
+
+void Session::start_single() {
+  app_thread_ = std::this_thread::get_id();
+  sim_stack_.reset(new char[kSimStack]);  // not zeroed: the pages are touched as the stack grows
+  single_session = this;
+  ::getcontext(&sim_ctx_);
+  sim_ctx_.uc_stack.ss_sp = sim_stack_.get();
+  sim_ctx_.uc_stack.ss_size = kSimStack;
+  sim_ctx_.uc_link = nullptr;
+  ::makecontext(&sim_ctx_, &Session::simulation_context, 0);
+  to_simulation();  // back once the server waits for the first request, or the simulation stopped
+}
+
+void Session::simulation_context() {
+  Session& s = *single_session;
+  s.simulate();
+  s.sim_ended_ = true;
+  ::setcontext(&s.app_ctx_);
+}
+
+void Session::to_simulation() { ::swapcontext(&app_ctx_, &sim_ctx_); }
+void Session::to_application() { ::swapcontext(&sim_ctx_, &app_ctx_); }
+
+void Session::call_single(const std::function<void(rt::Runtime&)>& fn) {
+  if (std::this_thread::get_id() != app_thread_) give_up("a second thread of the application made a CUDA call");
+  check_callable();
+  job_ = &fn;
+  job_done_ = false;
+  to_simulation();
+  finish_call();
+}
+
+void Session::fork_at_instants() {
+  const ForkPlan& plan = *settings_.fork;
+  size_t i = 0;
+  for (; i < plan.runs.size() && platform_->advance_to(plan.runs[i].flip.time_ps); ++i) {
+    if (const std::string why = fork_hazard(); !why.empty()) give_up(why);
+    std::fflush(nullptr);
+    const pid_t child = ::fork();
+    if (child < 0) give_up(fmt::format("fork: {}", std::strerror(errno)));
+    if (child == 0) {
+      settings_.fault_report = become_run(plan, plan.runs[i]);
+      settings_.fault = plan.runs[i].flip;
+      settings_.fork.reset();
+      return;
+    }
+    ::setpgid(child, child);  // here too: the group exists before this process may kill it
+    await_run(plan, plan.runs[i], child);
+  }
+  for (; i < plan.runs.size(); ++i) fork_report(plan, fmt::format("{} unreached", plan.runs[i].id));
+}
+
+void Session::give_up(const std::string& why) {
+  fmt::print(stderr, "gpuvp: single-thread mode: {}\n", why);
+  if (settings_.fork) fork_report(*settings_.fork, "fallback " + why);
+  fallback_ = why;
+  write_fault_report();
+  std::fflush(nullptr);
+  ::_exit(kGiveUpStatus);
 }
 
 }  // namespace gpuvp::cudart

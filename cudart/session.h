@@ -6,6 +6,12 @@
 // (a call of the C++ runtime API, which may let simulated time pass) and hands the result back. While
 // no request is in progress the simulation does not advance: host code between CUDA calls takes no
 // simulated time, so a run is deterministic whatever the host machine does.
+//
+// In the single-thread mode (GPUVP_SINGLE_THREAD, which a fork plan implies) the simulation's side is
+// a context of its own (its own stack) on the application's thread instead: a call switches to it
+// (swapcontext) where the thread would have been woken, and the server switches back where it would
+// have waited. The simulation executes exactly as with the thread, and the process has one thread,
+// which fork() copies whole (cudart/fork_plan.h).
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -16,6 +22,9 @@
 #include <string>
 #include <thread>
 
+#include <ucontext.h>
+
+#include "cudart/fork_plan.h"
 #include "platform/armed_flip.h"
 #include "platform/platform.h"
 #include "sw/runtime/runtime.h"
@@ -45,6 +54,8 @@ struct Settings {
   // A campaign on an application (docs/campaigns.md) runs the program once per fault:
   std::optional<ArmedFlip> fault;         // GPUVP_FAULT: the fault to arm (platform/armed_flip.h)
   std::string fault_report;               // GPUVP_FAULT_REPORT: the run's figures, written at exit (JSON)
+  std::optional<ForkPlan> fork;           // GPUVP_FORK_PLAN: faulty runs forked at their instants
+  bool single_thread = false;             // GPUVP_SINGLE_THREAD=1 (or a fork plan): no simulation thread
   static Settings from_environment();
 };
 
@@ -54,6 +65,8 @@ std::vector<std::string> split_sets(const std::string& text);
 
 class Session {
  public:
+  // The exit status of an application the single-thread mode gave up on (give_up).
+  static constexpr int kGiveUpStatus = 125;
   // The session, started on first use; throws SessionError if the platform cannot be built.
   static Session& get();
   // Runs fn(runtime) on the simulation's host thread; returns when it has returned, rethrowing
@@ -69,8 +82,23 @@ class Session {
   Session();
   void simulate();                // the simulation thread
   void serve(rt::Runtime& rt);    // the platform's host program
+  void check_faults() const;        // the armed faults against the registry (SessionError)
   void write_fault_report() const;  // GPUVP_FAULT_REPORT, once the simulation has stopped
   [[noreturn]] void fail_dead() const;
+  void check_callable() const;      // before a call: throws if the simulation has stopped
+  void finish_call();               // after a call: throws what it threw
+  void wait_for_job(std::unique_lock<std::mutex>& lk);  // the server, between requests
+  // The single-thread mode: the simulation's context, and the switches between the two sides.
+  void start_single();
+  void call_single(const std::function<void(rt::Runtime&)>& fn);
+  void to_simulation();
+  void to_application();
+  static void simulation_context();
+  // The fork plan: at each instant the golden run forks; returns in a child (with its fault armed), or
+  // in the golden run once the last instant is past or the application has ended.
+  void fork_at_instants();
+  // The application cannot go on in single-thread mode: says why (to the campaign) and exits.
+  [[noreturn]] void give_up(const std::string& why);
 
   Settings settings_;
   rt::DeviceProps props_;
@@ -88,6 +116,11 @@ class Session {
   bool device_error_seen_ = false;  // a call returned a device error to the application
   bool started_ = false, job_done_ = false, quit_ = false, dead_ = false;
   std::exception_ptr dead_error_;  // why the simulation stopped, rethrown by every later call
+  std::string fallback_;           // why the single-thread mode gave up (in the report)
+  ucontext_t app_ctx_{}, sim_ctx_{};
+  std::unique_ptr<char[]> sim_stack_;
+  std::thread::id app_thread_;     // the one thread that may call in single-thread mode
+  bool sim_ended_ = false;         // the simulation's context has returned
 };
 
 }  // namespace gpuvp::cudart

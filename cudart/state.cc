@@ -9,6 +9,21 @@
 
 namespace gpuvp::cudart {
 
+void ForkableRecursiveMutex::lock() {
+  const std::thread::id me = std::this_thread::get_id();
+  if (owner_.load(std::memory_order_relaxed) != me) {
+    m_.lock();
+    owner_.store(me, std::memory_order_relaxed);
+  }
+  ++depth_;
+}
+
+void ForkableRecursiveMutex::unlock() {
+  if (--depth_ > 0) return;
+  owner_.store(std::thread::id(), std::memory_order_relaxed);
+  m_.unlock();
+}
+
 State& State::get() {
   static State* s = new State();  // never destroyed: __cudaUnregisterFatBinary runs after static destructors
   return *s;

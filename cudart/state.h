@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <atomic>
 #include <mutex>
+#include <thread>
 #include <optional>
 #include <string>
 #include <vector>
@@ -85,8 +87,23 @@ struct CallConfig {
   void* stream = nullptr;
 };
 
+// A recursive mutex that the thread of a forked child still owns. std::recursive_mutex records the
+// kernel's thread id, which differs in a child of fork(), so a child could never release what its
+// thread held at the fork, and the library forks inside CUDA calls, which hold State::lock
+// (cudart/fork_plan.h); std::thread::id (the thread's descriptor) is the same in the child.
+class ForkableRecursiveMutex {
+ public:
+  void lock();
+  void unlock();
+
+ private:
+  std::mutex m_;
+  std::atomic<std::thread::id> owner_{};
+  unsigned depth_ = 0;  // touched by the owner only
+};
+
 struct State {
-  std::recursive_mutex lock;
+  ForkableRecursiveMutex lock;
   std::vector<std::unique_ptr<FatBinaryRecord>> fatbins;
   std::map<const void*, std::unique_ptr<KernelRecord>> kernels;  // by host function
   std::map<const void*, VarRecord> vars;                          // by host shadow variable

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -72,6 +73,7 @@ struct AppProcess {
   Clock::time_point start;
   double limit_s = 0;
   bool killed = false;  // passed its limit
+  bool ended = false;   // reaped
   int status = 0;
   double wall_s = 0;
 };
@@ -95,13 +97,16 @@ fs::path fresh_dir() {
   return d;
 }
 
-// The environment of the run: ours, without a fault or report of an enclosing run, plus the run's.
-std::vector<std::string> environment(const fs::path& dir, const std::string& fault) {
+// The environment of the run: ours, without a fault, report or plan of an enclosing run, plus the
+// run's (`extra`: "NAME=value").
+std::vector<std::string> environment(const fs::path& dir, const std::vector<std::string>& extra) {
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e)
-    if (std::strncmp(*e, "GPUVP_FAULT", 11) != 0) env.emplace_back(*e);
+    if (std::strncmp(*e, "GPUVP_FAULT", 11) != 0 && std::strncmp(*e, "GPUVP_FORK_PLAN", 15) != 0 &&
+        std::strncmp(*e, "GPUVP_SINGLE_THREAD", 19) != 0)
+      env.emplace_back(*e);
   env.push_back("GPUVP_FAULT_REPORT=" + (dir / kReport).string());
-  if (!fault.empty()) env.push_back("GPUVP_FAULT=" + fault);
+  env.insert(env.end(), extra.begin(), extra.end());
   return env;
 }
 
@@ -112,12 +117,14 @@ std::vector<char*> pointers(std::vector<std::string>& v) {
   return p;
 }
 
-// Starts the run in a process group of its own (a hang is killed whole: gpuvp cuda and the program).
-AppProcess spawn(std::vector<std::string> argv, const std::string& fault, double limit_s) {
+// Starts the run in folder `dir`, in a process group of its own (a hang is killed whole: gpuvp cuda and
+// the program); `keep_fd` (>= 0) stays open in it.
+AppProcess spawn(std::vector<std::string> argv, const std::vector<std::string>& extra_env, double limit_s,
+                 const fs::path& dir, int keep_fd = -1) {
   AppProcess r;
-  r.dir = fresh_dir();
+  r.dir = dir;
   r.limit_s = limit_s;
-  std::vector<std::string> env = environment(r.dir, fault);
+  std::vector<std::string> env = environment(r.dir, extra_env);
   const std::vector<char*> av = pointers(argv), ev = pointers(env);
   const std::string out = (r.dir / kStdout).string(), err = (r.dir / kStderr).string();
   std::fflush(nullptr);
@@ -129,6 +136,7 @@ AppProcess spawn(std::vector<std::string> argv, const std::string& fault, double
     const int in = ::open("/dev/null", O_RDONLY), o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644),
               e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (in < 0 || o < 0 || e < 0 || ::chdir(r.dir.c_str()) != 0) _exit(126);
+    if (keep_fd >= 0) ::fcntl(keep_fd, F_SETFD, 0);
     ::dup2(in, 0);
     ::dup2(o, 1);
     ::dup2(e, 2);
@@ -141,12 +149,14 @@ AppProcess spawn(std::vector<std::string> argv, const std::string& fault, double
 
 // True once the process has ended (what is left of its group is killed); kills it at its limit.
 bool poll(AppProcess& r) {
+  if (r.ended) return true;
   int st = 0;
   const pid_t w = ::waitpid(r.pid, &st, WNOHANG);
   const double s = std::chrono::duration<double>(Clock::now() - r.start).count();
   if (w == r.pid) {
     r.status = st;
     r.wall_s = s;
+    r.ended = true;
     ::kill(-r.pid, SIGKILL);  // a child the program left running
     return true;
   }
@@ -212,9 +222,8 @@ AppResult collect(const CampaignSpec& spec, const AppProcess& r) {
   return a;
 }
 
-AppResult run_once(const CampaignSpec& spec, const std::vector<std::string>& argv, const std::string& fault,
-                   double limit_s) {
-  AppProcess p = spawn(argv, fault, limit_s);
+AppResult run_once(const CampaignSpec& spec, const std::vector<std::string>& argv, double limit_s) {
+  AppProcess p = spawn(argv, {}, limit_s, fresh_dir());
   wait_for(p);
   return collect(spec, p);
 }
@@ -292,13 +301,182 @@ double fault_limit_s(const CampaignSpec& spec, const GoldenRun& g) {
   return std::max(10.0, 10 * g.host_seconds);
 }
 
+
+// What the faulty runs of a campaign share.
+struct AppRuns {
+  const CampaignSpec& spec;
+  const GoldenRun& golden;
+  const std::function<void(const RunResult&)>& on_result;
+  std::vector<std::string> argv;  // gpuvp cuda with the simulated-time bound, and the program
+  double limit_s = 0;             // a faulty run's wall-time limit
+  unsigned workers = 1;
+};
+
+struct ArmedRun {
+  const Fault* fault;
+  ArmedFlip flip;
+};
+
+// Each run a fresh process with its fault in the environment, at most `workers` at a time.
+void run_fresh(const AppRuns& runs, const std::vector<ArmedRun>& armed) {
+  std::vector<std::pair<AppProcess, const Fault*>> running;
+  size_t next = 0;
+  while (next < armed.size() || !running.empty()) {
+    while (running.size() < runs.workers && next < armed.size()) {
+      const ArmedRun& a = armed[next++];
+      running.emplace_back(spawn(runs.argv, {"GPUVP_FAULT=" + to_text(a.flip)}, runs.limit_s, fresh_dir()), a.fault);
+    }
+    bool ended = false;
+    for (auto it = running.begin(); it != running.end();) {
+      if (!poll(it->first)) {
+        ++it;
+        continue;
+      }
+      runs.on_result(classify(runs.golden, runs.spec.check, *it->second, collect(runs.spec, it->first)));
+      it = running.erase(it);
+      ended = true;
+    }
+    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+// A golden process of the application that forks its share of the runs at their instants
+// (GPUVP_FORK_PLAN, cudart/fork_plan.h). Its folder: root/golden; the runs' folders: root/runs/N, N
+// the run's index in the campaign's list.
+struct ForkWorker {
+  AppProcess golden;
+  fs::path root;
+  int pipe = -1;                // the read end of the plan's pipe
+  std::string partial;          // a line not read whole yet
+  std::map<size_t, const ArmedRun*> waiting;  // the runs not reported yet
+};
+
+ForkWorker start_worker(const AppRuns& runs, const std::vector<ArmedRun>& armed, const std::vector<size_t>& share) {
+  ForkWorker w;
+  w.root = fresh_dir();
+  fs::create_directories(w.root / "golden");
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  ::fcntl(fds[0], F_SETFL, O_NONBLOCK);
+  w.pipe = fds[0];
+  nlohmann::json plan = {{"runs_dir", (w.root / "runs").string()}, {"fd", fds[1]}, {"limit_s", runs.limit_s},
+                         {"runs", nlohmann::json::array()}};
+  for (size_t i : share) {
+    plan["runs"].push_back({i, to_text(armed[i].flip)});
+    w.waiting[i] = &armed[i];
+  }
+  std::ofstream(w.root / "plan.json") << plan.dump() << "\n";
+  // The golden process's own limit: its run, and each child's up to the child's limit.
+  const double limit = runs.limit_s * double(share.size() + 1) + 10;
+  w.golden = spawn(runs.argv, {"GPUVP_FORK_PLAN=" + (w.root / "plan.json").string()}, limit, w.root / "golden", fds[1]);
+  ::close(fds[1]);
+  return w;
+}
+
+// How the campaign's side of the forked route is going: the reason it must give up, if any.
+struct ForkState {
+  std::string fallback;
+};
+
+// One line of a golden process (cudart/fork_plan.h, fork_report).
+void handle_line(const AppRuns& runs, ForkWorker& w, const std::string& line, ForkState& st) {
+  std::istringstream in(line);
+  std::string first, what;
+  in >> first >> what;
+  if (first == "fallback") {
+    st.fallback = line.substr(std::min(line.size(), size_t(9)));
+    return;
+  }
+  const size_t i = std::stoul(first);
+  auto it = w.waiting.find(i);
+  if (it == w.waiting.end()) return;
+  AppResult a;
+  if (what == "unreached") {
+    a.exit_status = runs.golden.info.value("exit_status", 0);
+    a.report = {{"fault", {{"struck", false}}}};
+  } else {
+    AppProcess p;
+    p.dir = w.root / "runs" / first;
+    int killed = 0;
+    in >> p.status >> killed >> p.wall_s;
+    p.killed = killed != 0;
+    a = collect(runs.spec, p);
+    if (a.report.is_object() && a.report.contains("fallback")) {  // the child gave up: the run goes fresh
+      st.fallback = a.report.at("fallback").get<std::string>();
+      return;
+    }
+  }
+  runs.on_result(classify(runs.golden, runs.spec.check, *it->second->fault, a));
+  w.waiting.erase(it);
+}
+
+// Reads what the golden process has written; true if it wrote anything.
+bool drain(const AppRuns& runs, ForkWorker& w, ForkState& st) {
+  char buf[4096];
+  bool any = false;
+  for (ssize_t n; (n = ::read(w.pipe, buf, sizeof buf)) > 0;) {
+    w.partial.append(buf, size_t(n));
+    any = true;
+  }
+  for (size_t nl; (nl = w.partial.find('\n')) != std::string::npos;) {
+    const std::string line = w.partial.substr(0, nl);
+    w.partial.erase(0, nl + 1);
+    handle_line(runs, w, line, st);
+  }
+  return any;
+}
+
+// Ends a worker; its runs not reported go back to `left`.
+void end_worker(ForkWorker& w, std::vector<ArmedRun>& left) {
+  if (!poll(w.golden)) {
+    ::kill(-w.golden.pid, SIGKILL);
+    wait_for(w.golden);
+  }
+  for (auto& [i, a] : w.waiting) left.push_back(*a);
+  ::close(w.pipe);
+  std::error_code ec;
+  fs::remove_all(w.root, ec);
+}
+
+// The forked route: `workers` golden processes, the runs dealt out in turn by instant so that each
+// spans the window. Returns the runs it could not do (they go to fresh processes), and sets `why`.
+std::vector<ArmedRun> run_forked(const AppRuns& runs, const std::vector<ArmedRun>& armed, std::string& why) {
+  if (armed.empty()) return {};
+  std::vector<size_t> order(armed.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return armed[a].flip.time_ps < armed[b].flip.time_ps; });
+  std::vector<std::vector<size_t>> shares(std::min<size_t>(runs.workers, armed.size()));
+  for (size_t k = 0; k < order.size(); ++k) shares[k % shares.size()].push_back(order[k]);
+  std::vector<ForkWorker> active;
+  for (const auto& share : shares) active.push_back(start_worker(runs, armed, share));
+  ForkState st;
+  std::vector<ArmedRun> left;
+  while (!active.empty()) {
+    bool any = false;
+    for (auto it = active.begin(); it != active.end();) {
+      any = drain(runs, *it, st) || any;
+      // A golden process ends on its own once its last run is reported (killed only on a fallback).
+      const bool done = !st.fallback.empty() || (poll(it->golden) && !drain(runs, *it, st));
+      if (!done) {
+        ++it;
+        continue;
+      }
+      end_worker(*it, left);
+      it = active.erase(it);
+    }
+    if (!any) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  why = st.fallback.empty() ? "a golden process ended before reporting them" : st.fallback;
+  return left;
+}
+
 }  // namespace
 
 GoldenRun run_app_golden(const CampaignSpec& spec, const std::string& base_dir) {
   remove_stale_dirs();
   const std::vector<std::string> argv = command_line(spec, base_dir);
   const double limit = spec.application->timeout_s > 0 ? spec.application->timeout_s : kGoldenLimitS;
-  AppResult a = run_once(spec, argv, "", limit);
+  AppResult a = run_once(spec, argv, limit);
   GoldenRun g;
   read_report(spec, a, g);
   g.host_seconds = a.wall_s;
@@ -318,39 +496,36 @@ GoldenRun run_app_golden(const CampaignSpec& spec, const std::string& base_dir) 
   return g;
 }
 
-void run_app_faults(const CampaignSpec& spec, const std::string& base_dir, const GoldenRun& golden,
-                    const std::vector<Fault>& faults, unsigned workers,
-                    const std::function<void(const RunResult&)>& on_result) {
+std::string run_app_faults(const CampaignSpec& spec, const std::string& base_dir, const GoldenRun& golden,
+                           const std::vector<Fault>& faults, unsigned workers,
+                           const std::function<void(const RunResult&)>& on_result) {
+  AppRuns runs{spec, golden, on_result, {}, fault_limit_s(spec, golden), std::max(1u, workers)};
   // The engine's simulated-time bound: timeout_factor x the golden run's simulated end.
-  const std::vector<std::string> argv = command_line(spec, base_dir, spec.timeout_factor * double(golden.sim_end_ps) / 1e9);
-  const double limit = fault_limit_s(spec, golden);
-  std::vector<std::pair<AppProcess, const Fault*>> running;
-  size_t next = 0;
-  while (next < faults.size() || !running.empty()) {
-    while (running.size() < std::max(1u, workers) && next < faults.size()) {
-      const Fault& f = faults[next++];
-      const uint64_t mask = flip_mask(golden, f);
-      if (mask == 0 || f.trigger != TriggerKind::Time) {  // a listed fault the registry or the library cannot take
-        RunResult r;
-        r.fault_id = f.id;
-        r.detail = fmt::format("{}[{}] bit {}: not a bit flip at an instant of this platform's registry", f.target, f.index, f.bit);
-        on_result(r);
-        continue;
-      }
-      running.emplace_back(spawn(argv, to_text(ArmedFlip{f.target, f.index, mask, f.time_ps}), limit), &f);
+  runs.argv = command_line(spec, base_dir, spec.timeout_factor * double(golden.sim_end_ps) / 1e9);
+  std::vector<ArmedRun> armed;
+  for (const Fault& f : faults) {
+    const uint64_t mask = flip_mask(golden, f);
+    if (mask == 0 || f.trigger != TriggerKind::Time) {  // a listed fault the registry or the library cannot take
+      RunResult r;
+      r.fault_id = f.id;
+      r.detail = fmt::format("{}[{}] bit {}: not a bit flip at an instant of this platform's registry", f.target, f.index, f.bit);
+      on_result(r);
+      continue;
     }
-    bool ended = false;
-    for (auto it = running.begin(); it != running.end();) {
-      if (!poll(it->first)) {
-        ++it;
-        continue;
-      }
-      on_result(classify(golden, spec.check, *it->second, collect(spec, it->first)));
-      it = running.erase(it);
-      ended = true;
-    }
-    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    armed.push_back({&f, ArmedFlip{f.target, f.index, mask, f.time_ps}});
   }
+  if (!spec.application->fork) {
+    run_fresh(runs, armed);
+    return "fresh processes (application.fork is false)";
+  }
+  const size_t all = armed.size();
+  std::string why;
+  armed = run_forked(runs, armed, why);
+  if (armed.empty()) return "forked from golden runs at their instants";
+  const std::string route = fmt::format("fresh processes for {} of {}: not forked, {}", armed.size(), all, why);
+  fmt::print(stderr, "gpuvp campaign: {}: faulty runs: {}\n", spec.origin, route);
+  run_fresh(runs, armed);
+  return route;
 }
 
 }  // namespace gpuvp::fi

@@ -1,10 +1,10 @@
 #pragma once
 // Campaigns on applications (docs/campaigns.md): the runs of a CUDA host program through the
-// project's libcudart.so.13 (`gpuvp cuda`), each a fresh process, since a program that is not the
-// simulator cannot be forked at the injection instant from outside. The golden run records the exit
-// status, standard output, the named output files and the figures the library reports
-// (GPUVP_FAULT_REPORT: execution window, clock, registry); each faulty run gets its fault in the
-// environment (GPUVP_FAULT, platform/armed_flip.h), which the library arms in its platform.
+// project's libcudart.so.13 (`gpuvp cuda`). The golden run records the exit status, standard output,
+// the named output files and the figures the library reports (GPUVP_FAULT_REPORT: execution window,
+// clock, registry). A faulty run is the application forked by the library at the injection instant
+// inside its CUDA calls (GPUVP_FORK_PLAN, cudart/fork_plan.h), or a fresh process that gets its fault
+// in the environment (GPUVP_FAULT, platform/armed_flip.h), which the library arms in its platform.
 //
 // A run is killed, with its whole process group, when it passes its wall-time limit (Timeout: a hang;
 // also a run the library stopped at the engine's simulated-time bound, timeout_factor x the golden end);
@@ -24,9 +24,12 @@ namespace gpuvp::fi {
 // (application.command[0] missing or not executable) or its run is unusable (killed, no kernel).
 GoldenRun run_app_golden(const CampaignSpec& spec, const std::string& base_dir);
 
-// Runs `faults`, at most `workers` processes at a time, calling `on_result` as each run ends.
-void run_app_faults(const CampaignSpec& spec, const std::string& base_dir, const GoldenRun& golden,
-                    const std::vector<Fault>& faults, unsigned workers,
-                    const std::function<void(const RunResult&)>& on_result);
+// Runs `faults`, calling `on_result` as each run ends; returns how they ran (the report's "Faulty runs").
+// With application.fork (the default), `workers` golden processes fork them at their instants
+// (cudart/fork_plan.h); the runs of an application that cannot be forked (another thread), and all of
+// them without application.fork, are fresh processes, at most `workers` at a time.
+std::string run_app_faults(const CampaignSpec& spec, const std::string& base_dir, const GoldenRun& golden,
+                           const std::vector<Fault>& faults, unsigned workers,
+                           const std::function<void(const RunResult&)>& on_result);
 
 }  // namespace gpuvp::fi

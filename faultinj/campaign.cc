@@ -695,12 +695,16 @@ void execute(const std::string& db, const JobFactory& make, GoldenRun& g, const 
     if (it == plan.followers.end()) return;
     for (uint64_t id : it->second) commit(shared_result(r, id));
   };
-  if (spec.application)
-    run_app_faults(spec, spec.check.base_dir, g, plan.to_run, eo.workers, [&](const RunResult& r) {
-      commit_shared(r);
-      flush();
-    });
-  else
+  if (spec.application) {
+    const std::string route = run_app_faults(spec, spec.check.base_dir, g, plan.to_run, eo.workers,
+                                             [&](const RunResult& r) {
+                                               commit_shared(r);
+                                               flush();
+                                             });
+    flush();
+    if (!st) st.emplace(Store::open(db));
+    st->set_meta("application_runs", route);
+  } else
     run_faults(make, g, std::move(plan.to_run), eo, commit_shared, [&] {
       flush();
       st.reset();

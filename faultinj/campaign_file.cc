@@ -149,7 +149,7 @@ AppOutputFile parse_app_output(const Ctx& c, const json& v, const std::string& a
 }
 
 ApplicationSpec parse_application(const Ctx& c, const json& v) {
-  object(c, v, "application", {"command", "outputs", "timeout_s"});
+  object(c, v, "application", {"command", "outputs", "timeout_s", "fork"});
   ApplicationSpec a;
   a.command = read_strings(c, required(c, v, "application", "command", "the program and its arguments"),
                            "application.command");
@@ -164,6 +164,7 @@ ApplicationSpec parse_application(const Ctx& c, const json& v) {
     if (!(a.timeout_s > 0 && a.timeout_s <= 86400))
       c.fail("application.timeout_s", v.at("timeout_s"), "out of range; expected seconds in (0, 86400]");
   }
+  if (v.contains("fork")) a.fork = read_bool(c, v.at("fork"), "application.fork");
   return a;
 }
 

@@ -27,7 +27,8 @@ struct WorkloadSpec {
 };
 
 // A campaign on an application (docs/campaigns.md): a CUDA host program run through the project's
-// libcudart.so.13, once as the golden run and once per fault, each in a fresh folder of its own.
+// libcudart.so.13, as the golden run and once per fault, each run in a folder of its own (a faulty run
+// forked from a golden run at its instant, or a fresh process).
 struct AppOutputFile {
   std::string path;          // relative to the run's folder, or absolute
   std::string type = "u8";   // element type for tolerances (output checks)
@@ -36,6 +37,7 @@ struct ApplicationSpec {
   std::vector<std::string> command;  // argv; command[0] relative to the campaign file's folder
   std::vector<AppOutputFile> outputs;
   double timeout_s = 0;              // a faulty run's wall-time limit (0: from the golden run's)
+  bool fork = true;                  // faulty runs forked from golden runs at their instants (else fresh processes)
 };
 
 // The sample size: a fixed count, or Leveugle's formula from margin and confidence.

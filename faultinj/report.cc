@@ -218,10 +218,16 @@ std::string rate_text(const Store& store) {
                      runs, double(faults) / double(runs), faults);
 }
 
+// A campaign on an application: how its faulty runs ran (forked, or fresh processes and why).
+std::string route_line(const Store& store) {
+  const auto route = store.meta("application_runs");
+  return route ? fmt::format("Faulty runs: {}\n", *route) : "";
+}
+
 std::string report_header(const Store& store) {
   const uint64_t faults = store.fault_count(), runs = store.run_count();
   return campaign_lines(store.campaign()) + shard_lines(store.shard()) + golden_lines(store.golden()) +
-         fmt::format("Runs: {} of {} done ({} pending)\n", runs, faults, faults - runs);
+         fmt::format("Runs: {} of {} done ({} pending)\n", runs, faults, faults - runs) + route_line(store);
 }
 
 namespace {

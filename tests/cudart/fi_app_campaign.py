@@ -2,13 +2,16 @@
 """Campaigns on an application (docs/campaigns.md): tests/cudart/fi_app run through gpuvp cuda, once
 as the golden run and once per fault, each a process of its own.
 
-  fi_app_campaign.py GPUVP FI_APP WORK_DIR
+  fi_app_campaign.py GPUVP FI_APP WORK_DIR [--fresh]
+
+The faulty runs are forked from golden runs at their instants (application.fork, the default), or with
+--fresh fresh processes: the same assertions hold for both.
 
 The faults aimed by hand: fi_app computes c[i] = a[i] + b[i] (a[i] = i, b[i] = 1000) and writes the
 64 sums to out.txt. Flipping bit 0 of a[3] in global memory at the first kernel's start makes a[3] = 2,
 so c[3] = 1002 instead of 1003: out.txt and the printed total differ (SDC). The same flip once the
 kernel has ended changes an input nothing reads again: Masked. Flipping bit 0 of a[0] before the
-kernel makes c[0] = 1001, for which `fi_app out.txt wait` spins for ever: a hang, killed and
+kernel makes c[0] = 1001, for which `fi_app FILE wait` spins for ever: a hang, killed and
 classified timeout. A drawn campaign classifies every run (no tool error)."""
 import json
 import os
@@ -18,6 +21,9 @@ import sys
 import time
 
 gpuvp, app, work = sys.argv[1:4]
+FORK = "--fresh" not in sys.argv[4:]
+# The hang's program is told apart from the other mode's, which may run at the same time, by its output name.
+HUNG = "hung.txt" if FORK else "hung_fresh.txt"
 os.makedirs(work, exist_ok=True)
 GLOBAL_BASE = 0x1000_0000  # sw/isa/address_map.h: word k of gpu.gmem is at GLOBAL_BASE + 4 k
 
@@ -47,6 +53,8 @@ def campaign(name, body):
         if os.path.exists(f):
             os.remove(f)
     body = {"name": name, "platform": {"preset": "flexgrip"}, **body}
+    if "application" in body:
+        body["application"] = {**body["application"], "fork": FORK}
     with open(path, "w") as f:
         json.dump(body, f, indent=1)
     return path, db
@@ -131,16 +139,16 @@ assert rows[0]["outcome"] == "due" and rows[0]["due_kind"] == "detected", rows[0
 
 # A hang is contained: the spinning program is killed with its process group, the next run completes.
 hang, hang_db = campaign("hang", {
-    "application": {"command": [app, "out.txt", "wait"], "outputs": ["out.txt"], "timeout_s": 5},
+    "application": {"command": [app, HUNG, "wait"], "outputs": [HUNG], "timeout_s": 5},
     "faults": [{**flip, "idx": word_a0, "time_ps": start}, {**flip, "idx": word_a0 + 3, "time_ps": end + 1}]})
 rows = outcomes(hang, hang_db)
 assert rows[0]["outcome"] == "timeout" and "hang" in rows[0]["detail"], rows[0]
 assert rows[1]["outcome"] == "masked", rows[1]
-assert not any(args[:3] == [app, "out.txt", "wait"] for args in command_lines()), "the spinning program survived"
+assert not any(args[:3] == [app, HUNG, "wait"] for args in command_lines()), "the spinning program survived"
 # A resumed finished campaign has nothing to do; the report counts the runs.
 assert "nothing to do" in run("campaign", "resume", hang_db).stderr
 report = run("report", hang_db).stdout
-assert re.search(r"timeout +1 ", report) and f"application: {app}, out.txt, wait" in report, report
+assert re.search(r"timeout +1 ", report) and f"application: {app}, {HUNG}, wait" in report, report
 
 # Bad entries: the key is named, the exit status is not 0.
 for command, why in ((os.path.join(work, "no_such_program"), "no such file"), (aimed, "not executable")):

@@ -3,7 +3,10 @@
 faults give injected by the campaign engine into the same work written against the C++ API
 (tests/cuda_twins/twins.cc: the PTX of fi_app's fat binary, the runtime calls the library makes).
 
-  twin_outcomes.py GPUVP CUDART_TWINS FI_APP WORK_DIR
+  twin_outcomes.py GPUVP CUDART_TWINS FI_APP WORK_DIR [--fresh]
+
+The application's faulty runs are forked from golden runs at their instants (application.fork, the
+default), or with --fresh fresh processes.
 
 Faults drawn by the campaign over the state of the kernel's block and its two warps on SM 0 during the
 kernel (they give masked, SDC and DUE runs), on flexgrip and on tx2, and faults aimed by hand at global
@@ -19,6 +22,7 @@ import subprocess
 import sys
 
 gpuvp, twins, app, work = map(os.path.abspath, sys.argv[1:5])
+FORK = "--fresh" not in sys.argv[5:]
 os.makedirs(work, exist_ok=True)
 GLOBAL_BASE = 0x1000_0000  # sw/isa/address_map.h: word k of gpu.gmem is at GLOBAL_BASE + 4 k
 N = 64  # fi_app's elements: a, b and c are 256-byte allocations, one after the other
@@ -38,7 +42,7 @@ def app_outcomes(name, body, preset="flexgrip"):
         if os.path.exists(f):
             os.remove(f)
     body = {"name": name, "platform": {"preset": preset},
-            "application": {"command": [app, "out.txt"], "outputs": ["out.txt"]}, "workers": 2, **body}
+            "application": {"command": [app, "out.txt"], "outputs": ["out.txt"], "fork": FORK}, "workers": 2, **body}
     with open(path, "w") as f:
         json.dump(body, f, indent=1)
     run(gpuvp, "campaign", "run", path, "--db", db, "--quiet")

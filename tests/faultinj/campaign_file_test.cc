@@ -128,7 +128,14 @@ TEST_CASE("campaign file: an application") {
   CHECK(s.application->outputs[1].path == "o.bin");
   CHECK(s.application->outputs[1].type == "f32");
   CHECK(s.application->timeout_s == 30);
+  CHECK(s.application->fork);  // faulty runs forked from golden runs unless the file says false
+  json fresh = j;
+  fresh["application"]["fork"] = false;
+  CHECK_FALSE(parse_campaign(fresh, "c.json").application->fork);
   json bad = j;
+  bad["application"]["fork"] = "no";
+  CHECK_THAT(error_of(bad), Contains("c.json: application.fork = \"no\": not true or false"));
+  bad = j;
   bad["application"]["command"] = json::array();
   CHECK_THAT(error_of(bad), Contains("c.json: application.command = []: not a non-empty list of strings"));
   bad = j;
