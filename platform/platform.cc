@@ -444,6 +444,7 @@ void PlatformImpl::build_power() {
       throw ConfigError(e.what());
     }
   }
+  power->keep_trace(false);  // until an output asks for it (record_power_trace)
   power->register_sensors(reg, "gpu.sm");
 }
 
@@ -452,6 +453,9 @@ std::vector<uint64_t> Platform::dispatch_times() const { return impl_->dispatche
 void Platform::record_markers() {
   impl_->keep_dispatches = true;
   if (impl_->sched) impl_->sched->record_history(true);
+}
+void Platform::record_power_trace() {
+  if (impl_->power) impl_->power->keep_trace(true);
 }
 void Platform::record_timeline() {
   for (auto& sm : impl_->sms) sm->record_blocks(true);

@@ -147,6 +147,9 @@ class Platform {
   PlatformStats stats() const;
   // Power, temperature and wear after the run (every interval closed); nullptr when power.enabled is false.
   const power::PowerAccounting* power() const;
+  // Keeps the power trace (PowerAccounting::trace(), a row per SM per interval) for the outputs that
+  // show it; call before run(). Without it the statistics are the same but no row is kept.
+  void record_power_trace();
   // Every block of every kernel, in start order; kept only after record_timeline() (before run()).
   void record_timeline();
   std::vector<BlockRecord> timeline() const;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 namespace gpuvp {
 
 namespace {
@@ -25,6 +27,12 @@ nlohmann::json sm_json(const power::PowerAccounting& pa, unsigned k, double fina
           {"em_sensor_ps", pa.sensor(k)},
           {"events", events},
           {"clusters", clusters}};
+}
+
+// An output of the trace from a run that did not keep it would be silently empty.
+void require_trace(const power::PowerAccounting& pa) {
+  if (!pa.trace_kept())
+    throw std::logic_error("power trace: not kept for this run (Platform::record_power_trace() before run())");
 }
 }  // namespace
 
@@ -68,6 +76,7 @@ nlohmann::json power_stats_json(const power::PowerAccounting& pa, const PowerChi
 }
 
 std::string power_trace_csv(const power::PowerAccounting& pa, uint64_t period_ps) {
+  require_trace(pa);
   std::string out = "interval,start_ps,end_ps,sm,dynamic_w,static_w,power_w,temp_k,em_rate,idle_fraction\n";
   const uint64_t len = pa.config().interval * period_ps;
   for (const power::TraceRow& r : pa.trace())
@@ -78,6 +87,7 @@ std::string power_trace_csv(const power::PowerAccounting& pa, uint64_t period_ps
 }
 
 void add_power_counters(nlohmann::json& trace, const power::PowerAccounting& pa, uint64_t period_ps) {
+  require_trace(pa);
   // A process of its own (pid 1) beside the blocks' (pid 0): one counter track per SM and quantity.
   nlohmann::json& ev = trace["traceEvents"];
   ev.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", "power and temperature"}}}});

@@ -23,6 +23,7 @@ void RunOutputs::apply(PlatformHooks& hooks) const {
 void RunOutputs::attach(Platform& p) const {
   if (!vcd.empty()) p.trace_vcd(vcd);
   if (!timeline.empty()) p.record_timeline();
+  if (!timeline.empty() || !power_trace.empty()) p.record_power_trace();  // its counter tracks, the CSV
 }
 
 nlohmann::json stats_document(const Platform& p, const PlatformStats& st, const nlohmann::json& about) {

@@ -12,11 +12,6 @@ const char* event_name(Event e) {
   return names[size_t(e)];
 }
 
-EventCounts& EventCounts::operator+=(const EventCounts& o) {
-  for (size_t i = 0; i < n.size(); ++i) n[i] += o.n[i];
-  return *this;
-}
-
 void IntervalRing::grow() {
   std::vector<IntervalActivity> b(buf_.size() * 2);
   for (size_t i = 0; i < n_; ++i) b[i] = (*this)[i];
@@ -43,11 +38,8 @@ void ActivityLog::seek(uint64_t cycle) {
 }
 
 uint64_t ActivityLog::first_counted() const {
-  for (size_t i = 0; i < q_.size(); ++i) {
-    const IntervalActivity& a = q_[i];
-    if (a.issue_cycles || std::any_of(a.events.n.begin(), a.events.n.end(), [](uint64_t v) { return v != 0; }))
-      return first_ + i;
-  }
+  for (size_t i = 0; i < q_.size(); ++i)
+    if (q_[i].counted) return first_ + i;
   return ~uint64_t{0};
 }
 
@@ -94,11 +86,7 @@ void ActivityLog::drop_spans() {
 
 uint64_t ActivityLog::end_open() const {
   size_t n = q_.size();
-  auto empty = [](const IntervalActivity& a) {
-    return a.issue_cycles == 0 &&
-           std::all_of(a.events.n.begin(), a.events.n.end(), [](uint64_t v) { return v == 0; });
-  };
-  while (n > 0 && empty(q_[n - 1])) --n;
+  while (n > 0 && !q_[n - 1].counted) --n;
   const uint64_t spans_end = spans_.empty() ? 0 : (spans_.back().second + len_ - 1) / len_;
   return std::max(first_ + n, spans_end);
 }

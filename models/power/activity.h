@@ -40,7 +40,10 @@ struct EventCounts {
   std::array<uint64_t, size_t(Event::Count)> n{};
   uint64_t& operator[](Event e) { return n[size_t(e)]; }
   uint64_t operator[](Event e) const { return n[size_t(e)]; }
-  EventCounts& operator+=(const EventCounts& o);
+  EventCounts& operator+=(const EventCounts& o) {
+    for (size_t i = 0; i < n.size(); ++i) n[i] += o.n[i];
+    return *this;
+  }
 };
 
 // One sample interval of one SM.
@@ -50,6 +53,7 @@ struct IntervalActivity {
   uint64_t powered_cycles = 0;  // cycles with at least one resident block (the SM is not gated)
   // Per lane cluster: warp instructions and thread-instructions it executed (the NBTI stress of its lanes).
   std::array<uint64_t, kMaxClusters> cluster_warp_insts{}, cluster_thread_insts{};
+  bool counted = false;  // any event counted (the log asks for every interval it holds when it looks for activity)
   uint64_t idle_cycles() const { return powered_cycles > issue_cycles ? powered_cycles - issue_cycles : 0; }
 };
 
@@ -92,7 +96,11 @@ class ActivityLog {
     return *cur_;
   }
   // Counted in the interval of `cycle` and in the totals of the launch last issued from (issue()).
-  void add(uint64_t cycle, Event e, uint64_t n = 1) { count(at(cycle), e, n); }
+  void add(uint64_t cycle, Event e, uint64_t n = 1) {
+    IntervalActivity& a = at(cycle);
+    count(a, e, n);
+    a.counted |= n != 0;
+  }
   // A warp instruction of `lanes` active lanes, executed by lane cluster `cluster`, issued at `cycle`,
   // of kernel launch `launch`: counted in its interval and in the launch's totals.
   void issue(uint64_t cycle, unsigned cluster, unsigned lanes, uint64_t launch);
@@ -163,6 +171,7 @@ class ActivityLog {
     if (launch != launch_id_) switch_launch(launch);
     IntervalActivity& a = at(cycle);
     count(a, Event::WarpInst, 1);
+    a.counted = true;
     a.issue_cycles += cycle != last_issue_ ? 1 : 0;  // dual issue: two instructions, one issue cycle
     last_issue_ = cycle;
     a.cluster_warp_insts[cluster] += 1;

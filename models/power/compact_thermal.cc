@@ -103,33 +103,43 @@ class CompactThermal : public ThermalModel {
       for (unsigned j = 0; j < n_; ++j) s += inv_[size_t(k) * n_ + j] * rhs_[j];
       temps_[k] = s;
     }
+    x_known_ = false;
   }
   // In the eigenbasis of G each mode m decays on its own: x_m(t) = x_ss,m + exp(-w_m t / C) (x_m(0) - x_ss,m),
   // with x = V^T T and x_ss = (V^T b) / w (b = P + T_amb / R_v).
   void hold(const std::vector<double>& p_w, double dt_s) override {
     modes(p_w);
-    for (unsigned m = 0; m < n_; ++m) x_[m] = ss_[m] + std::exp(-eig_[m] * dt_s / t_.capacitance) * (x_[m] - ss_[m]);
+    const std::vector<double>& decay = decays(dt_s);
+    for (unsigned m = 0; m < n_; ++m) x_[m] = ss_[m] + decay[m] * (x_[m] - ss_[m]);
     for (unsigned i = 0; i < n_; ++i) {
       double t = 0;
       for (unsigned m = 0; m < n_; ++m) t += vecs_[size_t(i) * n_ + m] * x_[m];
       temps_[i] = t;
     }
+    x_known_ = false;  // the next modes() projects the new temperatures, as it always has
   }
   // T_i(t) - T_ss,i = sum_m V_im (x_m - ss_m) exp(-w_m t / C), integrated: (C / w_m) (1 - exp(-w_m dt / C)).
   // V is orthonormal: the distance is the same in the eigenbasis.
   double steady_excess(const std::vector<double>& p_w, double dt_s, std::vector<double>& t_ss,
                        std::vector<double>& excess_ks) override {
     modes(p_w);
-    t_ss.assign(n_, 0.0);
-    excess_ks.assign(n_, 0.0);
+    const std::vector<double>& kept = kept_fractions(dt_s);
+    area_.resize(n_);
     double d = 0;
     for (unsigned m = 0; m < n_; ++m) {
       d += (x_[m] - ss_[m]) * (x_[m] - ss_[m]);
-      const double area = (x_[m] - ss_[m]) * t_.capacitance / eig_[m] * -std::expm1(-eig_[m] * dt_s / t_.capacitance);
-      for (unsigned i = 0; i < n_; ++i) {
-        t_ss[i] += vecs_[size_t(i) * n_ + m] * ss_[m];
-        excess_ks[i] += vecs_[size_t(i) * n_ + m] * area;
+      area_[m] = (x_[m] - ss_[m]) * t_.capacitance / eig_[m] * kept[m];
+    }
+    t_ss.resize(n_);
+    excess_ks.resize(n_);
+    for (unsigned i = 0; i < n_; ++i) {
+      double t = 0, e = 0;
+      for (unsigned m = 0; m < n_; ++m) {
+        t += vecs_[size_t(i) * n_ + m] * ss_[m];
+        e += vecs_[size_t(i) * n_ + m] * area_[m];
       }
+      t_ss[i] = t;
+      excess_ks[i] = e;
     }
     return std::sqrt(d);
   }
@@ -146,20 +156,46 @@ class CompactThermal : public ThermalModel {
     }
     return a;
   }
-  // The temperatures in the eigenbasis (x_) and the steady state of `p_w` there (ss_).
+  // The temperatures in the eigenbasis (x_) and the steady state of `p_w` there (ss_). Each is worked out
+  // again only when what it depends on changed: a steady stretch asks twice for the same (steady_excess
+  // then hold), and the powers of a long wait are the same at every wake-up.
   void modes(const std::vector<double>& p_w) {
     if (vecs_.empty()) symmetric_eigen(conductance(0.0), n_, eig_, vecs_);
     x_.resize(n_);
     ss_.resize(n_);
-    for (unsigned m = 0; m < n_; ++m) {
-      double xt = 0, xb = 0;
-      for (unsigned i = 0; i < n_; ++i) {
-        xt += vecs_[size_t(i) * n_ + m] * temps_[i];
-        xb += vecs_[size_t(i) * n_ + m] * (p_w[i] + t_.ambient_k / t_.r_vertical);
-      }
-      x_[m] = xt;
-      ss_[m] = xb / eig_[m];
+    if (!x_known_) project(temps_, 0.0, x_);
+    if (ss_p_ != p_w) {
+      project(p_w, t_.ambient_k / t_.r_vertical, ss_);
+      for (unsigned m = 0; m < n_; ++m) ss_[m] /= eig_[m];
+      ss_p_ = p_w;
     }
+    x_known_ = true;
+  }
+  // out_m = sum_i V_im (v_i + add): a vector in the eigenbasis.
+  void project(const std::vector<double>& v, double add, std::vector<double>& out) const {
+    for (unsigned m = 0; m < n_; ++m) {
+      double s = 0;
+      for (unsigned i = 0; i < n_; ++i) s += vecs_[size_t(i) * n_ + m] * (v[i] + add);
+      out[m] = s;
+    }
+  }
+  // exp(-w_m dt / C) per mode, and 1 - exp(-w_m dt / C) (kept_fractions: what of a mode's excess the
+  // stretch integrates), for the last dt asked: the waits of a periodic wake-up are all alike.
+  const std::vector<double>& decays(double dt_s) {
+    if (dt_s != decay_dt_) {
+      decay_.resize(n_);
+      for (unsigned m = 0; m < n_; ++m) decay_[m] = std::exp(-eig_[m] * dt_s / t_.capacitance);
+      decay_dt_ = dt_s;
+    }
+    return decay_;
+  }
+  const std::vector<double>& kept_fractions(double dt_s) {
+    if (dt_s != kept_dt_) {
+      kept_.resize(n_);
+      for (unsigned m = 0; m < n_; ++m) kept_[m] = -std::expm1(-eig_[m] * dt_s / t_.capacitance);
+      kept_dt_ = dt_s;
+    }
+    return kept_;
   }
   void prepare(double dt_s) {
     dt_ = dt_s;
@@ -171,7 +207,12 @@ class CompactThermal : public ThermalModel {
   std::vector<std::vector<unsigned>> nb_;
   std::vector<double> temps_, rhs_, inv_;
   std::vector<double> eig_, vecs_;  // eigen-decomposition of G (hold), computed on first use
-  std::vector<double> x_, ss_;       // scratch of modes()
+  std::vector<double> x_, ss_;       // modes(): the temperatures and ss_p_'s steady state, eigenbasis
+  std::vector<double> ss_p_;         // the powers ss_ is for
+  bool x_known_ = false;             // x_ is the projection of temps_ as they are
+  std::vector<double> decay_, kept_;  // decays() and kept_fractions() for decay_dt_ and kept_dt_
+  std::vector<double> area_;         // steady_excess's scratch: each mode's excess integrated
+  double decay_dt_ = -1, kept_dt_ = -1;
   double dt_ = -1;
 };
 }  // namespace

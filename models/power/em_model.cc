@@ -9,7 +9,7 @@ namespace gpuvp::power {
 
 double EmModel::rate(double j, double t_k) const {
   for (const Memo& m : memo_)
-    if (m.j == j && m.t_k == t_k) return m.rate;
+    if (m.t_k == t_k && m.j == j) return m.rate;  // the temperature first: it differs more often
   const double t = ttf(j, t_k);
   const double r = std::isinf(t) ? 0.0 : nominal_ / t;
   memo_[memo_next_++ % memo_.size()] = {j, t_k, r};

@@ -89,36 +89,46 @@ void PowerAccounting::close_to(uint64_t end_interval) {
 
 void PowerAccounting::close_interval(uint64_t index) {
   const double dt = double(cfg_.interval) * cfg_.period_s;
-  std::vector<IntervalActivity>& acts = acts_;  // kept: an interval closes every few hundred cycles
-  acts.resize(sm_.size());
   for (unsigned k = 0; k < sm_.size(); ++k) {
-    logs_[k]->drain(index + 1, [&](uint64_t, IntervalActivity& a) { acts[k] = a; });
-    const SmPower p = power_->power(acts[k], dt, double(acts[k].powered_cycles) * cfg_.period_s);
-    p_w_[k] = p.total();
-    SmEnergy& s = sm_[k];
-    s.dynamic_j += p.dynamic_w * dt;
-    s.static_j += p.static_w * dt;
-    s.powered_cycles += acts[k].powered_cycles;
-    s.idle_cycles += acts[k].idle_cycles();
-    s.events += acts[k].events;
-    for (unsigned c = 0; c < cfg_.clusters; ++c) {
-      s.cluster_warp_insts[c] += acts[k].cluster_warp_insts[c];
-      s.cluster_thread_insts[c] += acts[k].cluster_thread_insts[c];
-    }
-    ++s.intervals;
-    trace_.push_back({index, 1, k, p.dynamic_w, p.static_w, 0, 0,
-                      double(acts[k].idle_cycles()) / double(cfg_.interval)});
+    // A log already past `index` skipped it: nothing counted and no block resident (gated).
+    bool drained = false;
+    logs_[k]->drain(index + 1, [&](uint64_t, const IntervalActivity& a) {
+      add_interval(k, index, a, dt);
+      drained = true;
+    });
+    if (!drained) add_interval(k, index, kNoActivity, dt);
   }
   thermal_->step(p_w_, dt);
-  const size_t first_row = trace_.size() - sm_.size();
+  const size_t first_row = trace_.size() - (keep_trace_ ? sm_.size() : 0);
   for (unsigned k = 0; k < sm_.size(); ++k) {
     const double t = thermal_->temps()[k];
     const double rate = em_->rate(cfg_.em.current_density(p_w_[k]), t);
     sm_[k].em.add(dt, rate);
     sm_[k].peak_temp_k = std::max(sm_[k].peak_temp_k, t);
+    if (!keep_trace_) continue;
     trace_[first_row + k].temp_k = t;
     trace_[first_row + k].em_rate = rate;
   }
+}
+
+// SM k's activity `a` over interval `index` (dt seconds): its power (p_w_), energies and counts, and its
+// trace row (temperature and wear rate filled in once the interval's thermal step is done).
+void PowerAccounting::add_interval(unsigned k, uint64_t index, const IntervalActivity& a, double dt) {
+  const SmPower p = power_->power(a, dt, double(a.powered_cycles) * cfg_.period_s);
+  p_w_[k] = p.total();
+  SmEnergy& s = sm_[k];
+  s.dynamic_j += p.dynamic_w * dt;
+  s.static_j += p.static_w * dt;
+  s.powered_cycles += a.powered_cycles;
+  s.idle_cycles += a.idle_cycles();
+  s.events += a.events;
+  for (unsigned c = 0; c < cfg_.clusters; ++c) {
+    s.cluster_warp_insts[c] += a.cluster_warp_insts[c];
+    s.cluster_thread_insts[c] += a.cluster_thread_insts[c];
+  }
+  ++s.intervals;
+  if (keep_trace_)
+    trace_.push_back({index, 1, k, p.dynamic_w, p.static_w, 0, 0, double(a.idle_cycles()) / double(cfg_.interval)});
 }
 
 uint64_t PowerAccounting::steady_end() const {
@@ -135,16 +145,21 @@ uint64_t PowerAccounting::steady_end() const {
 void PowerAccounting::close_steady(uint64_t from, uint64_t to) {
   const double len_s = double(cfg_.interval) * cfg_.period_s;
   const double dt = double(to - from) * len_s;
-  std::vector<double>& static_w = static_w_;  // kept: a long wait is a steady stretch per wake-up
-  std::vector<char>& powered = powered_;
-  static_w.resize(sm_.size());
+  // The two powers an SM can have over the stretch: powered throughout (static) or gated (none); the
+  // waits of a periodic wake-up are mostly of one length.
+  if (dt != steady_dt_) {
+    steady_on_ = power_->power(kNoActivity, dt, dt);
+    steady_off_ = power_->power(kNoActivity, dt, 0.0);
+    steady_dt_ = dt;
+  }
+  const SmPower &on = steady_on_, &off = steady_off_;
+  std::vector<char>& powered = powered_;  // kept: a long wait is a steady stretch per wake-up
   powered.resize(sm_.size());
   for (unsigned k = 0; k < sm_.size(); ++k) {
     powered[k] = logs_[k]->first_open() <= from && logs_[k]->powered_at(from * cfg_.interval);
     logs_[k]->skip_steady(to);
-    const SmPower p = power_->power(IntervalActivity{}, dt, powered[k] ? dt : 0.0);
+    const SmPower& p = powered[k] ? on : off;
     p_w_[k] = p.total();
-    static_w[k] = p.static_w;
     SmEnergy& s = sm_[k];
     s.static_j += p.static_w * dt;
     s.intervals += to - from;
@@ -156,8 +171,9 @@ void PowerAccounting::close_steady(uint64_t from, uint64_t to) {
   const std::vector<double>& worn = hold_wear(dt);
   for (unsigned k = 0; k < sm_.size(); ++k) {
     sm_[k].em.add(dt, worn[k] / dt);
-    trace_.push_back({from, to - from, k, 0.0, static_w[k], thermal_->temps()[k], worn[k] / dt,
-                      powered[k] ? 1.0 : 0.0});
+    if (keep_trace_)
+      trace_.push_back({from, to - from, k, 0.0, (powered[k] ? on : off).static_w, thermal_->temps()[k],
+                        worn[k] / dt, powered[k] ? 1.0 : 0.0});
   }
 }
 
@@ -215,7 +231,8 @@ bool PowerAccounting::linear_wear(double dt, std::vector<double>& worn) {
     if (std::fabs(s) * d > kLinear * r) return false;  // (r 0 with s not: a rate that never settles)
     worn[k] = r * dt + s * excess_[k];
   }
-  note_peaks();  // the temperatures move monotonically toward T_ss in each mode: peaks within d
+  // The temperatures move monotonically toward T_ss in each mode: the peaks are at the stretch's ends
+  // (its start is noted already: every change of the temperatures is).
   thermal_->hold(p_w_, dt);
   note_peaks();
   return true;

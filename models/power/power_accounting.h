@@ -62,6 +62,11 @@ class PowerAccounting {
   void finish();
 
   const std::vector<SmEnergy>& sms() const { return sm_; }
+  // The power trace, one row per SM per interval or steady stretch, is kept only while keep_trace is
+  // on (the default): a run whose outputs do not ask for it turns it off so that the rows of a long run
+  // take no memory. The statistics do not read it.
+  void keep_trace(bool on) { keep_trace_ = on; }
+  bool trace_kept() const { return keep_trace_; }
   const std::vector<TraceRow>& trace() const { return trace_; }
   const std::vector<double>& temps() const { return thermal_->temps(); }  // K, now
   double nominal_lifetime_s() const { return cfg_.em.ttf_years * kSecondsPerYear; }
@@ -76,6 +81,7 @@ class PowerAccounting {
  private:
   void close_to(uint64_t end_interval);
   void close_interval(uint64_t index);
+  void add_interval(unsigned sm, uint64_t index, const IntervalActivity& a, double dt_s);
   // [from, to): every SM counts nothing and is powered throughout or gated throughout (constant power).
   void close_steady(uint64_t from, uint64_t to);
   uint64_t steady_end() const;  // one past the last interval of the steady stretch from next_ (or next_)
@@ -93,12 +99,14 @@ class PowerAccounting {
   std::vector<SmEnergy> sm_;
   std::vector<TraceRow> trace_;
   std::vector<double> p_w_;
-  std::vector<IntervalActivity> acts_;  // close_interval's scratch
-  std::vector<double> static_w_;        // close_steady's scratch
-  std::vector<char> powered_;
+  std::vector<char> powered_;  // close_steady's scratch
+  double steady_dt_ = -1;      // close_steady: the powers of a stretch of steady_dt_ seconds, powered or gated
+  SmPower steady_on_, steady_off_;
   std::vector<double> r0_, mid_, r1_, t_ss_, excess_, worn_;  // hold_wear's scratch (it runs for every steady stretch)
   uint64_t next_ = 0;  // first interval not closed
   bool closing_ = false;
+  bool keep_trace_ = true;
+  static inline const IntervalActivity kNoActivity{};  // an interval with nothing counted and no block
 };
 
 }  // namespace gpuvp::power

@@ -93,6 +93,12 @@ RegAccesses reg_accesses(const isa::Inst& in) {
   return r;
 }
 
+power::ActivityLog::InstEvents power_events(const isa::Inst& in, InstClass cls) {
+  const RegAccesses r = reg_accesses(in);
+  return {unit_event(cls), r.reads, r.writes,
+          cls == InstClass::Shared || cls == InstClass::Param || cls == InstClass::Local};
+}
+
 }  // namespace sm
 
 }  // namespace gpuvp

@@ -33,5 +33,9 @@ struct RegAccesses {
   unsigned reads = 0, writes = 0;
 };
 RegAccesses reg_accesses(const isa::Inst& in);
+// What one warp instruction of `in` (of class `cls`) costs besides its issue, per active lane: its
+// thread-instruction on its unit, its register reads and writes, and (shared, parameter and local
+// memory instructions) one on-chip memory access.
+power::ActivityLog::InstEvents power_events(const isa::Inst& in, InstClass cls);
 
 }  // namespace gpuvp::sm

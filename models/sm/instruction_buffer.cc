@@ -8,7 +8,7 @@
 namespace gpuvp::sm {
 
 InstructionBuffer::InstructionBuffer(unsigned ibuf_insts, CoreEnv& env) : env_(env), buffered_(ibuf_insts != 0) {
-  dcache_.resize(4096);
+  dcache_.resize(kDecoded);
   checked_.assign(dcache_.size(), 0);
   // ibuf_insts instructions of about 16 bytes each, in whole lines (at least one).
   lines_.resize(std::max(1u, (ibuf_insts * 16u + kLine - 1) / kLine));
@@ -126,7 +126,7 @@ const isa::Inst* InstructionBuffer::fetch_buffered(uint64_t pc, uint64_t& now, u
   if (!(e.pc == pc && sz && e.inst.size == sz && std::memcmp(e.bytes, p, sz) == 0)) {
     e.pc = ~uint64_t{0};
     std::string why;
-    e.regs_known = false;
+    e.events_known = false;
     if (!isa::decode(p, avail, e.inst, &why)) return undecodable(e, err, why);
     std::memcpy(e.bytes, p, e.inst.size);
     e.pc = pc;
@@ -146,13 +146,13 @@ const isa::Inst* InstructionBuffer::fetch_direct(uint64_t pc, uint64_t& now, uin
     std::string why;
     size_t sz = isa::size_from_header(tmp);
     if (sz == 0) {
-      e.regs_known = false;
+      e.events_known = false;
       isa::decode(tmp, want, e.inst, &why);
       return undecodable(e, err, why.empty() ? "bad header" : why);
     }
     if (sz != want && !read(pc, tmp, unsigned(sz), now, fetches, err)) return nullptr;
     e.pc = ~uint64_t{0};
-    e.regs_known = false;
+    e.events_known = false;
     if (!isa::decode(tmp, sz, e.inst, &why)) return undecodable(e, err, why);
     std::memcpy(e.bytes, tmp, sz);
     e.pc = pc;
@@ -170,7 +170,7 @@ const isa::Inst* InstructionBuffer::decode_into(DecEntry& e, uint64_t pc, const 
   ++decodes_;
   e.pc = ~uint64_t{0};
   std::string why;
-  e.regs_known = false;
+  e.events_known = false;
   if (!isa::decode(bytes, len, e.inst, &why)) return undecodable(e, err, why);
   std::memcpy(e.bytes, bytes, e.inst.size);
   e.pc = pc;

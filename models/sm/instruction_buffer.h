@@ -41,16 +41,19 @@ class InstructionBuffer {
   uint64_t decodes() const { return decodes_; }
   // Records that the instruction fetch just returned for pc passed the launch's checks.
   void mark_validated(uint64_t pc) { checked_[index(pc)] = launch_gen_; }
-  // Register-file operands of `in`, the instruction a fetch returned for pc: worked out once per
-  // decode (the power accounting asks for every warp instruction).
-  RegAccesses reg_accesses(uint64_t pc, const isa::Inst& in) {
+  // The energy events of `in` (of class `cls`), the instruction a fetch returned for pc (power_events):
+  // worked out once per decode, the power accounting asks for every warp instruction.
+  const power::ActivityLog::InstEvents& power_events(uint64_t pc, const isa::Inst& in, InstClass cls) {
     DecEntry& e = dcache_[index(pc)];
-    if (&e.inst != &in) return sm::reg_accesses(in);  // not this buffer's decode
-    if (!e.regs_known) {
-      e.regs = sm::reg_accesses(in);
-      e.regs_known = true;
+    if (&e.inst != &in) {  // not this buffer's decode
+      other_ = sm::power_events(in, cls);
+      return other_;
     }
-    return e.regs;
+    if (!e.events_known) {
+      e.events = sm::power_events(in, cls);
+      e.events_known = true;
+    }
+    return e.events;
   }
 
  private:
@@ -65,10 +68,11 @@ class InstructionBuffer {
     uint64_t gen = 0;              // fill generation this entry was last validated against
     isa::Inst inst;
     uint8_t bytes[128];
-    RegAccesses regs;           // of inst, once regs_known (cleared whenever inst is decoded again)
-    bool regs_known = false;
+    power::ActivityLog::InstEvents events;  // of inst, once events_known (cleared whenever inst is decoded again)
+    bool events_known = false;
   };
-  size_t index(uint64_t pc) const { return (pc >> 2) & (dcache_.size() - 1); }
+  static constexpr size_t kDecoded = 4096;  // decoded-instruction entries, a power of two
+  size_t index(uint64_t pc) const { return (pc >> 2) & (kDecoded - 1); }
   const Line* buffered_line(uint64_t base, uint64_t now) const;
   // The line holding `base`, fetched on a miss; nullptr after a fault (err).
   const Line* line(uint64_t base, uint64_t& now, uint64_t& fetches, Error& err);
@@ -91,7 +95,8 @@ class InstructionBuffer {
   uint64_t clock_ = 0;
   uint64_t decodes_ = 0;
   uint64_t gen_ = 1;                // bumped on every fill: decoded entries re-check their bytes
-  std::vector<DecEntry> dcache_;
+  std::vector<DecEntry> dcache_;    // kDecoded entries
+  power::ActivityLog::InstEvents other_;  // power_events() of an instruction not decoded here
   uint64_t launch_gen_ = 0;         // register bounds are checked once per launch per entry
   std::vector<uint64_t> checked_;   // per dcache entry: launch_gen_ it was validated for
 };

@@ -429,6 +429,16 @@ const Inst* SimtCore::fetched(Warp& w, uint64_t pc, const Inst* in, const sm::In
   return in;
 }
 
+// The energy events of one warp instruction (docs/power.md): its issue, its lanes on their unit, its
+// register reads and writes per active lane, and a shared-memory access (worked out once per decoded
+// instruction). The lane cluster is the distribution unit's choice (cluster_distributor.h; by default the
+// warp's slot modulo the clusters). Inline: it runs for every warp instruction.
+inline void SimtCore::record_activity(const Warp& w, const Inst& in, uint64_t pc, InstClass cls, unsigned lanes) {
+  static const power::ActivityLog::InstEvents kIssueOnly{};  // no active lane: only the issue counts
+  act_->instruction(now_, dist_->next(w.id), lanes, blocks_[w.block].lp->launch_id,
+                    lanes ? ibuf_->power_events(pc, in, cls) : kIssueOnly);
+}
+
 // The instruction's semantics: the lanes the guard enables, then the family handler of the opcode
 // (exec.h). Control handlers move the group themselves; after the others it moves on to the next
 // instruction. False when the warp stopped on an error.
@@ -502,18 +512,16 @@ void SimtCore::notify_retired(Warp& w, const Inst& in, uint32_t active, bool con
   observer_->retired(r);
 }
 
-// The energy events of one warp instruction (docs/power.md): its issue, its lanes on their unit, its
-// register reads and writes per active lane, and a shared-memory access. The lane cluster is the
-// distribution unit's choice (cluster_distributor.h; by default the warp's slot modulo the clusters).
-void SimtCore::record_activity(const Warp& w, const Inst& in, uint64_t pc, InstClass cls, unsigned lanes) {
-  if (!dist_) dist_ = sm::make_slot_distributor(act_->clusters());
-  power::ActivityLog::InstEvents e;
-  if (lanes) {  // with no active lane only the issue counts: skip working out the operands
-    const sm::RegAccesses r = ibuf_->reg_accesses(pc, in);
-    e = {sm::unit_event(cls), r.reads, r.writes,
-         cls == InstClass::Shared || cls == InstClass::Param || cls == InstClass::Local};
-  }
-  act_->instruction(now_, dist_->next(w.id), lanes, blocks_[w.block].lp->launch_id, e);
+void SimtCore::set_activity(power::ActivityLog* log) {
+  act_ = log;
+  default_distributor();
+}
+void SimtCore::set_distributor(std::unique_ptr<sm::ClusterDistributor> d) {
+  dist_ = std::move(d);
+  default_distributor();
+}
+void SimtCore::default_distributor() {
+  if (act_ && !dist_) dist_ = sm::make_slot_distributor(act_->clusters());
 }
 
 // --- test access --------------------------------------------------------------------------------

@@ -209,10 +209,10 @@ class SimtCore {
   // instruction when off).
   void set_retire_observer(RetireObserver* o) { observer_ = o; }
   // Counts each warp instruction's energy events into `log` at its issue cycle (nullptr: off).
-  void set_activity(power::ActivityLog* log) { act_ = log; }
+  void set_activity(power::ActivityLog* log);
   // Which lane cluster each warp instruction's activity is charged to (nullptr: the warp's slot modulo
   // the clusters). It never changes timing.
-  void set_distributor(std::unique_ptr<sm::ClusterDistributor> d) { dist_ = std::move(d); }
+  void set_distributor(std::unique_ptr<sm::ClusterDistributor> d);
 
   // Registers the architectural state (register file, predicates, per-warp PCs, masks and
   // divergence groups) under `path` (simt_core_state.cc).
@@ -469,6 +469,7 @@ class SimtCore {
   power::ActivityLog* act_ = nullptr;
   std::unique_ptr<sm::ClusterDistributor> dist_;
   void record_activity(const Warp& w, const isa::Inst& in, uint64_t pc, InstClass cls, unsigned lanes);
+  void default_distributor();  // the slot distributor when activity is counted and none was given
   // sm.timing = flexgrip: the pipeline, lane groups per warp instruction, the instruction in flight.
   std::unique_ptr<sm::FlexgripPipeline> pipe_;
   unsigned packets_ = 1;

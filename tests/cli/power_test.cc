@@ -98,6 +98,38 @@ TEST_CASE("power: trace CSV and counter tracks of the same run") {
   CHECK(temp_track);
 }
 
+namespace {
+// Two blocks on tx2's two SMs, each asleep between wake-ups every 1 ms for 40 ms: the thermal warm-up's
+// steady stretches (wear by Simpson's rule), then waits near the steady state (wear in closed form),
+// each wake-up an active interval.
+json timer_spin_stats(const std::string& outputs) {
+  const std::string s = temp_path("power_spin.json");
+  RunResult r = run_gpuvp(fmt::format(
+      "exec --preset tx2 --ptx {}/sw/kernels/timerSpin.ptx --kernel timerSpin --grid 2 --block 32 --arg buf:u64:2 "
+      "--arg buf:u64:2 --arg buf:u32:2 --arg buf:u64:2:const=40000000 --arg u32:1000000 --stats {} {}",
+      GPUVP_SOURCE_DIR, s, outputs));
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  return read_json(s);
+}
+}  // namespace
+
+TEST_CASE("power: a run that keeps no trace has the same energy, temperatures and wear as one writing the CSV") {
+  const std::string csv = temp_path("power_spin.csv");
+  const json with_trace = timer_spin_stats("--power-trace " + csv);
+  const std::string text = slurp(csv);
+  std::remove(csv.c_str());
+  const json without = timer_spin_stats("");
+  REQUIRE(with_trace["sms"].size() == 2);
+  // The trace has the warm-up's stretches and a row per SM per wake-up at least (40 wake-ups).
+  CHECK(std::count(text.begin(), text.end(), '\n') > 1 + 2 * 40);
+  CHECK(without["energy"] == with_trace["energy"]);  // to the bit: the same computation, only no rows kept
+  CHECK(without["em"] == with_trace["em"]);
+  for (size_t k = 0; k < 2; ++k) CHECK(without["sms"][k]["energy"] == with_trace["sms"][k]["energy"]);
+  CHECK(without["energy"]["sm_static_j"].get<double>() > 0);
+  CHECK(without["em"]["gpu_cr"].get<double>() > 0);
+}
+
 TEST_CASE("power: off, the statistics say null and the trace is refused") {
   const std::string s = temp_path("power_off.json");
   RunResult r = run_small("--set power.enabled=false --stats " + s);
