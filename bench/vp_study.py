@@ -9,15 +9,20 @@ registers' vulnerable period (`gpuvp vp`, summed over the workload's kernels, wi
 block), the kernel cycles (`gpuvp run --stats`), a register-file campaign (transient bit flips over
 `gpu.sm*.regs`) and a functional-unit campaign (instruction-output faults: one bit of one lane of the
 result of a dynamic instruction with a destination, group G_GPPR, SM 0), each of FAULTS faults, with
-AVF (SDC, and failures = SDC + DUE + timeout) and 95 % Wilson intervals; then the Spearman rank
-correlation of the estimate with each measured AVF over all (workload, schedule) points. Writes
-OUT_DIR/summary.md and OUT_DIR/study.json, and with --img the plot vp_study.png. A campaign whose store
-already exists in OUT_DIR is read, not rerun (an interrupted study resumes).
+AVF (SDC, and failures = SDC + DUE + timeout) and 95 % Wilson intervals; the register file's measured
+ACE figures, from the golden run's access record kept in the register-file store (`gpuvp report DB
+--json -`, "ace" over the campaign's fault space: the words the kernels allocated, over the campaign's
+window): its live bit-time and its ACE AVF (live / total bit-time there); then the Spearman rank
+correlation of the estimate with each measured AVF and with the measured live time, and of the ACE AVF
+with the injected failure AVF, over all (workload, schedule) points. Writes OUT_DIR/summary.md and
+OUT_DIR/study.json, and with --img the plots vp_study.png (AVF) and vp_study_ace.png (measured live
+time). A campaign whose store already exists in OUT_DIR is read, not rerun (an interrupted study resumes).
 """
 import argparse
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -124,7 +129,26 @@ def campaign(w, s, kind, opt):
     counts = {}
     for r in rows:
         counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
-    return counts, wall
+    return counts, wall, db
+
+
+REGS = re.compile(r"gpu\.sm\d+\.regs$")
+
+
+def measured_ace(db, opt):
+    """The register files' ACE over the campaign's fault space, summed over the SMs: live bit-time (bit x us)
+    and ACE AVF (%), from `gpuvp report --json`."""
+    rep = json.loads(run([opt.gpuvp, "report", db, "--json", "-"]))[0]
+    ace = rep["ace"]
+    if ace is None:
+        sys.exit(f"{db}: no lifetimes in the store (made before access recording): remove it to rerun")
+    if any(REGS.match(t) for t in ace["unobserved"]):
+        sys.exit(f"{db}: register files not observed ({', '.join(ace['unobserved'])})")
+    rows = [r for t, r in ace["targets"].items() if REGS.match(t)]
+    live = sum(r["live_bit_ps"] for r in rows)
+    total = sum(r["total_bit_ps"] for r in rows)
+    return {"live_bit_us": live / 1e6, "ace_avf": 100 * live / total if total else 0.0,
+            "bits": sum(r["bits"] for r in rows), "whole_ace_avf": 100 * live / sum(r["whole"]["total_bit_ps"] for r in rows)}
 
 
 def avf(counts, classes):
@@ -145,12 +169,14 @@ def study(opt):
             p = {"workload": w, "kind": KIND[w], "schedule": s, "estimate": estimate(w, s, opt),
                  "kernel_cycles": kernel_cycles(w, s, opt)}
             for kind in ("regs", "fu"):
-                counts, wall = campaign(w, s, kind, opt)
+                counts, wall, db = campaign(w, s, kind, opt)
                 p[kind] = {"counts": counts, "sdc": avf(counts, ("sdc",)), "fail": avf(counts, FAILURES),
                            "wall_s": round(wall, 1)}
+                if kind == "regs":
+                    p["ace"] = measured_ace(db, opt)
                 print(f"{w} {s} {kind}: {counts} ({wall:.0f} s)", flush=True)
             points.append(p)
-    corr = {}
+    corr = ace_correlations(points)
     est = [p["estimate"] for p in points]
     for kind in ("regs", "fu"):
         for cls in ("sdc", "fail"):
@@ -170,6 +196,54 @@ def study(opt):
     return points, corr
 
 
+def changes(points, value):
+    """value() of each workload's nvcc points, and of its vp points, in workload order."""
+    nv = [p for p in points if p["schedule"] == "nvcc"]
+    vp = [p for p in points if p["schedule"] == "vp"]
+    return [value(a) for a in nv], [value(b) for b in vp]
+
+
+def warps(w):
+    """Warps of the workload's `small` launch (its kernels share it): the estimate is one warp's."""
+    _, grid, block = KERNELS[w]
+    blocks = math.prod(int(x) for x in grid.split(","))
+    return blocks * -(-math.prod(int(x) for x in block.split(",")) // 32)
+
+
+def ace_correlations(points):
+    """The estimate against the register files' measured live time, and the ACE AVF against the injected one."""
+    est = [p["estimate"] for p in points]
+    live = [p["ace"]["live_bit_us"] for p in points]
+    e0, e1 = changes(points, lambda p: p["estimate"])
+    l0, l1 = changes(points, lambda p: p["ace"]["live_bit_us"])
+    return {"estimate vs measured ACE live time (register file)": spearman(est, live),
+            "estimate x warps of the launch vs measured ACE live time": spearman(
+                [e * warps(p["workload"]) for e, p in zip(est, points)], live),
+            "estimate change vs ACE live time change (vp / nvcc - 1)": spearman(
+                [b / a - 1 for a, b in zip(e0, e1)], [b / a - 1 for a, b in zip(l0, l1)]),
+            "ACE AVF vs injected failure AVF (register file)": spearman(
+                [p["ace"]["ace_avf"] for p in points], [p["regs"]["fail"]["avf"] for p in points])}
+
+
+def rel(p, base, value):
+    """The change of value(p) relative to the nvcc point of its workload, '' for that point itself."""
+    return "" if p is base else f" ({100 * (value(p) / value(base) - 1):+.1f} %)"
+
+
+def ace_table(points):
+    """The register file's measured ACE per point, the change in live time relative to nvcc beside the estimate's."""
+    lines = ["| workload | schedule | estimate (cycles) | ACE live time (bit x us) | ACE AVF over allocated words % "
+             "| reg failure AVF % (injected) | ACE AVF whole file % |", "|---|---|---|---|---|---|---|"]
+    base = {}
+    for p in points:
+        b = base.setdefault(p["workload"], p)
+        a = p["ace"]
+        lines.append(f"| {p['workload']} | {p['schedule']} | {p['estimate']}{rel(p, b, lambda x: x['estimate'])} | "
+                     f"{a['live_bit_us']:.1f}{rel(p, b, lambda x: x['ace']['live_bit_us'])} | {a['ace_avf']:.2f} | "
+                     f"{fmt(p['regs']['fail'])} | {a['whole_ace_avf']:.2f} |")
+    return lines
+
+
 def summary(points, corr, opt):
     lines = ["| workload (kind) | schedule | estimate (cycles) | kernel cycles | reg SDC AVF % | reg failure AVF % "
              "| FU SDC AVF % | FU failure AVF % |", "|---|---|---|---|---|---|---|---|"]
@@ -178,11 +252,12 @@ def summary(points, corr, opt):
         if p["schedule"] == "nvcc":
             base[p["workload"]] = p
         b = base[p["workload"]]
-        est = f"{p['estimate']}" + ("" if p is b else f" ({100 * (p['estimate'] / b['estimate'] - 1):+.1f} %)")
-        cyc = f"{p['kernel_cycles']}" + (
-            "" if p is b else f" ({100 * (p['kernel_cycles'] / b['kernel_cycles'] - 1):+.1f} %)")
+        est = f"{p['estimate']}{rel(p, b, lambda x: x['estimate'])}"
+        cyc = f"{p['kernel_cycles']}{rel(p, b, lambda x: x['kernel_cycles'])}"
         lines.append(f"| {p['workload']} ({p['kind']}) | {p['schedule']} | {est} | {cyc} | {fmt(p['regs']['sdc'])} | "
                      f"{fmt(p['regs']['fail'])} | {fmt(p['fu']['sdc'])} | {fmt(p['fu']['fail'])} |")
+    lines.append("")
+    lines += ace_table(points)
     lines.append("")
     lines.append(f"Spearman rank correlations ({len(points)} points; the changes over {len(points) // 2} workloads):")
     for k, v in corr.items():
@@ -221,6 +296,32 @@ def plot(points, corr, opt):
     fig.tight_layout()
     os.makedirs(opt.img, exist_ok=True)
     fig.savefig(os.path.join(opt.img, "vp_study.png"), dpi=110)
+    plot_ace(points, corr, opt, plt)
+
+
+def plot_ace(points, corr, opt, plt):
+    """The estimate against the register files' measured live time, both schedules, each workload's pair joined."""
+    fig, ax = plt.subplots(figsize=(6.5, 4.8))
+    for w in opt.workloads:
+        pair = [p for p in points if p["workload"] == w]
+        ax.plot([p["estimate"] for p in pair], [p["ace"]["live_bit_us"] for p in pair], "-", color="0.7", lw=0.8)
+    for p in points:
+        ax.plot(p["estimate"], p["ace"]["live_bit_us"], "o" if p["schedule"] == "nvcc" else "^",
+                color="C0" if p["schedule"] == "nvcc" else "C3")
+        if p["schedule"] == "nvcc":
+            ax.annotate(p["workload"], (p["estimate"], p["ace"]["live_bit_us"]), fontsize=7, xytext=(3, 3),
+                        textcoords="offset points")
+    ax.plot([], [], "o", color="C0", label="nvcc order")
+    ax.plot([], [], "^", color="C3", label="vp schedule")
+    ax.legend(fontsize=8)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("estimated vulnerable period (cycles, log)")
+    ax.set_ylabel("measured register-file ACE live time (bit x us, log)")
+    rho = corr["estimate vs measured ACE live time (register file)"]
+    ax.set_title(f"{opt.preset}, launch small: Spearman rho = {'n/a' if rho is None else f'{rho:+.2f}'}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(os.path.join(opt.img, "vp_study_ace.png"), dpi=110)
 
 
 def main():

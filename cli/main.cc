@@ -294,11 +294,14 @@ int run_command(int argc, char* argv[]) {
   camp_replay->add_option("--timeline", replay_opt.timeline, "Block timeline of the replayed run (Chrome trace JSON; one id)");
   camp_replay->add_option("--log", replay_opt.logs, "Log level of a module and those below it: --log gpu.sched=debug (repeatable)");
   std::vector<std::string> report_dbs;
-  std::string html_file;
+  std::string html_file, report_json;
   double raw_fit = -1;
   auto* report = app.add_subcommand("report", "AVF per class, target and structure with 95 % intervals, MTBF, FIT");
   report->add_option("db", report_dbs, "Result stores")->required();
   report->add_option("--html", html_file, "Write one self-contained HTML page (stores side by side) instead");
+  report->add_option("--json", report_json,
+                     "Write each store's counts and ACE table (live / total bit-time, ACE and injected AVF) as JSON "
+                     "instead ('-': standard output)");
   add_real_option(report, "--raw-fit", raw_fit, "Raw upset rate in FIT per bit: prints FIT and MTBF", 0, 1e12);
 
   try {
@@ -388,7 +391,7 @@ int run_command(int argc, char* argv[]) {
     if (*camp_merge) return fi::campaign_merge(merge_out, merge_shards, allow_missing);
     if (*camp_replay) return fi::campaign_replay(replay_db, replay_ids, replay_opt);
     if (*report)
-      return fi::campaign_report(report_dbs, raw_fit >= 0 ? std::optional<double>(raw_fit) : std::nullopt, html_file);
+      return fi::campaign_report(report_dbs, raw_fit >= 0 ? std::optional<double>(raw_fit) : std::nullopt, html_file, report_json);
     return 0;
   });
 }

@@ -1214,21 +1214,40 @@ int campaign_replay(const std::string& db, const std::vector<uint64_t>& ids, con
   });
 }
 
+namespace {
+void write_report(const std::string& path, const std::string& text, const char* what) {
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw CampaignError(fmt::format("{}: cannot write ({})", path, what));
+  f << text;
+  if (!f.flush()) throw CampaignError(fmt::format("{}: cannot write ({})", path, what));
+}
+}  // namespace
+
 int campaign_report(const std::vector<std::string>& dbs, std::optional<double> raw_fit_per_bit,
-                    const std::string& html) {
+                    const std::string& html, const std::string& json) {
   return on_stores(dbs, [&] {
-  if (!html.empty()) {
-    refuse_overwriting(html, dbs, "--html");
-    check_output(html, "--html");
-  }
+  if (!html.empty() && !json.empty()) throw CampaignError("report: --html and --json are exclusive (one output each run)");
+  for (const auto& [out, what] : {std::pair{html, "--html"}, std::pair{json, "--json"}})
+    if (!out.empty() && out != "-") {
+      refuse_overwriting(out, dbs, what);
+      check_output(out, what);
+    }
   std::vector<Store> stores;
   for (const std::string& db : dbs) stores.push_back(open_for_reading(db));
   if (!html.empty()) {
-    const std::string page = html_report(stores, raw_fit_per_bit);
-    std::ofstream f(html, std::ios::binary);
-    if (!f) throw CampaignError(fmt::format("{}: cannot write", html));
-    f << page;
-    if (!f.flush()) throw CampaignError(fmt::format("{}: cannot write", html));
+    write_report(html, html_report(stores, raw_fit_per_bit), "--html");
+    return 0;
+  }
+  if (!json.empty()) {
+    nlohmann::json all = nlohmann::json::array();
+    for (size_t i = 0; i < stores.size(); ++i) {
+      all.push_back(json_report(stores[i]));
+      all.back()["db"] = dbs[i];
+    }
+    if (json == "-")
+      print_out("{}\n", all.dump(1));
+    else
+      write_report(json, all.dump(1) + "\n", "--json");
     return 0;
   }
   for (size_t i = 0; i < stores.size(); ++i) {

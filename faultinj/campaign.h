@@ -37,8 +37,9 @@ struct ReplayOptions {
 // when every replay reproduces its recorded outcome (and DUE kind), 1 otherwise.
 int campaign_replay(const std::string& db, const std::vector<uint64_t>& ids, const ReplayOptions& opt);
 
-// The text report of each store; with `html` non-empty, one self-contained HTML page instead.
+// The text report of each store; with `html` non-empty, one self-contained HTML page instead; with
+// `json` non-empty ('-': standard output), a JSON array of json_report (report.h), one per store, instead.
 int campaign_report(const std::vector<std::string>& dbs, std::optional<double> raw_fit_per_bit,
-                    const std::string& html = "");
+                    const std::string& html = "", const std::string& json = "");
 
 }  // namespace gpuvp::fi

@@ -243,11 +243,16 @@ struct AceRow {
   void add(const AceRow& o) { space.add(o.space), whole.add(o.whole); }
 };
 
-// Runs not masked over faults injected, %: what the ACE AVF bounds.
-std::string failure_avf(const ClassCounts* c) {
-  if (!c || c->injected() == 0) return "-";
+// Runs not masked over faults injected, %: what the ACE AVF bounds (none without injected faults).
+std::optional<double> failure_avf_value(const ClassCounts* c) {
+  if (!c || c->injected() == 0) return std::nullopt;
   const uint64_t masked = c->count(Outcome::Masked) + c->count(Outcome::MaskedTiming);
-  return fmt::format("{:.2f}", 100.0 * double(c->injected() - masked) / double(c->injected()));
+  return 100.0 * double(c->injected() - masked) / double(c->injected());
+}
+
+std::string failure_avf(const ClassCounts* c) {
+  const auto v = failure_avf_value(c);
+  return v ? fmt::format("{:.2f}", *v) : "-";
 }
 
 constexpr const char* kAceRow = "  {:<36} {:>10} {:>8} {:>10} {:>12} {:>10}\n";
@@ -294,37 +299,92 @@ std::string exhaustive_note(const Store& store) {
          "  included): once every run is done, each AVF above is exact, with no sampling error (the intervals do not apply)\n";
 }
 
-std::string lifetimes_text(const Store& store, const AvfTables& t) {
-  const auto text = store.meta("lifetimes");
-  if (!text) return {};
-  const nlohmann::json j = nlohmann::json::parse(*text);
+namespace {
+// The stored lifetimes summary (meta `lifetimes`) summed per target, structure and kernel.
+struct AceTables {
+  bool pruning = false;
   std::map<std::string, AceRow> per_target, per_structure, per_kernel;
+  std::vector<std::string> unobserved;
+  nlohmann::json window_ps;
+};
+
+std::optional<AceTables> ace_tables(const Store& store) {
+  const auto text = store.meta("lifetimes");
+  if (!text) return std::nullopt;
+  const nlohmann::json j = nlohmann::json::parse(*text);
+  AceTables a;
+  a.pruning = j.at("pruning").get<bool>();
+  a.window_ps = j.value("window_ps", nlohmann::json());
+  a.unobserved = j.at("unobserved").get<std::vector<std::string>>();
   for (const auto& o : j.at("observed")) {
     const std::string name = o.at("name");
-    const AceRow a = ace_row(o);
-    per_target[name] = a;
-    per_structure[structure_of(name)].add(a);
+    const AceRow r = ace_row(o);
+    a.per_target[name] = r;
+    a.per_structure[structure_of(name)].add(r);
     const auto& ks = o.at("kernels");
-    for (size_t k = 0; k < ks.size(); ++k) {
-      AceRow& kk = per_kernel[fmt::format("kernel {}", k)];
-      kk.add({{a.space.bits, ks[k][0].get<double>(), ks[k][1].get<double>()}, {}});
-    }
+    for (size_t k = 0; k < ks.size(); ++k)
+      a.per_kernel[fmt::format("kernel {}", k)].add({{r.space.bits, ks[k][0].get<double>(), ks[k][1].get<double>()}, {}});
   }
+  return a;
+}
+
+nlohmann::json sum_json(const AceSum& s) {
+  return {{"bits", s.bits}, {"live_bit_ps", s.live}, {"total_bit_ps", s.total},
+          {"ace_avf", s.total > 0 ? nlohmann::json(100 * s.live / s.total) : nlohmann::json()}};
+}
+
+// Rows by name: the fault space's figures, the injected failure AVF beside them and the whole target's.
+nlohmann::json rows_json(const std::map<std::string, AceRow>& rows, const std::map<std::string, ClassCounts>& counts) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, a] : rows) {
+    auto it = counts.find(name);
+    const ClassCounts* c = it == counts.end() ? nullptr : &it->second;
+    const auto inj = failure_avf_value(c);
+    nlohmann::json r = sum_json(a.space);
+    r["injected"] = c ? c->injected() : 0;
+    r["injected_failure_avf"] = inj ? nlohmann::json(*inj) : nlohmann::json();
+    r["whole"] = sum_json(a.whole);
+    out[name] = r;
+  }
+  return out;
+}
+}  // namespace
+
+std::string lifetimes_text(const Store& store, const AvfTables& t) {
+  const auto a = ace_tables(store);
+  if (!a) return {};
   std::string out = fmt::format(
       "ACE analysis of the golden run over the campaign's fault space (the words and window its faults are drawn\n"
       "from: a register file's words the kernels allocated, an index range's words; ACE AVF = live bit-time / total\n"
       "bit-time there, %: an upper bound of the injected failure AVF = runs not masked / faults injected, %; observed\n"
       "targets only). 'whole': the same over every word of the target and the whole execution window\n"
-      "  pruning: {}\n", j.at("pruning").get<bool>() ? "on (faults in dead intervals masked without a run, one run per live interval)" : "off");
+      "  pruning: {}\n", a->pruning ? "on (faults in dead intervals masked without a run, one run per live interval)" : "off");
   out += pruned_line(store);
   out += "Per structure\n" + fmt::format(kAceRow, "structure", "bits", "ACE AVF", "inj. AVF", "bits whole", "ACE whole") +
-         ace_rows(per_structure, t.per_structure);
+         ace_rows(a->per_structure, t.per_structure);
   out += "Per target\n" + fmt::format(kAceRow, "target", "bits", "ACE AVF", "inj. AVF", "bits whole", "ACE whole") +
-         ace_rows(per_target, t.per_target);
+         ace_rows(a->per_target, t.per_target);
   out += "Per kernel (observed targets together, the kernel's part of the window)\n" +
-         fmt::format(kAceRow, "kernel", "bits", "ACE AVF", "", "", "") + ace_rows(per_kernel, {});
-  std::vector<std::string> un = j.at("unobserved");
-  out += fmt::format("  not observed (reads not all seen: no ACE figure, never pruned): {}\n", un.empty() ? "none" : join(un));
+         fmt::format(kAceRow, "kernel", "bits", "ACE AVF", "", "", "") + ace_rows(a->per_kernel, {});
+  out += fmt::format("  not observed (reads not all seen: no ACE figure, never pruned): {}\n",
+                     a->unobserved.empty() ? "none" : join(a->unobserved));
+  return out;
+}
+
+nlohmann::json json_report(const Store& store) {
+  const AvfTables t = report_tables(store);
+  const auto failure = failure_avf_value(&t.all);
+  nlohmann::json out = {{"campaign", store.campaign().name}, {"faults", store.fault_count()}, {"runs", store.run_count()},
+                        {"injected", t.all.injected()},
+                        {"injected_failure_avf", failure ? nlohmann::json(*failure) : nlohmann::json()},
+                        {"ace", nullptr}};
+  const auto a = ace_tables(store);
+  if (!a) return out;
+  nlohmann::json kernels = nlohmann::json::object();  // the fault space's figures only (no injected, no whole)
+  for (const auto& [name, k] : a->per_kernel) kernels[name] = sum_json(k.space);
+  out["ace"] = {{"pruning", a->pruning}, {"window_ps", a->window_ps}, {"unobserved", a->unobserved},
+                {"structures", rows_json(a->per_structure, t.per_structure)},
+                {"targets", rows_json(a->per_target, t.per_target)}, {"kernels", kernels}};
   return out;
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 // The text report of a campaign, from its store alone.
+#include <nlohmann/json.hpp>
+
 #include <optional>
 #include <string>
 
@@ -44,6 +46,12 @@ std::string report_header(const Store& store);
 // AVF (runs not masked / injected) of the same targets, the runs pruning recorded without running and
 // the targets it could not prune. Empty for stores without it.
 std::string lifetimes_text(const Store& store, const AvfTables& t);
+// `gpuvp report --json`: the campaign's name, faults, runs, injected faults and failure AVF (runs not
+// masked / injected, %) and, for a store with lifetimes, the ACE table of lifetimes_text (null otherwise):
+// per structure, target and kernel the fault space's bits, live and total bit-time (ps) and ACE AVF %;
+// per structure and target also the injected faults and failure AVF % of the same name, and `whole`
+// (every word of the target, the whole window).
+nlohmann::json json_report(const Store& store);
 // For a campaign with size.exhaustive: says that its AVFs are exact (else empty).
 std::string exhaustive_note(const Store& store);
 std::string mtbf_text(const ClassCounts& all, const std::optional<GoldenRecord>& g, const RawRate& raw);

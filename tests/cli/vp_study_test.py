@@ -30,4 +30,20 @@ assert vp.wilson(0, 0) == (0.0, 100.0)
 # AVF over faults injected: tool errors are not injections; failures are SDC + DUE + timeout.
 a = vp.avf({"masked": 6, "sdc": 2, "due": 1, "timeout": 1, "tool_error": 2}, vp.FAILURES)
 assert a["n"] == 10 and a["k"] == 4 and near(a["avf"], 40.0)
+# Warps of a launch: conv3x3's small launch is 2 x 2 blocks of 16 x 16 threads = 4 x 8 warps; bfs 2 x 32 = 2 x 1.
+assert vp.warps("conv3x3") == 32 and vp.warps("bfs") == 2
+# The register files' measured ACE, summed over the SMs from `gpuvp report --json` (its `ace` object):
+# live 1e6 + 3e6 bit x ps = 4 bit x us over 2 x 1e7 bit x ps = 20 %; other targets are not counted.
+def row(live, total):
+    return {"bits": 64, "live_bit_ps": live, "total_bit_ps": total, "whole": {"live_bit_ps": live, "total_bit_ps": 4 * total}}
+
+
+report = {"targets": {"gpu.sm0.regs": row(1e6, 1e7), "gpu.sm1.regs": row(3e6, 1e7), "gpu.sm0.preds": row(9e6, 1e7)},
+          "unobserved": ["gpu.l2.data"]}
+vp.run = lambda cmd: vp.json.dumps([{"ace": report}])
+m = vp.measured_ace("x.db", type("Opt", (), {"gpuvp": "gpuvp"}))
+assert near(m["live_bit_us"], 4.0) and near(m["ace_avf"], 20.0) and near(m["whole_ace_avf"], 5.0) and m["bits"] == 128, m
+# Relative change against the nvcc point; the nvcc point itself prints nothing.
+b, p = {"estimate": 200}, {"estimate": 150}
+assert vp.rel(p, b, lambda x: x["estimate"]) == " (-25.0 %)" and vp.rel(b, b, lambda x: x["estimate"]) == ""
 print("ok")

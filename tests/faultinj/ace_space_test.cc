@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <regex>
@@ -41,16 +42,30 @@ AceRowText ace_row(const std::string& report, const std::string& target) {
           std::stod(m[5].str())};
 }
 
-// `gpuvp report` of the campaign `json` (its text), run into d(name.db): the row of gpu.sm0.regs.
-AceRowText regs_row(const TempDir& d, const std::string& name, const std::string& json) {
+// Runs the campaign `json` (its text) into d(name.db); returns the store's path.
+std::string run_campaign(const TempDir& d, const std::string& name, const std::string& json) {
   fi::test::write_file(d(name + ".json"), json);
   const auto r = gpuvp::test::run_gpuvp(fmt::format("campaign run {} --db {} -q", d(name + ".json"), d(name + ".db")));
   INFO(r.err);
   REQUIRE(r.status == 0);
-  const auto rep = gpuvp::test::run_gpuvp("report " + d(name + ".db"));
+  return d(name + ".db");
+}
+
+// `gpuvp report` of the campaign `json` (its text), run into d(name.db): the row of gpu.sm0.regs.
+AceRowText regs_row(const TempDir& d, const std::string& name, const std::string& json) {
+  const auto rep = gpuvp::test::run_gpuvp("report " + run_campaign(d, name, json));
   INFO(rep.out);
   REQUIRE(rep.status == 0);
   return ace_row(rep.out, "gpu.sm0.regs");
+}
+
+// div_store on tx2, one warp: it allocates %r<4> and %rd<4>, 8 slots, 2 x 8 x 32 = 512 words of the 65,536.
+std::string div_store_campaign(int faults) {
+  return fmt::format(R"({{"name": "ace space", "platform": {{"preset": "tx2"}},
+  "exec": {{"ptx": "{}", "kernel": "div_store", "grid": [1], "block": [32],
+           "args": [{{"buffer": {{"type": "u32", "count": 32}}}}]}},
+  "targets": ["gpu.sm0.regs"], "size": {{"count": {}}}, "workers": 2}})",
+                     kPtx, faults);
 }
 }  // namespace
 
@@ -77,13 +92,8 @@ TEST_CASE("ace space: ACE over a kernel's allocated register words, hand-worked 
 }
 
 TEST_CASE("ace space: the report's register-file ACE is over the allocated words and bounds the injected failure AVF (tx2)") {
-  // div_store allocates %r<4> and %rd<4>: 8 slots, 2 x 8 x 32 = 512 words of the 65,536.
   TempDir d("ace-space");
-  const AceRowText div = regs_row(d, "div", fmt::format(R"({{"name": "ace space", "platform": {{"preset": "tx2"}},
-  "exec": {{"ptx": "{}", "kernel": "div_store", "grid": [1], "block": [32],
-           "args": [{{"buffer": {{"type": "u32", "count": 32}}}}]}},
-  "targets": ["gpu.sm0.regs"], "size": {{"count": 20}}, "workers": 2}})",
-                                                         kPtx));
+  const AceRowText div = regs_row(d, "div", div_store_campaign(20));
   CHECK(div.bits == 512 * 32);
   CHECK(div.bits_whole == 65536 * 32);
   CHECK(div.ace == Approx(div.ace_whole * 128).margin(0.01 * 128));  // same live time, 128 times fewer bits
@@ -97,4 +107,42 @@ TEST_CASE("ace space: the report's register-file ACE is over the allocated words
   CHECK(row.inj > 0);
   CHECK(row.ace >= 100 * lo);
   CHECK(row.ace > row.ace_whole);
+}
+
+TEST_CASE("ace space: report --json gives the ACE table and the injected AVF as numbers, as the text report prints them (tx2)") {
+  TempDir d("ace-json");
+  const std::string db = run_campaign(d, "div", div_store_campaign(30));
+  const auto rep = gpuvp::test::run_gpuvp("report " + db + " --json -");
+  INFO(rep.err);
+  REQUIRE(rep.status == 0);
+  const nlohmann::json all = nlohmann::json::parse(rep.out);
+  REQUIRE(all.size() == 1);
+  const nlohmann::json& s = all[0];
+  CHECK(s["db"] == db);
+  CHECK(s["faults"] == 30);
+  CHECK(s["injected"] == 30);
+  const nlohmann::json& r = s["ace"]["targets"]["gpu.sm0.regs"];
+  CHECK(r["bits"] == 512 * 32);  // the allocated words (above)
+  CHECK(r["whole"]["bits"] == 65536 * 32);
+  // The same live time over both populations; the ACE AVF is live over total bit-time.
+  CHECK(r["live_bit_ps"].get<double>() == r["whole"]["live_bit_ps"].get<double>());
+  CHECK(r["live_bit_ps"].get<double>() > 0);
+  CHECK(r["ace_avf"].get<double>() == Approx(100 * r["live_bit_ps"].get<double>() / r["total_bit_ps"].get<double>()));
+  CHECK(r["injected"] == 30);
+  // Runs not masked over the 30 injected, from the runs themselves.
+  const auto runs = nlohmann::json::parse(gpuvp::test::run_gpuvp("campaign export " + db + " --json -").out);
+  const nlohmann::json& rows = runs.is_object() ? runs["runs"] : runs;
+  int failed = 0;
+  for (const auto& row : rows) failed += row["outcome"] != "masked" && row["outcome"] != "masked_timing";
+  CHECK(r["injected_failure_avf"].get<double>() == Approx(100.0 * failed / 30));
+  CHECK(s["injected_failure_avf"].get<double>() == Approx(100.0 * failed / 30));
+  // The text report prints the same figures (two decimals).
+  const AceRowText text = ace_row(gpuvp::test::run_gpuvp("report " + db).out, "gpu.sm0.regs");
+  CHECK(text.ace == Approx(r["ace_avf"].get<double>()).margin(0.005));
+  CHECK(text.ace_whole == Approx(r["whole"]["ace_avf"].get<double>()).margin(0.005));
+  CHECK(text.inj == Approx(r["injected_failure_avf"].get<double>()).margin(0.005));
+  // One output per run: --json and --html together are refused.
+  const auto both = gpuvp::test::run_gpuvp("report " + db + " --json - --html " + d("r.html"));
+  CHECK(both.status != 0);
+  CHECK(both.err.find("--html and --json are exclusive") != std::string::npos);
 }
