@@ -171,8 +171,9 @@ bool SimtCore::fits(const LaunchParams& lp, const sm::BlockShape& s) {
 // resident: no warp points into them, should they move.
 void SimtCore::reset_files(size_t reg_slots, size_t pred_words) {
   regfile_.assign(reg_slots, 0);
+  reg_rows_dirty_.assign((reg_slots + 31) / 32, 0);
   predfile_.assign(pred_words, 0);
-  regs_clean_ = preds_clean_ = 0;
+  preds_clean_ = 0;
 }
 
 namespace {
@@ -203,15 +204,44 @@ void SimtCore::place_block(std::shared_ptr<const LaunchParams> k, const sm::Bloc
   b.first_warp = p.first_warp;
   b.nwarps = b.live_warps = s.wpb;
   if (b.lp->local_bytes) b.local.assign(size_t(s.threads) * b.lp->local_bytes, 0);
-  zero_for_block(regfile_, regs_clean_, p.reg_base, s.reg_slots);
   zero_for_block(predfile_, preds_clean_, p.pred_base, s.pred_words);
   init_shared(b);
+  zero_block_regs(b);
   init_warps(p.slot);
   if (recording()) note_placement(b);
   live_warps_ += s.wpb;
   stats_.blocks++;
   b.stat = last_launch_ = record_occupancy(*b.lp, s);
   ++stats_.launches[b.stat].blocks_run;
+}
+
+// Block b's register rows zeroed where they may hold values, then marked where its instructions may
+// write (the rows named so far; those named later are marked as they are, mark_newly_named).
+void SimtCore::zero_block_regs(const Block& b) {
+  const size_t first = b.reg_base / 32, rows = b.k.reg_slots / 32;
+  for (size_t g = first; g < first + rows; ++g)
+    if (reg_rows_dirty_[g]) {
+      std::fill_n(regfile_.data() + g * 32, 32, uint64_t{0});
+      reg_rows_dirty_[g] = 0;
+    }
+  mark_named_rows(b, ibuf_->named_rows());
+}
+
+void SimtCore::mark_named_rows(const Block& b, const std::vector<uint16_t>& rows) {
+  const size_t n = b.lp->num_regs;
+  for (uint16_t r : rows) {
+    if (r >= n) continue;  // no instruction of this kernel can name it (validate)
+    for (unsigned k = 0; k < b.nwarps; ++k) reg_rows_dirty_[b.reg_base / 32 + k * n + r] = 1;
+  }
+}
+
+// Rows an instruction decoded since the last call names for the first time: from now on the
+// resident blocks' warps may write them.
+void SimtCore::mark_newly_named() {
+  std::vector<uint16_t>& rows = ibuf_->newly_named();
+  for (const Block& b : blocks_)
+    if (b.lp) mark_named_rows(b, rows);
+  rows.clear();
 }
 
 // The launch's entry in stats_.launches, made at its first block on the SM with the kernel's
@@ -417,6 +447,7 @@ const Inst* SimtCore::fetch(Warp& w, uint64_t pc) {
 // The instruction a fetch returned, checked; nullptr after reporting why there is none.
 const Inst* SimtCore::fetched(Warp& w, uint64_t pc, const Inst* in, const sm::InstructionBuffer::Error& err,
                               bool validated) {
+  if (!ibuf_->newly_named().empty()) mark_newly_named();  // before the instruction can write them
   if (!in) {
     if (err.decode) fail("decode", fmt::format("undecodable instruction at {:#x}: {}", pc, err.why), &w, -1, pc);
     else fault_at(err.fault, w, -1, err.addr);

@@ -309,6 +309,9 @@ class SimtCore {
   bool fits(const LaunchParams& lp, const sm::BlockShape& s);
   void reset_files(size_t reg_slots, size_t pred_words);
   void grow_files(size_t reg_slots, size_t pred_words);
+  void zero_block_regs(const Block& b);
+  void mark_named_rows(const Block& b, const std::vector<uint16_t>& rows);
+  void mark_newly_named();
   void compact();
   void place_block(std::shared_ptr<const LaunchParams> k, const sm::BlockShape& s, const sm::Placement& p,
                    uint64_t linear, uint64_t start);
@@ -518,7 +521,13 @@ class SimtCore {
   std::vector<Warp> warps_;
   std::vector<uint64_t> regfile_;
   std::vector<uint32_t> predfile_;
-  size_t regs_clean_ = 0, preds_clean_ = 0;  // entries from here on are zero (unused since zeroed)
+  size_t preds_clean_ = 0;  // predicate words from here on are zero (unused since zeroed)
+  // Per row of 32 register slots (a warp's register for its 32 lanes; blocks' storage starts at a
+  // multiple of 32 slots): 1 when it may hold a nonzero value. A block's rows are marked when it is
+  // placed or an instruction first names them (only a named row can be written by an instruction),
+  // and by registry writes (fault injection); place_block zeroes only marked rows, which is the same
+  // file as zeroing the block's whole range (a kernel declares many more registers than it names).
+  std::vector<uint8_t> reg_rows_dirty_;
   bool batch_ = false;              // the resident blocks are a batch (launch): they stay until clear()
   std::vector<unsigned> finished_;  // slots of blocks whose last warp exited, not yet released
   std::vector<Completed> completed_;

@@ -93,6 +93,7 @@ void SimtCore::compact() {
 // resident warps point into the new storage (nothing else holds pointers into them between blocks).
 void SimtCore::grow_files(size_t reg_slots, size_t pred_words) {
   regfile_.resize(reg_slots, 0);
+  reg_rows_dirty_.resize((reg_slots + 31) / 32, 0);
   predfile_.resize(pred_words, 0);
   for (const Block& b : blocks_) {
     if (!b.lp) continue;

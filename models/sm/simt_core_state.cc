@@ -72,7 +72,7 @@ void SimtCore::register_state(Registry& reg, const std::string& path) {
       [this](uint64_t i) { return i / 2 < regfile_.size() ? (regfile_[i / 2] >> (32 * (i % 2))) & 0xFFFFFFFFu : 0; },
       [this](uint64_t i, uint64_t v) {
         if (i / 2 >= regfile_.size()) return;
-        regs_clean_ = std::max<size_t>(regs_clean_, i / 2 + 1);  // not known to be zero any more
+        reg_rows_dirty_[i / 64] = 1;  // not known to be zero any more (slot i / 2, row of 32 slots)
         const unsigned sh = 32 * (i % 2);
         regfile_[i / 2] = (regfile_[i / 2] & ~(uint64_t{0xFFFFFFFFu} << sh)) | ((v & 0xFFFFFFFFu) << sh);
       }));

@@ -423,3 +423,34 @@ TEST_CASE("SimtCore concurrent: a block that fits the free total goes in when th
   drain(core);
   t.check_dots({0, 1, 2});
 }
+
+// place_block zeroes only the register rows that may hold values (docs/sm.md, "Concurrent kernels"): the
+// rows earlier blocks' instructions named, also those first named while a block ran, and words a
+// registry write (fault injection) set. A placed block reads zero in all of its range all the same.
+TEST_CASE("SimtCore concurrent: a placed block's register range is zero after other kernels' blocks and registry writes",
+          "[core][concurrent]") {
+  TwoKernels t;
+  SimtCore core(t.d.cfg, t.d.env);
+  Registry reg;
+  core.register_state(reg, "sm");
+  auto words = [](const LaunchParams& lp) { return uint64_t(2) * lp.num_regs * 32 * (TwoKernels::kThreads / 32); };
+  auto nonzero = [&](uint64_t n) {
+    uint64_t c = 0;
+    for (uint64_t i = 0; i < n; ++i) c += reg.read("sm.regs", i) != 0;
+    return c;
+  };
+  // vectorAdd's rows are first named while its block runs (nothing was decoded before).
+  REQUIRE(core.add_block(t.add, 0, 0));
+  drain(core);
+  REQUIRE(nonzero(words(*t.add)) > 0);  // its registers keep their values after it left
+  REQUIRE(core.add_block(t.prod, 0, 0));
+  CHECK(nonzero(words(*t.prod)) == 0);
+  drain(core);
+  REQUIRE(nonzero(words(*t.prod)) > 0);
+  // Every word set, also in rows neither kernel names.
+  for (uint64_t i = 0; i < words(*t.prod); ++i) reg.write("sm.regs", 0xdeadbeef, i);
+  REQUIRE(core.add_block(t.add, 1, 0));
+  CHECK(nonzero(words(*t.add)) == 0);
+  drain(core);
+  t.check_sums(2);
+}
