@@ -108,11 +108,12 @@ ForkPlan load_fork_plan(const std::string& path) {
   try {
     if (j.is_discarded()) throw std::invalid_argument("not JSON");
     plan.runs_dir = j.at("runs_dir").get<std::string>();
+    plan.golden_dir = j.at("golden_dir").get<std::string>();
     plan.fd = j.at("fd").get<int>();
     plan.limit_s = j.at("limit_s").get<double>();
     for (const auto& r : j.at("runs")) plan.runs.push_back(parse_run(r));
   } catch (const std::exception& e) {
-    throw std::invalid_argument(fmt::format("{}: a fork plan is {{\"runs_dir\", \"fd\", \"limit_s\", \"runs\": "
+    throw std::invalid_argument(fmt::format("{}: a fork plan is {{\"runs_dir\", \"golden_dir\", \"fd\", \"limit_s\", \"runs\": "
                                             "[[ID, \"TARGET[INDEX]^0xMASK@TIME_PS\"], ...]}}: {}", path, e.what()));
   }
   if (plan.fd < 0 || ::fcntl(plan.fd, F_GETFD) < 0)
@@ -138,8 +139,11 @@ std::string become_run(const ForkPlan& plan, const ForkPlan::Run& run) {
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a golden run killed takes its run along (a hang has no other limit)
   ::close(plan.fd);
-  const fs::path golden_dir = fs::current_path(), run_dir = fs::path(plan.runs_dir) / std::to_string(run.id);
+  const fs::path golden_dir = plan.golden_dir, run_dir = fs::path(plan.runs_dir) / std::to_string(run.id);
   std::error_code ec;
+  // The working directory's counterpart in the run's folder; outside the golden folder it stays.
+  const fs::path cwd = fs::current_path(ec), rel = cwd.lexically_relative(golden_dir);
+  const fs::path run_cwd = rel.empty() || *rel.begin() == ".." ? cwd : (run_dir / rel).lexically_normal();
   fs::remove_all(run_dir, ec);
   fs::create_directories(run_dir.parent_path(), ec);
   fs::copy(golden_dir, run_dir, fs::copy_options::recursive, ec);
@@ -148,9 +152,9 @@ std::string become_run(const ForkPlan& plan, const ForkPlan::Run& run) {
     struct stat st {};
     if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) reopen(fd, golden_dir, run_dir);
   }
-  fs::current_path(run_dir, ec);
+  fs::current_path(run_cwd, ec);
   if (ec) {
-    fmt::print(stderr, "gpuvp: fork plan: cannot enter {}: {}\n", run_dir.string(), ec.message());
+    fmt::print(stderr, "gpuvp: fork plan: cannot enter {}: {}\n", run_cwd.string(), ec.message());
     ::_exit(126);
   }
   return (run_dir / ".gpuvp-report.json").string();

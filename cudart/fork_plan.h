@@ -25,6 +25,7 @@ struct ForkPlan {
   };
   std::vector<Run> runs;  // sorted by instant
   std::string runs_dir;
+  std::string golden_dir;  // the folder the golden run started in (the application may chdir away from it)
   int fd = -1;            // the pipe to the campaign: one line per run (fork_report)
   double limit_s = 0;     // a run's wall-time limit: a child still running then is killed
 };
@@ -43,8 +44,9 @@ void fork_report(const ForkPlan& plan, const std::string& line);
 // caller), or "".
 std::string fork_hazard();
 
-// In the child, first thing: a process group of its own, the golden run's folder (the working
-// directory) copied into the run's folder, which becomes the working directory; every regular file the
+// In the child, first thing: a process group of its own, the golden run's folder (plan.golden_dir)
+// copied into the run's folder; the working directory becomes its counterpart there (the application
+// may have changed into a subfolder, as a fresh run in the run's folder would); every regular file the
 // application holds open (its standard output and error among them, which the campaign points into
 // that folder) opened anew, the copy for a file of that folder, so that the child's reads and writes
 // move no offset of the golden run's and change none of its files. Returns the fault report's path.
