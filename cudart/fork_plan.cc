@@ -160,6 +160,25 @@ std::string become_run(const ForkPlan& plan, const ForkPlan::Run& run) {
   return (run_dir / ".gpuvp-report.json").string();
 }
 
+OwnSigchld::OwnSigchld() {
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  ::sigprocmask(SIG_BLOCK, &chld, &mask_);
+  ::sigaction(SIGCHLD, nullptr, &app_);
+  replaced_ = app_.sa_handler == SIG_IGN || (app_.sa_flags & SA_NOCLDWAIT);
+  if (!replaced_) return;
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  ::sigaction(SIGCHLD, &dfl, nullptr);
+}
+
+OwnSigchld::~OwnSigchld() {
+  if (replaced_) ::sigaction(SIGCHLD, &app_, nullptr);
+  ::sigprocmask(SIG_SETMASK, &mask_, nullptr);
+}
+
 void await_run(const ForkPlan& plan, const ForkPlan::Run& run, pid_t child) {
   const auto t0 = std::chrono::steady_clock::now();
   int status = 0;

@@ -8,6 +8,7 @@
 //
 // fork() copies only the calling thread: the plan needs the library's single-thread mode, where the
 // simulation runs on the application's thread (cudart/session.h), and an application with one thread.
+#include <signal.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -51,6 +52,24 @@ std::string fork_hazard();
 // that folder) opened anew, the copy for a file of that folder, so that the child's reads and writes
 // move no offset of the golden run's and change none of its files. Returns the fault report's path.
 std::string become_run(const ForkPlan& plan, const ForkPlan::Run& run);
+
+// The golden run's SIGCHLD while it forks a run and waits for it. The application's disposition is
+// set aside if it ignores SIGCHLD (the kernel would reap the run: its wait status lost, read as exit 0)
+// and the signal is blocked (a handler reaping every child would steal the status; it runs once the
+// signal is unblocked, for the application's own children). Restored when it goes out of scope, in the
+// child as well, which returns from the fork into the application.
+class OwnSigchld {
+ public:
+  OwnSigchld();
+  ~OwnSigchld();
+  OwnSigchld(const OwnSigchld&) = delete;
+  OwnSigchld& operator=(const OwnSigchld&) = delete;
+
+ private:
+  struct sigaction app_ {};
+  sigset_t mask_{};
+  bool replaced_ = false;
+};
 
 // In the golden run: waits for the child (killed with its group at the plan's limit) and reports it.
 void await_run(const ForkPlan& plan, const ForkPlan::Run& run, pid_t child);

@@ -4,8 +4,10 @@
 // stdout. Options after it: "wait": the host waits for c[0] to hold 1000 before it writes anything, as
 // a program polling for a flag does: a fault in a[0] before the kernel makes it spin for ever (the
 // campaign's hang); "cd": it works in a subfolder "sub" it makes before its first CUDA call (argv[1] is
-// then relative to it), as a program that changes directory does. stderr says where a is in device memory
-// (the tests aim their faults there).
+// then relative to it), as a program that changes directory does; "nochld": it ignores SIGCHLD, as
+// programs that never wait for their children do. stderr says where a is in device memory (the tests
+// aim their faults there).
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,12 +23,13 @@ __global__ void add(const int* a, const int* b, int* c, int n) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: fi_app OUTPUT_FILE [wait] [cd]\n");
+    std::fprintf(stderr, "usage: fi_app OUTPUT_FILE [wait] [cd] [nochld]\n");
     return 2;
   }
   bool spin = false;
   for (int k = 2; k < argc; ++k) {
     spin |= std::strcmp(argv[k], "wait") == 0;
+    if (std::strcmp(argv[k], "nochld") == 0) ::signal(SIGCHLD, SIG_IGN);
     if (std::strcmp(argv[k], "cd") == 0 && (::mkdir("sub", 0755) != 0 || ::chdir("sub") != 0)) return 4;
   }
   const int n = 64;

@@ -7,8 +7,8 @@ applications") against fresh processes.
 
 same: one campaign file on tests/cudart/fi_app (faults drawn over the state of SM 0 during the kernel,
 a DUE among them, and faults aimed at its inputs and output in global memory before, during and after the kernel, a hang
-among them with `fi_app aimed.txt wait`; the drawn faults again on `fi_app out.txt cd`, which
-changes into a subfolder before its first CUDA call and writes sub/out.txt there), run
+among them with `fi_app aimed.txt wait`; the drawn faults again on `fi_app out.txt cd nochld`, which
+changes into a subfolder before its first CUDA call, writes sub/out.txt there and ignores SIGCHLD), run
 with application.fork true and false: every run's outcome,
 DUE kind and detail are equal (a hang's detail says how long it ran: its outcome is compared), and the
 report says how the runs ran.
@@ -65,10 +65,11 @@ def same():
              "faults": [{"target": "gpu.gmem", "idx": a0 + off + i, "bit": bit, "time_ps": t}
                         for off, i, bit in ((0, 0, 0), (0, 3, 0), (N, 17, 4), (2 * N, 9, 1), (2 * N, 40, 30))
                         for t in (start // 2, (start + end) // 2, end + 1)]}
-    # A forked run works in the counterpart of the folder the golden run changed into, as a fresh run does.
-    cd = {**drawn, "application": {"command": [app, "out.txt", "cd"], "outputs": ["sub/out.txt"]}}
+    # A forked run works in the counterpart of the folder the golden run changed into, as a fresh run
+    # does, and its exit status (a DUE's) is not lost when the application ignores SIGCHLD.
+    odd = {**drawn, "application": {"command": [app, "out.txt", "cd", "nochld"], "outputs": ["sub/out.txt"]}}
     ok, classes = True, set()
-    for name, body in (("drawn", drawn), ("aimed", aimed), ("cd", cd)):
+    for name, body in (("drawn", drawn), ("aimed", aimed), ("odd", odd)):
         forked, forked_report, _ = campaign(name + "_fork", body, True)
         fresh, fresh_report, _ = campaign(name + "_fresh", body, False)
         assert "Faulty runs: forked from golden runs at their instants" in forked_report, forked_report
