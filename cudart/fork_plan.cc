@@ -127,6 +127,12 @@ ForkPlan load_fork_plan(const std::string& path) {
 void fork_report(const ForkPlan& plan, const std::string& line) { write_all(plan.fd, line + "\n"); }
 
 std::string fork_hazard() {
+  // A child of `gpuvp cuda`'s program (a script running the CUDA program, a program running another):
+  // a child forked here would end where this process ends, without what its parent does after.
+  const char* runner = std::getenv("GPUVP_CUDA_PID");
+  if (runner && *runner && std::to_string(::getppid()) != runner)
+    return "the CUDA calls come from a child process of the application's command (a script or a program "
+           "running it): forking it would leave out what its parent does after";
   std::error_code ec;
   size_t threads = 0;
   for (auto it = fs::directory_iterator("/proc/self/task", ec); !ec && it != fs::directory_iterator(); it.increment(ec))

@@ -42,7 +42,8 @@ ForkPlan load_fork_plan(const std::string& path);
 void fork_report(const ForkPlan& plan, const std::string& line);
 
 // Why forking here would lose part of the application (another thread: fork() copies only the
-// caller), or "".
+// caller; a process that is not the command `gpuvp cuda` started, GPUVP_CUDA_PID: its parent's work
+// after it would be left out), or "".
 std::string fork_hazard();
 
 // In the child, first thing: a process group of its own, the golden run's folder (plan.golden_dir)
