@@ -66,13 +66,15 @@ void reopen(int fd, const fs::path& golden_dir, const fs::path& run_dir) {
   ::fcntl(fd, F_SETFD, fd_flags);
 }
 
-void write_all(int fd, const std::string& s) {
+// False if the write failed (errno says why).
+bool write_all(int fd, const std::string& s) {
   for (size_t done = 0; done < s.size();) {
     const ssize_t n = ::write(fd, s.data() + done, s.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
+    if (n <= 0) return false;
     done += size_t(n);
   }
+  return true;
 }
 
 // Waits up to `seconds` for `child` to end: true with its wait status, false at the limit.
@@ -124,7 +126,13 @@ ForkPlan load_fork_plan(const std::string& path) {
   return plan;
 }
 
-void fork_report(const ForkPlan& plan, const std::string& line) { write_all(plan.fd, line + "\n"); }
+void fork_report(const ForkPlan& plan, const std::string& line) {
+  if (write_all(plan.fd, line + "\n") || errno != EPIPE) return;
+  // The campaign is gone (killed): nobody reads the runs. An application ignoring SIGPIPE would
+  // otherwise go on forking its runs in a folder a resumed campaign removes.
+  fmt::print(stderr, "gpuvp: fork plan: the campaign has gone (its pipe is closed): the golden run stops\n");
+  ::_exit(kCampaignGone);
+}
 
 std::string fork_hazard() {
   // A child of `gpuvp cuda`'s program (a script running the CUDA program, a program running another):

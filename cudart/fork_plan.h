@@ -39,7 +39,9 @@ ForkPlan load_fork_plan(const std::string& path);
 //   "ID unreached"                    the application ended before the run's instant
 //   "fallback REASON"                 the application cannot be forked (the campaign runs its faults
 //                                     as fresh processes)
+// A golden run whose campaign has gone (the pipe's reader closed) exits with kCampaignGone.
 void fork_report(const ForkPlan& plan, const std::string& line);
+constexpr int kCampaignGone = 124;
 
 // Why forking here would lose part of the application (another thread: fork() copies only the
 // caller; a process that is not the command `gpuvp cuda` started, GPUVP_CUDA_PID: its parent's work
