@@ -58,6 +58,8 @@ void set_environment(const CudaOptions& o, const fs::path& lib, const std::strin
   setenv("GPUVP_CONFIG", join(files, ":").c_str(), 1);
   setenv("GPUVP_SET", join(o.sets, "\n").c_str(), 1);  // newlines: a value may hold commas
   setenv("GPUVP_STATS", stats.c_str(), 1);
+  // Which process is the program itself (a fork plan forks only it, not a script's or a program's child).
+  setenv("GPUVP_CUDA_PID", std::to_string(getpid()).c_str(), 1);
   setenv("GPUVP_TIMELINE", o.timeline.empty() ? "" : fs::absolute(o.timeline).c_str(), 1);
   setenv("GPUVP_VCD", o.vcd.empty() ? "" : fs::absolute(o.vcd).c_str(), 1);
   if (o.poll_ns > 0) setenv("GPUVP_POLL_NS", fmt::format("{}", o.poll_ns).c_str(), 1);

@@ -66,13 +66,15 @@ void reopen(int fd, const fs::path& golden_dir, const fs::path& run_dir) {
   ::fcntl(fd, F_SETFD, fd_flags);
 }
 
-void write_all(int fd, const std::string& s) {
+// False if the write failed (errno says why).
+bool write_all(int fd, const std::string& s) {
   for (size_t done = 0; done < s.size();) {
     const ssize_t n = ::write(fd, s.data() + done, s.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
+    if (n <= 0) return false;
     done += size_t(n);
   }
+  return true;
 }
 
 // Waits up to `seconds` for `child` to end: true with its wait status, false at the limit.
@@ -108,11 +110,12 @@ ForkPlan load_fork_plan(const std::string& path) {
   try {
     if (j.is_discarded()) throw std::invalid_argument("not JSON");
     plan.runs_dir = j.at("runs_dir").get<std::string>();
+    plan.golden_dir = j.at("golden_dir").get<std::string>();
     plan.fd = j.at("fd").get<int>();
     plan.limit_s = j.at("limit_s").get<double>();
     for (const auto& r : j.at("runs")) plan.runs.push_back(parse_run(r));
   } catch (const std::exception& e) {
-    throw std::invalid_argument(fmt::format("{}: a fork plan is {{\"runs_dir\", \"fd\", \"limit_s\", \"runs\": "
+    throw std::invalid_argument(fmt::format("{}: a fork plan is {{\"runs_dir\", \"golden_dir\", \"fd\", \"limit_s\", \"runs\": "
                                             "[[ID, \"TARGET[INDEX]^0xMASK@TIME_PS\"], ...]}}: {}", path, e.what()));
   }
   if (plan.fd < 0 || ::fcntl(plan.fd, F_GETFD) < 0)
@@ -123,9 +126,21 @@ ForkPlan load_fork_plan(const std::string& path) {
   return plan;
 }
 
-void fork_report(const ForkPlan& plan, const std::string& line) { write_all(plan.fd, line + "\n"); }
+void fork_report(const ForkPlan& plan, const std::string& line) {
+  if (write_all(plan.fd, line + "\n") || errno != EPIPE) return;
+  // The campaign is gone (killed): nobody reads the runs. An application ignoring SIGPIPE would
+  // otherwise go on forking its runs in a folder a resumed campaign removes.
+  fmt::print(stderr, "gpuvp: fork plan: the campaign has gone (its pipe is closed): the golden run stops\n");
+  ::_exit(kCampaignGone);
+}
 
 std::string fork_hazard() {
+  // A child of `gpuvp cuda`'s program (a script running the CUDA program, a program running another):
+  // a child forked here would end where this process ends, without what its parent does after.
+  const char* runner = std::getenv("GPUVP_CUDA_PID");
+  if (runner && *runner && std::to_string(::getppid()) != runner)
+    return "the CUDA calls come from a child process of the application's command (a script or a program "
+           "running it): forking it would leave out what its parent does after";
   std::error_code ec;
   size_t threads = 0;
   for (auto it = fs::directory_iterator("/proc/self/task", ec); !ec && it != fs::directory_iterator(); it.increment(ec))
@@ -138,8 +153,11 @@ std::string become_run(const ForkPlan& plan, const ForkPlan::Run& run) {
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a golden run killed takes its run along (a hang has no other limit)
   ::close(plan.fd);
-  const fs::path golden_dir = fs::current_path(), run_dir = fs::path(plan.runs_dir) / std::to_string(run.id);
+  const fs::path golden_dir = plan.golden_dir, run_dir = fs::path(plan.runs_dir) / std::to_string(run.id);
   std::error_code ec;
+  // The working directory's counterpart in the run's folder; outside the golden folder it stays.
+  const fs::path cwd = fs::current_path(ec), rel = cwd.lexically_relative(golden_dir);
+  const fs::path run_cwd = rel.empty() || *rel.begin() == ".." ? cwd : (run_dir / rel).lexically_normal();
   fs::remove_all(run_dir, ec);
   fs::create_directories(run_dir.parent_path(), ec);
   fs::copy(golden_dir, run_dir, fs::copy_options::recursive, ec);
@@ -148,12 +166,31 @@ std::string become_run(const ForkPlan& plan, const ForkPlan::Run& run) {
     struct stat st {};
     if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) reopen(fd, golden_dir, run_dir);
   }
-  fs::current_path(run_dir, ec);
+  fs::current_path(run_cwd, ec);
   if (ec) {
-    fmt::print(stderr, "gpuvp: fork plan: cannot enter {}: {}\n", run_dir.string(), ec.message());
+    fmt::print(stderr, "gpuvp: fork plan: cannot enter {}: {}\n", run_cwd.string(), ec.message());
     ::_exit(126);
   }
   return (run_dir / ".gpuvp-report.json").string();
+}
+
+OwnSigchld::OwnSigchld() {
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  ::sigprocmask(SIG_BLOCK, &chld, &mask_);
+  ::sigaction(SIGCHLD, nullptr, &app_);
+  replaced_ = app_.sa_handler == SIG_IGN || (app_.sa_flags & SA_NOCLDWAIT);
+  if (!replaced_) return;
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  ::sigaction(SIGCHLD, &dfl, nullptr);
+}
+
+OwnSigchld::~OwnSigchld() {
+  if (replaced_) ::sigaction(SIGCHLD, &app_, nullptr);
+  ::sigprocmask(SIG_SETMASK, &mask_, nullptr);
 }
 
 void await_run(const ForkPlan& plan, const ForkPlan::Run& run, pid_t child) {

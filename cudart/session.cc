@@ -349,6 +349,7 @@ void Session::fork_at_instants() {
   for (; i < plan.runs.size() && platform_->advance_to(plan.runs[i].flip.time_ps); ++i) {
     if (const std::string why = fork_hazard(); !why.empty()) give_up(why);
     std::fflush(nullptr);
+    const OwnSigchld own;
     const pid_t child = ::fork();
     if (child < 0) give_up(fmt::format("fork: {}", std::strerror(errno)));
     if (child == 0) {

@@ -1,8 +1,10 @@
 #include "cudart/state.h"
 
+#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "cudart/coherence.h"
 #include "sw/fatbin/fatbin.h"
@@ -39,10 +41,25 @@ std::vector<CallConfig>& call_stack() {
   return v;
 }
 
+namespace {
+
+// "fat binary N of FILE": N counts the registrations of FILE's fat binaries in this process. Not the
+// wrapper's address, which ASLR moves from run to run: messages (a campaign run's detail) must not.
+std::string fatbin_name(const void* wrapper) {
+  static std::map<std::string, unsigned> serial;
+  Dl_info info{};
+  const std::string file = ::dladdr(wrapper, &info) && info.dli_fname && *info.dli_fname
+                               ? std::filesystem::path(info.dli_fname).filename().string()
+                               : "the program";
+  return fmt::format("fat binary {} of {}", ++serial[file], file);
+}
+
+}  // namespace
+
 std::unique_ptr<FatBinaryRecord> read_fatbin(const void* wrapper) {
   auto fb = std::make_unique<FatBinaryRecord>();
   fb->wrapper = wrapper;
-  fb->source_name = fmt::format("fat binary at {}", wrapper);
+  fb->source_name = fatbin_name(wrapper);
   try {
     const fatbin::FatBinary bin = fatbin::read_wrapper(wrapper);
     const std::vector<fatbin::Ptx> all = bin.ptx();
@@ -50,7 +67,7 @@ std::unique_ptr<FatBinaryRecord> read_fatbin(const void* wrapper) {
     const fatbin::Ptx& p = fatbin::pick_ptx(all, fits ? kComputeCapability : ~0u);
     fb->ptx = p.text;
     fb->ptx_isa = p.isa_major * 10 + p.isa_minor;
-    fb->source_name = fmt::format("PTX for {} of the fat binary at {}", p.arch_name, wrapper);
+    fb->source_name = fmt::format("PTX for {} of {}", p.arch_name, fb->source_name);
   } catch (const std::exception& e) {
     fb->ptx_error = e.what();
   }

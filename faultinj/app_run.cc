@@ -359,7 +359,7 @@ ForkWorker start_worker(const AppRuns& runs, const std::vector<ArmedRun>& armed,
   if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
   ::fcntl(fds[0], F_SETFL, O_NONBLOCK);
   w.pipe = fds[0];
-  nlohmann::json plan = {{"runs_dir", (w.root / "runs").string()}, {"fd", fds[1]}, {"limit_s", runs.limit_s},
+  nlohmann::json plan = {{"runs_dir", (w.root / "runs").string()}, {"golden_dir", (w.root / "golden").string()}, {"fd", fds[1]}, {"limit_s", runs.limit_s},
                          {"runs", nlohmann::json::array()}};
   for (size_t i : share) {
     plan["runs"].push_back({i, to_text(armed[i].flip)});

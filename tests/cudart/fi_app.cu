@@ -1,9 +1,16 @@
 // The application of the campaign tests (tests/cudart/fi_app_campaign.py): it does not check its
 // results, it writes them, as a program under fault injection does. c[i] = a[i] + b[i] with a[i] = i
 // and b[i] = 1000 for 64 elements; the sums go to the file argv[1], one a line, and their total to
-// stdout. With argv[2] = "wait" the host waits for c[0] to hold 1000 before it writes anything, as a
-// program polling for a flag does: a fault in a[0] before the kernel makes it spin for ever (the
-// campaign's hang). stderr says where a is in device memory (the tests aim their faults there).
+// stdout. Options after it: "wait": the host waits for c[0] to hold 1000 before it writes anything, as
+// a program polling for a flag does: a fault in a[0] before the kernel makes it spin for ever (the
+// campaign's hang); "cd": it works in a subfolder "sub" it makes before its first CUDA call (argv[1] is
+// then relative to it), as a program that changes directory does; "nochld": it ignores SIGCHLD, as
+// programs that never wait for their children do. stderr says where a is in device memory (the tests
+// aim their faults there).
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 
@@ -16,8 +23,14 @@ __global__ void add(const int* a, const int* b, int* c, int n) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: fi_app OUTPUT_FILE [wait]\n");
+    std::fprintf(stderr, "usage: fi_app OUTPUT_FILE [wait] [cd] [nochld]\n");
     return 2;
+  }
+  bool spin = false;
+  for (int k = 2; k < argc; ++k) {
+    spin |= std::strcmp(argv[k], "wait") == 0;
+    if (std::strcmp(argv[k], "nochld") == 0) ::signal(SIGCHLD, SIG_IGN);
+    if (std::strcmp(argv[k], "cd") == 0 && (::mkdir("sub", 0755) != 0 || ::chdir("sub") != 0)) return 4;
   }
   const int n = 64;
   int a[n], b[n], c[n];
@@ -31,7 +44,7 @@ int main(int argc, char** argv) {
   CHECK(cudaMemcpy(db, b, sizeof b, cudaMemcpyHostToDevice));
   add<<<1, n>>>(da, db, dc, n);
   CHECK(cudaMemcpy(c, dc, sizeof c, cudaMemcpyDeviceToHost));
-  if (argc > 2 && std::strcmp(argv[2], "wait") == 0)
+  if (spin)
     while (*static_cast<volatile int*>(&c[0]) != 1000) {
     }
   FILE* f = std::fopen(argv[1], "w");

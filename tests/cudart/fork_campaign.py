@@ -3,16 +3,19 @@
 applications") against fresh processes.
 
   fork_campaign.py GPUVP WORK_DIR same FI_APP
-  fork_campaign.py GPUVP WORK_DIR fallback TWO_THREADS IDLE_THREAD
+  fork_campaign.py GPUVP WORK_DIR fallback TWO_THREADS IDLE_THREAD FI_APP
 
 same: one campaign file on tests/cudart/fi_app (faults drawn over the state of SM 0 during the kernel,
 a DUE among them, and faults aimed at its inputs and output in global memory before, during and after the kernel, a hang
-among them with `fi_app aimed.txt wait`), run with application.fork true and false: every run's outcome,
+among them with `fi_app aimed.txt wait`; the drawn faults again on `fi_app out.txt cd nochld`, which
+changes into a subfolder before its first CUDA call, writes sub/out.txt there and ignores SIGCHLD), run
+with application.fork true and false: every run's outcome,
 DUE kind and detail are equal (a hang's detail says how long it ran: its outcome is compared), and the
 report says how the runs ran.
 fallback: tests/cudart/two_threads makes CUDA calls from two threads, tests/cudart/idle_thread has a
 second thread that makes none; fork() copies only the calling thread: the forked route gives up, every
-fault runs as a fresh process, and the report says why."""
+fault runs as a fresh process, and the report says why. The same for a shell script that runs fi_app
+and writes after it (a run forked in fi_app would end without the script's rest)."""
 import json
 import os
 import re
@@ -63,8 +66,11 @@ def same():
              "faults": [{"target": "gpu.gmem", "idx": a0 + off + i, "bit": bit, "time_ps": t}
                         for off, i, bit in ((0, 0, 0), (0, 3, 0), (N, 17, 4), (2 * N, 9, 1), (2 * N, 40, 30))
                         for t in (start // 2, (start + end) // 2, end + 1)]}
+    # A forked run works in the counterpart of the folder the golden run changed into, as a fresh run
+    # does, and its exit status (a DUE's) is not lost when the application ignores SIGCHLD.
+    odd = {**drawn, "application": {"command": [app, "out.txt", "cd", "nochld"], "outputs": ["sub/out.txt"]}}
     ok, classes = True, set()
-    for name, body in (("drawn", drawn), ("aimed", aimed)):
+    for name, body in (("drawn", drawn), ("aimed", aimed), ("odd", odd)):
         forked, forked_report, _ = campaign(name + "_fork", body, True)
         fresh, fresh_report, _ = campaign(name + "_fresh", body, False)
         assert "Faulty runs: forked from golden runs at their instants" in forked_report, forked_report
@@ -92,8 +98,15 @@ def campaign_file(name, body):
 
 def fallback():
     # two_threads: whichever comes first, the second thread's call or an instant while both run.
+    # run_fi_app.sh: a script running fi_app and appending to its output after it; a run forked in
+    # fi_app would leave that out.
+    script = os.path.join(work, "run_fi_app.sh")
+    with open(script, "w") as f:
+        f.write(f'#!/bin/sh\n"{os.path.abspath(sys.argv[6])}" out.txt\necho "fi_app: exit $?" >> out.txt\n')
+    os.chmod(script, 0o755)
     why = {app: r"(a second thread of the application made a CUDA call|the application has \d+ threads at a fault's instant)",
-           os.path.abspath(sys.argv[5]): "the application has 2 threads at a fault's instant"}
+           os.path.abspath(sys.argv[5]): "the application has 2 threads at a fault's instant",
+           script: "the CUDA calls come from a child process of the application's command"}
     for program, reason in why.items():
         body = {"application": {"command": [program]}, "targets": ["gpu.sm0.warp[0].*"], "size": {"count": 4},
                 "seed": 2}
