@@ -18,6 +18,9 @@ class ClusterDistributor {
   virtual ~ClusterDistributor() = default;
   // The cluster of the next warp instruction, issued by warp slot `warp`.
   virtual unsigned next(unsigned warp) = 0;
+  // n when next(warp) is always warp % n (the slot policy), else 0: the SM then works the cluster out
+  // inline instead of calling next() for every warp instruction (docs/power.md, "Cost").
+  virtual unsigned slot_modulus() const { return 0; }
 };
 
 std::unique_ptr<ClusterDistributor> make_slot_distributor(unsigned clusters);

@@ -9,6 +9,7 @@ class SlotDistributor final : public ClusterDistributor {
  public:
   explicit SlotDistributor(unsigned clusters) : n_(clusters ? clusters : 1) {}
   unsigned next(unsigned warp) override { return warp % n_; }
+  unsigned slot_modulus() const override { return n_; }
 
  private:
   unsigned n_;

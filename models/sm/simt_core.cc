@@ -466,7 +466,8 @@ const Inst* SimtCore::fetched(Warp& w, uint64_t pc, const Inst* in, const sm::In
 // warp's slot modulo the clusters). Inline: it runs for every warp instruction.
 inline void SimtCore::record_activity(const Warp& w, const Inst& in, uint64_t pc, InstClass cls, unsigned lanes) {
   static const power::ActivityLog::InstEvents kIssueOnly{};  // no active lane: only the issue counts
-  act_->instruction(now_, dist_->next(w.id), lanes, blocks_[w.block].lp->launch_id,
+  const unsigned cluster = slot_modulus_ ? w.id % slot_modulus_ : dist_->next(w.id);
+  act_->instruction(now_, cluster, lanes, blocks_[w.block].lp->launch_id,
                     lanes ? ibuf_->power_events(pc, in, cls) : kIssueOnly);
 }
 
@@ -553,6 +554,7 @@ void SimtCore::set_distributor(std::unique_ptr<sm::ClusterDistributor> d) {
 }
 void SimtCore::default_distributor() {
   if (act_ && !dist_) dist_ = sm::make_slot_distributor(act_->clusters());
+  slot_modulus_ = dist_ ? dist_->slot_modulus() : 0;
 }
 
 // --- test access --------------------------------------------------------------------------------

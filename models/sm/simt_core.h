@@ -471,6 +471,7 @@ class SimtCore {
   uint64_t issue_cycle_ = 0;  // the cycle the executing instruction issued at (before its pipeline stages)
   power::ActivityLog* act_ = nullptr;
   std::unique_ptr<sm::ClusterDistributor> dist_;
+  unsigned slot_modulus_ = 0;  // dist_->slot_modulus(): the default policy without a virtual call per instruction
   void record_activity(const Warp& w, const isa::Inst& in, uint64_t pc, InstClass cls, unsigned lanes);
   void default_distributor();  // the slot distributor when activity is counted and none was given
   // sm.timing = flexgrip: the pipeline, lane groups per warp instruction, the instruction in flight.

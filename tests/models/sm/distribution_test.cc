@@ -45,6 +45,10 @@ TEST_CASE("distribution: even gives every cluster one per round, slot follows th
   auto slot = make_slot_distributor(4);
   CHECK(slot->next(6) == 2);
   CHECK(slot->next(3) == 3);
+  // The SM takes the slot modulo this inline instead of calling next(); counters have no such rule.
+  CHECK(slot->slot_modulus() == 4);
+  CHECK(make_slot_distributor(0)->slot_modulus() == 1);  // as next(): no cluster counts as one
+  CHECK(even->slot_modulus() == 0);
 }
 
 TEST_CASE("distribution: limits text is checked") {
