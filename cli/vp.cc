@@ -45,6 +45,11 @@ uint64_t dims_product(const std::string& text, const char* option) {
 // Resident warps per SM of the launch: its blocks spread over the SMs, as many as fit.
 unsigned warps_per_sm(const Config& c, const VpOptions& o) {
   const uint64_t threads = dims_product(o.block, "--block"), blocks = dims_product(o.grid, "--grid");
+  // A block the SM cannot hold would fail to launch: an estimate for it would describe no real run.
+  const uint64_t max_block = uint64_t(c.i("sm.max_threads_per_block"));
+  if (threads > max_block)
+    throw ConfigError(fmt::format("--block {}: {} threads per block, more than this configuration's "
+                                  "sm.max_threads_per_block ({})", o.block, threads, max_block));
   const uint64_t ws = uint64_t(c.i("sm.warp_size")), sms = uint64_t(c.i("sm.count"));
   const uint64_t warps = (threads + ws - 1) / ws;
   const uint64_t fit = std::max<uint64_t>(1, uint64_t(c.i("sm.max_threads")) / (warps * ws));

@@ -78,5 +78,11 @@ TEST_CASE("vp cli: bad input exits 2 naming the file, line, kernel or preset") {
   r = run_gpuvp(fmt::format("vp {} --kernel k --preset tx2 --block 0", f));
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Contains("--block 0"));
+  // tx2 holds at most 1024 threads per block: a launch of 2048 (or 100000) would fail, so no estimate.
+  r = run_gpuvp(fmt::format("vp {} --kernel k --preset tx2 --block 64,32", f));
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains("--block 64,32: 2048 threads per block") && Contains("(1024)"));
+  r = run_gpuvp(fmt::format("vp {} --kernel k --preset tx2 --block 1024", f));
+  CHECK(r.status == 0);
   std::remove(bad.c_str());
 }
