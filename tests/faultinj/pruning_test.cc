@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <regex>
 #include <string>
 #include <utility>
 
@@ -219,7 +220,13 @@ TEST_CASE("exhaustive: one run per class gives, run by run, the brute-force camp
     INFO(r.err);
     REQUIRE(r.status == 0);
     rows[pruning] = fi::test::export_table(d(name + ".db")).rows;
-    CHECK_THAT(gpuvp::test::run_gpuvp("report " + d(name + ".db")).out, Contains("each AVF above is exact"));
+    const std::string report = gpuvp::test::run_gpuvp("report " + d(name + ".db")).out;
+    CHECK_THAT(report, Contains("each AVF above is exact"));
+    // The header names the exhaustive size, not a margin of 0 at a confidence of 0.
+    CHECK_THAT(report, Contains("size: exhaustive (every bit"));
+    CHECK_THAT(report, !Contains("margin 0 at confidence 0"));
+    // A kernel's ACE row has the three columns its header names (no stray '-  0  -').
+    CHECK(std::regex_search(report, std::regex("\n  kernel                +bits +ACE AVF\n  kernel 0 +[0-9]+ +[0-9.]+\n")));
   }
   // (32 + 8 + 1 + 16) bits x 30 edges, every one a fault.
   REQUIRE(rows[0].size() == 57 * 30);
