@@ -185,8 +185,14 @@ nlohmann::json lifetimes_summary(const Lifetimes& lt, const GoldenRun& g, bool p
 }
 
 std::string equivalence_key(const Fault& f, const LiveInterval& iv) {
-  if (iv.kind != LiveInterval::Live || !iv.shared) return {};
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}", f.target, f.index, f.bit, f.nbits, f.mask, int(f.model), iv.next_ps);
+  // xor_mask and zero_value change the word whatever `bit` says (an exhaustive campaign draws them at
+  // every bit): the same fault, so one class; keying on the bit would run each copy. Copies at one
+  // instant are one fault even where the instant is its own class (a read's edge, a write's edge).
+  const bool uses_bit = f.model != FaultModel::XorMask && f.model != FaultModel::ZeroValue;
+  const bool own_instant = !(iv.kind == LiveInterval::Live && iv.shared);
+  if (own_instant && (uses_bit || f.duration != Duration::Transient || f.trigger != TriggerKind::Time)) return {};
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}{}", f.target, f.index, uses_bit ? int64_t(f.bit) : -1, f.nbits, f.mask,
+                     int(f.model), own_instant ? "@" : "", own_instant ? f.time_ps : iv.next_ps);
 }
 
 }  // namespace gpuvp::fi

@@ -93,7 +93,8 @@ struct FaultSpace {
 nlohmann::json lifetimes_summary(const Lifetimes& lt, const GoldenRun& g, bool pruning, const FaultSpace& space);
 
 // A key that is equal for two faults exactly when one run stands for both (same target, word, bits,
-// model and live interval); empty for a fault that must run on its own.
+// model and live interval; for xor_mask and zero_value, which ignore the bit, also the same instant);
+// empty for a fault that must run on its own.
 std::string equivalence_key(const Fault& f, const LiveInterval& iv);
 
 }  // namespace gpuvp::fi

@@ -16,7 +16,7 @@
 #include "faultinj/temp_dir.h"
 
 using namespace gpuvp;
-using gpuvp::fi::AceFigure; using gpuvp::fi::Fault; using gpuvp::fi::GoldenRun;
+using gpuvp::fi::AceFigure; using gpuvp::fi::Fault; using gpuvp::fi::FaultModel; using gpuvp::fi::GoldenRun;
 using gpuvp::fi::Lifetimes; using gpuvp::fi::LiveInterval; using gpuvp::fi::Outcome; using gpuvp::fi::PrunePlan; using gpuvp::fi::RunResult;
 using Catch::Matchers::Contains;
 using gpuvp::fi::test::TempDir;
@@ -101,6 +101,33 @@ TEST_CASE("lifetimes: pruning plans dead faults as masked and one run per live i
   CHECK(s.fault_id == 2);
   CHECK(s.outcome == Outcome::SDC);
   CHECK_THAT(s.detail, Contains("same live interval as fault 1"));
+}
+
+TEST_CASE("lifetimes: xor_mask and zero_value faults of one live interval share a run whatever their bit") {
+  // The models ignore the bit (an exhaustive campaign lists them at every bit of the word): faults 0..2
+  // are one fault applied three times, so one run; a bit flip keeps its bit in the class.
+  const GoldenRun g = golden_of({at(100, Access::Write), at(300, Access::Read)});
+  const Lifetimes lt(g);
+  auto fault = [](uint64_t id, FaultModel m, unsigned bit) {
+    Fault f;
+    f.id = id, f.target = "r", f.bit = bit, f.time_ps = 200, f.model = m, f.mask = m == FaultModel::XorMask ? 5 : 0;
+    return f;
+  };
+  for (FaultModel m : {FaultModel::XorMask, FaultModel::ZeroValue}) {
+    PrunePlan p = plan_pruning({fault(0, m, 0), fault(1, m, 3), fault(2, m, 7)}, lt, g);
+    REQUIRE(p.to_run.size() == 1);
+    CHECK(p.followers.at(0) == std::vector<uint64_t>{1, 2});
+  }
+  CHECK(plan_pruning({fault(0, FaultModel::BitFlip, 0), fault(1, FaultModel::BitFlip, 3)}, lt, g).to_run.size() == 2);
+  // At the read's instant (its own class): the copies of one instant run once, another instant apart.
+  auto at_read = [&](uint64_t id, unsigned bit, uint64_t t) {
+    Fault f = fault(id, FaultModel::XorMask, bit);
+    f.time_ps = t;
+    return f;
+  };
+  PrunePlan p = plan_pruning({at_read(0, 0, 300), at_read(1, 4, 300), at_read(2, 0, 100)}, lt, g);
+  REQUIRE(p.to_run.size() == 2);
+  CHECK(p.followers.at(0) == std::vector<uint64_t>{1});
 }
 
 namespace {
