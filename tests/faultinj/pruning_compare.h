@@ -3,9 +3,14 @@
 // (rows[0]) must give every fault the same outcome and DUE kind; what pruning did on the way.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
+#include <string>
 #include <vector>
 
+#include "common/subprocess.h"
 #include "export_csv.h"
+#include "faultinj/temp_dir.h"
 
 namespace gpuvp::fi::test {
 
@@ -28,6 +33,18 @@ inline Compared compare_runs(const std::vector<Row> rows[2]) {
     c.not_masked += off.at("outcome") != "masked";
   }
   return c;
+}
+
+// A run of `campaign` (JSON text) with pruning on and off: the exported rows of each.
+inline void run_both(const TempDir& d, const std::string& name, const std::string& campaign, std::vector<Row> rows[2]) {
+  for (bool pruning : {true, false}) {
+    const std::string n = fmt::format("{}-{}", name, pruning);
+    write_file(d(n + ".json"), campaign + fmt::format(R"(, "pruning": {}}})", pruning));
+    const auto r = gpuvp::test::run_gpuvp(fmt::format("campaign run {} --db {} -q", d(n + ".json"), d(n + ".db")));
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    rows[pruning] = export_table(d(n + ".db")).rows;
+  }
 }
 
 }  // namespace gpuvp::fi::test

@@ -292,21 +292,14 @@ std::string dense_list(const TempDir& d, const std::string& preset) {
     for (unsigned lane : {0u, 31u}) csv += fmt::format("gpu.sm0.preds,1,{},time,{}\n", lane, at);
   }
   fi::test::write_file(d(preset + ".csv"), csv);
-  return head + fmt::format(R"("faults": "{}", "pruning": )", d(preset + ".csv"));
+  return head + fmt::format(R"("faults": "{}")", d(preset + ".csv"));
 }
 
 void same_outcomes_dense(const std::string& preset) {
   TempDir d("sm-dense-" + preset);  // one folder per test: ctest runs them at once
   const std::string head = dense_list(d, preset);
   std::vector<fi::test::Row> rows[2];
-  for (bool pruning : {true, false}) {
-    const std::string name = fmt::format("{}-{}", preset, pruning);
-    fi::test::write_file(d(name + ".json"), head + (pruning ? "true}" : "false}"));
-    const auto r = gpuvp::test::run_gpuvp(fmt::format("campaign run {} --db {} -q", d(name + ".json"), d(name + ".db")));
-    INFO(r.err);
-    REQUIRE(r.status == 0);
-    rows[pruning] = fi::test::export_table(d(name + ".db")).rows;
-  }
+  fi::test::run_both(d, preset, head, rows);
   REQUIRE(rows[0].size() > 500);
   const fi::test::Compared c = fi::test::compare_runs(rows);
   CHECK(c.dead > 100);

@@ -126,17 +126,6 @@ TEST_CASE("warp lifetimes: ACE of the divergent kernel's warp control state, han
 }
 
 namespace {
-// A run of `campaign` (JSON text) with pruning on and off: the exported rows of each.
-void run_both(const TempDir& d, const std::string& name, const std::string& campaign, std::vector<fi::test::Row> rows[2]) {
-  for (bool pruning : {true, false}) {
-    const std::string n = fmt::format("{}-{}", name, pruning);
-    fi::test::write_file(d(n + ".json"), campaign + fmt::format(R"(, "pruning": {}}})", pruning));
-    const auto r = gpuvp::test::run_gpuvp(fmt::format("campaign run {} --db {} -q", d(n + ".json"), d(n + ".db")));
-    INFO(r.err);
-    REQUIRE(r.status == 0);
-    rows[pruning] = fi::test::export_table(d(n + ".db")).rows;
-  }
-}
 
 using fi::test::Compared;
 using fi::test::compare_runs;
