@@ -11,7 +11,7 @@ nlohmann::json sm_json(const power::PowerAccounting& pa, unsigned k, double fina
   const power::SmEnergy& s = pa.sms()[k];
   const double elapsed = s.em.elapsed_s;
   nlohmann::json events = nlohmann::json::object();
-  for (size_t e = 0; e < size_t(power::Event::Count); ++e) events[power::event_name(power::Event(e))] = s.events.n[e];
+  for (size_t e = 0; e < size_t(power::Event::Count); ++e) events[power::event_name(power::Event(e))] = pa.events(k).n[e];
   nlohmann::json clusters = nlohmann::json::array();
   for (unsigned c = 0; c < pa.config().clusters; ++c)
     clusters.push_back({{"warp_insts", s.cluster_warp_insts[c]}, {"thread_insts", s.cluster_thread_insts[c]}});

@@ -22,7 +22,7 @@ void IntervalRing::grow() {
 ActivityLog::ActivityLog(uint64_t interval_cycles, unsigned clusters)
     : len_(interval_cycles ? interval_cycles : 1), clusters_(clusters ? clusters : 1) {
   cur_ = &q_.push();
-  launch_ = &launches_[0];
+  launches_[0];
 }
 
 void ActivityLog::seek(uint64_t cycle) {
@@ -106,9 +106,32 @@ void ActivityLog::issue(uint64_t cycle, unsigned cluster, unsigned lanes, uint64
   issue_at(cycle, cluster, lanes, launch);
 }
 
+EventCounts ActivityLog::counted_so_far() const {
+  EventCounts c = drained_;
+  for (size_t i = 0; i < q_.size(); ++i)
+    if (q_[i].counted) c += q_[i].events;
+  return c;
+}
+
+// The events counted since the last change are the old launch's. A change costs a sum over the open
+// intervals (a few): launches change far less often than instructions issue, unless kernels of several
+// launches share the SM warp by warp.
 void ActivityLog::switch_launch(uint64_t launch) {
+  const EventCounts now = counted_so_far();
+  EventCounts since = now;
+  since -= at_switch_;
+  launches_[launch_id_] += since;
+  at_switch_ = now;
   launch_id_ = launch;
-  launch_ = &launches_[launch];
+  launches_[launch];  // listed from its first instruction on, even if it counts nothing
+}
+
+std::unordered_map<uint64_t, EventCounts> ActivityLog::by_launch() const {
+  auto by = launches_;
+  EventCounts since = counted_so_far();
+  since -= at_switch_;
+  by[launch_id_] += since;
+  return by;
 }
 
 void ActivityLog::set_powered(uint64_t cycle, bool on) {

@@ -44,6 +44,10 @@ struct EventCounts {
     for (size_t i = 0; i < n.size(); ++i) n[i] += o.n[i];
     return *this;
   }
+  EventCounts& operator-=(const EventCounts& o) {
+    for (size_t i = 0; i < n.size(); ++i) n[i] -= o.n[i];
+    return *this;
+  }
 };
 
 // One sample interval of one SM.
@@ -95,14 +99,14 @@ class ActivityLog {
     if (cycle - cur_start_ >= len_) seek(cycle);
     return *cur_;
   }
-  // Counted in the interval of `cycle` and in the totals of the launch last issued from (issue()).
+  // Counted in the interval of `cycle`, for the launch last issued from (issue()).
   void add(uint64_t cycle, Event e, uint64_t n = 1) {
     IntervalActivity& a = at(cycle);
     count(a, e, n);
     a.counted |= n != 0;
   }
   // A warp instruction of `lanes` active lanes, executed by lane cluster `cluster`, issued at `cycle`,
-  // of kernel launch `launch`: counted in its interval and in the launch's totals.
+  // of kernel launch `launch`: counted in its interval, for that launch.
   void issue(uint64_t cycle, unsigned cluster, unsigned lanes, uint64_t launch);
   // What one warp instruction costs besides its issue: `lanes` thread-instructions on `unit`, its
   // register reads and writes per active lane, and (`shared`) one on-chip memory access.
@@ -112,7 +116,7 @@ class ActivityLog {
     bool shared = false;
   };
   // issue() and the instruction's events in one step: the hot path of every warp instruction, one
-  // interval lookup and one launch lookup for all of them (with no active lane only the issue counts).
+  // interval lookup for all of them (with no active lane only the issue counts).
   void instruction(uint64_t cycle, unsigned cluster, unsigned lanes, uint64_t launch, const InstEvents& e) {
     IntervalActivity& a = issue_at(cycle, cluster, lanes, launch);
     if (!lanes) return;
@@ -122,7 +126,7 @@ class ActivityLog {
     count(a, Event::Shared, e.shared ? 1 : 0);
   }
   // Events per kernel launch (per-kernel energy); launch 0 holds what came before any instruction.
-  const std::unordered_map<uint64_t, EventCounts>& by_launch() const { return launches_; }
+  std::unordered_map<uint64_t, EventCounts> by_launch() const;
   // The SM holds a block from `cycle` on (true) or none (false): powered time per interval.
   void set_powered(uint64_t cycle, bool on);
 
@@ -131,6 +135,7 @@ class ActivityLog {
   void drain(uint64_t end, F&& f) {
     while (first_ < end) {
       if (q_.empty()) q_.push();
+      drained_ += q_.front().events;
       q_.front().powered_cycles = powered_in(first_ * len_, (first_ + 1) * len_);
       f(first_, q_.front());
       q_.pop_front();
@@ -141,6 +146,8 @@ class ActivityLog {
     cur_ = q_.empty() ? &q_.push() : &q_.front();
   }
   uint64_t first_open() const { return first_; }  // index of the oldest interval not drained
+  // Events of the intervals drained (those skipped, steady, have none).
+  const EventCounts& drained() const { return drained_; }
   uint64_t end_open() const;  // one past the newest interval with anything counted
   // The first interval with anything counted or any powered time; ~0 when it holds nothing (every
   // interval from first_open() on is idle until it counts again).
@@ -162,10 +169,9 @@ class ActivityLog {
 
  private:
   void seek(uint64_t cycle);
-  void count(IntervalActivity& a, Event e, uint64_t n) {
-    a.events[e] += n;
-    (*launch_)[e] += n;
-  }
+  // Into the interval only: the launch's share is taken from the intervals' sums when the launch
+  // changes (switch_launch), so that an event costs one addition rather than two.
+  static void count(IntervalActivity& a, Event e, uint64_t n) { a.events[e] += n; }
   // Counts the issue; the interval it went to.
   IntervalActivity& issue_at(uint64_t cycle, unsigned cluster, unsigned lanes, uint64_t launch) {
     if (launch != launch_id_) switch_launch(launch);
@@ -179,6 +185,7 @@ class ActivityLog {
     return a;
   }
   void switch_launch(uint64_t launch);
+  EventCounts counted_so_far() const;  // every event counted, drained or not
   // Powered cycles in [from, to): resident-block spans, not filed per interval, so that a block resident
   // for hours is two numbers rather than an entry per interval.
   uint64_t powered_in(uint64_t from, uint64_t to) const;
@@ -195,9 +202,11 @@ class ActivityLog {
   bool powered_ = false;
   uint64_t powered_since_ = 0;
   std::deque<std::pair<uint64_t, uint64_t>> spans_;  // ended resident-block spans [from, to), cycles
+  // Events per launch up to the last launch change; those since belong to launch_id_ and are
+  // counted_so_far() - at_switch_.
   std::unordered_map<uint64_t, EventCounts> launches_;
-  uint64_t launch_id_ = ~uint64_t{0};
-  EventCounts* launch_;
+  uint64_t launch_id_ = 0;
+  EventCounts drained_, at_switch_;  // events of the intervals drained; counted_so_far() at the change
   size_t limit_ = ~size_t{0};
   std::function<void()> overflow_;
 };

@@ -121,7 +121,6 @@ void PowerAccounting::add_interval(unsigned k, uint64_t index, const IntervalAct
   s.static_j += p.static_w * dt;
   s.powered_cycles += a.powered_cycles;
   s.idle_cycles += a.idle_cycles();
-  s.events += a.events;
   for (unsigned c = 0; c < cfg_.clusters; ++c) {
     s.cluster_warp_insts[c] += a.cluster_warp_insts[c];
     s.cluster_thread_insts[c] += a.cluster_thread_insts[c];

@@ -42,7 +42,6 @@ struct TraceRow {
 struct SmEnergy {
   double dynamic_j = 0, static_j = 0, peak_temp_k = 0;
   uint64_t powered_cycles = 0, idle_cycles = 0, intervals = 0;
-  EventCounts events;
   std::array<uint64_t, kMaxClusters> cluster_warp_insts{}, cluster_thread_insts{};
   EmAccumulator em;
 };
@@ -62,6 +61,8 @@ class PowerAccounting {
   void finish();
 
   const std::vector<SmEnergy>& sms() const { return sm_; }
+  // Events of SM k over the intervals closed (its log sums them as it hands them over).
+  const EventCounts& events(unsigned k) const { return logs_[k]->drained(); }
   // The power trace, one row per SM per interval or steady stretch, is kept only while keep_trace is
   // on (the default): a run whose outputs do not ask for it turns it off so that the rows of a long run
   // take no memory. The statistics do not read it.

@@ -109,7 +109,7 @@ TEST_CASE("accounting: a block resident over many intervals closes without recur
   pa.finish();
   CHECK(pa.sms()[0].powered_cycles == 10000);
   CHECK_THAT(pa.sms()[0].static_j, WithinRel(10000e-9, 1e-12));
-  CHECK(pa.sms()[1].events[Event::Fp32] == 2);
+  CHECK(pa.events(1)[Event::Fp32] == 2);
 }
 
 TEST_CASE("accounting: hours of idle time are one step and one trace row") {
