@@ -17,8 +17,9 @@ import os
 import subprocess
 import sys
 
+from compare_runs import strip_host  # host timings: the only figures that differ run to run
+
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HOST_KEYS = {"host_seconds", "thread_insts_per_host_second"}
 TIMER_SPIN = ["exec", "--preset", "tx2", "--ptx", f"{SRC}/sw/kernels/timerSpin.ptx", "--kernel", "timerSpin",
               "--grid", "2", "--block", "32", "--arg", "buf:u64:2", "--arg", "buf:u64:2", "--arg", "buf:u32:2",
               "--arg", "buf:u64:2:const=1000000000", "--arg", "u32:1000000"]
@@ -37,14 +38,6 @@ CASES = {
     "gtx480.nearestNeighbour": ["run", "--preset", "gtx480", "--workload", "nearestNeighbour", "--launch", "fi32"],
     "gtx480.reduction": ["run", "--preset", "gtx480", "--workload", "reduction", "--launch", "medium"],
 }
-
-
-def strip_host(obj):
-    if isinstance(obj, dict):
-        return {k: strip_host(v) for k, v in obj.items() if k not in HOST_KEYS}
-    if isinstance(obj, list):
-        return [strip_host(v) for v in obj]
-    return obj
 
 
 def outputs(gpuvp, work, name, args):
