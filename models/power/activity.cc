@@ -16,6 +16,7 @@ void IntervalRing::grow() {
   std::vector<IntervalActivity> b(buf_.size() * 2);
   for (size_t i = 0; i < n_; ++i) b[i] = (*this)[i];
   buf_.swap(b);
+  mask_ = buf_.size() - 1;
   head_ = 0;
 }
 

@@ -68,8 +68,8 @@ class IntervalRing {
  public:
   size_t size() const { return n_; }
   bool empty() const { return n_ == 0; }
-  IntervalActivity& operator[](size_t i) { return buf_[(head_ + i) & (buf_.size() - 1)]; }
-  const IntervalActivity& operator[](size_t i) const { return buf_[(head_ + i) & (buf_.size() - 1)]; }
+  IntervalActivity& operator[](size_t i) { return buf_[(head_ + i) & mask_]; }
+  const IntervalActivity& operator[](size_t i) const { return buf_[(head_ + i) & mask_]; }
   IntervalActivity& front() { return (*this)[0]; }
   IntervalActivity& push() {  // a new, empty interval at the back
     if (n_ == buf_.size()) grow();
@@ -78,13 +78,14 @@ class IntervalRing {
     return a;
   }
   void pop_front(size_t k = 1) {  // drops the k oldest (k <= size())
-    head_ = (head_ + k) & (buf_.size() - 1);
+    head_ = (head_ + k) & mask_;
     n_ -= k;
   }
 
  private:
   void grow();
   std::vector<IntervalActivity> buf_ = std::vector<IntervalActivity>(8);  // a power of two
+  size_t mask_ = 7;  // buf_.size() - 1, kept: the size is no power of two in bytes, a division each time
   size_t head_ = 0, n_ = 0;
 };
 

@@ -109,6 +109,10 @@ class CompactThermal : public ThermalModel {
   // with x = V^T T and x_ss = (V^T b) / w (b = P + T_amb / R_v).
   void hold(const std::vector<double>& p_w, double dt_s) override {
     modes(p_w);
+    hold_steady(dt_s);
+  }
+  // modes() is up to date (x_ the temperatures, ss_ the powers' steady state): hold's step itself.
+  void hold_steady(double dt_s) override {
     const std::vector<double>& decay = decays(dt_s);
     for (unsigned m = 0; m < n_; ++m) x_[m] = ss_[m] + decay[m] * (x_[m] - ss_[m]);
     for (unsigned i = 0; i < n_; ++i) {

@@ -232,7 +232,7 @@ bool PowerAccounting::linear_wear(double dt, std::vector<double>& worn) {
   }
   // The temperatures move monotonically toward T_ss in each mode: the peaks are at the stretch's ends
   // (its start is noted already: every change of the temperatures is).
-  thermal_->hold(p_w_, dt);
+  thermal_->hold_steady(dt);
   note_peaks();
   return true;
 }

@@ -34,6 +34,9 @@ class ThermalModel {
   // only shrinks (G is symmetric positive definite), so no SM ever gets farther from its own.
   virtual double steady_excess(const std::vector<double>& p_w, double dt_s, std::vector<double>& t_ss,
                                std::vector<double>& excess_ks) = 0;
+  // hold() under the powers of the last steady_excess(), nothing having changed since: the same result,
+  // without working out the powers' modes again (a wait's steady stretch asks for both, once each).
+  virtual void hold_steady(double dt_s) = 0;
 };
 
 std::unique_ptr<ThermalModel> make_thermal_model(const ThermalParams& t, unsigned sms);
