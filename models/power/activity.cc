@@ -95,7 +95,10 @@ uint64_t ActivityLog::end_open() const {
 void ActivityLog::skip_steady(uint64_t end) {
   if (end <= first_) return;
   const uint64_t drop = std::min<uint64_t>(q_.size(), end - first_);  // empty: what follows stays
-  q_.pop_front(size_t(drop));
+  // An interval nothing was counted in is all zeros (powered time is filed only as it is drained): when
+  // every interval held goes, the last stays as the new first rather than being zeroed again (a wait
+  // skips a steady stretch at every wake-up).
+  q_.pop_front(size_t(drop == q_.size() && drop > 0 ? drop - 1 : drop));
   first_ = end;
   drop_spans();
   if (q_.empty()) q_.push();

@@ -100,8 +100,9 @@ void PowerAccounting::close_interval(uint64_t index) {
   }
   thermal_->step(p_w_, dt);
   const size_t first_row = trace_.size() - (keep_trace_ ? sm_.size() : 0);
+  const std::vector<double>& temps = thermal_->temps();
   for (unsigned k = 0; k < sm_.size(); ++k) {
-    const double t = thermal_->temps()[k];
+    const double t = temps[k];
     const double rate = em_->rate(cfg_.em.current_density(p_w_[k]), t);
     sm_[k].em.add(dt, rate);
     sm_[k].peak_temp_k = std::max(sm_[k].peak_temp_k, t);
@@ -178,8 +179,8 @@ void PowerAccounting::close_steady(uint64_t from, uint64_t to) {
 
 void PowerAccounting::em_rates(std::vector<double>& r) const {
   r.resize(sm_.size());
-  for (unsigned k = 0; k < sm_.size(); ++k)
-    r[k] = em_->rate(cfg_.em.current_density(p_w_[k]), thermal_->temps()[k]);
+  const std::vector<double>& t = thermal_->temps();  // (one virtual call, not one per SM)
+  for (unsigned k = 0; k < sm_.size(); ++k) r[k] = em_->rate(cfg_.em.current_density(p_w_[k]), t[k]);
 }
 
 // The temperatures under the constant powers p_w_ follow exact exponentials; the wear rate, a function
@@ -238,8 +239,8 @@ bool PowerAccounting::linear_wear(double dt, std::vector<double>& worn) {
 }
 
 void PowerAccounting::note_peaks() {
-  for (unsigned k = 0; k < sm_.size(); ++k)
-    sm_[k].peak_temp_k = std::max(sm_[k].peak_temp_k, thermal_->temps()[k]);
+  const std::vector<double>& t = thermal_->temps();
+  for (unsigned k = 0; k < sm_.size(); ++k) sm_[k].peak_temp_k = std::max(sm_[k].peak_temp_k, t[k]);
 }
 
 std::vector<std::pair<uint64_t, double>> PowerAccounting::launch_dynamic_j() const {
