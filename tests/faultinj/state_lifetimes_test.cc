@@ -148,10 +148,13 @@ std::vector<Named> targets_of(const std::string& args, const std::string& glob) 
   return out;
 }
 
-// A campaign head (without targets) of vectorAdd fi32 on `preset` with `set` (JSON object text).
+// A campaign head (without targets) of vectorAdd fi32 on `preset` with `set` (JSON object text). Early
+// stop off: its state hash misses what makes a fault in an arbiter's `last` end the kernel a cycle late
+// (the hash equals the golden run's once `last` is rewritten), so with it a run that shares another's
+// live interval could differ from its own run by early stop alone, not by pruning.
 std::string head_of(const std::string& preset, const std::string& set) {
   return fmt::format(R"({{"name": "state dense", "platform": {{"preset": "{}", "set": {}}},
-  "workload": {{"name": "vectorAdd", "launch": "fi32"}}, "workers": 2, )",
+  "workload": {{"name": "vectorAdd", "launch": "fi32"}}, "workers": 2, "early_stop": false, )",
                      preset, set);
 }
 
@@ -186,7 +189,7 @@ fi::test::Compared same_outcomes(const std::string& name, const std::string& pre
   TempDir d("state-dense-" + name);  // one folder per test: ctest runs them at once
   std::vector<fi::test::Row> rows[2];
   fi::test::run_both(d, name, dense_list(d, name, preset, set, args, globs, instants), rows);
-  REQUIRE(rows[0].size() > 200);
+  REQUIRE(rows[0].size() > 100);
   return fi::test::compare_runs(rows);
 }
 
