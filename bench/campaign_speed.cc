@@ -29,6 +29,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "faultinj/engine.h"
@@ -36,6 +37,7 @@
 #include "faultinj/store.h"
 #include "platform/config/config.h"
 #include "platform/platform.h"
+#include "platform/text.h"
 
 using namespace gpuvp;
 
@@ -159,6 +161,13 @@ bool golden_costs(const Options& o, double& plain, double& recorded) {
 
 const char* verdict(bool met) { return met ? "met" : "MISSED"; }
 
+// The value of a numeric option: decimal digits only, within `unsigned` (std::stoul would throw on
+// "ten" and take "-1" or "5x" for numbers). Empty when it is not one.
+std::optional<unsigned> count_value(const std::string& v) {
+  if (v.empty() || v.size() > 9 || v.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return unsigned(std::stoul(v));
+}
+
 }  // namespace
 
 extern "C" int sc_main(int, char*[]) { return 0; }  // the C name libsystemc looks for
@@ -177,13 +186,17 @@ int main(int argc, char* argv[]) {
     }
     const std::string v = argv[++i];
     if (k == "--gpuvp") o.gpuvp = v;
-    else if (k == "--faults") o.faults = unsigned(std::stoul(v));
     else if (k == "--preset") o.preset = v;
     else if (k == "--workload") o.workload = v;
     else if (k == "--launch") o.launch = v;
-    else if (k == "--workers") o.workers = unsigned(std::stoul(v));
-    else if (k == "--repeat") o.repeat = std::max(1u, unsigned(std::stoul(v)));
-    else {
+    else if (k == "--faults" || k == "--workers" || k == "--repeat") {
+      const std::optional<unsigned> n = count_value(v);
+      if (!n) {
+        gpuvp::print_err("campaign_speed: {} needs a whole number, got '{}'\n", k, v);
+        return 2;
+      }
+      (k == "--faults" ? o.faults : k == "--workers" ? o.workers : o.repeat) = k == "--repeat" ? std::max(1u, *n) : *n;
+    } else {
       std::fprintf(stderr, "campaign_speed: unknown option %s\n", k.c_str());
       return 2;
     }

@@ -308,7 +308,8 @@ std::string html_report(const std::vector<Store>& stores, std::optional<double> 
   s += section("ACE analysis and pruning (live bit-time / total bit-time over the campaign's fault space beside the injected AVF)",
                [&](size_t i) { return "<pre>" + esc(exhaustive_note(*cols[i].st) + lifetimes_text(*cols[i].st, cols[i].t)) + "</pre>"; });
   s += section("MTBF and FIT", [&](size_t i) {
-    return "<pre>" + esc(mtbf_text(cols[i].t.all, cols[i].golden, raw_rate(*cols[i].st, raw_fit_per_bit))) + "</pre>";
+    return "<pre>" + esc(mtbf_text(cols[i].t.all, cols[i].golden, raw_rate(*cols[i].st, raw_fit_per_bit),
+                                    campaign_window(*cols[i].st))) + "</pre>";
   });
   return s + "</body></html>\n";
 }

@@ -177,15 +177,33 @@ RawRate raw_rate(const Store& store, std::optional<double> given) {
                                 "docs/reliability.md); give the design's own with raw_fit_per_bit or --raw-fit"};
 }
 
-std::string mtbf_text(const ClassCounts& c, const std::optional<GoldenRecord>& g, const RawRate& raw) {
+std::optional<WindowSpec> campaign_window(const Store& store) {
+  try {
+    const CampaignSpec spec = parse_campaign_text(store.campaign().file_text, "campaign file");
+    if (spec.window && spec.trigger.event == "time" && !spec.lists_faults()) return spec.window;
+  } catch (const CampaignError&) {
+    // an unreadable stored file: the execution window, as for a campaign without one
+  }
+  return std::nullopt;
+}
+
+std::string mtbf_text(const ClassCounts& c, const std::optional<GoldenRecord>& g, const RawRate& raw,
+                      const std::optional<WindowSpec>& window) {
   if (!g) return "MTBF: needs the golden run\n";
-  const double exec_s = static_cast<double>(g->end_ps - g->start_ps) * 1e-12;
+  // The flux is one fault per stretch of time the faults were drawn from: a windowed campaign's faults
+  // all struck inside its window, so its cross section is per window, not per execution.
+  const uint64_t exposure_ps = window ? (window->to_ns - window->from_ns) * 1000 : g->end_ps - g->start_ps;
+  const double exec_s = static_cast<double>(exposure_ps) * 1e-12;
+  const std::string what = window ? fmt::format("the campaign's window {} .. {} ns, where its faults struck",
+                                                window->from_ns, window->to_ns)
+                                  : "the execution window";
   const uint64_t sdc = c.count(Outcome::SDC);
   std::string out = fmt::format(
       "MTBF (study: cross section = SDC / injected = {} / {}, flux = 1 / {} s): {} s\n"
-      "  the FlexGripPlus study's figure: simulated seconds between SDCs if one fault struck every execution\n"
-      "  (flux = 1 / execution window); comparable only with that study, not a field MTBF\n",
-      sdc, c.injected(), format_number(exec_s), format_number(study_mtbf(sdc, c.injected(), exec_s)));
+      "  the FlexGripPlus study's figure: simulated seconds between SDCs if one fault struck every {}\n"
+      "  (flux = 1 / {}); comparable only with that study, not a field MTBF\n",
+      sdc, c.injected(), format_number(exec_s), format_number(study_mtbf(sdc, c.injected(), exec_s)),
+      window ? "window" : "execution", what);
   out += fmt::format("FIT (failures per 10^9 device hours) = raw FIT/bit x state bits x AVF; MTBF (hours) = 10^9 / FIT\n"
                      "  raw rate {} FIT/bit ({})\n", format_number(raw.fit_per_bit), raw.source);
   for (Outcome o : {Outcome::SDC, Outcome::DUE}) {
@@ -407,7 +425,7 @@ std::string text_report(const Store& store, std::optional<double> raw_fit_per_bi
   if (!t.per_class.empty()) out += group_table(kPerClassTitle, t.per_class) + "\n";
   if (!t.per_ptx_reg.empty()) out += group_table(kPerRegTitle, t.per_ptx_reg) + "\n";
   if (std::string l = lifetimes_text(store, t); !l.empty()) out += l + "\n";
-  return out + mtbf_text(t.all, store.golden(), raw_rate(store, raw_fit_per_bit));
+  return out + mtbf_text(t.all, store.golden(), raw_rate(store, raw_fit_per_bit), campaign_window(store));
 }
 
 }  // namespace gpuvp::fi

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "faultinj/campaign_file.h"
 #include "faultinj/metrics.h"
 #include "faultinj/store.h"
 
@@ -54,6 +55,11 @@ std::string lifetimes_text(const Store& store, const AvfTables& t);
 nlohmann::json json_report(const Store& store);
 // For a campaign with size.exhaustive: says that its AVFs are exact (else empty).
 std::string exhaustive_note(const Store& store);
-std::string mtbf_text(const ClassCounts& all, const std::optional<GoldenRecord>& g, const RawRate& raw);
+// A time-triggered campaign's window (faults drawn from it only), else none (the execution window).
+std::optional<WindowSpec> campaign_window(const Store& store);
+// The study's MTBF with the flux of one fault per `window` (none: per execution window), then FIT and
+// MTBF in hours; each figure says which exposure it used.
+std::string mtbf_text(const ClassCounts& all, const std::optional<GoldenRecord>& g, const RawRate& raw,
+                      const std::optional<WindowSpec>& window = std::nullopt);
 
 }  // namespace gpuvp::fi

@@ -91,22 +91,26 @@ void RtlBlockScheduler::process() {
 }
 
 // The registers the model records (models/scheduler/block_scheduler.cc, track_accesses), found here by
-// evaluation. The launch outputs but threads_per_block are read by the SMs whose smp_en rises; the
-// other flip-flops (state, rdy, kernel_done, smp_en, smp_reset, prng) are read at every edge or by
-// consumers that react to any change, as in the model: not observed.
+// evaluation, and prng (the model records it for the random policy; here its fate says whether the
+// policy draws from it). The launch outputs but threads_per_block are read by the SMs whose smp_en rises;
+// the other flip-flops (state, rdy, kernel_done, smp_en, smp_reset) are read at every edge or by
+// consumers that react to any change, as in the model: read at every instant (read_always).
 void RtlBlockScheduler::track_accesses() {
+  for (const char* h : {"state", "rdy", "kernel_done", "smp_en", "smp_reset"}) read_always(reg_.at_mut(cfg_.path + "." + h));
   std::vector<std::string> dims = {"block_x", "block_y", "block_z", "grid_x", "grid_y", "grid_z", "shmem_per_block"};
   std::vector<std::string> consumed = dims;
   for (unsigned i = 0; i < n_; ++i)
     for (const char* a : {"num_blocks", "block_idx"}) consumed.push_back(fmt::format("{}[{}]", a, i));
   std::vector<std::string> observed = consumed;
-  for (const char* r : {"blocks_scheduled_cnt", "smp_done_array", "threads_per_block"}) observed.push_back(r);
+  for (const char* r : {"blocks_scheduled_cnt", "smp_done_array", "threads_per_block", "prng"}) observed.push_back(r);
   acc_ = std::make_unique<rtl::FlopAccesses>(*m_, reg_, cfg_.path, cfg_.clock.period().value(), observed, consumed,
                                              "smp_en");
 }
 
 // The edges skipped after the last evaluated one still read what it read, up to the end of the run.
-void RtlBlockScheduler::end_of_simulation() { acc_->finish(sc_core::sc_time_stamp().value()); }
+void RtlBlockScheduler::end_of_simulation() {
+  acc_->finish(sc_core::sc_time_stamp().value());
+}
 
 void RtlBlockScheduler::drive() {
   auto put = [](auto& port, auto v) {

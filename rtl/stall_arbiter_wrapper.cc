@@ -34,7 +34,7 @@ void trace_flops(sc_core::sc_trace_file* tf, const rtl::VModel& m, const std::st
 
 RtlStallArbiter::RtlStallArbiter(sc_core::sc_module_name name, unsigned n, const Clock& clock, Registry& reg,
                                  const std::string& path, bool sequential)
-    : StallArbiterCore(name, n), n_(n), clock_(clock), path_(path), edge_(clock) {
+    : StallArbiterCore(name, n), n_(n), clock_(clock), path_(path), edge_(clock), reg_(reg) {
   if (n == 0 || n > rtl::max_arbiter_requesters())
     throw std::invalid_argument(
         fmt::format("{}: RTL arbiter needs 1..{} requesters, got {}", path, rtl::max_arbiter_requesters(), n));
@@ -49,6 +49,10 @@ RtlStallArbiter::RtlStallArbiter(sc_core::sc_module_name name, unsigned n, const
   snap_.assign(m_->flops().size(), 0);
   rtl::flops_changed(*m_, snap_);
   register_flops(reg, *m_, path, [this] { wake(); });
+  read_always(reg.at_mut(path + ".state"));
+  read_always(reg.at_mut(path + ".grant"));
+  acc_ = std::make_unique<rtl::FlopAccesses>(*m_, reg, path, clock.period().value(), std::vector<std::string>{"last", "stall"},
+                                             std::vector<std::string>{}, "state");
 
   SC_METHOD(process);  // runs once at time 0: drives the reset outputs
   // A falling ack changes nothing by itself (the edge that saw it high already acted): only its rise wakes.
@@ -67,8 +71,14 @@ void RtlStallArbiter::process() {
     }
     req_in_.set(rq);
     ack_in_.set(ak);
+    if (reg_.recording()) acc_->before_edge(sc_core::sc_time_stamp().value());
   }
   rtl::gated_step(*m_, snap_, edge_, at_edge, [this] { drive(); });
+}
+
+// The edges skipped after the last evaluated one keep its fates up to the end of the run.
+void RtlStallArbiter::end_of_simulation() {
+  acc_->finish(sc_core::sc_time_stamp().value());
 }
 
 void RtlStallArbiter::drive() {

@@ -11,6 +11,10 @@
 // edges are edges at which an always-clocked RTL would not change anything: cycle-exact.
 //
 // Every flip-flop (enumerated from Verilator's netlist) is registered under <path>.<name>.
+//
+// Access recording, as the model records it (stall_arbiter.h): `state` and `grant` are read at every
+// instant (read_always); `last` and `stall` have the fates the probes find at each evaluated edge
+// (rtl/flop_accesses.h: nothing outside the design reacts to `stall` but the pins' statistics).
 #include <systemc>
 
 #include <cstdint>
@@ -19,6 +23,7 @@
 #include <vector>
 
 #include "models/arbiter/stall_arbiter.h"
+#include "rtl/flop_accesses.h"
 #include "rtl/verilated_model.h"
 
 namespace gpuvp {
@@ -39,6 +44,7 @@ class RtlStallArbiter : public StallArbiterCore {
   void process();
   void drive();
   void wake() { wake_ev_.notify(sc_core::SC_ZERO_TIME); }
+  void end_of_simulation() override;
 
   unsigned n_;
   Clock clock_;
@@ -49,6 +55,8 @@ class RtlStallArbiter : public StallArbiterCore {
   sc_core::sc_event wake_ev_;
   EdgeTimer edge_;
   uint64_t evaluations_ = 0;
+  Registry& reg_;
+  std::unique_ptr<rtl::FlopAccesses> acc_;
 };
 
 // Traces the flip-flops of a Verilated model into a VCD file.

@@ -25,13 +25,31 @@ StallArbiterLogic::StallArbiterLogic(unsigned n, Registry& reg, const std::strin
       path_(path),
       sequential_(sequential),
       last_width_(std::max(1u, clog2(n))),
-      all_(n >= 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1)) {
+      all_(n >= 64 ? ~uint64_t{0} : ((uint64_t{1} << n) - 1)),
+      reg_(reg) {
   if (n == 0 || n > 64) throw std::invalid_argument(fmt::format("{}: arbiter needs 1..64 requesters, got {}", path, n));
   r_.last = n - 1;  // the first pick scans from requester 0
   reg.add_field(path + ".state", 2, &r_.state, wake);
   reg.add_field(path + ".last", last_width_, &r_.last, wake);
   reg.add_field(path + ".grant", n, &r_.grant, wake);
   reg.add_field(path + ".stall", n, &r_.stall, wake);
+  read_always(reg.at_mut(path + ".state"));
+  read_always(reg.at_mut(path + ".grant"));
+  for (const Target** t : {&t_last_, &t_stall_}) {
+    Target& g = reg.at_mut(path + (t == &t_last_ ? ".last" : ".stall"));
+    g.reads_observed = true;
+    *t = &g;
+  }
+}
+
+void StallArbiterLogic::note_edge(const Regs& r, const Regs& x, uint64_t rq, uint64_t ak, uint64_t t) {
+  reg_.note(*t_stall_, 0, Access::Write, t);
+  rq &= all_;
+  if (r.state == REQUESTED && rq) reg_.note(*t_last_, 0, Access::Read, t);
+  // The sequential search's step (REQUESTED, last' = last + 1 after reading it), or an ack's edge
+  // (last' = the granted requester, whatever last held).
+  if ((r.state == REQUESTED && rq && x.last != r.last) || (r.state == WAITING_ACK && (ak & all_ & r.grant)))
+    reg_.note(*t_last_, 0, Access::Write, t);
 }
 
 StallArbiter::StallArbiter(sc_core::sc_module_name name, unsigned n, const Clock& clock, Registry& reg,
@@ -113,6 +131,7 @@ void StallArbiter::process() {
   if (edge_.take()) {
     ++evaluations_;
     Regs x = next(r_, rq, ak);
+    if (reg_.recording()) note_edge(r_, x, rq, ak, now.value());
     uint64_t cyc = clock_.cycle(now);
     for (unsigned i = 0; i < n_; ++i) counters_[i].observe(x.grant >> i & 1u, x.stall >> i & 1u, cyc);
     if (x.grant != r_.grant)

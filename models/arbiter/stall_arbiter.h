@@ -138,12 +138,21 @@ class StallArbiterLogic {
   unsigned last_width() const { return last_width_; }
 
  protected:
+  // Access recording (faultinj/lifetimes.h). `state` (read at every edge) and `grant` (driven to the
+  // requesters, who react to any change) are read at every instant; the edge from r to x (with the
+  // inputs it sampled, at t_ps) reads `last` when it searches (REQUESTED with a request) and writes it
+  // whole when an ack ends a grant or the sequential search moves on; it writes `stall` whole at every
+  // edge, and nothing reads `stall` but the pins' statistics.
+  void note_edge(const Regs& r, const Regs& x, uint64_t req, uint64_t ack, uint64_t t_ps);
+
   unsigned n_;
   std::string path_;
   bool sequential_;
   unsigned last_width_;
   uint64_t all_;
   Regs r_;
+  Registry& reg_;
+  const Target *t_last_ = nullptr, *t_stall_ = nullptr;
 };
 
 class StallArbiter : public StallArbiterCore, public StallArbiterLogic {

@@ -71,6 +71,7 @@ void TransactionArbiter::process() {
     uint64_t rq, ak;
     sample(now, rq, ak);
     const Regs x = next(r_, rq, ak);
+    if (reg_.recording()) note_edge(r_, x, rq, ak, now);
     if (x.grant != r_.grant)
       log::debug(path_, "cycle {}: grant {:#x} -> {:#x}, stall {:#x}", now / period_, r_.grant, x.grant, x.stall);
     r_ = x;

@@ -57,6 +57,12 @@ void Registry::add(Target t) {
   targets_.emplace(t.name, std::move(t));
 }
 
+void Registry::record_accesses(std::vector<AccessEvent>* log) {
+  log_ = log;
+  for (const auto& [name, t] : targets_)
+    for (uint64_t i = 0; t.read_always && i < t.count; ++i) note(t, i, Access::ReadSpan, 0, kToTheEnd);
+}
+
 void Registry::remove_prefix(const std::string& prefix) {
   for (auto it = targets_.begin(); it != targets_.end();) {
     if (it->first.compare(0, prefix.size(), prefix) == 0)

@@ -51,6 +51,8 @@ struct Target {
   // the owner after add). Only such targets have ACE intervals and are pruned; a value read
   // implicitly (an FSM state every cycle, a signal consumers react to) stays false.
   bool reads_observed = false;
+  // Read at every instant (read_always below): its whole access log is one span, noted by the registry.
+  bool read_always = false;
 };
 
 // The hash of one word for digests: 0 for a zero word, so that zeroed memory hashes to 0.
@@ -96,8 +98,8 @@ class Registry {
   void flip(const std::string& name, unsigned bit, uint64_t index = 0);
 
   // Access recording: events go to `log` until record_accesses(nullptr). Owners call note() only
-  // while recording() (a branch on one pointer when not).
-  void record_accesses(std::vector<AccessEvent>* log) { log_ = log; }
+  // while recording() (a branch on one pointer when not). Attaching a log notes the read_always targets.
+  void record_accesses(std::vector<AccessEvent>* log);
   bool recording() const { return log_ != nullptr; }
   void note(const Target& t, uint64_t index, Access kind, uint64_t time_ps, uint64_t until_ps = 0) {
     if (log_) log_->push_back({time_ps, until_ps, index, t.serial, kind, 0, 0});
@@ -119,6 +121,16 @@ class Registry {
   uint32_t next_serial_ = 0;
   std::vector<AccessEvent>* log_ = nullptr;
 };
+
+// The until_ps of a ReadSpan that lasts to the end of the run, whenever that is.
+constexpr uint64_t kToTheEnd = ~uint64_t{0};
+
+// Marks a target whose value is used at every instant of the run: a state register every clock edge
+// reads (a flip during a clock-gated stretch wakes its owner, which evaluates the next edge with it), a
+// flip-flop driving a signal whose consumers react to any change. A fault there is never dead and no two
+// instants are alike: record_accesses notes it as one ReadSpan from 0 to the end of the run (ACE 100 %,
+// every fault runs on its own), whether its owner runs while recording or not. (A memory: every word.)
+inline void read_always(Target& t) { t.reads_observed = t.read_always = true; }
 
 // Masks a value to `width` bits.
 inline uint64_t mask_bits(uint64_t v, unsigned width) {

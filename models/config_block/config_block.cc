@@ -1,5 +1,6 @@
 #include "models/config_block/config_block.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "sw/isa/address_map.h"
@@ -15,13 +16,24 @@ constexpr uint64_t kBytes = cfgreg::kNumRegs * 4;
 uint32_t ConfigBlock::reset_value(unsigned i) { return cfgreg::reset_value(i); }
 
 ConfigBlock::ConfigBlock(sc_core::sc_module_name name, const ConfigBlockConfig& cfg, Registry& reg)
-    : sc_core::sc_module(name), cfg_(cfg) {
+    : sc_core::sc_module(name), cfg_(cfg), reg_(reg) {
   for (unsigned i = 0; i < cfgreg::kNumRegs; ++i) regs_[i] = reset_value(i);
   auto w = [this] { drive_ev_.notify(sc_core::SC_ZERO_TIME); };
   for (unsigned i = 0; i < cfgreg::kNumRegs; ++i) {
     reg.add_field(cfg.path + "." + cfgreg::name(i), 32, &regs_[i], w);
   }
   reg.add_field(cfg.path + ".en", 1, &en_, w);
+  // The registers drive() puts on the launch pins, and en.
+  static const unsigned kPins[] = {cfgreg::kBlocksPerCore, cfgreg::kGridX,     cfgreg::kGridY,        cfgreg::kGridZ,
+                                   cfgreg::kBlockX,        cfgreg::kBlockY,    cfgreg::kBlockZ,       cfgreg::kShmemSize,
+                                   cfgreg::kDynShmemSize,  cfgreg::kParamSize};
+  for (unsigned i = 0; i < cfgreg::kNumRegs; ++i) {
+    Target& t = reg.at_mut(cfg.path + "." + cfgreg::name(i));
+    t.reads_observed = true;
+    targets_[i] = &t;
+    if (std::find(std::begin(kPins), std::end(kPins), i) != std::end(kPins)) read_always(t);
+  }
+  read_always(reg.at_mut(cfg.path + ".en"));
 
   in.register_b_transport(this, &ConfigBlock::b_transport);
   in.register_transport_dbg(this, &ConfigBlock::transport_dbg);
@@ -67,6 +79,7 @@ unsigned ConfigBlock::access(tlm::tlm_generic_payload& t, bool debug, const sc_c
     const unsigned i = first + w;
     if (t.is_read()) {
       uint32_t v = regs_[i];
+      note(i, Access::Read);
       for (unsigned b = 0; b < 4; ++b) d[4 * w + b] = static_cast<unsigned char>(v >> (8 * b));
     } else {
       uint32_t v = 0;
@@ -74,6 +87,7 @@ unsigned ConfigBlock::access(tlm::tlm_generic_payload& t, bool debug, const sc_c
       const cfgreg::Access acc = cfgreg::access(i);
       if (acc == cfgreg::Access::ReadOnly) continue;
       regs_[i] = v;
+      note(i, Access::Write);
       changed = true;
       if (acc == cfgreg::Access::Start && (v & 1u) && !debug) start_q_.notify(delay);
     }
@@ -90,14 +104,21 @@ void ConfigBlock::b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& del
 
 unsigned ConfigBlock::transport_dbg(tlm::tlm_generic_payload& t) { return access(t, true, sc_core::SC_ZERO_TIME); }
 
+// One word's access at the current simulated instant, while recording.
+void ConfigBlock::note(unsigned index, Access kind) const {
+  if (reg_.recording()) reg_.note(*targets_[index], 0, kind, sc_core::sc_time_stamp().value());
+}
+
 void ConfigBlock::on_start() {
   uint32_t& st = regs_[cfgreg::kStatus];
+  note(cfgreg::kStatus, Access::Read);
   if (st & kStatusBusy) {
     st |= kStatusError;
     log::warn(cfg_.path, "start while busy ignored");
     return;
   }
   st = kStatusBusy;
+  note(cfgreg::kStatus, Access::Write);
   en_ = true;
   ++starts_;
   log::debug(cfg_.path, "start (launch {})", regs_[cfgreg::kLaunchId]);
@@ -113,6 +134,7 @@ void ConfigBlock::on_rdy() {
 
 void ConfigBlock::on_kernel_done() {
   uint32_t& st = regs_[cfgreg::kStatus];
+  note(cfgreg::kStatus, Access::Read);  // the other bits are kept
   st = (st & ~kStatusBusy) | kStatusDone;
   log::debug(cfg_.path, "kernel done");
 }

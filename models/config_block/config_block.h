@@ -29,6 +29,13 @@
 // entry_hi, control, status, local_bytes, num_reg_slots, num_preds, stream, priority, launch_id,
 // reg[21] .. reg[31] (unnamed spare indices), param[0] .. param[31] (indices 0x20..0x3F),
 // en (1 bit, the start flip-flop).
+//
+// Access recording (faultinj/lifetimes.h), at the simulated instant of each call (register effects
+// happen at call time; an arbitrated caller calls at its grant): a word a transaction reads is read, a
+// word it writes is written whole (byte enables are refused); a start reads status and writes it whole,
+// a start while busy and kernel_done read it (they keep other bits). The registers driving the launch
+// pins (blocks_per_core, grid, block, shmem_size, dyn_shmem_size, param_size) and en are read at every
+// instant: the scheduler reacts to any change of its inputs (read_always).
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
@@ -78,8 +85,11 @@ class ConfigBlock : public sc_core::sc_module {
   void on_start();
   void on_rdy();
   void on_kernel_done();
+  void note(unsigned index, Access kind) const;
 
   ConfigBlockConfig cfg_;
+  Registry& reg_;
+  std::array<const Target*, cfgreg::kNumRegs> targets_{};
   std::array<uint32_t, cfgreg::kNumRegs> regs_{};
   bool en_ = false;
   uint64_t starts_ = 0;

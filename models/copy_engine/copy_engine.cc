@@ -38,6 +38,12 @@ CopyEngineConfig CopyEngineConfig::from(const Params& p) {
 CopyEngine::CopyEngine(sc_core::sc_module_name name, const CopyEngineConfig& cfg, Registry& reg, CopyDoneSink& sink)
     : sc_module(name), cfg_(cfg), sink_(sink) {
   reg.add_field(cfg.path + ".busy", 1, &busy_);
+  // Access recording: busy is set and cleared whole and read by nothing (the dispatcher keeps its own
+  // view of the engine in its work table): every fault in it is dead.
+  Target& t = reg.at_mut(cfg.path + ".busy");
+  t.reads_observed = true;
+  busy_target_ = &t;
+  reg_ = &reg;
   SC_THREAD(run);
 }
 
@@ -49,7 +55,12 @@ void CopyEngine::start_copy(uint32_t slot, std::shared_ptr<CopyJob> job) {
   slot_ = slot;
   job_ = std::move(job);
   busy_ = 1;
+  note_busy();
   start_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void CopyEngine::note_busy() const {
+  if (reg_->recording()) reg_->note(*busy_target_, 0, Access::Write, sc_core::sc_time_stamp().value());
 }
 
 void CopyEngine::run() {
@@ -64,6 +75,7 @@ void CopyEngine::run() {
     if (job_->to_device) to_device_bytes_ += job_->bytes;
     job_.reset();
     busy_ = 0;
+    note_busy();
     sink_.copy_done(slot_);
   }
 }

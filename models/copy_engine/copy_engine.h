@@ -52,6 +52,7 @@ class CopyEngine : public sc_core::sc_module, public CopyTarget {
   void run();          // SC_THREAD: one copy at a time
   bool transfer(CopyJob& job);
   sc_core::sc_time stream(uint64_t bytes);
+  void note_busy() const;  // a write of busy, while recording
 
   CopyEngineConfig cfg_;
   CopyDoneSink& sink_;
@@ -59,7 +60,9 @@ class CopyEngine : public sc_core::sc_module, public CopyTarget {
   sc_core::sc_event start_;
   std::shared_ptr<CopyJob> job_;
   uint32_t slot_ = 0;
-  uint32_t busy_ = 0;  // registered: a flip makes the engine look idle or busy to the dispatcher's view
+  uint32_t busy_ = 0;  // registered; nothing reads it (the dispatcher's work table says what copies)
+  Registry* reg_ = nullptr;
+  const Target* busy_target_ = nullptr;
   uint64_t copies_ = 0, bytes_ = 0, to_device_bytes_ = 0;
 };
 

@@ -59,6 +59,9 @@ void PowerAccounting::register_sensors(Registry& reg, const std::string& prefix)
     // (and so their wear) differed on the way.
     t.digest = [] { return uint64_t{0}; };
     reg.add(std::move(t));
+    // Access recording: the sensor accumulates wear as every interval closes (read and written at every
+    // instant of the run) and the power outputs read it at the end.
+    read_always(reg.at_mut(prefix + std::to_string(k) + ".em_sensor"));
   }
 }
 

@@ -282,6 +282,8 @@ void BlockScheduler::track_accesses(Registry& reg) {
   t_shmem_ = take(p + ".shmem_per_block");
   t_tpb_ = take(p + ".threads_per_block");  // no consumer reads its signal: written, never read
   for (const char* d : {"block_x", "block_y", "block_z", "grid_x", "grid_y", "grid_z"}) t_dims_.push_back(take(p + "." + d));
+  for (const char* h : {"state", "rdy", "kernel_done", "smp_en", "smp_reset"}) read_always(reg.at_mut(p + "." + h));
+  if (cfg_.policy == SchedPolicy::Random) t_prng_ = take(p + ".prng");  // read and replaced by a batch's draw
   for (unsigned i = 0; i < n_; ++i) {
     t_nb_.push_back(take(fmt::format("{}.num_blocks[{}]", p, i)));
     t_bidx_.push_back(take(fmt::format("{}.block_idx[{}]", p, i)));
@@ -302,6 +304,7 @@ void BlockScheduler::note_accesses(const Regs& r, const Regs& x, const Inputs& i
   };
   if (in.rst) {
     for (const Target* g : {t_cnt_, t_done_, t_shmem_, t_tpb_}) wr(g);
+    if (t_prng_) wr(t_prng_);
     each(t_nb_, wr), each(t_bidx_, wr), each(t_dims_, wr);
     return;
   }
@@ -309,6 +312,7 @@ void BlockScheduler::note_accesses(const Regs& r, const Regs& x, const Inputs& i
     case CALC_BLOCKS:
       rd(t_cnt_);
       if (x.state == CHECK_BLOCKS) each(t_nb_, wr);
+      if (x.state == CHECK_BLOCKS && t_prng_) rd(t_prng_), wr(t_prng_);
       break;
     case CHECK_BLOCKS:
       rd(t_cnt_);

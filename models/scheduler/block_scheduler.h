@@ -236,11 +236,11 @@ class BlockScheduler : public BlockDispatcher {
   SchedPhase cur_phase_ = SchedPhase::Idle;
   uint64_t phase_since_ = 0;
   std::vector<unsigned> batch_order_;
-  // Access recording: the registry, the targets whose reads next() and the SMs make visible (state, rdy,
-  // kernel_done, smp_en, smp_reset and prng are read every cycle or by consumers waiting on their
-  // signals: not tracked), and the edge the current wait phase began at.
+  // Access recording: the registry, the targets whose reads next() and the SMs make visible, those read
+  // at every instant (state every edge; rdy, kernel_done, smp_en and smp_reset by consumers reacting to
+  // any change of their signals), and the edge the current wait phase began at.
   Registry& reg_;
-  const Target *t_cnt_ = nullptr, *t_done_ = nullptr, *t_shmem_ = nullptr, *t_tpb_ = nullptr;
+  const Target *t_cnt_ = nullptr, *t_done_ = nullptr, *t_shmem_ = nullptr, *t_tpb_ = nullptr, *t_prng_ = nullptr;
   std::vector<const Target*> t_nb_, t_bidx_, t_dims_;  // dims: block x, y, z, grid x, y, z
   uint64_t wait_from_ps_ = 0;
 };

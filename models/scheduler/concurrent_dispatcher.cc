@@ -60,9 +60,14 @@ ConcurrentDispatcher::ConcurrentDispatcher(sc_core::sc_module_name name, const C
   sensitive << timer_.event();
   dont_initialize();
   // A fault written into the tables is seen at the next edge, as a flip-flop's would be.
+  // Access recording: those the dispatcher compares at the edge a flip wakes it for (a waiting
+  // kernel's block goes out at once) are read at every instant (read_always); the other tables are not
+  // observed: their reads (every edge's queue walks, the SMs' horizon questions) are not reported.
   for (const char* t : {".work.state", ".work.assigned", ".work.completed", ".work.blocks", ".used_threads",
-                        ".used_smem", ".used_regs", ".used_blocks"})
+                        ".used_smem", ".used_regs", ".used_blocks"}) {
     reg.at_mut(cfg.path + t).on_write = [this] { wake(); };
+    read_always(reg.at_mut(cfg.path + t));
+  }
 }
 
 void ConcurrentDispatcher::wake() { timer_.request(); }

@@ -33,6 +33,7 @@ class SmCore : public CoreEnv {
     reg.add_field(path + ".num_blocks", 32, &num_blocks_);
     reg.add_field(path + ".block_idx", 32, &block_idx_);
     reg.add_field(path + ".done", 1, &done_);
+    track_controller(reg, path);
     Target t;
     t.name = path + ".smem";
     t.kind = TargetKind::Memory;
@@ -243,11 +244,13 @@ class SmCore : public CoreEnv {
     return ps == ConcurrentHorizon::kUnknown ? kUnknown : ps / pv_;  // the cycle of that instant (an edge)
   }
   void reset() {
+    note(t_state_, Access::Read);
     if (state_ == Setup || state_ == Running) return;  // a batch in flight is not interrupted
     core_.clear();
     num_blocks_ = block_idx_ = 0;
     done_ = false;
     state_ = Idle;
+    for (const Target* t : {t_nb_, t_bidx_, t_done_, t_state_}) note(t, Access::Write);
   }
 
   const SmConfig& config() const { return cfg_; }
@@ -389,8 +392,28 @@ class SmCore : public CoreEnv {
     return true;
   }
 
+  // Access recording of the controller registers (faultinj/lifetimes.h), at simulated time: the
+  // controller thread and the reset method touch them there (the core running ahead never does).
+  // state is read by reset only, num_blocks and block_idx when a batch's block list is made (after its
+  // configuration reads), done by nothing (the done pulse is a signal of its own); every assignment
+  // replaces a whole register.
+  void track_controller(Registry& reg, const std::string& path) {
+    reg_ = &reg;
+    const Target** mine[] = {&t_state_, &t_nb_, &t_bidx_, &t_done_};
+    const char* names[] = {".state", ".num_blocks", ".block_idx", ".done"};
+    for (size_t i = 0; i < 4; ++i) {
+      Target& t = reg.at_mut(path + names[i]);
+      t.reads_observed = true;
+      *mine[i] = &t;
+    }
+  }
+  void note(const Target* t, Access kind) const {
+    if (reg_->recording()) reg_->note(*t, 0, kind, sc_core::sc_time_stamp().value());
+  }
+
   void report(const DeviceErrorInfo& e) {
     state_ = Error;
+    note(t_state_, Access::Write);
     log::error(path_, "{}", e.message);
     errors_.report(e);
   }
@@ -452,6 +475,8 @@ class SmCore : public CoreEnv {
   uint32_t block_idx_ = 0;
   uint64_t release_ = 0;  // cycle the last transaction released its port
   bool done_ = false;
+  Registry* reg_ = nullptr;
+  const Target *t_state_ = nullptr, *t_nb_ = nullptr, *t_bidx_ = nullptr, *t_done_ = nullptr;
   DataObjects* objs_ = nullptr;            // the platform's data objects (profiler, protection); may be null
   std::vector<uint8_t> copy_buf_[2];       // the copies' data of a replicated access
   AtomicExtension copy_atom_[2];           // the copies' operations of a replicated atomic
@@ -474,8 +499,11 @@ void SmCore::batch() {
     num_blocks_ = sm_.num_blocks.read();
     block_idx_ = sm_.block_idx.read();
     done_ = false;
+    for (const Target* t : {t_nb_, t_bidx_, t_done_}) note(t, Access::Write);
+    note(t_nb_, Access::Read);
     if (num_blocks_ == 0) return;
     state_ = Setup;
+    note(t_state_, Access::Write);
     uint64_t start = cfg_.clock.cycle(cfg_.clock.next_edge(sc_time_stamp()));
     uint64_t t = start;
     LaunchParams lp;
@@ -510,12 +538,15 @@ void SmCore::batch() {
     lp.num_preds = v[cfgreg::kNumPreds];
     lp.launch_id = v[cfgreg::kLaunchId];
     // Block identity (block-scheduler.md): b + id + j * num_sms, or a contiguous range for the fill policies.
+    note(t_nb_, Access::Read);
+    note(t_bidx_, Access::Read);
     for (uint32_t j = 0; j < num_blocks_; ++j)
       lp.blocks.push_back(cfg_.interleaved_blocks ? uint64_t(block_idx_) + cfg_.id + uint64_t(j) * cfg_.num_sms
                                                   : uint64_t(block_idx_) + j);
     log::debug(path_, "batch: {} blocks from {} entry {:#x}", num_blocks_, block_idx_, lp.entry);
 
     state_ = Running;
+    note(t_state_, Access::Write);
     invalidate_caches(t);
     powered(t, true);
     if (!core_.launch(lp, t) || !core_.run()) {
@@ -536,6 +567,8 @@ void SmCore::batch() {
     wait(cfg_.clock.edge_at_or_after(sc_time_stamp()) - sc_time_stamp());
     state_ = Done;
     done_ = true;
+    note(t_state_, Access::Write);
+    note(t_done_, Access::Write);
     sm_.smp_done.write(true);
     wait(cfg_.clock.period());
     sm_.smp_done.write(false);
@@ -549,10 +582,12 @@ void SmCore::blocks_loop() {
     if (!take_arrivals()) return;  // reported
     if (core_.resident_blocks() == 0) {
       state_ = Idle;
+      note(t_state_, Access::Write);
       if (arrived_.empty()) sc_core::wait(arrival_);
       continue;
     }
     state_ = Running;
+    note(t_state_, Access::Write);
     if (!core_.run_blocks()) {
       DeviceErrorInfo e = *core_.error();
       report(e);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "faultinj/engine.h"
 #include "platform/platform.h"
 
@@ -23,6 +25,22 @@ struct Recorded {
   GoldenRun g;
   std::vector<uint64_t> t;  // SM 0's issue instants
 };
+
+// One target's events in log order: "W10" a write at 10, "R20" a read, "S70-90" a read span ("S0-end":
+// to the end of the run).
+inline std::string access_events(const Registry& reg, const std::vector<AccessEvent>& log, const std::string& name) {
+  const uint32_t serial = reg.at(name).serial;
+  std::string s;
+  for (const AccessEvent& e : log) {
+    if (e.target != serial) continue;
+    if (!s.empty()) s += ' ';
+    if (e.kind == Access::ReadSpan)
+      s += e.until_ps == kToTheEnd ? fmt::format("S{}-end", e.time_ps) : fmt::format("S{}-{}", e.time_ps, e.until_ps);
+    else
+      s += fmt::format("{}{}", e.kind == Access::Write ? 'W' : 'R', e.time_ps);
+  }
+  return s;
+}
 
 inline Recorded record_golden(Platform& p, const std::function<void(rt::Runtime&)>& body) {
   Recorded r;

@@ -110,3 +110,37 @@ TEST_CASE("report: the campaign file's raw_fit_per_bit is the raw rate") {
   // 5e-4 x 1000 bits x AVF 0 = 0 FIT.
   CHECK_THAT(text_report(s, std::nullopt), Contains("raw rate 0.0005 FIT/bit (the campaign file's raw_fit_per_bit)"));
 }
+
+TEST_CASE("report: a windowed campaign's study MTBF takes the window as its exposure") {
+  TempDir d("report_window");
+  std::string file = kFile;
+  file.insert(file.size() - 1, R"(, "window": {"from_ns": 2, "to_ns": 4})");
+  Store s = Store::create(d("c.db"), {"va", file, "h", 1, "b1", "2026-11-23T00:00:00Z"});
+  s.set_golden({100, 9900, 10000, "out", 64, 80, 0.5, 1000, "[]"});
+  std::vector<Fault> faults(4);
+  for (uint64_t i = 0; i < faults.size(); ++i) {
+    faults[i].id = i;
+    faults[i].target = "gpu.sched.state";
+  }
+  s.add_faults(faults);
+  add(s, 0, Outcome::SDC);
+  add(s, 1, Outcome::Masked);
+  add(s, 2, Outcome::Masked);
+  add(s, 3, Outcome::Masked);
+  const std::string r = text_report(s, std::nullopt);
+  // Faults struck only in 2 .. 4 ns: flux 1 / 2e-9 s (not 1 / 9.8e-9 s, the execution window); cross
+  // section 1 / 4: MTBF = 2e-9 / 0.25 = 8e-9 s.
+  CHECK_THAT(r, Contains("SDC / injected = 1 / 4, flux = 1 / 2e-09 s): 8e-09 s"));
+  CHECK_THAT(r, Contains("if one fault struck every window"));
+  CHECK_THAT(r, Contains("(flux = 1 / the campaign's window 2 .. 4 ns, where its faults struck)"));
+  // The same store without a window: the execution window, 9800 ps.
+  Store plain = make_store(d("p.db"));
+  plain.set_golden({100, 9900, 10000, "out", 64, 80, 0.5, 1000, "[]"});
+  add(plain, 0, Outcome::SDC);
+  add(plain, 2, Outcome::Masked);
+  add(plain, 3, Outcome::Masked);
+  add(plain, 4, Outcome::Masked);
+  // 9.8e-9 / 0.25 = 3.92e-8 s.
+  CHECK_THAT(text_report(plain, std::nullopt), Contains("flux = 1 / 9.8e-09 s): 3.92e-08 s"));
+  CHECK_THAT(text_report(plain, std::nullopt), Contains("(flux = 1 / the execution window)"));
+}

@@ -17,28 +17,14 @@
 #include "platform/platform.h"
 #include "rtl/flop_accesses.h"
 #include "rtl/stall_arbiter_wrapper.h"
+#include "recorded_golden.h"
 
 using namespace gpuvp;
 using gpuvp::fi::GoldenRun;
 using gpuvp::fi::Lifetimes;
 using gpuvp::fi::LiveInterval;
 
-namespace {
-
-// "W10" a write at 10, "R20" a read, "S70-90" a read span; the events of one target in order.
-std::string events_of(const Registry& reg, const std::vector<AccessEvent>& log, const std::string& name) {
-  const uint32_t serial = reg.at(name).serial;
-  std::string s;
-  for (const AccessEvent& e : log) {
-    if (e.target != serial) continue;
-    if (!s.empty()) s += ' ';
-    if (e.kind == Access::ReadSpan) s += fmt::format("S{}-{}", e.time_ps, e.until_ps);
-    else s += fmt::format("{}{}", e.kind == Access::Write ? 'W' : 'R', e.time_ps);
-  }
-  return s;
-}
-
-}  // namespace
+using gpuvp::fi::test::access_events;
 
 TEST_CASE("rtl lifetimes: hand-worked fates of the scheduler's flip-flops over a 2-block launch") {
   // SM_TOT 1, 1 block per core, grid 2x1x1: two batches of one block. The design is driven edge by
@@ -79,18 +65,18 @@ TEST_CASE("rtl lifetimes: hand-worked fates of the scheduler's flip-flops over a
   // The counter: cleared in IDLE (a write, also at the last skipped idle edge 200), compared in CALC,
   // copied to block_idx in CHECK, incremented in SCHEDULE (its own next value depends on it: a read);
   // the wait holds it unread.
-  CHECK(events_of(reg, log, "s.blocks_scheduled_cnt") == "W10 R20 R30 R40 R120 R130 R140 R170 W180 W200");
+  CHECK(access_events(reg, log, "s.blocks_scheduled_cnt") == "W10 R20 R30 R40 R120 R130 R140 R170 W180 W200");
   // Cleared at dispatch; in the wait its population count is compared with the active SMs' at every
   // edge, the skipped ones (70..90) too: one read span.
-  CHECK(events_of(reg, log, "s.smp_done_array") == "W40 R50 R60 S70-90 R100 R110 W140 R150 R160");
+  CHECK(access_events(reg, log, "s.smp_done_array") == "W40 R50 R60 S70-90 R100 R110 W140 R150 R160");
   // num_blocks: written in CALC, read at dispatch (smp_en, the batch sum, and the SM that samples it),
   // and in the wait only at the edge that compares the counts equal: before, a zero count (no active
   // SM) would not leave the wait either, so the fault is held until that edge.
-  CHECK(events_of(reg, log, "s.num_blocks[0]") == "W20 R40 R110 W120 R140 R160");
+  CHECK(access_events(reg, log, "s.num_blocks[0]") == "W20 R40 R110 W120 R140 R160");
   // Launch outputs: loaded in CHECK, read by the SM when its smp_en rises; threads_per_block by no one.
-  CHECK(events_of(reg, log, "s.block_x") == "W30 R40 W130 R140");
-  CHECK(events_of(reg, log, "s.block_idx[0]") == "W30 R40 W130 R140");
-  CHECK(events_of(reg, log, "s.threads_per_block") == "W30 W130");
+  CHECK(access_events(reg, log, "s.block_x") == "W30 R40 W130 R140");
+  CHECK(access_events(reg, log, "s.block_idx[0]") == "W30 R40 W130 R140");
+  CHECK(access_events(reg, log, "s.threads_per_block") == "W30 W130");
   CHECK(reg.at("s.blocks_scheduled_cnt").reads_observed);
   CHECK_FALSE(reg.at("s.state").reads_observed);
   CHECK(acc.probes() > 15);
@@ -158,10 +144,16 @@ TEST_CASE("rtl lifetimes: the RTL's live bit-time equals the model's on every ob
     // Cycle-equal implementations: the same dispatches, phases and end (not the same state hash: the
     // RTL registers prng for every policy).
     CHECK(model.run.substr(0, model.run.find(" hash")) == rtl.run.substr(0, rtl.run.find(" hash")));
-    // Every target both record (the scheduler's and the SMs' registers), the scheduler's 10 + 2 per SM among them.
+    // Every target both record (the scheduler's, the arbiters' and the SMs' registers), the scheduler's
+    // 10 + 2 per SM and the 5 read at every instant among them; the RTL's prng too, which the round-robin
+    // policy never reads (the model registers it for the random policy only).
     CHECK(std::count_if(model.live.begin(), model.live.end(), [](const auto& e) { return e.first.rfind("gpu.sched.", 0) == 0; }) ==
-          10 + 2 * sms);
-    CHECK(rtl.live == model.live);
+          15 + 2 * sms);
+    std::map<std::string, double> rtl_live = rtl.live;
+    REQUIRE(rtl_live.count("gpu.sched.prng"));
+    CHECK(rtl_live.at("gpu.sched.prng") == 0);
+    rtl_live.erase("gpu.sched.prng");
+    CHECK(rtl_live == model.live);
     CHECK(model.live.at("gpu.sched.blocks_scheduled_cnt") > 0);
     CHECK(model.live.at("gpu.sched.num_blocks[0]") > 0);
     CHECK(model.live.at("gpu.sched.threads_per_block") == 0);  // no consumer reads it
