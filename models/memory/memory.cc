@@ -249,8 +249,8 @@ void Memory::poke(uint64_t addr, const void* src, size_t n) {
 // (faults inside it run one by one) and a write replaces the words at its end.
 uint64_t Memory::latest_instant() const {
   const uint64_t now = sc_core::sc_time_stamp().value();
-  const sc_core::sc_process_handle h = sc_core::sc_get_current_process_handle();
-  return h.valid() ? std::max(now, ahead::until(h.get_process_object())) : now;
+  const void* who = sc_core::sc_get_current_process_b();  // (no handle: no reference counting per access)
+  return who ? std::max(now, ahead::until(who)) : now;
 }
 
 void Memory::note_timed(const tlm::tlm_generic_payload& p) {

@@ -145,7 +145,8 @@ void SimtCore::note_smem(uint64_t first, uint64_t n, Access k, uint64_t ps) {
 }
 
 // The lanes of `lanes` whose pointer is into shared memory (not a thread's local memory): one entry
-// when they are consecutive (lane l at p0 + l * size), else one per lane.
+// when they all access the same bytes (a parameter, a broadcast) or consecutive ones (lane l at
+// p0 + l * size), else one per lane.
 void SimtCore::note_smem_lanes(uint32_t lanes, uint8_t* const* ptrs, unsigned size, Access k) {
   if (!t_smem_ || !lanes) return;
   const uint8_t* lo = smem_.data();
@@ -159,10 +160,15 @@ void SimtCore::note_smem_lanes(uint32_t lanes, uint8_t* const* ptrs, unsigned si
   const uint64_t ps = inst_access_ps();
   const unsigned first = unsigned(__builtin_ctz(in));
   const uint64_t p0 = uint64_t(ptrs[first] - lo);
-  bool consecutive = p0 >= uint64_t(first) * size;
-  for (uint32_t m = in; m && consecutive; m &= m - 1) {
+  bool same = true, consecutive = p0 >= uint64_t(first) * size;
+  for (uint32_t m = in; m && (same || consecutive); m &= m - 1) {
     const unsigned l = unsigned(__builtin_ctz(m));
-    consecutive = uint64_t(ptrs[l] - lo) == p0 + uint64_t(l - first) * size;
+    same = same && ptrs[l] == ptrs[first];
+    consecutive = consecutive && uint64_t(ptrs[l] - lo) == p0 + uint64_t(l - first) * size;
+  }
+  if (same) {
+    acc_reg_->note_lanes(*t_smem_, p0, 1, uint8_t(size), k, ps);
+    return;
   }
   if (consecutive) {
     acc_reg_->note_lanes(*t_smem_, p0 - uint64_t(first) * size, in, uint8_t(size), k, ps);

@@ -382,7 +382,7 @@ class SmCore : public CoreEnv {
   // The core may be ahead of simulated time: while this process accesses outside the SM, a memory
   // recording accesses orders them up to the core's cycle (models/common/ahead.h, memory.cc).
   void mark_ahead(bool on) {
-    ahead::set(sc_core::sc_get_current_process_handle().get_process_object(), on ? std::max<uint64_t>(1, core_.now() * pv_) : 0);
+    ahead::set(sc_core::sc_get_current_process_b(), on ? std::max<uint64_t>(1, core_.now() * pv_) : 0);
   }
 
   bool read_cfg(unsigned index, uint32_t& v, uint64_t& t) {
