@@ -6,7 +6,8 @@
 // read, not replaced; and end to end, the same fault lists on global memory give the same outcome for
 // every fault with and without pruning on flexgrip (batch scheduler) and tx2 (concurrent dispatcher,
 // caches: the memory sees L2 refills and write-backs), dense lists (every bit of some words of each
-// buffer at many instants) and drawn ones. Shared memory likewise (gpu.sm0.smem, simt_core_access.cc): a
+// buffer at many instants) and drawn ones, and drawn ones over system memory (the kernel's code) and
+// constant memory. Shared memory likewise (gpu.sm0.smem, simt_core_access.cc): a
 // hand-written kernel's bytes (block header, parameter, a tile stored to and loaded from) have the
 // hand-worked live intervals and live bit-time, and dense and drawn fault lists the same outcomes.
 #include <catch2/catch.hpp>
@@ -250,6 +251,21 @@ void same_outcomes_drawn(const std::string& preset) {
   CHECK(c.not_masked > 0);
 }
 }  // namespace
+
+TEST_CASE("mem pruning: drawn faults over system and constant memory give the same outcome with and without pruning (flexgrip and tx2)") {
+  for (const std::string preset : {"flexgrip", "tx2"}) {
+    INFO(preset);
+    TempDir d("sysmem-drawn-" + preset);
+    // The kernel's code is at the start of system memory: its words are read at every fetch or decode.
+    const std::string campaign = exec_head(preset) + R"("targets": ["gpu.sysmem[0:255]", "gpu.cmem[0:63]"], "size": {"count": 150}, "seed": 5)";
+    std::vector<fi::test::Row> rows[2];
+    run_both(d, "drawn", campaign, rows);
+    REQUIRE(rows[1].size() == 150);
+    const Compared c = compare_runs(rows);
+    CHECK(c.dead > 50);
+    CHECK(c.not_masked > 0);
+  }
+}
 
 TEST_CASE("mem pruning: dense faults over global memory give the same outcome with and without pruning (flexgrip)") {
   same_outcomes_dense("flexgrip");
