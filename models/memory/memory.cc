@@ -10,6 +10,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "models/common/ahead.h"
 #include "models/common/demand_extension.h"
 #include "models/common/digest.h"
 #include "models/common/hold_extension.h"
@@ -18,7 +19,7 @@
 namespace gpuvp {
 
 Memory::Memory(sc_core::sc_module_name name, const MemoryConfig& cfg, Registry& reg, const std::string& path)
-    : sc_module(name), cfg_(cfg), protect_(cfg.check_bounds), bus_(cfg.bandwidth_gbps) {
+    : sc_module(name), cfg_(cfg), reg_(reg), protect_(cfg.check_bounds), bus_(cfg.bandwidth_gbps) {
   if (cfg_.size == 0 || cfg_.size % 4 != 0) throw std::invalid_argument(fmt::format("{}: size must be a non-zero multiple of 4", path));
   // Fresh zero pages from the system, never recycled heap: calloc reuses a free heap chunk when there
   // is one (a campaign's leader, forked from a process that freed hundreds of megabytes) and must then
@@ -47,6 +48,10 @@ Memory::Memory(sc_core::sc_module_name name, const MemoryConfig& cfg, Registry& 
   };
   t.digest = [this] { return digest(); };
   reg.add(std::move(t));
+  target_ = &reg.at_mut(path);
+  // Every access reaches the array through b_transport, transport_dbg, peek or poke, which report it
+  // (the registry's get and set are fault injection's, and the digest reads for state hashes only).
+  target_->reads_observed = true;
 }
 
 Memory::~Memory() { ::munmap(data_, cfg_.size); }
@@ -116,6 +121,7 @@ bool Memory::check(tlm::tlm_generic_payload& p, bool debug) {
 
 void Memory::b_transport(int id, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
   if (!check(p, false)) return;
+  if (reg_.recording()) note_timed(p);
   HoldExtension* hold = nullptr;
   p.get_extension(hold);
   uint8_t* mem = data_ + (p.get_address() - cfg_.base);
@@ -188,6 +194,11 @@ void Memory::dram_timing(unsigned bytes, const sc_core::sc_time& arrival, sc_cor
 
 unsigned Memory::transport_dbg(int, tlm::tlm_generic_payload& p) {
   if (!check(p, true)) return 0;
+  if (reg_.recording()) {
+    const uint64_t now = sc_core::sc_time_stamp().value(), until = latest_instant();
+    if (p.is_read()) note_read(p.get_address() - cfg_.base, p.get_data_length(), now, until);
+    else if (p.is_write()) note_write(p.get_address() - cfg_.base, p.get_data_length(), now, until);
+  }
   uint8_t* mem = data_ + (p.get_address() - cfg_.base);
   if (p.is_read())
     std::memcpy(p.get_data_ptr(), mem, p.get_data_length());
@@ -212,12 +223,65 @@ void Memory::peek(uint64_t addr, void* dst, size_t n) const {
   if (addr < cfg_.base || addr - cfg_.base > cfg_.size || n > cfg_.size - (addr - cfg_.base))
     throw std::out_of_range(fmt::format("{}: [{:#x}, +{}) is outside the memory", name(), addr, n));
   std::memcpy(dst, data_ + (addr - cfg_.base), n);
+  if (reg_.recording()) {
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    const_cast<Memory*>(this)->note_read(addr - cfg_.base, n, now, now);
+  }
 }
 
 void Memory::poke(uint64_t addr, const void* src, size_t n) {
   if (addr < cfg_.base || addr - cfg_.base > cfg_.size || n > cfg_.size - (addr - cfg_.base))
     throw std::out_of_range(fmt::format("{}: [{:#x}, +{}) is outside the memory", name(), addr, n));
   store(addr - cfg_.base, src, n);
+  if (reg_.recording()) {
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    note_write(addr - cfg_.base, n, now, now);
+  }
+}
+
+// --- access recording ------------------------------------------------------------------------------
+// When: an access is made by the initiator's process at simulated time s. A stop at t (an injected
+// fault) is ordered before it when t <= s and, for an initiator that keeps simulated time (the host,
+// the copy engine, the caches' own processes), after it when t > s: its instant is s. An SM runs ahead
+// of simulated time: the horizon holds its core at a stop's instant, so an access it makes before a
+// stop at t belongs to an instruction issued before t, and its core's cycle c (Registry::set_ahead)
+// bounds the instant (models/common/ahead.h): somewhere in [s, max(s, c)]. Such an access is a span of reads over that window
+// (faults inside it run one by one) and a write replaces the words at its end.
+uint64_t Memory::latest_instant() const {
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  const void* who = sc_core::sc_get_current_process_b();  // (no handle: no reference counting per access)
+  return who ? std::max(now, ahead::until(who)) : now;
+}
+
+void Memory::note_timed(const tlm::tlm_generic_payload& p) {
+  const uint64_t off = p.get_address() - cfg_.base, n = p.get_data_length();
+  const uint64_t lo = sc_core::sc_time_stamp().value(), hi = latest_instant();
+  AtomicExtension* atom = nullptr;
+  p.get_extension(atom);
+  if (atom || p.is_read()) note_read(off, n, lo, hi);  // an atomic reads the old value, then writes
+  if (atom || p.is_write()) note_write(off, n, hi, hi);
+}
+
+void Memory::note_read(uint64_t off, uint64_t n, uint64_t lo, uint64_t hi) {
+  if (n == 0) return;
+  note_words(off / 4, (off + n + 3) / 4, hi > lo ? Access::ReadSpan : Access::Read, lo, hi);
+}
+
+// Only the words whose every byte is written are replaced; a word written in part keeps the bits of
+// its other bytes: a read (a fault in them is still there after the write).
+void Memory::note_write(uint64_t off, uint64_t n, uint64_t lo, uint64_t hi) {
+  if (n == 0) return;
+  if (hi > lo) note_words(off / 4, (off + n + 3) / 4, Access::ReadSpan, lo, hi);
+  const uint64_t first = (off + 3) / 4, end = (off + n) / 4;  // the words written whole
+  if (off % 4) note_words(off / 4, off / 4 + 1, Access::Read, hi);
+  if (first < end) note_words(first, end, Access::Write, hi);
+  if ((off + n) % 4 && (off + n) / 4 >= first) note_words((off + n) / 4, (off + n) / 4 + 1, Access::Read, hi);
+}
+
+// Words [first, end) in entries of at most 255 words (AccessEvent::stride).
+void Memory::note_words(uint64_t first, uint64_t end, Access kind, uint64_t ps, uint64_t until_ps) {
+  for (uint64_t w = first; w < end; w += 255)
+    reg_.note_lanes(*target_, w, 1, uint8_t(std::min<uint64_t>(255, end - w)), kind, ps, kind == Access::ReadSpan ? until_ps : 0);
 }
 
 // Every write goes through here: the blocks it changes are stale for the digest.

@@ -94,7 +94,17 @@ class Memory : public sc_core::sc_module {
   sc_core::sc_time dram_latency() const;
   void dram_timing(unsigned bytes, const sc_core::sc_time& arrival, sc_core::sc_time& total, sc_core::sc_time& busy);
 
+  // Access recording (Registry::note, docs/campaigns.md "Lifetimes, ACE and pruning"): the bytes
+  // [off, off + n) read or written at an instant known to lie in [lo_ps, hi_ps] (memory.cc).
+  uint64_t latest_instant() const;
+  void note_timed(const tlm::tlm_generic_payload& p);
+  void note_read(uint64_t off, uint64_t n, uint64_t lo_ps, uint64_t hi_ps);
+  void note_write(uint64_t off, uint64_t n, uint64_t lo_ps, uint64_t hi_ps);
+  void note_words(uint64_t first, uint64_t end, Access kind, uint64_t ps, uint64_t until_ps = 0);
+
   MemoryConfig cfg_;
+  Registry& reg_;
+  Target* target_ = nullptr;  // the contents' registration
   uint8_t* data_ = nullptr;  // mmap'd: untouched pages cost nothing
   uint64_t reads_ = 0, writes_ = 0;
   uint64_t read_bytes_ = 0, write_bytes_ = 0;

@@ -49,6 +49,10 @@ struct Exec {
   uint8_t* onchip(unsigned lane, isa::Space sp, uint64_t addr, unsigned size) {
     return core.local_ptr(w, lane, sp, addr, size);
   }
+  // A read of `size` bytes at p (from onchip) by printf: shared memory's access recording.
+  void onchip_read(const uint8_t* p, unsigned size) {
+    if (core.recording()) core.note_smem_ptr(p, size, Access::Read);
+  }
   CoreEnv& env() { return core.env_; }
   uint64_t block_linear() const { return core.blocks_[w.block].linear; }
   uint32_t thread_in_block(unsigned lane) const { return w.in_block * core.cfg_.warp_size + lane; }

@@ -64,6 +64,7 @@ class LaneSource : public PrintfSource {
   bool onchip(Space sp, uint64_t off, uint8_t* dst, unsigned n) {
     const uint8_t* p = x_.onchip(lane_, sp, off, n);
     if (p) std::memcpy(dst, p, n);
+    if (p) x_.onchip_read(p, n);
     return p != nullptr;
   }
 

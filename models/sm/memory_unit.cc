@@ -399,6 +399,7 @@ void SimtCore::do_ld(Warp& w, const Inst& in, uint32_t m) {
   uint32_t gm, cm;
   uint8_t* ptrs[32];
   if (!mem_common(w, in, m, n, size, gm, cm, ptrs)) return;
+  if (recording()) note_smem_lanes(m & ~gm & ~cm, ptrs, size, Access::Read);
   if (!gm && !cm && n == 1 && load_onchip(w, in, m, ptrs)) return;
   uint32_t om = m & ~gm & ~cm;
   lanes(om, [&](unsigned l) { std::memcpy(buf_[l], ptrs[l], size); });
@@ -436,6 +437,7 @@ void SimtCore::do_st(Warp& w, const Inst& in, uint32_t m) {
   }
   // On-chip lanes in lane order, then global lanes.
   lanes(m & ~gm, [&](unsigned l) { std::memcpy(ptrs[l], buf_[l], size); });
+  if (recording()) note_smem_lanes(m & ~gm, ptrs, size, Access::Write);
   if (gm) global_lanes(w, gm, size, true, CoreEnv::Port::GlobalWrite);
 }
 
@@ -497,6 +499,8 @@ void SimtCore::do_atom(Warp& w, const Inst& in, uint32_t m) {
       uint64_t nv = apply_atomic(in.mod.atom, in.type, o, bv, cv);
       std::memcpy(ptrs[l], &nv, size);
       old[l] = o;
+      if (recording())
+        for (Access k : {Access::Read, Access::Write}) note_smem_lanes(1u << l, ptrs, size, k);
     }
   });
   if (!ok) return;

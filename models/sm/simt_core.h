@@ -269,6 +269,13 @@ class SimtCore {
   void note_writes(const Warp& w, const isa::Inst& in, InstClass cls, uint32_t active);
   void note_placement(const Block& b);
   void note_warp_slots_moved();
+  // Shared memory (8-bit words, simt_core_access.cc): the block header the special registers read, the
+  // on-chip lanes of loads, stores and atomics (shared and parameter space), placement, compaction.
+  Target* t_smem_ = nullptr;
+  void note_smem(uint64_t first, uint64_t n, Access k, uint64_t ps);
+  void note_smem_lanes(uint32_t lanes, uint8_t* const* ptrs, unsigned size, Access k);
+  void note_smem_ptr(const uint8_t* p, unsigned size, Access k);
+  void note_header_read(const Warp& w, const isa::Inst& in, uint64_t ps, uint64_t until);
   // Warp control state (the same file): each warp slot's targets, the start of its open span of
   // scheduler reads of `state` (kNoSpan: none), and the instant the issuing instruction's frontier was read.
   struct WarpTargets {

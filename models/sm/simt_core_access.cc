@@ -89,6 +89,7 @@ void SimtCore::note_pred(const Warp& w, unsigned k, Access a, uint64_t ps, uint6
 
 // The instruction's reads at `ps`, or over [ps, until] (a span).
 void SimtCore::note_reads(const Warp& w, const Inst& in, InstClass cls, uint32_t active, uint64_t ps, uint64_t until) {
+  note_header_read(w, in, ps, until);
   if (in.guard >= 0) note_pred(w, unsigned(in.guard), Access::Read, ps, until);
   const uint32_t lanes = read_lanes(cls, active);
   const bool first_written = full_write(in, cls);
@@ -128,6 +129,81 @@ void SimtCore::note_placement(const Block& b) {
   for (unsigned k = 0; k < b.nwarps; ++k)
     acc_reg_->note_lanes(*t_preds_, uint64_t(b.first_warp + k) * kPredSlotsPerWarp, ~0u, 1, Access::Write, ps);
   for (unsigned k = 0; k < b.nwarps; ++k) note_warp_placed(warps_[b.first_warp + k], ps);
+  note_smem(b.smem_base, b.k.stride, Access::Write, ps);  // init_shared: header, parameters, zeroed user bytes
+}
+
+// --- shared memory ---------------------------------------------------------------------------------
+// Its words are bytes: an access of a lane is `size` words. Every access happens while the core executes
+// the instruction, at the instruction's instant (the registers' rule), or outside instructions at the
+// simulated instant (placement, compaction). A load's on-chip lanes are read before any of its global
+// transactions, a store's written before them; an atomic's shared lanes between its global lanes' waits.
+
+void SimtCore::note_smem(uint64_t first, uint64_t n, Access k, uint64_t ps) {
+  if (!t_smem_) return;
+  for (uint64_t i = first; i < first + n; i += 255)
+    acc_reg_->note_lanes(*t_smem_, i, 1, uint8_t(std::min<uint64_t>(255, first + n - i)), k, ps);
+}
+
+// The lanes of `lanes` whose pointer is into shared memory (not a thread's local memory): one entry
+// when they all access the same bytes (a parameter, a broadcast) or consecutive ones (lane l at
+// p0 + l * size), else one per lane.
+void SimtCore::note_smem_lanes(uint32_t lanes, uint8_t* const* ptrs, unsigned size, Access k) {
+  if (!t_smem_ || !lanes) return;
+  const uint8_t* lo = smem_.data();
+  const uint8_t* hi = lo + smem_.size();
+  uint32_t in = 0;
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    const unsigned l = unsigned(__builtin_ctz(m));
+    if (ptrs[l] >= lo && ptrs[l] < hi) in |= 1u << l;
+  }
+  if (!in) return;
+  const uint64_t ps = inst_access_ps();
+  const unsigned first = unsigned(__builtin_ctz(in));
+  const uint64_t p0 = uint64_t(ptrs[first] - lo);
+  bool same = true, consecutive = p0 >= uint64_t(first) * size;
+  for (uint32_t m = in; m && (same || consecutive); m &= m - 1) {
+    const unsigned l = unsigned(__builtin_ctz(m));
+    same = same && ptrs[l] == ptrs[first];
+    consecutive = consecutive && uint64_t(ptrs[l] - lo) == p0 + uint64_t(l - first) * size;
+  }
+  if (same) {
+    acc_reg_->note_lanes(*t_smem_, p0, 1, uint8_t(size), k, ps);
+    return;
+  }
+  if (consecutive) {
+    acc_reg_->note_lanes(*t_smem_, p0 - uint64_t(first) * size, in, uint8_t(size), k, ps);
+    return;
+  }
+  for (uint32_t m = in; m; m &= m - 1) {
+    const unsigned l = unsigned(__builtin_ctz(m));
+    acc_reg_->note_lanes(*t_smem_, uint64_t(ptrs[l] - lo), 1, uint8_t(size), k, ps);
+  }
+}
+
+// `size` bytes at p, when p is into shared memory (printf reads local memory the same way).
+void SimtCore::note_smem_ptr(const uint8_t* p, unsigned size, Access k) {
+  if (!t_smem_ || p < smem_.data() || p >= smem_.data() + smem_.size()) return;
+  note_smem(uint64_t(p - smem_.data()), size, k, inst_access_ps());
+}
+
+// The special registers of the block's shape and index are read from its header (sreg): a read of
+// its bytes when an operand names one.
+void SimtCore::note_header_read(const Warp& w, const Inst& in, uint64_t ps, uint64_t until) {
+  if (!t_smem_) return;
+  for (int i = 0; i < in.nops; ++i) {
+    if (in.ops[i].kind != OpKind::SReg) continue;
+    switch (SReg(in.ops[i].reg)) {
+      case SReg::TidX: case SReg::TidY: case SReg::TidZ: case SReg::NtidX: case SReg::NtidY: case SReg::NtidZ:
+      case SReg::CtaidX: case SReg::CtaidY: case SReg::CtaidZ: case SReg::NctaidX: case SReg::NctaidY:
+      case SReg::NctaidZ: {
+        const uint64_t base = blocks_[w.block].smem_base;
+        if (until > ps) acc_reg_->note_lanes(*t_smem_, base, 1, kBlockHeaderBytes, Access::ReadSpan, ps, until);
+        else acc_reg_->note_lanes(*t_smem_, base, 1, kBlockHeaderBytes, Access::Read, ps);
+        return;
+      }
+      default: break;
+    }
+  }
 }
 
 // Warps changed slots (compact): the predicate words, numbered by warp slot, now show other warps (a

@@ -82,6 +82,10 @@ void SimtCore::compact() {
   uint32_t next = 0;
   for (unsigned j : order) {  // ascending: every region moves down, never over one not yet moved
     Block& b = blocks_[j];
+    if (recording() && next != b.smem_base) {  // its bytes read at their old place, written at the new
+      note_smem(b.smem_base, b.k.stride, Access::Read, outside_access_ps());
+      note_smem(next, b.k.stride, Access::Write, outside_access_ps());
+    }
     std::memmove(smem_.data() + next, smem_.data() + b.smem_base, b.k.stride);
     b.smem_base = next;
     next += b.k.stride;

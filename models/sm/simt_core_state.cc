@@ -90,6 +90,10 @@ void SimtCore::register_state(Registry& reg, const std::string& path) {
   for (const char* name : {".regs", ".preds"}) reg.at_mut(path + name).reads_observed = true;
   t_regs_ = &reg.at_mut(path + ".regs");
   t_preds_ = &reg.at_mut(path + ".preds");
+  if (reg.contains(path + ".smem")) {  // registered by the SM around the core (sm.cc)
+    t_smem_ = &reg.at_mut(path + ".smem");
+    t_smem_->reads_observed = true;
+  }
   t_warps_.assign(max_warps(), WarpTargets{});
   state_span_from_.assign(max_warps(), kNoSpan);
   for (unsigned w = 0; w < max_warps(); ++w) register_warp(reg, fmt::format("{}.warp[{}]", path, w), w);

@@ -7,6 +7,7 @@
 #include <map>
 #include <vector>
 
+#include "models/common/ahead.h"
 #include "models/common/digest.h"
 #include "sw/isa/address_map.h"
 #include "models/cache/timed_cache.h"
@@ -27,7 +28,7 @@ class SmCore : public CoreEnv {
   enum State : uint32_t { Idle = 0, Setup = 1, Running = 2, Done = 3, Error = 4 };
 
   SmCore(Sm& sm, const SmConfig& cfg, Registry& reg, ErrorSink& errors, const std::string& path, PrintSink* prints)
-      : sm_(sm), cfg_(cfg), errors_(errors), prints_(prints), path_(path), core_(cfg, *this) {
+      : sm_(sm), cfg_(cfg), errors_(errors), prints_(prints), path_(path), reg_(reg), core_(cfg, *this) {
     pv_ = cfg.clock.period().value();
     reg.add_field(path + ".state", 3, &state_);
     reg.add_field(path + ".num_blocks", 32, &num_blocks_);
@@ -191,7 +192,11 @@ class SmCore : public CoreEnv {
     t.set_data_length(len);
     t.set_streaming_width(len);
     auto& s = socket(port);
-    if (s->transport_dbg(t) >= len) return true;
+    const bool rec = reg_.recording();
+    if (rec) mark_ahead(true);
+    const unsigned got = s->transport_dbg(t);
+    if (rec) mark_ahead(false);
+    if (got >= len) return true;
     fault.kind = "address";
     fault.message = fmt::format("no memory behind {} for a read of {} bytes at {:#x}", s.basename(), len, addr);
     return false;
@@ -357,7 +362,10 @@ class SmCore : public CoreEnv {
     if (demand) trans_.set_extension(demand);
     release_ext_.valid = false;
     trans_.set_extension(&release_ext_);
+    const bool rec = reg_.recording();
+    if (rec) mark_ahead(true);
     s->b_transport(trans_, delay);
+    if (rec) mark_ahead(false);
     trans_.clear_extension(&release_ext_);
     if (demand) trans_.clear_extension(demand);
     if (atomic) trans_.clear_extension(atomic);
@@ -372,6 +380,12 @@ class SmCore : public CoreEnv {
     release_ = (freed.value() + pv_ - 1) / pv_;
     uint64_t done = (sc_time_stamp() + delay).value();
     return (done + pv_ - 1) / pv_;
+  }
+
+  // The core may be ahead of simulated time: while this process accesses outside the SM, a memory
+  // recording accesses orders them up to the core's cycle (models/common/ahead.h, memory.cc).
+  void mark_ahead(bool on) {
+    ahead::set(sc_core::sc_get_current_process_b(), on ? std::max<uint64_t>(1, core_.now() * pv_) : 0);
   }
 
   bool read_cfg(unsigned index, uint32_t& v, uint64_t& t) {
@@ -423,6 +437,7 @@ class SmCore : public CoreEnv {
   ErrorSink& errors_;
   PrintSink* prints_;
   std::string path_;
+  Registry& reg_;
   SimtCore core_;
   uint64_t pv_ = 1;  // clock period in sc_time ticks
   // The payload borrows the core's AtomicExtension around an atomic transaction, and our
