@@ -373,14 +373,7 @@ unsigned CacheCore::mshrs_busy() const {
 }
 
 // The data array as bytes: stores go word by word so that its digest follows them.
-void CacheCore::store(size_t byte, const uint8_t* src, size_t n) {
-  for (size_t i = byte / 4; i * 4 < byte + n; ++i) {
-    uint32_t word = data_[i];
-    const size_t lo = std::max(byte, i * 4), hi = std::min(byte + n, i * 4 + 4);
-    std::memcpy(reinterpret_cast<uint8_t*>(&word) + (lo - i * 4), src + (lo - byte), hi - lo);
-    data_.set(i, word);
-  }
-}
+void CacheCore::store(size_t byte, const uint8_t* src, size_t n) { data_.write_bytes(byte, src, n); }
 
 void CacheCore::load(size_t byte, void* dst, size_t n) const {
   std::memcpy(dst, reinterpret_cast<const uint8_t*>(data_.data()) + byte, n);

@@ -3,8 +3,10 @@
 // injection's early stop) costs nothing per word however large the cache (as gpu.gmem does).
 // The digest is computed on its first request and only then followed: a run that never asks for
 // it (no fault campaign) does not pay two hashes per cache store on its hot path.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "models/common/registry.h"
@@ -20,6 +22,20 @@ class HashedTable {
     if (v == v_[i]) return;
     if (followed_) digest_ ^= word_digest(i, v_[i]) ^ word_digest(i, v);
     v_[i] = v;
+  }
+  // Writes n bytes from src at byte offset `byte` of the table. Before the digest is followed no
+  // word needs looking at: one copy (the cache's fills and stores of whole sectors are the hot path).
+  void write_bytes(size_t byte, const uint8_t* src, size_t n) {
+    if (!followed_) {
+      std::memcpy(reinterpret_cast<uint8_t*>(v_.data()) + byte, src, n);
+      return;
+    }
+    for (size_t i = byte / sizeof(T); i * sizeof(T) < byte + n; ++i) {
+      T word = v_[i];
+      const size_t lo = std::max(byte, i * sizeof(T)), hi = std::min(byte + n, (i + 1) * sizeof(T));
+      std::memcpy(reinterpret_cast<uint8_t*>(&word) + (lo - i * sizeof(T)), src + (lo - byte), hi - lo);
+      set(i, word);
+    }
   }
   size_t size() const { return v_.size(); }
   const T* data() const { return v_.data(); }

@@ -12,9 +12,14 @@
 
 namespace gpuvp::sm {
 
-// Calls f(lane) for every set bit of m, lowest lane first.
+// Calls f(lane) for every set bit of m, lowest lane first. A full warp (the common case) runs a
+// plain counted loop: no bit scan per lane, and one the compiler can unroll or vectorise.
 template <class F>
 inline void lanes(uint32_t m, F&& f) {
+  if (m == ~uint32_t{0}) {
+    for (unsigned l = 0; l < 32; ++l) f(l);
+    return;
+  }
   while (m) {
     unsigned l = unsigned(__builtin_ctz(m));
     m &= m - 1;

@@ -474,15 +474,15 @@ inline void SimtCore::record_activity(const Warp& w, const Inst& in, uint64_t pc
 // The instruction's semantics: the lanes the guard enables, then the family handler of the opcode
 // (exec.h). Control handlers move the group themselves; after the others it moves on to the next
 // instruction. False when the warp stopped on an error.
-bool SimtCore::execute(Warp& w, unsigned gi, const Inst& in, uint64_t pc) {
+bool SimtCore::execute(Warp& w, unsigned gi, const Inst& in, uint64_t pc, InstClass cls) {
   Group& g = w.groups[gi];
   uint32_t active = g.mask;
   if (in.guard >= 0) {
     uint32_t p = w.preds[in.guard];
     active &= in.guard_neg ? ~p : p;
   }
-  const InstClass cls = sm::classify(in).cls;
-  const unsigned lanes = unsigned(__builtin_popcount(active));
+  // A full warp needs no count (without a popcnt instruction in the target, popcount is a library call).
+  const unsigned lanes = active == ~0u ? 32u : unsigned(__builtin_popcount(active));
   ++stats_.warp_insts;
   stats_.thread_insts += lanes;
   if (cfg_.statistics) {

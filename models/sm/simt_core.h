@@ -336,7 +336,8 @@ class SimtCore {
   Outcome try_issue(unsigned s);
   Outcome issue(int i, unsigned s);
   Outcome step(Warp& w, unsigned s);
-  void execute_timed(Warp& w, unsigned gi, const isa::Inst& in, uint64_t pc, unsigned s, UnitClass unit);
+  void execute_timed(Warp& w, unsigned gi, const isa::Inst& in, uint64_t pc, unsigned s, UnitClass unit,
+                     InstClass cls);
   void dual_issue(Warp& w, unsigned s, const isa::Inst& first, uint64_t first_pc);
   uint64_t unit_wait(unsigned s, UnitClass u) const;
   unsigned book_unit(unsigned s, UnitClass u);
@@ -368,7 +369,8 @@ class SimtCore {
   void retire_due();
   void retire(uint64_t upto, uint64_t before);
   uint64_t next_completion() const;
-  bool execute(Warp& w, unsigned gi, const isa::Inst& in, uint64_t pc);
+  // cls: sm::classify(in).cls, which the caller has already worked out (once per warp instruction).
+  bool execute(Warp& w, unsigned gi, const isa::Inst& in, uint64_t pc, InstClass cls);
   void notify_retired(Warp& w, const isa::Inst& in, uint32_t active, bool control);
   // FlexGripPlus pipeline timing (simt_core_flexgrip.cc).
   void step_flexgrip(Warp& w, unsigned gi, uint64_t pc);

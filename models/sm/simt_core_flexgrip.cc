@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "models/sm/exec.h"
+#include "models/sm/inst_class.h"
 #include "models/sm/instruction_buffer.h"
 
 namespace gpuvp {
@@ -16,7 +17,7 @@ void SimtCore::step_flexgrip(Warp& w, unsigned gi, uint64_t pc) {
   fg_.packets_run = fg_.costs.folded;
   fg_.global = 0;
   done_at_ = now_;
-  const bool ok = execute(w, gi, *in, pc);
+  const bool ok = execute(w, gi, *in, pc, sm::classify(*in).cls);
   if (!ok || has_error_ || fg_.packets_run) return;
   if (fg_packets(w)) w.ready = std::max(w.ready, done_at_);  // nanosleep, atomics at the memory
 }

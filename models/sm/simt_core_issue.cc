@@ -128,15 +128,21 @@ SimtCore::Wake SimtCore::wake(unsigned s, int picked) const {
     const Warp& w = warps_[unsigned(picked)];
     return {std::max(sc.free, w.ready), StallReason(w.why), blocks_[w.block].stat};
   }
-  Wake k{kNever, StallReason::NoWarp, last_launch_};
+  // The scan keeps indices only: the reason and launch of the one warp that decides are looked up once.
   const unsigned n = unsigned(warps_.size()), step = unsigned(sched_.size());
+  unsigned first = n, barrier = n;  // the earliest ready warp; the last at a barrier before any ready one
+  uint64_t at = kNever;
   for (unsigned i = s; i < n; i += step) {
     const Warp& w = warps_[i];
-    if (w.state == Warp::Ready && w.ready < k.at) k = {w.ready, StallReason(w.why), blocks_[w.block].stat};
-    else if (w.state == Warp::Barrier && k.at == kNever) k.why = StallReason::Barrier, k.who = blocks_[w.block].stat;
+    if (w.state == Warp::Ready) {
+      if (w.ready < at) at = w.ready, first = i;
+    } else if (w.state == Warp::Barrier && at == kNever) {
+      barrier = i;
+    }
   }
-  if (k.at != kNever) k.at = std::max(k.at, sc.free);
-  return k;
+  if (first < n) return {std::max(at, sc.free), StallReason(warps_[first].why), blocks_[warps_[first].block].stat};
+  if (barrier < n) return {kNever, StallReason::Barrier, blocks_[warps_[barrier].block].stat};
+  return {kNever, StallReason::NoWarp, last_launch_};
 }
 
 // One cycle of the issue timing at now_: every scheduler free now issues (in scheduler order); then the
@@ -247,8 +253,8 @@ SimtCore::Outcome SimtCore::step(Warp& w, unsigned s) {
       return Outcome::Held;
     }
   }
-  const UnitClass unit = sm::classify(*in).unit;
-  if (const uint64_t t = unit_wait(s, unit); t > now_) {
+  const sm::InstKind kind = sm::classify(*in);
+  if (const uint64_t t = unit_wait(s, kind.unit); t > now_) {
     w.ready = t;
     w.why = uint8_t(StallReason::UnitBusy);
     return Outcome::Held;
@@ -263,14 +269,15 @@ SimtCore::Outcome SimtCore::step(Warp& w, unsigned s) {
       ++st->warp_insts;
     }
   sc.acct = sc.free = now_ + issue_cycles_;
-  execute_timed(w, gi, *in, pc, s, unit);
+  execute_timed(w, gi, *in, pc, s, kind.unit, kind.cls);
   dual_issue(w, s, *in, pc);
   return Outcome::Issued;
 }
 
 // Executes `in` issued at now_: its unit booked, its memory accesses issue_cycles_ later (when its
 // lanes have been dispatched), the warp ready again after the unit's cycles and the class latency.
-void SimtCore::execute_timed(Warp& w, unsigned gi, const Inst& in, uint64_t pc, unsigned s, UnitClass unit) {
+void SimtCore::execute_timed(Warp& w, unsigned gi, const Inst& in, uint64_t pc, unsigned s, UnitClass unit,
+                             InstClass cls) {
   const uint64_t t = now_;
   const unsigned held = book_unit(s, unit);
   now_ = t + issue_cycles_;
@@ -279,7 +286,7 @@ void SimtCore::execute_timed(Warp& w, unsigned gi, const Inst& in, uint64_t pc, 
   done_at_ = base;
   const unsigned pending = w.pending;
   bank_replays_ = 0;
-  const bool ran = execute(w, gi, in, pc);
+  const bool ran = execute(w, gi, in, pc, cls);
   if (bank_replays_) book_replays(s);
   if (ran && w.state == Warp::Ready && done_at_ + lat_ > w.ready) {
     w.ready = done_at_ + lat_;
@@ -308,8 +315,8 @@ void SimtCore::dual_issue(Warp& w, unsigned s, const Inst& first, uint64_t first
   const Inst* in = fetch(w, pc);
   if (!in || ops_[size_t(in->op)].control || depends(first, *in)) return;
   if (w.pending && scoreboard_wait(w, *in) > now_) return;
-  const UnitClass unit = sm::classify(*in).unit;
-  if (unit_wait(s, unit) > now_) return;
+  const sm::InstKind kind = sm::classify(*in);
+  if (unit_wait(s, kind.unit) > now_) return;
   cur_pc_ = pc;
   if (cfg_.statistics)
     for (SmStats::Scheduler* st : {&stats_.schedulers[s], &stats_.launches[blocks_[w.block].stat].schedulers[s]}) {
@@ -317,7 +324,7 @@ void SimtCore::dual_issue(Warp& w, unsigned s, const Inst& first, uint64_t first
       ++st->dual_issued;
     }
   if (issue_log_) issue_log_->push_back(now_);
-  execute_timed(w, gi, *in, pc, s, unit);
+  execute_timed(w, gi, *in, pc, s, kind.unit, kind.cls);
 }
 
 }  // namespace gpuvp

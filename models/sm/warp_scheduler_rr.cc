@@ -7,13 +7,19 @@ namespace {
 class RoundRobinScheduler final : public WarpScheduler {
  public:
   int pick(const std::vector<Warp>& warps, int last, uint64_t now, WarpSet set) const override {
-    // Slot by slot (no division per step): from the one after `last`, wrapping at the set's end.
-    const int n = set.size(int(warps.size())), end = set.slot(n);
-    int i = last >= 0 ? last : set.first - set.stride;
-    for (int j = 0; j < n; ++j) {
-      if ((i += set.stride) >= end) i = set.first;
+    // From the slot after `last` to the set's end, then from its first slot up to `last`: two plain
+    // runs without a wrap test or division per step.
+    const int end = set.slot(set.size(int(warps.size())));
+    int from = last >= 0 ? last + set.stride : set.first;
+    if (from >= end) from = set.first;
+    const int i = first_ready(warps, from, end, set.stride, now);
+    return i >= 0 ? i : first_ready(warps, set.first, from, set.stride, now);
+  }
+
+ private:
+  static int first_ready(const std::vector<Warp>& warps, int from, int to, int stride, uint64_t now) {
+    for (int i = from; i < to; i += stride)
       if (can_issue(warps[unsigned(i)], now)) return i;
-    }
     return -1;
   }
 };
