@@ -412,7 +412,6 @@ class SmCore : public CoreEnv {
   // configuration reads), done by nothing (the done pulse is a signal of its own); every assignment
   // replaces a whole register.
   void track_controller(Registry& reg, const std::string& path) {
-    reg_ = &reg;
     const Target** mine[] = {&t_state_, &t_nb_, &t_bidx_, &t_done_};
     const char* names[] = {".state", ".num_blocks", ".block_idx", ".done"};
     for (size_t i = 0; i < 4; ++i) {
@@ -422,7 +421,7 @@ class SmCore : public CoreEnv {
     }
   }
   void note(const Target* t, Access kind) const {
-    if (reg_->recording()) reg_->note(*t, 0, kind, sc_core::sc_time_stamp().value());
+    if (reg_.recording()) reg_.note(*t, 0, kind, sc_core::sc_time_stamp().value());
   }
 
   void report(const DeviceErrorInfo& e) {
@@ -490,7 +489,6 @@ class SmCore : public CoreEnv {
   uint32_t block_idx_ = 0;
   uint64_t release_ = 0;  // cycle the last transaction released its port
   bool done_ = false;
-  Registry* reg_ = nullptr;
   const Target *t_state_ = nullptr, *t_nb_ = nullptr, *t_bidx_ = nullptr, *t_done_ = nullptr;
   DataObjects* objs_ = nullptr;            // the platform's data objects (profiler, protection); may be null
   std::vector<uint8_t> copy_buf_[2];       // the copies' data of a replicated access
