@@ -10,6 +10,7 @@
 #include "models/common/digest.h"
 #include "sw/isa/address_map.h"
 #include "models/cache/timed_cache.h"
+#include "models/common/requester_instant.h"
 #include "models/common/demand_extension.h"
 #include "models/common/hold_extension.h"
 #include "models/common/log.h"
@@ -28,6 +29,7 @@ class SmCore : public CoreEnv {
 
   SmCore(Sm& sm, const SmConfig& cfg, Registry& reg, ErrorSink& errors, const std::string& path, PrintSink* prints)
       : sm_(sm), cfg_(cfg), errors_(errors), prints_(prints), path_(path), core_(cfg, *this) {
+    reg_ = &reg;
     pv_ = cfg.clock.period().value();
     reg.add_field(path + ".state", 3, &state_);
     reg.add_field(path + ".num_blocks", 32, &num_blocks_);
@@ -142,7 +144,7 @@ class SmCore : public CoreEnv {
     // Only the L1s sit side by side, one per SM, without coherence: they write back bytes.
     const bool bytes = read_port == Port::GlobalRead;
     auto tc = std::make_unique<TimedCache>(g, CacheTiming{c.latency, c.banks, bytes}, next);
-    tc->core().register_state(reg, g.name);
+    tc->core().register_state(reg, g.name, {}, [this] { return core_.access_instant_ps(); });
     return tc;
   }
   void build_caches(Registry& reg) {
@@ -178,6 +180,17 @@ class SmCore : public CoreEnv {
  private:
   std::unique_ptr<TimedCache> l1d_, ccache_, icache_;
   Fault* fault_ = nullptr;  // the current access's, for its cache's next-level transports
+  Registry* reg_ = nullptr;
+  RequesterInstant instant_;
+
+  // While the registry records: the core's instant on the transaction (requester_instant.h), so
+  // that the L2 records its accesses when a stop is ordered against them. True when attached.
+  bool stamp(tlm::tlm_generic_payload& p) {
+    if (!reg_->recording()) return false;
+    instant_.ps = core_.access_instant_ps();
+    p.set_extension(&instant_);
+    return true;
+  }
   DemandExtension demand_;
 
  public:
@@ -190,7 +203,10 @@ class SmCore : public CoreEnv {
     t.set_data_length(len);
     t.set_streaming_width(len);
     auto& s = socket(port);
-    if (s->transport_dbg(t) >= len) return true;
+    const bool timed = stamp(t);
+    const unsigned n = s->transport_dbg(t);
+    if (timed) t.clear_extension(&instant_);
+    if (n >= len) return true;
     fault.kind = "address";
     fault.message = fmt::format("no memory behind {} for a read of {} bytes at {:#x}", s.basename(), len, addr);
     return false;
@@ -354,7 +370,9 @@ class SmCore : public CoreEnv {
     if (demand) trans_.set_extension(demand);
     release_ext_.valid = false;
     trans_.set_extension(&release_ext_);
+    const bool timed = stamp(trans_);
     s->b_transport(trans_, delay);
+    if (timed) trans_.clear_extension(&instant_);
     trans_.clear_extension(&release_ext_);
     if (demand) trans_.clear_extension(demand);
     if (atomic) trans_.clear_extension(atomic);
