@@ -421,7 +421,7 @@ class SmCore : public CoreEnv {
   SimtCore core_;
   uint64_t pv_ = 1;  // clock period in sc_time ticks
   // The payload borrows the core's AtomicExtension around an atomic transaction, and our
-  // ReleaseExtension around every one. If the simulation stops while a transaction is in flight
+  // ReleaseExtension (and while recording our RequesterInstant) around every one. If the simulation stops while a transaction is in flight
   // (timeout, another SM's error) they are still attached: detach them so that the payload does not
   // free what it does not own.
   struct Payload : tlm::tlm_generic_payload {
@@ -429,6 +429,7 @@ class SmCore : public CoreEnv {
       clear_extension<AtomicExtension>();
       clear_extension<ReleaseExtension>();
       clear_extension<DemandExtension>();
+      clear_extension<RequesterInstant>();
     }
   } trans_;
   ReleaseExtension release_ext_;  // when the port frees (arbitrated_port.h)
