@@ -73,6 +73,7 @@ CacheCore::Where CacheCore::locate(uint64_t addr, unsigned size) const {
 
 // The inverse of locate(): what a line's tag (as it is now, faults included) says its address is.
 uint64_t CacheCore::line_addr_of(size_t l) const {
+  if (rec_on()) rec_.reg->note(*rec_.tag, l, Access::Read, rec_.now());
   const uint64_t tag = tag_[l];
   const uint64_t hash = g_.hash == SetHash::Xor ? tag : 0;
   const uint64_t low = (l / g_.ways ^ hash) & set_mask_;
@@ -82,6 +83,7 @@ uint64_t CacheCore::line_addr_of(size_t l) const {
 // A way holds a line when any sector is valid; with two matching ways (a fault made the tags
 // equal) the lower way answers.
 int CacheCore::find_way(const Where& w) const {
+  if (rec_on()) note_lookup(w.set);
   for (unsigned way = 0; way < g_.ways; ++way) {
     const size_t l = line(w.set, way);
     if (valid_[l] && tag_[l] == w.tag) return static_cast<int>(way);
@@ -91,6 +93,7 @@ int CacheCore::find_way(const Where& w) const {
 
 // An invalid way first, else the oldest; equal ages (only after a fault) go to the lower way.
 unsigned CacheCore::victim_way(unsigned set) const {
+  if (rec_on()) note_set(rec_.valid, set, Access::Read), note_set(rec_.lru, set, Access::Read);
   unsigned best = 0;
   for (unsigned way = 0; way < g_.ways; ++way) {
     const size_t l = line(set, way);
@@ -103,6 +106,7 @@ unsigned CacheCore::victim_way(unsigned set) const {
 // True LRU: the used way becomes age 0, every way younger than it ages by one. Ages stay below
 // 2^lru_bits even when a fault has made two of them equal.
 void CacheCore::touch(unsigned set, unsigned way) {
+  if (rec_on()) note_set(rec_.lru, set, Access::Read);
   const uint8_t used = age_[line(set, way)];
   for (unsigned w = 0; w < g_.ways; ++w) {
     const size_t l = line(set, w);
@@ -131,6 +135,7 @@ std::optional<CacheVictim> CacheCore::replace(const Where& w, unsigned way) {
     ++stats_.evictions;
     stats_.writebacks += popcount(v->dirty);
   }
+  if (rec_on()) note_replaced(l);
   tag_.set(l, w.tag);
   valid_.set(l, 0);
   dirty_.set(l, 0);
@@ -147,11 +152,13 @@ uint32_t CacheCore::covered(const CacheRequest& r) const {
 void CacheCore::perform(size_t l, const CacheRequest& r, uint32_t touched) {
   const uint64_t off = r.addr & (g_.line_bytes - 1);
   if (!r.write) {
+    if (r.dst && rec_on()) note_data(l * g_.line_bytes + off, r.size, false);
     if (r.dst) load(l * g_.line_bytes + off, r.dst, r.size);
     return;
   }
   write_sectors(l, r, touched);
   if (g_.write == WritePolicy::WriteBack) {
+    if (rec_on()) rec_.reg->note(*rec_.valid, l, Access::Read, rec_.now()), rec_.reg->note(*rec_.dirty, l, Access::Read, rec_.now());
     valid_.set(l, valid_[l] | touched);
     dirty_.set(l, dirty_[l] | touched);
   }
@@ -165,6 +172,7 @@ void CacheCore::write_sectors(size_t l, const CacheRequest& r, uint32_t sectors)
     if (!(sectors >> s & 1)) continue;
     const uint64_t lo = std::max<uint64_t>(off, uint64_t(s) * g_.sector_bytes);
     const uint64_t hi = std::min<uint64_t>(off + r.size, uint64_t(s + 1) * g_.sector_bytes);
+    if (rec_on()) note_data(l * g_.line_bytes + lo, hi - lo, true);
     store(l * g_.line_bytes + lo, src + (lo - off), hi - lo);
   }
 }
@@ -285,6 +293,7 @@ CacheFill CacheCore::fill(uint64_t line_addr, uint32_t sectors, const void* line
   const size_t l = line(w.set, static_cast<unsigned>(way));
   const uint32_t fresh = sectors & ~valid_[l];
   const auto* src = static_cast<const uint8_t*>(line_data);
+  if (rec_on()) note_filled(l, fresh);
   for (unsigned s = 0; s < sectors_; ++s)
     if (fresh >> s & 1) store(l * g_.line_bytes + s * g_.sector_bytes, src + s * g_.sector_bytes, g_.sector_bytes);
   valid_.set(l, valid_[l] | fresh);
@@ -310,9 +319,12 @@ std::vector<CacheVictim> CacheCore::flush(bool invalidate) { return flush_range(
 
 std::vector<CacheVictim> CacheCore::flush_range(uint64_t lo, uint64_t hi, bool invalidate) {
   std::vector<CacheVictim> out;
+  const bool rec = rec_on();
+  if (rec) note_words(rec_.valid, 0, valid_.size(), Access::Read);
   for (size_t l = 0; l < valid_.size(); ++l) {
     if (!valid_[l]) continue;
     const uint64_t a = line_addr_of(l);
+    if (rec) note_flush(l, !(a + g_.line_bytes <= lo || a >= hi), invalidate);
     if (a + g_.line_bytes <= lo || a >= hi) continue;
     CacheVictim v = victim_of(l);
     if (v.dirty) {
@@ -340,6 +352,7 @@ void CacheCore::overlay(uint64_t addr, unsigned size, uint8_t* dst) const {
     if (!((valid_[l] & w.touched) >> s & 1)) continue;
     const uint64_t a = std::max<uint64_t>(off, uint64_t(s) * g_.sector_bytes);
     const uint64_t b = std::min<uint64_t>(off + size, uint64_t(s + 1) * g_.sector_bytes);
+    if (rec_on()) note_data(l * g_.line_bytes + a, b - a, false);
     std::memcpy(dst + (a - off), bytes + a, b - a);
   }
 }
@@ -358,6 +371,7 @@ bool CacheCore::dirty(uint64_t addr, unsigned size) const {
   for (uint64_t a = first; a < addr + size; a += g_.line_bytes) {
     const Where w = locate(a, g_.line_bytes);
     const int way = find_way(w);
+    if (way >= 0 && rec_on()) rec_.reg->note(*rec_.dirty, line(w.set, unsigned(way)), Access::Read, rec_.now());
     if (way >= 0 && dirty_[line(w.set, static_cast<unsigned>(way))]) return true;
   }
   return false;

@@ -111,7 +111,11 @@ class CacheCore {
   // Registers <prefix>.tag, .valid, .dirty (write-back only; one word per line: `sectors()` bits, bit s = sector s),
   // .lru (a way's age, absent for one way) and .data (32-bit words, line by line); line l is
   // set l / ways, way l % ways. `on_write` wakes the owning model after an injected write.
-  void register_state(Registry& reg, const std::string& prefix, std::function<void()> on_write = {});
+  // With `now_ps` the arrays are observed (Target::reads_observed): while the registry records, every
+  // read and write of them is reported at the instant now_ps() gives, the instant at which a stop is
+  // ordered against the call the cache is in (cache_record.cc).
+  void register_state(Registry& reg, const std::string& prefix, std::function<void()> on_write = {},
+                      std::function<uint64_t()> now_ps = {});
 
  private:
   struct Where {
@@ -145,6 +149,22 @@ class CacheCore {
   void store(size_t byte, const uint8_t* src, size_t n);
   void load(size_t byte, void* dst, size_t n) const;
 
+  // Access recording (cache_record.cc); each note_* is called only when rec_on().
+  struct Recorder {
+    Registry* reg = nullptr;
+    const Target *tag = nullptr, *valid = nullptr, *dirty = nullptr, *lru = nullptr, *data = nullptr;
+    std::function<uint64_t()> now;
+  };
+  bool rec_on() const { return rec_.reg && rec_.reg->recording(); }
+  void note_words(const Target* t, uint64_t first, uint64_t n, Access k) const;
+  void note_set(const Target* t, unsigned set, Access k) const;
+  void note_lookup(unsigned set) const;
+  void note_data(size_t byte, size_t n, bool write) const;
+  void note_sectors(size_t l, uint32_t sectors) const;
+  void note_replaced(size_t l) const;
+  void note_filled(size_t l, uint32_t fresh) const;
+  void note_flush(size_t l, bool in_range, bool invalidate) const;
+
   CacheGeometry g_;
   unsigned sectors_, offset_bits_, index_bits_;
   uint64_t set_mask_;  // sets - 1
@@ -154,6 +174,7 @@ class CacheCore {
   HashedTable<uint32_t> data_;  // line l's bytes from l * line_bytes
   std::vector<Mshr> mshrs_;
   CacheStats stats_;
+  Recorder rec_;
 };
 
 }  // namespace gpuvp

@@ -21,13 +21,29 @@ void add_table(Registry& reg, const std::string& name, unsigned width, HashedTab
 }
 }  // namespace
 
-void CacheCore::register_state(Registry& reg, const std::string& prefix, std::function<void()> on_write) {
+void CacheCore::register_state(Registry& reg, const std::string& prefix, std::function<void()> on_write,
+                               std::function<uint64_t()> now_ps) {
   add_table(reg, prefix + ".tag", g_.tag_bits(), tag_, on_write);
   add_table(reg, prefix + ".valid", sectors_, valid_, on_write);
   // A write-through cache has no dirty bits (nothing of it is ever newer than the next level).
   if (g_.write == WritePolicy::WriteBack) add_table(reg, prefix + ".dirty", sectors_, dirty_, on_write);
   if (g_.ways > 1) add_table(reg, prefix + ".lru", g_.lru_bits(), age_, on_write);
   add_table(reg, prefix + ".data", 32, data_, on_write);
+  if (!now_ps) return;
+  // Observed: every access of the arrays is reported (cache_record.cc).
+  auto observed = [&](const char* part) -> const Target* {
+    if (!reg.contains(prefix + part)) return nullptr;
+    Target& t = reg.at_mut(prefix + part);
+    t.reads_observed = true;
+    return &t;
+  };
+  rec_.tag = observed(".tag");
+  rec_.valid = observed(".valid");
+  rec_.dirty = observed(".dirty");
+  rec_.lru = observed(".lru");
+  rec_.data = observed(".data");
+  rec_.now = std::move(now_ps);
+  rec_.reg = &reg;
 }
 
 }  // namespace gpuvp

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/common/hold_extension.h"
+#include "models/common/requester_instant.h"
 #include "models/memory/atomic_extension.h"
 
 namespace gpuvp {
@@ -13,7 +14,7 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const L2Config& cfg, Registry& re
   in.register_transport_dbg(this, &L2Cache::transport_dbg);
   io.register_b_transport(this, &L2Cache::io_transport);
   io.register_transport_dbg(this, &L2Cache::io_dbg);
-  cache_.core().register_state(reg, path);
+  cache_.core().register_state(reg, path, {}, [this] { return std::max<uint64_t>(sc_core::sc_time_stamp().value(), requester_ps_); });
 }
 
 // The first cycle at or after t.
@@ -59,7 +60,16 @@ uint64_t L2Cache::next(const NextAccess& n) {
   return cycle_at(sc_core::sc_time_stamp() + d);
 }
 
+// The requester's instant while the L2 handles p (requester_instant.h), restored after: a call made
+// within it (a write-back, another requester after a wait) has its own.
+L2Cache::Requester::Requester(L2Cache& l2, const tlm::tlm_generic_payload& p) : l2_(l2), saved_(l2.requester_ps_) {
+  RequesterInstant* r = nullptr;
+  p.get_extension(r);
+  l2.requester_ps_ = r ? r->ps : 0;
+}
+
 void L2Cache::b_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+  const Requester who(*this, p);
   const sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
   const uint64_t at = cycle_at(arrival), addr = p.get_address();
   const unsigned len = p.get_data_length();
@@ -102,6 +112,7 @@ void L2Cache::b_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time& de
 // A debug read sees what a timed read would: the memory's bytes with the L2's valid sectors over
 // them. A debug write goes to the memory after the L2 has written back and dropped its lines.
 unsigned L2Cache::transport_dbg(int, tlm::tlm_generic_payload& p) {
+  const Requester who(*this, p);
   auto* s = route(p.get_address(), p.get_data_length());
   if (!s) return 0;
   if (p.is_write()) snoop(p, cycle_at(sc_core::sc_time_stamp()));
@@ -118,6 +129,7 @@ void L2Cache::snoop(const tlm::tlm_generic_payload& p, uint64_t at) {
 }
 
 void L2Cache::io_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+  const Requester who(*this, p);
   auto* s = route(p.get_address(), p.get_data_length());
   if (!s) {
     p.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
@@ -128,6 +140,7 @@ void L2Cache::io_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time& d
 }
 
 unsigned L2Cache::io_dbg(int, tlm::tlm_generic_payload& p) {
+  const Requester who(*this, p);
   auto* s = route(p.get_address(), p.get_data_length());
   if (!s) return 0;
   snoop(p, cycle_at(sc_core::sc_time_stamp()));

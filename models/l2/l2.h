@@ -76,6 +76,16 @@ class L2Cache : public sc_core::sc_module {
   } out_;
   DemandExtension out_demand_;
   tlm::tlm_response_status failed_ = tlm::TLM_OK_RESPONSE;  // the memory's answer to the last refused access
+  // Access recording: the instant of the requester being served (0: simulated time's).
+  uint64_t requester_ps_ = 0;
+  struct Requester {
+    Requester(L2Cache& l2, const tlm::tlm_generic_payload& p);
+    ~Requester() { l2_.requester_ps_ = saved_; }
+    Requester(const Requester&) = delete;
+    Requester& operator=(const Requester&) = delete;
+    L2Cache& l2_;
+    uint64_t saved_;
+  };
 };
 
 }  // namespace gpuvp

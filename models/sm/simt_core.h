@@ -217,6 +217,10 @@ class SimtCore {
   // Registers the architectural state (register file, predicates, per-warp PCs, masks and
   // divergence groups) under `path` (simt_core_state.cc).
   void register_state(Registry& reg, const std::string& path);
+  // The instant at which a stop is ordered against what the SM does for the core now (its caches'
+  // accesses, its transactions; simt_core_access.cc): an executing instruction's, else the core's
+  // instant outside instructions.
+  uint64_t access_instant_ps() { return in_step_ ? inst_access_ps() : outside_access_ps(); }
 
   // Test access: register slot / predicate of thread `tid` (linear in block) of the block in slot `b`.
   uint64_t reg(unsigned b, unsigned tid, unsigned slot) const;

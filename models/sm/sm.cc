@@ -11,6 +11,7 @@
 #include "models/common/digest.h"
 #include "sw/isa/address_map.h"
 #include "models/cache/timed_cache.h"
+#include "models/common/requester_instant.h"
 #include "models/common/demand_extension.h"
 #include "models/common/hold_extension.h"
 #include "models/common/log.h"
@@ -144,7 +145,7 @@ class SmCore : public CoreEnv {
     // Only the L1s sit side by side, one per SM, without coherence: they write back bytes.
     const bool bytes = read_port == Port::GlobalRead;
     auto tc = std::make_unique<TimedCache>(g, CacheTiming{c.latency, c.banks, bytes}, next);
-    tc->core().register_state(reg, g.name);
+    tc->core().register_state(reg, g.name, {}, [this] { return core_.access_instant_ps(); });
     return tc;
   }
   void build_caches(Registry& reg) {
@@ -180,6 +181,16 @@ class SmCore : public CoreEnv {
  private:
   std::unique_ptr<TimedCache> l1d_, ccache_, icache_;
   Fault* fault_ = nullptr;  // the current access's, for its cache's next-level transports
+  RequesterInstant instant_;
+
+  // While the registry records: the core's instant on the transaction (requester_instant.h), so
+  // that the L2 records its accesses when a stop is ordered against them. True when attached.
+  bool stamp(tlm::tlm_generic_payload& p) {
+    if (!reg_.recording()) return false;
+    instant_.ps = core_.access_instant_ps();
+    p.set_extension(&instant_);
+    return true;
+  }
   DemandExtension demand_;
 
  public:
@@ -194,7 +205,9 @@ class SmCore : public CoreEnv {
     auto& s = socket(port);
     const bool rec = reg_.recording();
     if (rec) mark_ahead(true);
+    const bool timed = stamp(t);
     const unsigned got = s->transport_dbg(t);
+    if (timed) t.clear_extension(&instant_);
     if (rec) mark_ahead(false);
     if (got >= len) return true;
     fault.kind = "address";
@@ -364,7 +377,9 @@ class SmCore : public CoreEnv {
     trans_.set_extension(&release_ext_);
     const bool rec = reg_.recording();
     if (rec) mark_ahead(true);
+    const bool timed = stamp(trans_);
     s->b_transport(trans_, delay);
+    if (timed) trans_.clear_extension(&instant_);
     if (rec) mark_ahead(false);
     trans_.clear_extension(&release_ext_);
     if (demand) trans_.clear_extension(demand);
@@ -440,7 +455,7 @@ class SmCore : public CoreEnv {
   SimtCore core_;
   uint64_t pv_ = 1;  // clock period in sc_time ticks
   // The payload borrows the core's AtomicExtension around an atomic transaction, and our
-  // ReleaseExtension around every one. If the simulation stops while a transaction is in flight
+  // ReleaseExtension (and while recording our RequesterInstant) around every one. If the simulation stops while a transaction is in flight
   // (timeout, another SM's error) they are still attached: detach them so that the payload does not
   // free what it does not own.
   struct Payload : tlm::tlm_generic_payload {
@@ -448,6 +463,7 @@ class SmCore : public CoreEnv {
       clear_extension<AtomicExtension>();
       clear_extension<ReleaseExtension>();
       clear_extension<DemandExtension>();
+      clear_extension<RequesterInstant>();
     }
   } trans_;
   ReleaseExtension release_ext_;  // when the port frees (arbitrated_port.h)
