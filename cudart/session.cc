@@ -223,6 +223,10 @@ void Session::serve(rt::Runtime& rt) {
     lk.unlock();
     std::exception_ptr err;
     try {
+      // Host functions of streams (cudaLaunchHostFunc) run on host threads of the runtime once the work
+      // before them has completed; every later call waits until they have run, so that later work in
+      // their streams starts after them (the platform's queues have no entry the host releases).
+      rt.join();
       (*job)(rt);
     } catch (const DeviceError& e) {
       err = std::current_exception();
