@@ -32,9 +32,15 @@ class CudaError : public std::runtime_error {
 // (rt::RuntimeError: a bad range, a bad launch). Device errors become sticky.
 Error current_error(const char* api, Error misuse);
 
+// True on the thread running a host function of a stream (cudaLaunchHostFunc, cudaStreamAddCallback):
+// CUDA forbids CUDA calls there, and here the simulation is waiting for the function to return.
+bool& in_host_function();
+
 template <typename F>
 int call(const char* api, F&& f, Error misuse = kErrorInvalidValue) {
   try {
+    if (in_host_function())
+      throw CudaError(kErrorNotPermitted, "a CUDA call inside a host function of a stream (cudaLaunchHostFunc, cudaStreamAddCallback)");
     State& s = State::get();
     if (s.sticky != kSuccess) return last_error() = s.sticky;
     f();

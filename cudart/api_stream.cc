@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
+#include <vector>
 
 #include "cudart/api.h"
 #include "cudart/coherence.h"
+#include "sw/isa/device_error.h"
 
 using namespace gpuvp;
 using namespace gpuvp::cudart;
@@ -25,6 +28,11 @@ EventRecord& event_of(const void* handle) {
   auto it = ev.find(handle);
   require(it != ev.end(), kErrorInvalidResourceHandle, fmt::format("{} is not an event", handle));
   return *it->second;
+}
+
+bool& in_host_function() {
+  thread_local bool inside = false;
+  return inside;
 }
 
 }  // namespace gpuvp::cudart
@@ -131,6 +139,55 @@ CUDART_EXPORT int cudaStreamWaitEvent(void* stream, void* event, unsigned flags)
   });
 }
 
+namespace {
+
+// A host function in stream order (docs/cuda.md, "Host functions"): a host thread of the runtime
+// waits, in simulated time, for the work before it in the stream (the NULL stream's: in every blocking
+// stream too, as CUDA's legacy default stream orders them), then runs it, taking no simulated time.
+// Every later call waits until it has run (Session::serve), so later work in the stream starts after
+// it. A device error in that work is the program's to find at its next call: the function is not run.
+void launch_host_function(void* stream, std::function<void()> fn) {
+  State& st = State::get();
+  std::lock_guard lk(st.lock);
+  const rt::Stream id = stream_of(stream);
+  std::vector<rt::Stream> before{id};
+  if (id == 0)
+    for (auto& [handle, r] : st.streams)
+      if (!(r->flags & kStreamNonBlocking)) before.push_back(r->id);
+  on_device([&](rt::Runtime& rt) {
+    rt.spawn([before, fn](rt::Runtime& r) {
+      try {
+        for (rt::Stream s : before) r.stream_synchronize(s);
+      } catch (const DeviceError&) {
+        return;
+      }
+      struct Inside {
+        Inside() { in_host_function() = true; }
+        ~Inside() { in_host_function() = false; }
+      } inside;
+      fn();
+    });
+  });
+}
+
+}  // namespace
+
+CUDART_EXPORT int cudaLaunchHostFunc(void* stream, void (*fn)(void*), void* data) {
+  return call("cudaLaunchHostFunc", [&] {
+    require(fn != nullptr, kErrorInvalidValue, "the host function is NULL");
+    launch_host_function(stream, [fn, data] { fn(data); });
+  });
+}
+
+// The callback gets its stream and cudaSuccess (one whose work failed is not called, as above).
+CUDART_EXPORT int cudaStreamAddCallback(void* stream, void (*cb)(void*, int, void*), void* data, unsigned flags) {
+  return call("cudaStreamAddCallback", [&] {
+    require(cb != nullptr, kErrorInvalidValue, "the callback is NULL");
+    require(flags == 0, kErrorInvalidValue, fmt::format("flags must be 0, not {:#x}", flags));
+    launch_host_function(stream, [cb, stream, data] { cb(stream, kSuccess, data); });
+  });
+}
+
 CUDART_EXPORT int cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
   return call("cudaDeviceGetStreamPriorityRange", [&] {
     if (least) *least = kLeastPriority;
@@ -225,6 +282,8 @@ CUDART_EXPORT int cudaEventElapsedTime(float* ms, void* start, void* end) {
 CUDART_ALIAS(cudaStreamSynchronize_ptsz, cudaStreamSynchronize)
 CUDART_ALIAS(cudaStreamQuery_ptsz, cudaStreamQuery)
 CUDART_ALIAS(cudaStreamWaitEvent_ptsz, cudaStreamWaitEvent)
+CUDART_ALIAS(cudaLaunchHostFunc_ptsz, cudaLaunchHostFunc)
+CUDART_ALIAS(cudaStreamAddCallback_ptsz, cudaStreamAddCallback)
 CUDART_ALIAS(cudaStreamGetPriority_ptsz, cudaStreamGetPriority)
 CUDART_ALIAS(cudaStreamGetFlags_ptsz, cudaStreamGetFlags)
 CUDART_ALIAS(cudaEventRecord_ptsz, cudaEventRecord)

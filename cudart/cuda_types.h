@@ -39,6 +39,7 @@ enum Error : int {
   kErrorInvalidAddressSpace = 717,
   kErrorInvalidPc = 718,
   kErrorLaunchFailure = 719,
+  kErrorNotPermitted = 800,
   kErrorNotSupported = 801,
   kErrorUnknown = 999,
 };

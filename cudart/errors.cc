@@ -53,6 +53,7 @@ const ErrorText kErrors[] = {
     {kErrorInvalidAddressSpace, "cudaErrorInvalidAddressSpace", "operation not supported on global/shared address space"},
     {kErrorInvalidPc, "cudaErrorInvalidPc", "invalid program counter"},
     {kErrorLaunchFailure, "cudaErrorLaunchFailure", "unspecified launch failure"},
+    {kErrorNotPermitted, "cudaErrorNotPermitted", "operation not permitted"},
     {kErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
     {kErrorUnknown, "cudaErrorUnknown", "unknown error"},
 };

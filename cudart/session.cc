@@ -15,6 +15,18 @@
 #include "platform/config/config.h"
 #include "platform/run_outputs.h"
 
+// AddressSanitizer's fiber annotations (GCC says __SANITIZE_ADDRESS__, Clang __has_feature).
+#if defined(__SANITIZE_ADDRESS__)
+#define GPUVP_ASAN_FIBERS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GPUVP_ASAN_FIBERS 1
+#endif
+#endif
+#ifdef GPUVP_ASAN_FIBERS
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 namespace gpuvp::cudart {
 
 namespace {
@@ -211,6 +223,10 @@ void Session::serve(rt::Runtime& rt) {
     lk.unlock();
     std::exception_ptr err;
     try {
+      // Host functions of streams (cudaLaunchHostFunc) run on host threads of the runtime once the work
+      // before them has completed; every later call waits until they have run, so that later work in
+      // their streams starts after them (the platform's queues have no entry the host releases).
+      rt.join();
       (*job)(rt);
     } catch (const DeviceError& e) {
       err = std::current_exception();
@@ -310,6 +326,30 @@ void Session::shutdown() {
 namespace {
 constexpr size_t kSimStack = 16u << 20;
 Session* single_session = nullptr;  // makecontext passes int arguments only; the session is one
+
+// AddressSanitizer keeps the bounds of the stack it believes the thread runs on: told of each switch
+// between the application's stack and the simulation's context (its fiber annotations), it checks
+// each stack as its own; untold, it takes frames of the other stack for a stack overflow, and an
+// exception or longjmp unpoisons the wrong range. Without ASan the annotations are nothing.
+struct Stack {
+  const void* bottom = nullptr;
+  size_t size = 0;
+};
+Stack app_stack, sim_stack;  // the bounds ASan gave for each side when it last left it
+
+// Before swapcontext to `to`; `save` keeps the leaving side's fake stack (nullptr: that side ends).
+void start_switch([[maybe_unused]] void** save, [[maybe_unused]] const Stack& to) {
+#ifdef GPUVP_ASAN_FIBERS
+  __sanitizer_start_switch_fiber(save, to.bottom, to.size);
+#endif
+}
+// After swapcontext, on the arriving side: `saved` from its start_switch; `left` gets the bounds of
+// the stack switched from.
+void finish_switch([[maybe_unused]] void* saved, [[maybe_unused]] Stack* left) {
+#ifdef GPUVP_ASAN_FIBERS
+  __sanitizer_finish_switch_fiber(saved, left ? &left->bottom : nullptr, left ? &left->size : nullptr);
+#endif
+}
 }  // namespace
 
 void Session::start_single() {
@@ -320,19 +360,33 @@ void Session::start_single() {
   sim_ctx_.uc_stack.ss_sp = sim_stack_.get();
   sim_ctx_.uc_stack.ss_size = kSimStack;
   sim_ctx_.uc_link = nullptr;
+  sim_stack = {sim_stack_.get(), kSimStack};
   ::makecontext(&sim_ctx_, &Session::simulation_context, 0);
   to_simulation();  // back once the server waits for the first request, or the simulation stopped
 }
 
 void Session::simulation_context() {
+  finish_switch(nullptr, &app_stack);
   Session& s = *single_session;
   s.simulate();
   s.sim_ended_ = true;
+  start_switch(nullptr, app_stack);  // this context ends: its fake stack goes with it
   ::setcontext(&s.app_ctx_);
 }
 
-void Session::to_simulation() { ::swapcontext(&app_ctx_, &sim_ctx_); }
-void Session::to_application() { ::swapcontext(&sim_ctx_, &app_ctx_); }
+void Session::to_simulation() {
+  void* fake = nullptr;
+  start_switch(&fake, sim_stack);
+  ::swapcontext(&app_ctx_, &sim_ctx_);
+  finish_switch(fake, &sim_stack);
+}
+
+void Session::to_application() {
+  void* fake = nullptr;
+  start_switch(&fake, app_stack);
+  ::swapcontext(&sim_ctx_, &app_ctx_);
+  finish_switch(fake, &app_stack);
+}
 
 void Session::call_single(const std::function<void(rt::Runtime&)>& fn) {
   if (std::this_thread::get_id() != app_thread_) give_up("a second thread of the application made a CUDA call");

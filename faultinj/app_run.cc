@@ -39,13 +39,22 @@ constexpr const char* kReport = ".gpuvp-report.json";
 // is taken to hang without any fault.
 constexpr double kGoldenLimitS = 600;
 
+// A path of the campaign file: relative to its folder, or absolute.
+fs::path resolved(const std::string& given, const std::string& base_dir) {
+  return fs::path(given).is_absolute() ? fs::path(given) : fs::path(base_dir) / given;
+}
+
+// The error for application.KEY = "given" (resolved: p) naming the file and the key.
+CampaignError bad_path(const CampaignSpec& spec, const char* key, const std::string& given, const fs::path& p,
+                       const std::string& why) {
+  return CampaignError(fmt::format("{}: application.{} = \"{}\": {} ({})", spec.origin, key, given, why, p.string()));
+}
+
 // command[0]: relative to the campaign file's folder; it must be an executable file.
 std::string program_path(const CampaignSpec& spec, const std::string& base_dir) {
   const std::string& given = spec.application->command[0];
-  const fs::path p = fs::path(given).is_absolute() ? fs::path(given) : fs::path(base_dir) / given;
-  auto bad = [&](const std::string& why) {
-    return CampaignError(fmt::format("{}: application.command[0] = \"{}\": {} ({})", spec.origin, given, why, p.string()));
-  };
+  const fs::path p = resolved(given, base_dir);
+  auto bad = [&](const std::string& why) { return bad_path(spec, "command[0]", given, p, why); };
   std::error_code ec;
   if (!fs::exists(p, ec)) throw bad("no such file");
   if (fs::is_directory(p, ec)) throw bad("a folder, not a program");
@@ -95,6 +104,30 @@ fs::path fresh_dir() {
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
+}
+
+// application.workdir resolved (relative to the campaign file's folder), or "" when the file gives none;
+// it must be a folder.
+fs::path work_dir(const CampaignSpec& spec, const std::string& base_dir) {
+  const std::string& given = spec.application->workdir;
+  if (given.empty()) return {};
+  const fs::path p = resolved(given, base_dir);
+  std::error_code ec;
+  if (!fs::exists(p, ec)) throw bad_path(spec, "workdir", given, p, "no such folder");
+  if (!fs::is_directory(p, ec)) throw bad_path(spec, "workdir", given, p, "not a folder");
+  return fs::absolute(p).lexically_normal();
+}
+
+// `dir` (made if need be) holding a copy of the working directory's contents, so that a run reads its
+// inputs where it looks for them and what it changes there is its own (the original and the other
+// runs keep theirs). Symbolic links are followed: a link's target is copied, not shared.
+fs::path populated(const fs::path& dir, const fs::path& workdir) {
+  fs::create_directories(dir);
+  if (workdir.empty()) return dir;
+  std::error_code ec;
+  fs::copy(workdir, dir, fs::copy_options::recursive, ec);
+  if (ec) throw std::runtime_error(fmt::format("application.workdir: cannot copy {} into {}: {}", workdir.string(), dir.string(), ec.message()));
+  return dir;
 }
 
 // The environment of the run: ours, without a fault, report or plan of an enclosing run, plus the
@@ -222,8 +255,8 @@ AppResult collect(const CampaignSpec& spec, const AppProcess& r) {
   return a;
 }
 
-AppResult run_once(const CampaignSpec& spec, const std::vector<std::string>& argv, double limit_s) {
-  AppProcess p = spawn(argv, {}, limit_s, fresh_dir());
+AppResult run_once(const CampaignSpec& spec, const std::vector<std::string>& argv, double limit_s, const fs::path& workdir) {
+  AppProcess p = spawn(argv, {}, limit_s, populated(fresh_dir(), workdir));
   wait_for(p);
   return collect(spec, p);
 }
@@ -308,6 +341,7 @@ struct AppRuns {
   const GoldenRun& golden;
   const std::function<void(const RunResult&)>& on_result;
   std::vector<std::string> argv;  // gpuvp cuda with the simulated-time bound, and the program
+  fs::path workdir;               // copied into each run's folder ("": none)
   double limit_s = 0;             // a faulty run's wall-time limit
   unsigned workers = 1;
 };
@@ -324,7 +358,7 @@ void run_fresh(const AppRuns& runs, const std::vector<ArmedRun>& armed) {
   while (next < armed.size() || !running.empty()) {
     while (running.size() < runs.workers && next < armed.size()) {
       const ArmedRun& a = armed[next++];
-      running.emplace_back(spawn(runs.argv, {"GPUVP_FAULT=" + to_text(a.flip)}, runs.limit_s, fresh_dir()), a.fault);
+      running.emplace_back(spawn(runs.argv, {"GPUVP_FAULT=" + to_text(a.flip)}, runs.limit_s, populated(fresh_dir(), runs.workdir)), a.fault);
     }
     bool ended = false;
     for (auto it = running.begin(); it != running.end();) {
@@ -354,7 +388,8 @@ struct ForkWorker {
 ForkWorker start_worker(const AppRuns& runs, const std::vector<ArmedRun>& armed, const std::vector<size_t>& share) {
   ForkWorker w;
   w.root = fresh_dir();
-  fs::create_directories(w.root / "golden");
+  // The runs forked from it copy this folder as it is at their instants (cudart/fork_plan.h).
+  populated(w.root / "golden", runs.workdir);
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
   ::fcntl(fds[0], F_SETFL, O_NONBLOCK);
@@ -476,7 +511,7 @@ GoldenRun run_app_golden(const CampaignSpec& spec, const std::string& base_dir) 
   remove_stale_dirs();
   const std::vector<std::string> argv = command_line(spec, base_dir);
   const double limit = spec.application->timeout_s > 0 ? spec.application->timeout_s : kGoldenLimitS;
-  AppResult a = run_once(spec, argv, limit);
+  AppResult a = run_once(spec, argv, limit, work_dir(spec, base_dir));
   GoldenRun g;
   read_report(spec, a, g);
   g.host_seconds = a.wall_s;
@@ -499,7 +534,7 @@ GoldenRun run_app_golden(const CampaignSpec& spec, const std::string& base_dir) 
 std::string run_app_faults(const CampaignSpec& spec, const std::string& base_dir, const GoldenRun& golden,
                            const std::vector<Fault>& faults, unsigned workers,
                            const std::function<void(const RunResult&)>& on_result) {
-  AppRuns runs{spec, golden, on_result, {}, fault_limit_s(spec, golden), std::max(1u, workers)};
+  AppRuns runs{spec, golden, on_result, {}, work_dir(spec, base_dir), fault_limit_s(spec, golden), std::max(1u, workers)};
   // The engine's simulated-time bound: timeout_factor x the golden run's simulated end.
   runs.argv = command_line(spec, base_dir, spec.timeout_factor * double(golden.sim_end_ps) / 1e9);
   std::vector<ArmedRun> armed;

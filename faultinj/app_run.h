@@ -5,6 +5,9 @@
 // clock, registry). A faulty run is the application forked by the library at the injection instant
 // inside its CUDA calls (GPUVP_FORK_PLAN, cudart/fork_plan.h), or a fresh process that gets its fault
 // in the environment (GPUVP_FAULT, platform/armed_flip.h), which the library arms in its platform.
+// Every run starts in a fresh folder of its own holding a copy of application.workdir's contents (the
+// forked runs: a copy of their golden process's folder at their instants), so no run sees what another
+// changed there, and the original folder stays as it was.
 //
 // A run is killed, with its whole process group, when it passes its wall-time limit (Timeout: a hang;
 // also a run the library stopped at the engine's simulated-time bound, timeout_factor x the golden end);
@@ -21,7 +24,8 @@
 namespace gpuvp::fi {
 
 // The golden run; throws CampaignError naming the campaign file and key when the program cannot run
-// (application.command[0] missing or not executable) or its run is unusable (killed, no kernel).
+// (application.command[0] missing or not executable, application.workdir not a folder) or its run is
+// unusable (killed, no kernel).
 GoldenRun run_app_golden(const CampaignSpec& spec, const std::string& base_dir);
 
 // Runs `faults`, calling `on_result` as each run ends; returns how they ran (the report's "Faulty runs").

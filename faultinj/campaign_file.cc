@@ -149,7 +149,7 @@ AppOutputFile parse_app_output(const Ctx& c, const json& v, const std::string& a
 }
 
 ApplicationSpec parse_application(const Ctx& c, const json& v) {
-  object(c, v, "application", {"command", "outputs", "timeout_s", "fork"});
+  object(c, v, "application", {"command", "outputs", "workdir", "timeout_s", "fork"});
   ApplicationSpec a;
   a.command = read_strings(c, required(c, v, "application", "command", "the program and its arguments"),
                            "application.command");
@@ -159,6 +159,7 @@ ApplicationSpec parse_application(const Ctx& c, const json& v) {
     for (size_t i = 0; i < o.size(); ++i)
       a.outputs.push_back(parse_app_output(c, o[i], fmt::format("application.outputs[{}]", i)));
   }
+  if (v.contains("workdir")) a.workdir = read_string(c, v.at("workdir"), "application.workdir");
   if (v.contains("timeout_s")) {
     a.timeout_s = read_number(c, v.at("timeout_s"), "application.timeout_s");
     if (!(a.timeout_s > 0 && a.timeout_s <= 86400))

@@ -36,6 +36,7 @@ struct AppOutputFile {
 struct ApplicationSpec {
   std::vector<std::string> command;  // argv; command[0] relative to the campaign file's folder
   std::vector<AppOutputFile> outputs;
+  std::string workdir;               // copied into every run's folder (relative to the campaign file's folder); "": none
   double timeout_s = 0;              // a faulty run's wall-time limit (0: from the golden run's)
   bool fork = true;                  // faulty runs forked from golden runs at their instants (else fresh processes)
 };

@@ -18,7 +18,8 @@ import os
 import re
 import subprocess
 import sys
-import time
+
+from kill_resume import check_kill_resume
 
 gpuvp, app, work = sys.argv[1:4]
 FORK = "--fresh" not in sys.argv[4:]
@@ -94,26 +95,7 @@ with open(draw) as f:
 body.pop("name")
 body["workers"] = 1
 killed, killed_db = campaign("killed", body)
-proc = subprocess.Popen([gpuvp, "campaign", "run", killed, "--db", killed_db, "--quiet"], cwd=work)
-deadline = time.time() + 120
-done = []
-while time.time() < deadline and proc.poll() is None:
-    if os.path.exists(killed_db):
-        done = json.loads(subprocess.run([gpuvp, "campaign", "export", killed_db, "--json", "-"], capture_output=True,
-                                         text=True).stdout or "[]")
-        if done:
-            break
-    time.sleep(0.05)
-finished = proc.poll() is not None
-proc.kill()
-proc.wait()
-print("kill -9:", "too late, the campaign had ended" if finished else f"after {len(done)} of {len(rows)} runs")
-run("campaign", "resume", killed_db, "--quiet")
-again = {r["id"]: r for r in json.loads(run("campaign", "export", killed_db, "--json", "-").stdout)}
-assert sorted(again) == sorted(rows), again
-for i, r in rows.items():
-    assert (again[i]["target"], again[i]["idx"], again[i]["time_ps"], again[i]["outcome"]) == \
-        (r["target"], r["idx"], r["time_ps"], r["outcome"]), (again[i], r)
+check_kill_resume(gpuvp, killed, killed_db, work, rows)
 
 # Faults aimed by hand.
 flip = {"target": "gpu.gmem", "bit": 0}

@@ -4,6 +4,7 @@ applications") against fresh processes.
 
   fork_campaign.py GPUVP WORK_DIR same FI_APP
   fork_campaign.py GPUVP WORK_DIR fallback TWO_THREADS IDLE_THREAD FI_APP
+  fork_campaign.py GPUVP WORK_DIR callbacks CALLBACKS
 
 same: one campaign file on tests/cudart/fi_app (faults drawn over the state of SM 0 during the kernel,
 a DUE among them, and faults aimed at its inputs and output in global memory before, during and after the kernel, a hang
@@ -120,4 +121,27 @@ def fallback():
     return True
 
 
-sys.exit(0 if {"same": same, "fallback": fallback}[mode]() else 1)
+def callbacks():
+    """tests/cudart/callbacks (host functions in stream order) on tx2, where they wait on host threads of
+    the runtime: forked at instants where one is pending, the runs give the fresh runs' outcomes."""
+    spec = {"command": [app], "outputs": []}
+    body = {"platform": {"preset": "tx2"}, "application": spec, "targets": ["gpu.sm0.*"], "size": {"count": 16},
+            "seed": 7}
+    forked, forked_report, _ = campaign("callbacks_fork", body, True)
+    fresh, _, _ = campaign("callbacks_fresh", body, False)
+    assert "Faulty runs: forked from golden runs at their instants" in forked_report, forked_report
+    assert sorted(forked) == sorted(fresh) and len(fresh) == 16, (forked, fresh)
+    ok = True
+    for i in sorted(fresh):
+        key = ("outcome", "due_kind") + (() if fresh[i]["outcome"] == "timeout" else ("detail",))
+        f, g = (tuple(forked[i].get(k) for k in key), tuple(fresh[i].get(k) for k in key))
+        if f != g:
+            ok = False
+            print(f"callbacks {i}: forked {f}, fresh {g}")
+    outcomes = sorted(r["outcome"] for r in fresh.values())
+    assert "tool_error" not in outcomes, fresh
+    print("callbacks: 16 runs:", outcomes)
+    return ok
+
+
+sys.exit(0 if {"same": same, "fallback": fallback, "callbacks": callbacks}[mode]() else 1)

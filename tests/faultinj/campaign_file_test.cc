@@ -129,6 +129,17 @@ TEST_CASE("campaign file: an application") {
   CHECK(s.application->outputs[1].type == "f32");
   CHECK(s.application->timeout_s == 30);
   CHECK(s.application->fork);  // faulty runs forked from golden runs unless the file says false
+  CHECK(s.application->workdir.empty());  // no working directory: each run starts in an empty folder
+  json with_dir = j;
+  with_dir["application"]["workdir"] = "inputs/set1";
+  CHECK(parse_campaign(with_dir, "c.json").application->workdir == "inputs/set1");
+  with_dir["application"]["workdir"] = "";
+  CHECK_THAT(error_of(with_dir), Contains("c.json: application.workdir = \"\": empty"));
+  with_dir["application"]["workdir"] = 3;
+  CHECK_THAT(error_of(with_dir), Contains("c.json: application.workdir = 3: not a string"));
+  with_dir["application"].erase("workdir");
+  with_dir["application"]["work_dir"] = "inputs";
+  CHECK_THAT(error_of(with_dir), Contains("c.json: application: unknown key 'work_dir' (known: command, outputs, workdir,"));
   json fresh = j;
   fresh["application"]["fork"] = false;
   CHECK_FALSE(parse_campaign(fresh, "c.json").application->fork);
