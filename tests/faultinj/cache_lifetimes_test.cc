@@ -200,16 +200,6 @@ std::string exec_head(const std::string& preset, const std::string& set) {
                      preset, set, kPtx);
 }
 
-// The golden run's window as `campaign check` prints it.
-std::pair<uint64_t, uint64_t> golden_window(const TempDir& d, const std::string& head) {
-  fi::test::write_file(d("check.json"), head + R"("targets": ["gpu.l2.data"], "size": {"count": 1}})");
-  const auto r = gpuvp::test::run_gpuvp("campaign check " + d("check.json"));
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  std::smatch m;
-  REQUIRE(std::regex_search(r.out, m, std::regex("golden run ([0-9]+) to ([0-9]+) ps")));
-  return {std::stoull(m[1].str()), std::stoull(m[2].str())};
-}
 }  // namespace
 
 TEST_CASE("cache lifetimes: recording leaves the golden run unchanged (tx2)") {
@@ -231,7 +221,7 @@ TEST_CASE("cache lifetimes: recording leaves the golden run unchanged (tx2)") {
   TempDir d("cache-unchanged");
   const auto w = p.kernel_windows();
   REQUIRE(w.size() == 1);
-  CHECK(golden_window(d, exec_head("tx2", "")) == w[0]);
+  CHECK(fi::test::golden_window(d, exec_head("tx2", ""), "gpu.l2.data") == w[0]);
 }
 
 namespace {
@@ -283,7 +273,7 @@ void same_outcomes(const std::string& preset, const std::string& set_json, const
   REQUIRE(targets.size() >= 13);
   TempDir d("cache-pruning-" + preset);  // one folder per test: ctest runs them at once
   const std::string head = exec_head(preset, set_json);
-  const auto [from, to] = golden_window(d, head);
+  const auto [from, to] = fi::test::golden_window(d, head, "gpu.l2.data");
   const uint64_t period = p.clock_period_ps();
   const auto words = read_words(run.r.g, targets);
   std::string csv = "target,idx,bit,trigger,time_ps\n";

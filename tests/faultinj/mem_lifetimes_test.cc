@@ -211,13 +211,7 @@ std::string exec_head(const std::string& preset) {
 void same_outcomes_dense(const std::string& preset) {
   TempDir d("mem-dense-" + preset);
   const std::string head = exec_head(preset);
-  fi::test::write_file(d("check.json"), head + R"("targets": ["gpu.gmem"], "size": {"count": 1}})");
-  const auto r = gpuvp::test::run_gpuvp("campaign check " + d("check.json"));
-  INFO(r.out << r.err);
-  REQUIRE(r.status == 0);
-  std::smatch m;
-  REQUIRE(std::regex_search(r.out, m, std::regex("golden run ([0-9]+) to ([0-9]+) ps")));
-  const uint64_t from = std::stoull(m[1].str()), to = std::stoull(m[2].str());
+  const auto [from, to] = fi::test::golden_window(d, head, "gpu.gmem");
   const double period = 1e6 / (preset == "tx2" ? 1300.0 : 100.0);  // the presets' clocks
   const uint64_t step = std::max<uint64_t>(1, uint64_t(double(to - from) / period / 40));
   // The runtime allocates first fit from 256 bytes into global memory, 256-byte aligned, never
@@ -377,13 +371,7 @@ std::string smem_head(const std::string& preset) {
 void same_outcomes_smem(const std::string& preset) {
   TempDir d("smem-" + preset);
   const std::string head = smem_head(preset);
-  fi::test::write_file(d("check.json"), head + R"("targets": ["gpu.sm0.smem"], "size": {"count": 1}})");
-  const auto r = gpuvp::test::run_gpuvp("campaign check " + d("check.json"));
-  INFO(r.out << r.err);
-  REQUIRE(r.status == 0);
-  std::smatch m;
-  REQUIRE(std::regex_search(r.out, m, std::regex("golden run ([0-9]+) to ([0-9]+) ps")));
-  const uint64_t from = std::stoull(m[1].str()), to = std::stoull(m[2].str());
+  const auto [from, to] = fi::test::golden_window(d, head, "gpu.sm0.smem");
   const double period = 1e6 / (preset == "tx2" ? 1300.0 : 100.0);  // the presets' clocks
   const uint64_t step = std::max<uint64_t>(1, uint64_t(double(to - from) / period / 40));
   const uint64_t bytes[] = {kHeader, kHeader + 12, kParam, kParam + 4, kTile, kTile + 20, kTile + 128, 200};

@@ -5,7 +5,10 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/subprocess.h"
@@ -33,6 +36,18 @@ inline Compared compare_runs(const std::vector<Row> rows[2]) {
     c.not_masked += off.at("outcome") != "masked";
   }
   return c;
+}
+
+// The golden run's window [from, to] in ps as `campaign check` prints it, for the campaign whose head
+// (JSON text up to its targets) is `head`, checked on `target`.
+inline std::pair<uint64_t, uint64_t> golden_window(const TempDir& d, const std::string& head, const std::string& target) {
+  write_file(d("window-check.json"), head + fmt::format(R"("targets": ["{}"], "size": {{"count": 1}}}})", target));
+  const auto r = gpuvp::test::run_gpuvp("campaign check " + d("window-check.json"));
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  std::smatch m;
+  REQUIRE(std::regex_search(r.out, m, std::regex("golden run ([0-9]+) to ([0-9]+) ps")));
+  return {std::stoull(m[1].str()), std::stoull(m[2].str())};
 }
 
 // A run of `campaign` (JSON text) with pruning on and off: the exported rows of each.

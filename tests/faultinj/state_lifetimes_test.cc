@@ -163,13 +163,7 @@ std::string head_of(const std::string& preset, const std::string& set) {
 std::string dense_list(const TempDir& d, const std::string& name, const std::string& preset, const std::string& set,
                        const std::string& args, const std::vector<std::string>& globs, unsigned instants) {
   const std::string head = head_of(preset, set);
-  fi::test::write_file(d(name + "-check.json"), head + R"("targets": ["gpu.sched.*"], "size": {"count": 1}})");
-  const auto r = gpuvp::test::run_gpuvp("campaign check " + d(name + "-check.json"));
-  INFO(r.err);
-  REQUIRE(r.status == 0);
-  std::smatch m;
-  REQUIRE(std::regex_search(r.out, m, std::regex("golden run ([0-9]+) to ([0-9]+) ps")));
-  const uint64_t from = std::stoull(m[1].str()), to = std::stoull(m[2].str());
+  const auto [from, to] = fi::test::golden_window(d, head, "gpu.sched.*");
   const double period = 1e6 / (preset == "flexgrip" ? 100.0 : 1300.0);  // the presets' clocks (MHz)
   const uint64_t edges = uint64_t(double(to - from) / period);
   const uint64_t stride = (edges / instants) | 1;
