@@ -98,6 +98,7 @@ Settings Settings::from_environment() {
   s.timeline = env("GPUVP_TIMELINE");
   s.vcd = env("GPUVP_VCD");
   s.fault_report = env("GPUVP_FAULT_REPORT");
+  s.call_threads = env("GPUVP_CALL_THREADS");
   if (!env("GPUVP_FAULT").empty()) {
     try {
       s.fault = parse_armed_flip(env("GPUVP_FAULT"));
@@ -147,6 +148,8 @@ Session::Session() {
     dead_error_ = std::current_exception();
     return;
   }
+  open_call_log();
+  if (dead_) return;
   if (settings_.single_thread) {
     start_single();
     return;
@@ -287,11 +290,30 @@ void Session::finish_call() {
   if (job_error_) std::rethrow_exception(std::exchange(job_error_, nullptr));
 }
 
+void Session::open_call_log() {
+  if (settings_.call_threads.empty()) return;
+  call_log_ = std::fopen(settings_.call_threads.c_str(), "w");
+  if (call_log_) return;
+  dead_ = true;
+  dead_error_ = std::make_exception_ptr(
+      SessionError(fmt::format("GPUVP_CALL_THREADS={}: cannot write it: {}", settings_.call_threads, std::strerror(errno))));
+}
+
+void Session::log_call() {
+  if (!call_log_) return;
+  const std::thread::id me = std::this_thread::get_id();
+  auto it = std::find(callers_.begin(), callers_.end(), me);
+  if (it == callers_.end()) it = callers_.insert(it, me);
+  fmt::print(call_log_, "{}\n", it - callers_.begin());
+  std::fflush(call_log_);  // complete whatever ends the program
+}
+
 void Session::call(const std::function<void(rt::Runtime&)>& fn) {
   if (settings_.single_thread) return call_single(fn);
   std::lock_guard turn(turn_);
   std::unique_lock lk(m_);
   check_callable();
+  log_call();
   job_ = &fn;
   job_done_ = false;
   cv_.notify_all();
@@ -391,6 +413,7 @@ void Session::to_application() {
 void Session::call_single(const std::function<void(rt::Runtime&)>& fn) {
   if (std::this_thread::get_id() != app_thread_) give_up("a second thread of the application made a CUDA call");
   check_callable();
+  log_call();
   job_ = &fn;
   job_done_ = false;
   to_simulation();

@@ -13,6 +13,7 @@
 // have waited. The simulation executes exactly as with the thread, and the process has one thread,
 // which fork() copies whole (cudart/fork_plan.h).
 #include <condition_variable>
+#include <cstdio>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -21,6 +22,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <ucontext.h>
 
@@ -51,6 +53,7 @@ struct Settings {
   std::string stats, timeline;            // GPUVP_STATS, GPUVP_TIMELINE: files written at exit
   std::string vcd;                        // GPUVP_VCD: waveforms' path without ".vcd"
   double poll_ns = 1000;                  // GPUVP_POLL_NS: simulated time a polling call lets pass
+  std::string call_threads;               // GPUVP_CALL_THREADS: which thread made each call served (a file)
   // A campaign on an application (docs/campaigns.md) runs the program once per fault:
   std::optional<ArmedFlip> fault;         // GPUVP_FAULT: the fault to arm (platform/armed_flip.h)
   std::string fault_report;               // GPUVP_FAULT_REPORT: the run's figures, written at exit (JSON)
@@ -88,6 +91,11 @@ class Session {
   void check_callable() const;      // before a call: throws if the simulation has stopped
   void finish_call();               // after a call: throws what it threw
   void wait_for_job(std::unique_lock<std::mutex>& lk);  // the server, between requests
+  // GPUVP_CALL_THREADS: one line per call served, the calling thread's number (threads numbered in the
+  // order of their first call). Several threads' calls are served in the order they arrive, which the
+  // host machine decides: given that order a run is deterministic, and this is how to reproduce it.
+  void open_call_log();
+  void log_call();
   // The single-thread mode: the simulation's context, and the switches between the two sides.
   void start_single();
   void call_single(const std::function<void(rt::Runtime&)>& fn);
@@ -120,6 +128,8 @@ class Session {
   ucontext_t app_ctx_{}, sim_ctx_{};
   std::unique_ptr<char[]> sim_stack_;
   std::thread::id app_thread_;     // the one thread that may call in single-thread mode
+  std::FILE* call_log_ = nullptr;  // GPUVP_CALL_THREADS, open
+  std::vector<std::thread::id> callers_;  // the application's threads, in the order of their first call
   bool sim_ended_ = false;         // the simulation's context has returned
 };
 

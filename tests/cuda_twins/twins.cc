@@ -3,8 +3,9 @@
 // the same order, as the library makes for the program's CUDA calls (cudart/api_*.cc). What runs
 // through `gpuvp cuda` must give what the C++ API gives for the same work:
 //
-//   cudart_twins run PROGRAM BINARY [--preset P] [--stats F] [--timeline F] [--n N]
-//       runs PROGRAM's twin (vector_add, streams_events, async_copies, matmul of N x N) and writes its outputs
+//   cudart_twins run PROGRAM BINARY [--preset P] [--stats F] [--timeline F] [--n N] [--order O]
+//       runs PROGRAM's twin (vector_add, streams_events, async_copies, matmul of N x N, symbols, mapped,
+//       managed, callbacks, errors, two_threads in the interleaving O) and writes its outputs
 //   cudart_twins campaign BINARY FAULTS RESULTS [--preset P]
 //       runs the faults of FAULTS (a `gpuvp campaign export --json` file) on fi_app's twin through the
 //       campaign engine (forked at each instant) and writes {"id": "outcome", ...} to RESULTS
@@ -29,20 +30,12 @@
 #include "platform/platform.h"
 #include "platform/run_outputs.h"
 #include "sw/fatbin/fatbin.h"
+#include "cuda_twins/twins.h"
 
 using namespace gpuvp;
 
-namespace {
+namespace gpuvp::twins {
 
-// The library's choices (cudart/): the PTX for compute capability 7.5, polls of 1000 ns.
-constexpr unsigned kComputeCapability = 75;
-constexpr double kPollNs = 1000;
-
-std::string program_ptx(const std::string& binary) {
-  return fatbin::pick_ptx(fatbin::read_elf(binary).ptx(), kComputeCapability).text;
-}
-
-// cudaMemcpy / cudaMemset on the NULL stream: after the stream's work (cudart/api_memory.cc).
 void copy_in(rt::Runtime& rt, rt::DevPtr dst, const void* src, size_t n) {
   rt.stream_synchronize(0);
   rt.memcpy_h2d(dst, src, n);
@@ -55,24 +48,38 @@ void set_bytes(rt::Runtime& rt, rt::DevPtr dst, uint8_t v, size_t n) {
   rt.stream_synchronize(0);
   rt.memset(dst, v, n);
 }
-// A polling query: simulated time passes while the work is not done (GPUVP_POLL_NS).
 bool poll(rt::Runtime& rt, bool done) {
   if (!done) rt.sleep_ns(kPollNs);
   return done;
 }
 
-// Loaded at the first launch, as the library loads a fat binary's module.
-struct Kernels {
-  const std::string& ptx;
-  rt::Module m{};
-  void launch(rt::Runtime& rt, rt::Stream s, const char* kernel, rt::Dim3 grid, rt::Dim3 block, const rt::KernelArgs& a) {
-    if (m.id < 0) m = rt.load_module(ptx, "fat binary");
-    rt.launch_async(s, m, kernel, grid, block, a);
-  }
-};
+const rt::Module& Kernels::load(rt::Runtime& rt) {
+  if (m.id < 0) m = rt.load_module(ptx, "fat binary");
+  return m;
+}
+void Kernels::launch(rt::Runtime& rt, rt::Stream s, const char* kernel, rt::Dim3 grid, rt::Dim3 block,
+                     const rt::KernelArgs& a) {
+  rt.launch_async(s, load(rt), kernel, grid, block, a);
+}
+uint64_t Kernels::symbol(const std::string& name) const {
+  for (auto* vars : {&m.image->globals, &m.image->consts})
+    for (auto& v : *vars)
+      if (v.name == name) return v.address;
+  throw std::runtime_error("no variable " + name + " in the program's PTX");
+}
+
+}  // namespace gpuvp::twins
+
+using namespace gpuvp::twins;
+
+namespace {
+
+std::string program_ptx(const std::string& binary) {
+  return fatbin::pick_ptx(fatbin::read_elf(binary).ptx(), kComputeCapability).text;
+}
 
 // tests/cudart/vector_add.cu
-void vector_add(rt::Runtime& rt, const std::string& ptx, int) {
+void vector_add(rt::Runtime& rt, TwinRun& run) {
   const int n = 5000, threads = 256, blocks = (n + threads - 1) / threads;
   const size_t bytes = n * sizeof(float);
   std::vector<float> a(n), b(n), c(n);
@@ -82,7 +89,7 @@ void vector_add(rt::Runtime& rt, const std::string& ptx, int) {
   copy_in(rt, d[0], a.data(), bytes);
   copy_in(rt, d[1], b.data(), bytes);
   set_bytes(rt, d[2], 0xFF, bytes);
-  Kernels k{ptx};
+  Kernels k{run.ptx};
   const char* name = "_Z10vector_addPKfS0_Pfi";
   k.launch(rt, 0, name, {blocks}, {threads}, rt::KernelArgs().ptr(d[0]).ptr(d[1]).ptr(d[2]).i32(n));
   copy_out(rt, c.data(), d[2], bytes);  // device to device goes through the host
@@ -95,7 +102,7 @@ void vector_add(rt::Runtime& rt, const std::string& ptx, int) {
 }
 
 // tests/cudart/streams_events.cu (its error path makes no device call)
-void streams_events(rt::Runtime& rt, const std::string& ptx, int) {
+void streams_events(rt::Runtime& rt, TwinRun& run) {
   const int n = 512, iters = 2000;
   const size_t bytes = n * sizeof(unsigned);
   const rt::Stream hi = rt.create_stream(-1), lo = rt.create_stream(0);
@@ -108,7 +115,7 @@ void streams_events(rt::Runtime& rt, const std::string& ptx, int) {
   rt.record_event(copied, lo);
   rt.stream_wait_event(hi, copied);
   rt.record_event(start, hi);
-  Kernels k{ptx};
+  Kernels k{run.ptx};
   const char* chain = "_Z5chainPKjPjii";
   k.launch(rt, hi, chain, {n / 128}, {128}, rt::KernelArgs().ptr(d_in).ptr(d_out0).i32(n).i32(iters));
   rt.record_event(stop, hi);
@@ -134,14 +141,14 @@ void streams_events(rt::Runtime& rt, const std::string& ptx, int) {
 }
 
 // tests/cudart/async_copies.cu
-void async_copies(rt::Runtime& rt, const std::string& ptx, int) {
+void async_copies(rt::Runtime& rt, TwinRun& run) {
   const int n = 1 << 13, chunks = 4, per = n / chunks, threads = 128;
   const size_t bytes = n * sizeof(float), chunk_bytes = per * sizeof(float);
   std::vector<float> in(n), out(n, -1.f);
   for (int i = 0; i < n; ++i) in[i] = float(i) * 0.25f;
   const rt::DevPtr d_in = rt.malloc(bytes), d_out = rt.malloc(bytes);
   const rt::Stream s[2] = {rt.create_stream(0), rt.create_stream(0)};
-  Kernels k{ptx};
+  Kernels k{run.ptx};
   for (int c = 0; c < chunks; ++c) {
     const uint64_t off = uint64_t(c) * chunk_bytes;
     rt.memcpy_h2d_async(d_in + off, in.data() + c * per, chunk_bytes, s[c % 2]);
@@ -155,7 +162,8 @@ void async_copies(rt::Runtime& rt, const std::string& ptx, int) {
 }
 
 // tests/cudart/matmul.cu for n x n matrices, its check against the CPU included (the same host work)
-void matmul(rt::Runtime& rt, const std::string& ptx, int n) {
+void matmul(rt::Runtime& rt, TwinRun& run) {
+  const int n = run.n;
   const size_t bytes = size_t(n) * n * sizeof(float);
   std::vector<float> a, b;
   matmul_inputs(n, a, b);
@@ -163,7 +171,7 @@ void matmul(rt::Runtime& rt, const std::string& ptx, int n) {
   const rt::DevPtr da = rt.malloc(bytes), db = rt.malloc(bytes), dc = rt.malloc(bytes);
   copy_in(rt, da, a.data(), bytes);
   copy_in(rt, db, b.data(), bytes);
-  Kernels k{ptx};
+  Kernels k{run.ptx};
   const uint32_t tiles = uint32_t(n) / 16;
   k.launch(rt, 0, "_Z6matmulPKfS0_Pfi", {tiles, tiles}, {16, 16}, rt::KernelArgs().ptr(da).ptr(db).ptr(dc).i32(n));
   copy_out(rt, c.data(), dc, bytes);
@@ -198,28 +206,34 @@ class FiAppJob : public fi::Job {
 
 struct Options {
   std::string preset = "tx2", stats, timeline;
-  int n = 64;  // matmul's size (its argv[1])
+  int n = 64;         // matmul's size (its argv[1])
+  std::string order;  // two_threads' interleaving
 };
 
 Options options(int argc, char** argv, int first) {
   Options o;
-  for (int i = first; i + 1 < argc; i += 2) {
+  for (int i = first; i < argc; i += 2) {
     const std::string k = argv[i];
+    if (i + 1 == argc) throw std::invalid_argument(k + " needs a value");
     if (k == "--preset") o.preset = argv[i + 1];
     else if (k == "--stats") o.stats = argv[i + 1];
     else if (k == "--timeline") o.timeline = argv[i + 1];
     else if (k == "--n") o.n = std::stoi(argv[i + 1]);
+    else if (k == "--order") o.order = argv[i + 1];
     else throw std::invalid_argument("unknown option " + k);
   }
   return o;
 }
 
 int run_program(const std::string& program, const std::string& binary, const Options& o) {
-  const std::map<std::string, std::function<void(rt::Runtime&, const std::string&, int)>> twins = {
-      {"vector_add", vector_add}, {"streams_events", streams_events}, {"async_copies", async_copies}, {"matmul", matmul}};
+  const std::map<std::string, Twin> twins = {
+      {"vector_add", vector_add}, {"streams_events", streams_events}, {"async_copies", async_copies},
+      {"matmul", matmul},         {"symbols", symbols},               {"mapped", mapped},
+      {"managed", managed},       {"callbacks", callbacks},           {"errors", errors},
+      {"two_threads", two_threads}};
   auto it = twins.find(program);
   if (it == twins.end()) throw std::invalid_argument("no twin of " + program);
-  const std::string ptx = program_ptx(binary);
+  TwinRun run{program_ptx(binary), o.n, o.order};
   RunOutputs out;
   out.stats = o.stats;
   out.timeline = o.timeline;
@@ -230,7 +244,11 @@ int run_program(const std::string& program, const std::string& binary, const Opt
   Platform p(c, hooks);
   out.attach(p);
   const auto t0 = std::chrono::steady_clock::now();
-  p.run([&](rt::Runtime& rt) { it->second(rt, ptx, o.n); });
+  try {
+    p.run([&](rt::Runtime& rt) { it->second(rt, run); });
+  } catch (const DeviceError&) {
+    if (!run.device_error) throw;  // the library's rule (cudart/session.cc): the program had it already
+  }
   out.write(p, {{"command", "cuda"}, {"program", binary}, {"args", nlohmann::json::array()}});
   std::printf("%s (C++ API): %.6f s of host time\n", program.c_str(),
               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
@@ -266,7 +284,7 @@ int sc_main(int argc, char** argv) {
     if (mode == "run" && argc >= 4) return run_program(argv[2], argv[3], options(argc, argv, 4));
     if (mode == "campaign" && argc >= 5) return run_campaign(argv[2], argv[3], argv[4], options(argc, argv, 5));
     std::fprintf(stderr,
-                 "usage: cudart_twins run PROGRAM BINARY [--preset P] [--stats F] [--timeline F] [--n N]\n"
+                 "usage: cudart_twins run PROGRAM BINARY [--preset P] [--stats F] [--timeline F] [--n N] [--order O]\n"
                  "       cudart_twins campaign BINARY FAULTS RESULTS [--preset P]\n");
     return 2;
   } catch (const std::exception& e) {

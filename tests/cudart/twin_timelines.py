@@ -7,7 +7,13 @@ the DRAM moved (the copies) and every other figure of the statistics but host ti
   twin_timelines.py GPUVP CUDART_TWINS WORK_DIR PROGRAM...
 
 Each PROGRAM is WORK_DIR/PROGRAM, built by nvcc; it runs on tx2 (streams run concurrently, the copy
-engine overlaps kernels) and on flexgrip (the batch mode)."""
+engine overlaps kernels) and on flexgrip (the batch mode).
+
+two_threads' two host threads take turns at the library in the order their calls arrive, which the
+host machine decides; given that order the run is deterministic. The library records it
+(GPUVP_CALL_THREADS: which thread made each call served) and the twin makes its calls in it (--order);
+which of the two threads wrote from 100 the kernels' printf lines tell: the twin's must equal the
+program's."""
 import json
 import os
 import subprocess
@@ -17,10 +23,33 @@ gpuvp, twins, work, programs = *map(os.path.abspath, sys.argv[1:4]), sys.argv[4:
 HOST_TIME = ("host_seconds", "thread_insts_per_host_second")  # the machine's, not the simulation's
 
 
-def run(*args):
-    p = subprocess.run(list(args), capture_output=True, text=True, cwd=work)
+def run(*args, env=None):
+    p = subprocess.run(list(args), capture_output=True, text=True, cwd=work, env=env)
     if p.returncode != 0:
         sys.exit(f"{' '.join(args)}: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+    return p.stdout
+
+
+def printed(stdout):
+    """What the kernels printed (device printf), in order."""
+    return [line for line in stdout.splitlines() if line.startswith("fill:")]
+
+
+def run_twin(program, outputs, calls, cuda_stdout):
+    """The twin; for two_threads in the order of the calls the program made (its threads numbered in
+    the order of their first calls, each numbering tried), the one giving the program's printf lines.
+    Returns the order ('' for the other programs)."""
+    binary = os.path.join(work, program)
+    if program != "two_threads":
+        run(twins, "run", program, binary, *outputs)
+        return ""
+    with open(calls) as f:
+        threads = [int(t) for t in f.read().split()]
+    for names in ("ab", "ba"):
+        order = "".join(names[t] for t in threads)
+        if printed(run(twins, "run", program, binary, *outputs, "--order", order)) == printed(cuda_stdout):
+            return order
+    sys.exit(f"two_threads: no naming of the threads of {threads} prints {printed(cuda_stdout)}")
 
 
 def load(path, drop=()):
@@ -51,19 +80,22 @@ failed = False
 for program in programs:
     for preset in ("tx2", "flexgrip"):
         out = {}
+        calls = os.path.join(work, f"twin_{program}_{preset}.calls")
         for side in ("cuda", "cpp"):
             stats, timeline = (os.path.join(work, f"twin_{program}_{preset}_{side}.{k}.json") for k in ("stats", "timeline"))
             outputs = ["--preset", preset, "--stats", stats, "--timeline", timeline]
             if side == "cuda":
-                run(gpuvp, "cuda", *outputs, "--", os.path.join(work, program))
+                cuda_stdout = run(gpuvp, "cuda", *outputs, "--", os.path.join(work, program),
+                                  env={**os.environ, "GPUVP_CALL_THREADS": calls})
             else:
-                run(twins, "run", program, os.path.join(work, program), *outputs)
+                order = run_twin(program, outputs, calls, cuda_stdout)
             out[side] = (load(timeline), load(stats, HOST_TIME + ("program", "args")))
         (tl_app, st_app), (tl_cpp, st_cpp) = out["cuda"], out["cpp"]
         blocks = [e for e in tl_app["traceEvents"] if e["ph"] == "X"]
         launches = [(l["kernel"], l["start_ps"], l["end_ps"]) for l in st_app["launches"]]
         diff = first_difference(tl_app, tl_cpp) or first_difference(st_app, st_cpp)
         print(f"{program} on {preset}: {len(blocks)} blocks, launches {launches}, simulated end "
-              f"{st_app['sim_seconds']} s: {'equal' if not diff else 'DIFFERENT: ' + diff}")
+              f"{st_app['sim_seconds']} s{', calls in the order ' + order if order else ''}: "
+              f"{'equal' if not diff else 'DIFFERENT: ' + diff}")
         failed |= bool(diff) or not blocks
 sys.exit(1 if failed else 0)
