@@ -36,10 +36,10 @@ rt::KernelArgs arguments(const rt::Module& m, const KernelRecord& k, void** args
 int launch(const char* api, KernelRecord& k, dim3 grid, dim3 block, void** args, size_t shared, void* stream) {
   return call(api, [&] {
     require(shared <= UINT32_MAX, kErrorInvalidValue, "dynamic shared memory beyond 4 GiB");
+    std::lock_guard lk(State::get().lock);
     require(!k.max_dynamic_shared || shared <= *k.max_dynamic_shared, kErrorInvalidValue,
             fmt::format("kernel {}: {} bytes of dynamic shared memory, beyond the {} its "
                         "cudaFuncAttributeMaxDynamicSharedMemorySize allows", k.name, shared, k.max_dynamic_shared.value_or(0)));
-    std::lock_guard lk(State::get().lock);
     const rt::Stream s = stream_of(stream);
     on_device([&](rt::Runtime& rt) {
       const rt::Module& m = loaded(*k.fatbin, rt);
