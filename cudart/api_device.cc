@@ -22,6 +22,24 @@ void check_device(int device) {
 
 const rt::DeviceProps& props() { return Session::get().props(); }
 
+// The global memory as CUDA describes DRAM. The platform models no bus width: 64 bits per L2 slice (the
+// presets' chips have one 64-bit channel per slice: TK1 1, TX2 2, GTX 480 6), and the clock that makes
+// two transfers per clock over that width the memory's bandwidth (the dram model's, else
+// gmem.bytes_per_cycle per GPU clock): bandwidth = 2 x clock x width / 8, CUDA's formula.
+struct DramFigures {
+  unsigned bus_bits;
+  int clock_khz;
+};
+
+DramFigures dram_figures() {
+  const Config& c = Session::get().config();
+  const unsigned bits = 64 * unsigned(c.i("l2.slices"));
+  const double bytes_per_s = c.s("gmem.model") == "dram"
+                                 ? c.f("gmem.bandwidth_gbps") * 1e9
+                                 : double(c.i("gmem.bytes_per_cycle")) * c.f("gpu.clock_mhz") * 1e6;
+  return {bits, int(bytes_per_s / (2.0 * bits / 8) / 1e3 + 0.5)};
+}
+
 // Every attribute the library answers; anything else is cudaErrorInvalidValue naming it.
 int attribute(int attr) {
   const rt::DeviceProps& p = props();
@@ -51,6 +69,15 @@ int attribute(int attr) {
     case kAttrPageableMemoryAccess: return 0;
     case kAttrConcurrentManagedAccess: return 0;  // the host may not touch managed memory while kernels run
     case kAttrMaxBlocksPerMultiprocessor: return int(p.max_blocks);
+    case kAttrMaxPitch: return INT32_MAX;  // cudaMemcpy2D's pitches
+    case kAttrGpuOverlap: return Session::get().concurrent() ? 1 : 0;  // copies beside kernels: the copy engine
+    case kAttrKernelExecTimeout: case kAttrEccEnabled: case kAttrTccDriver: return 0;
+    case kAttrPciBusId: case kAttrPciDeviceId: case kAttrPciDomainId: return 0;  // integrated: no PCI
+    case kAttrCooperativeLaunch: return 0;
+    case kAttrMaxSharedMemoryPerBlockOptin: return int(p.shared_per_block);
+    case kAttrMemoryClockRate: return dram_figures().clock_khz;
+    case kAttrGlobalMemoryBusWidth: return int(dram_figures().bus_bits);
+    case kAttrL2CacheSize: return int(Session::get().config().i("l2.size_kib") * 1024);
     default: throw CudaError(kErrorInvalidValue, fmt::format("device attribute {} is not supported", attr));
   }
 }
@@ -82,17 +109,25 @@ void fill(DeviceProp& d) {
   d.regsPerMultiprocessor = attribute(kAttrMaxRegistersPerMultiprocessor);
   d.sharedMemPerBlockOptin = p.shared_per_block;
   d.maxBlocksPerMultiProcessor = attribute(kAttrMaxBlocksPerMultiprocessor);
+  d.memoryBusWidth = attribute(kAttrGlobalMemoryBusWidth);
+  d.memPitch = size_t(attribute(kAttrMaxPitch));
+  d.l2CacheSize = attribute(kAttrL2CacheSize);
+}
+
+KernelRecord& kernel_record(const void* func) {
+  State& s = State::get();
+  auto it = s.kernels.find(func);
+  require(it != s.kernels.end(), kErrorInvalidDeviceFunction, fmt::format("{} is not a registered kernel", func));
+  return *it->second;
 }
 
 // The kernel's assembled description (its module loaded).
 ptx::KernelInfo kernel_info(const void* func, unsigned* ptx_isa = nullptr, size_t* const_bytes = nullptr) {
-  State& s = State::get();
-  auto it = s.kernels.find(func);
-  require(it != s.kernels.end(), kErrorInvalidDeviceFunction, fmt::format("{} is not a registered kernel", func));
-  const KernelRecord& k = *it->second;
+  const KernelRecord& k = kernel_record(func);
   ptx::KernelInfo info;
   on_device([&](rt::Runtime& rt) {
     const rt::Module& m = loaded(*k.fatbin, rt);
+    check_runnable(*k.fatbin, k.name);
     const ptx::KernelInfo* ki = m.image->find_kernel(k.name);
     require(ki != nullptr, kErrorInvalidDeviceFunction, fmt::format("kernel {} is not in its module", k.name));
     info = *ki;
@@ -100,6 +135,13 @@ ptx::KernelInfo kernel_info(const void* func, unsigned* ptx_isa = nullptr, size_
   });
   if (ptx_isa) *ptx_isa = k.fatbin->ptx_isa;
   return info;
+}
+
+// The dynamic shared memory a block of k can have: what the SM's per-block limit leaves beside its
+// static shared memory and parameters.
+uint32_t dynamic_shared_room(const ptx::KernelInfo& k) {
+  const uint64_t fixed = rt::shared_per_block(k.param_bytes, k.static_shared_bytes, 0);
+  return uint32_t(props().shared_per_block > fixed ? props().shared_per_block - fixed : 0);
 }
 
 }  // namespace
@@ -234,7 +276,32 @@ CUDART_EXPORT int cudaFuncGetAttributes(FuncAttributes* attr, const void* func) 
     attr->numRegs = int(k.regs_per_thread);
     attr->ptxVersion = int(isa);
     attr->binaryVersion = kMajor * 10 + kMinor;
-    const uint64_t fixed = rt::shared_per_block(k.param_bytes, k.static_shared_bytes, 0);
-    attr->maxDynamicSharedSizeBytes = int(p.shared_per_block > fixed ? p.shared_per_block - fixed : 0);
+    attr->maxDynamicSharedSizeBytes = int(kernel_record(func).max_dynamic_shared.value_or(dynamic_shared_room(k)));
+  });
+}
+
+// Only the dynamic shared memory limit changes anything (launches asking for more are refused); the
+// carveout is the preset's (sm.l1_shared_kib), accepted as a preference CUDA may ignore too.
+CUDART_EXPORT int cudaFuncSetAttribute(const void* func, int attr, int value) {
+  return call("cudaFuncSetAttribute", [&] {
+    std::lock_guard lk(State::get().lock);
+    KernelRecord& rec = kernel_record(func);
+    if (attr == kFuncAttrPreferredSharedMemoryCarveout)
+      return require(value >= -1 && value <= 100, kErrorInvalidValue, fmt::format("carveout {}%", value));
+    require(attr == kFuncAttrMaxDynamicSharedMemorySize, kErrorInvalidValue,
+            fmt::format("function attribute {} is not supported", attr));
+    const uint32_t room = dynamic_shared_room(kernel_info(func));
+    require(value >= 0 && uint32_t(value) <= room, kErrorInvalidValue,
+            fmt::format("{} bytes of dynamic shared memory for {}: the SM leaves it at most {}", value, rec.name, room));
+    rec.max_dynamic_shared = uint32_t(value);
+  });
+}
+
+// The L1/shared split is the preset's: the preference is checked and kept by no one, as CUDA may ignore it.
+CUDART_EXPORT int cudaFuncSetCacheConfig(const void* func, int config) {
+  return call("cudaFuncSetCacheConfig", [&] {
+    require(config >= 0 && config <= kFuncCachePreferEqual, kErrorInvalidValue, fmt::format("cache configuration {}", config));
+    std::lock_guard lk(State::get().lock);
+    kernel_record(func);
   });
 }

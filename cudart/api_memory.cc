@@ -1,6 +1,8 @@
 // Memory: device and host allocations, copies and memsets in every direction, symbols.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -25,19 +27,23 @@ Side side_of(const void* p, size_t n) {
   return Side::Host;
 }
 
-// The sides a cudaMemcpyKind names, checked against what the pointers are (CUDA refuses a device
-// side that is not device memory with cudaErrorInvalidValue).
+// A range a copy or a memset names as device memory: an allocation, a module variable (its address from
+// cudaGetSymbolAddress too), managed or mapped memory. CUDA refuses anything else with cudaErrorInvalidValue.
+Side device_side(const void* p, size_t n, const char* role) {
+  const Side s = side_of(p, n);
+  require(s != Side::Host, kErrorInvalidValue, fmt::format("{} {} (+{} bytes) is not device memory", role, p, n));
+  return s;
+}
+
+// The sides a cudaMemcpyKind names, checked against what the pointers are.
 std::pair<Side, Side> sides(void* dst, const void* src, size_t n, int kind) {
   require(kind >= kHostToHost && kind <= kDefault, kErrorInvalidMemcpyDirection,
           fmt::format("{} is not a cudaMemcpyKind", kind));
-  const Side d = side_of(dst, n), s = side_of(src, n);
-  if (kind == kDefault) return {d, s};
+  if (kind == kDefault) return {side_of(dst, n), side_of(src, n)};
   const bool dst_dev = kind == kHostToDevice || kind == kDeviceToDevice;
   const bool src_dev = kind == kDeviceToHost || kind == kDeviceToDevice;
-  require(!dst_dev || d != Side::Host, kErrorInvalidValue,
-          fmt::format("destination {} (+{} bytes) is not device memory", dst, n));
-  require(!src_dev || s != Side::Host, kErrorInvalidValue,
-          fmt::format("source {} (+{} bytes) is not device memory", src, n));
+  const Side d = dst_dev ? device_side(dst, n, "destination") : side_of(dst, n);
+  const Side s = src_dev ? device_side(src, n, "source") : side_of(src, n);
   require(dst_dev || dst != nullptr, kErrorInvalidValue, "destination is NULL");
   require(src_dev || src != nullptr, kErrorInvalidValue, "source is NULL");
   // Managed or mapped memory stays a mirror on its host side too: the device may own it.
@@ -84,16 +90,39 @@ void copy(void* dst, const void* src, size_t n, int kind, rt::Stream st, bool as
 }
 
 void set(void* dst, int value, size_t n, rt::Stream st) {
-  const Side d = side_of(dst, n);
-  require(d == Side::Alloc || d == Side::Mirror, kErrorInvalidValue,
-          fmt::format("memset of {} (+{} bytes): not device memory from cudaMalloc or managed memory", dst, n));
+  const Side d = device_side(dst, n, "memset of");
   if (n == 0) return;
   on_device([&](rt::Runtime& rt) {
     rt.stream_synchronize(st);
     if (d == Side::Alloc) return rt.memset(dev(dst), uint8_t(value), n);
+    if (d == Side::Symbol) return write_device(rt, d, dev(dst), std::vector<uint8_t>(n, uint8_t(value)).data(), n);
     host_view(rt);
     std::memset(host_side(dst), value, n);
   });
+}
+
+// cudaMalloc's allocation (NULL for 0 bytes), recorded as the program's.
+void* device_alloc(size_t n) {
+  if (n == 0) return nullptr;
+  std::lock_guard lk(State::get().lock);
+  uint64_t a = 0;
+  try {
+    on_device([&](rt::Runtime& rt) { a = rt.malloc(n); });
+  } catch (const rt::RuntimeError& e) {
+    throw CudaError(kErrorMemoryAllocation, e.what());
+  }
+  State::get().device_allocs[a] = n;
+  return reinterpret_cast<void*>(a);
+}
+
+// `height` rows of `width` bytes, each a copy(): rows that touch form one.
+void copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height, int kind,
+             rt::Stream st, bool async) {
+  require(width <= dpitch && width <= spitch && dpitch <= INT32_MAX && spitch <= INT32_MAX, kErrorInvalidPitchValue,
+          fmt::format("rows of {} bytes with pitches {} and {} (at least the width, at most 2^31 - 1)", width, dpitch, spitch));
+  if (width == dpitch && width == spitch) return copy(dst, src, width * height, kind, st, async);
+  for (size_t r = 0; r < height; ++r)
+    copy(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch, width, kind, st, async);
 }
 
 // The device address of a registered __device__ or __constant__ variable (its module loaded).
@@ -132,17 +161,19 @@ void symbol_copy(const void* symbol, void* host, size_t n, size_t offset, int ki
 CUDART_EXPORT int cudaMalloc(void** p, size_t n) {
   return call("cudaMalloc", [&] {
     require(p != nullptr, kErrorInvalidValue, "pointer to the result is NULL");
-    *p = nullptr;
-    if (n == 0) return;
-    std::lock_guard lk(State::get().lock);
-    uint64_t a = 0;
-    try {
-      on_device([&](rt::Runtime& rt) { a = rt.malloc(n); });
-    } catch (const rt::RuntimeError& e) {
-      throw CudaError(kErrorMemoryAllocation, e.what());
-    }
-    State::get().device_allocs[a] = n;
-    *p = reinterpret_cast<void*>(a);
+    *p = device_alloc(n);
+  });
+}
+
+// Rows of `width` bytes `pitch` bytes apart, the pitch a multiple of 512 bytes (what CUDA gives on
+// the GPUs of the reported compute capability).
+CUDART_EXPORT int cudaMallocPitch(void** p, size_t* pitch, size_t width, size_t height) {
+  return call("cudaMallocPitch", [&] {
+    require(p != nullptr && pitch != nullptr, kErrorInvalidValue, "pointer to a result is NULL");
+    constexpr size_t kPitchAlign = 512;
+    *pitch = (std::max<size_t>(width, 1) + kPitchAlign - 1) / kPitchAlign * kPitchAlign;
+    require(height == 0 || *pitch <= SIZE_MAX / height, kErrorMemoryAllocation, fmt::format("{} rows of {} bytes", height, *pitch));
+    *p = device_alloc(*pitch * height);
   });
 }
 
@@ -204,6 +235,22 @@ CUDART_EXPORT int cudaMemcpyAsync(void* dst, const void* src, size_t n, int kind
   return call("cudaMemcpyAsync", [&] {
     std::lock_guard lk(State::get().lock);
     copy(dst, src, n, kind, stream_of(stream), true);
+  });
+}
+
+CUDART_EXPORT int cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                               int kind) {
+  return call("cudaMemcpy2D", [&] {
+    std::lock_guard lk(State::get().lock);
+    copy_2d(dst, dpitch, src, spitch, width, height, kind, 0, false);
+  });
+}
+
+CUDART_EXPORT int cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                                    size_t height, int kind, void* stream) {
+  return call("cudaMemcpy2DAsync", [&] {
+    std::lock_guard lk(State::get().lock);
+    copy_2d(dst, dpitch, src, spitch, width, height, kind, stream_of(stream), true);
   });
 }
 
@@ -273,6 +320,8 @@ CUDART_EXPORT int cudaGetSymbolSize(size_t* size, const void* symbol) {
 CUDART_ALIAS(cudaMemcpy_ptds, cudaMemcpy)
 CUDART_ALIAS(cudaMemcpyAsync_ptsz, cudaMemcpyAsync)
 CUDART_ALIAS(cudaMemset_ptds, cudaMemset)
+CUDART_ALIAS(cudaMemcpy2D_ptds, cudaMemcpy2D)
+CUDART_ALIAS(cudaMemcpy2DAsync_ptsz, cudaMemcpy2DAsync)
 CUDART_ALIAS(cudaMemsetAsync_ptsz, cudaMemsetAsync)
 CUDART_ALIAS(cudaMemcpyToSymbol_ptds, cudaMemcpyToSymbol)
 CUDART_ALIAS(cudaMemcpyFromSymbol_ptds, cudaMemcpyFromSymbol)

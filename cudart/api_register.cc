@@ -37,9 +37,13 @@ int launch(const char* api, KernelRecord& k, dim3 grid, dim3 block, void** args,
   return call(api, [&] {
     require(shared <= UINT32_MAX, kErrorInvalidValue, "dynamic shared memory beyond 4 GiB");
     std::lock_guard lk(State::get().lock);
+    require(!k.max_dynamic_shared || shared <= *k.max_dynamic_shared, kErrorInvalidValue,
+            fmt::format("kernel {}: {} bytes of dynamic shared memory, beyond the {} its "
+                        "cudaFuncAttributeMaxDynamicSharedMemorySize allows", k.name, shared, k.max_dynamic_shared.value_or(0)));
     const rt::Stream s = stream_of(stream);
     on_device([&](rt::Runtime& rt) {
       const rt::Module& m = loaded(*k.fatbin, rt);
+      check_runnable(*k.fatbin, k.name);
       to_device(rt);
       rt.launch_async(s, m, k.name, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, arguments(m, k, args),
                       uint32_t(shared));

@@ -17,6 +17,7 @@ enum Error : int {
   kErrorCudartUnloading = 4,
   kErrorInvalidConfiguration = 9,
   kErrorMissingConfiguration = 52,
+  kErrorInvalidPitchValue = 12,
   kErrorInvalidSymbol = 13,
   kErrorInvalidHostPointer = 16,
   kErrorInvalidDevicePointer = 17,
@@ -25,6 +26,7 @@ enum Error : int {
   kErrorNoDevice = 100,
   kErrorInvalidDevice = 101,
   kErrorNoKernelImageForDevice = 209,
+  kErrorUnsupportedLimit = 215,
   kErrorInvalidPtx = 218,
   kErrorInvalidResourceHandle = 400,
   kErrorNotReady = 600,
@@ -160,15 +162,26 @@ enum DeviceAttr : int {
   kAttrTotalConstantMemory = 9,
   kAttrWarpSize = 10,
   kAttrMaxRegistersPerBlock = 12,
+  kAttrMaxPitch = 11,
   kAttrClockRate = 13,
+  kAttrGpuOverlap = 15,
   kAttrMultiProcessorCount = 16,
+  kAttrKernelExecTimeout = 17,
   kAttrIntegrated = 18,
   kAttrCanMapHostMemory = 19,
   kAttrComputeMode = 20,
   kAttrConcurrentKernels = 31,
+  kAttrEccEnabled = 32,
+  kAttrPciBusId = 33,
+  kAttrPciDeviceId = 34,
+  kAttrTccDriver = 35,
+  kAttrMemoryClockRate = 36,
+  kAttrGlobalMemoryBusWidth = 37,
+  kAttrL2CacheSize = 38,
   kAttrMaxThreadsPerMultiProcessor = 39,
   kAttrAsyncEngineCount = 40,
   kAttrUnifiedAddressing = 41,
+  kAttrPciDomainId = 50,
   kAttrComputeCapabilityMajor = 75,
   kAttrComputeCapabilityMinor = 76,
   kAttrMaxSharedMemoryPerMultiprocessor = 81,
@@ -176,8 +189,19 @@ enum DeviceAttr : int {
   kAttrManagedMemory = 83,
   kAttrPageableMemoryAccess = 88,
   kAttrConcurrentManagedAccess = 89,
+  kAttrCooperativeLaunch = 95,
+  kAttrMaxSharedMemoryPerBlockOptin = 97,
   kAttrMaxBlocksPerMultiprocessor = 106,
 };
+
+// cudaSetDeviceFlags' flags (driver_types.h): one scheduling mode (0, Spin, Yield or BlockingSync in the
+// low three bits) and any of MapHost, LmemResizeToMax, SyncMemops.
+constexpr unsigned kDeviceScheduleMask = 0x07, kDeviceMapHost = 0x08, kDeviceLmemResizeToMax = 0x10,
+                   kDeviceSyncMemops = 0x80;
+// cudaLimit values the library keeps, cudaFuncCache's range, cudaFuncAttribute values it takes.
+enum Limit : int { kLimitStackSize = 0, kLimitPrintfFifoSize = 1, kLimitMallocHeapSize = 2 };
+constexpr int kFuncCachePreferEqual = 3;  // cudaFuncCachePreferNone (0) .. PreferEqual
+constexpr int kFuncAttrMaxDynamicSharedMemorySize = 8, kFuncAttrPreferredSharedMemoryCarveout = 9;
 
 // cudaStreamNonBlocking, cudaEventDisableTiming/BlockingSync, cudaHostAllocMapped: flags seen here.
 constexpr unsigned kStreamNonBlocking = 0x1;

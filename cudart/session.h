@@ -76,6 +76,7 @@ class Session {
   // what it threw. Calls from several application threads take turns.
   void call(const std::function<void(rt::Runtime&)>& fn);
   const rt::DeviceProps& props() const { return props_; }
+  const Config& config() const { return platform_->config(); }  // the platform's, as built
   const Settings& settings() const { return settings_; }
   bool concurrent() const { return concurrent_; }  // the platform's concurrent-kernel mode
   // At exit: the host program ends, the simulation finishes and the outputs are written.

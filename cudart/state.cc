@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "cudart/api.h"
 #include "cudart/coherence.h"
+#include "sw/ptx/assembler.h"
 #include "sw/fatbin/fatbin.h"
 
 namespace gpuvp::cudart {
@@ -89,17 +91,50 @@ void mirror_managed_vars(FatBinaryRecord& fb, rt::Runtime& rt) {
   }
 }
 
+// The module, without the kernels the assembler refuses when it refuses the whole: a kernel using what
+// the platform lacks (a texture, a device assert) must not stop the module's other kernels. Each kernel
+// is tried with every other one left out; the refused ones' reasons are kept in fb.refused.
+rt::Module load_runnable(FatBinaryRecord& fb, rt::Runtime& rt) {
+  try {
+    return rt.load_module(fb.ptx, fb.source_name);
+  } catch (const ptx::ParseError&) {
+    const std::vector<ptx::EntrySpan> all = ptx::entry_spans(fb.ptx);
+    std::vector<ptx::EntrySpan> bad;
+    for (size_t i = 0; i < all.size(); ++i) {
+      std::vector<ptx::EntrySpan> others = all;
+      others.erase(others.begin() + long(i));
+      try {
+        ptx::assemble_text(ptx::without_spans(fb.ptx, others), fb.source_name, ptx::Layout{});
+      } catch (const ptx::ParseError& e) {
+        fb.refused[all[i].name] = e.what();
+        bad.push_back(all[i]);
+      }
+    }
+    if (bad.empty() || bad.size() == all.size()) {  // not one kernel's fault, or every kernel's
+      fb.refused.clear();
+      throw;
+    }
+    return rt.load_module(ptx::without_spans(fb.ptx, bad), fb.source_name);
+  }
+}
+
 }  // namespace
 
 const rt::Module& loaded(FatBinaryRecord& fb, rt::Runtime& rt) {
   if (!fb.module) {
     if (fb.ptx.empty()) throw fatbin::FatbinError(fb.ptx_error);
-    fb.module = rt.load_module(fb.ptx, fb.source_name);
+    fb.module = load_runnable(fb, rt);
     for (auto* vars : {&fb.module->image->globals, &fb.module->image->consts})
       for (auto& v : *vars) State::get().symbols[v.address] = v.size;
     mirror_managed_vars(fb, rt);
   }
   return *fb.module;
+}
+
+void check_runnable(const FatBinaryRecord& fb, const std::string& kernel) {
+  auto it = fb.refused.find(kernel);
+  if (it != fb.refused.end())
+    throw CudaError(kErrorInvalidPtx, fmt::format("kernel {} cannot run on the platform: {}", kernel, it->second));
 }
 
 bool in_ranges(const std::map<uint64_t, size_t>& a, uint64_t p, size_t n) {

@@ -31,12 +31,16 @@ struct FatBinaryRecord {
   std::string source_name;    // for the assembler's messages
   unsigned ptx_isa = 0;       // major * 10 + minor (cudaFuncAttributes::ptxVersion)
   std::optional<rt::Module> module;  // loaded
+  // The kernels the assembler refused, left out of `module` (docs/cuda.md): name -> why, for their launch.
+  std::map<std::string, std::string> refused;
 };
 
 struct KernelRecord {
   FatBinaryRecord* fatbin = nullptr;
   const void* host_fun = nullptr;
   std::string name;  // the PTX entry name (mangled)
+  // cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize): launches may not ask for more.
+  std::optional<uint32_t> max_dynamic_shared;
 };
 
 struct VarRecord {
@@ -117,6 +121,10 @@ struct State {
   std::map<const void*, std::unique_ptr<EventRecord>> events;
   Error sticky = kSuccess;  // an error the device reported: every later call returns it (CUDA's rule)
   int device = 0;
+  // What setup calls set and their Get counterparts return (the platform has nothing they change).
+  unsigned device_flags = 0;     // cudaSetDeviceFlags
+  int cache_config = 0;          // cudaDeviceSetCacheConfig
+  std::map<int, size_t> limits;  // cudaDeviceSetLimit: cudaLimit -> value
   static State& get();
 };
 
@@ -130,6 +138,10 @@ std::unique_ptr<FatBinaryRecord> read_fatbin(const void* wrapper);
 
 // Loads the module into the platform if it is not yet (on the simulation's host thread).
 const rt::Module& loaded(FatBinaryRecord& fb, rt::Runtime& rt);
+
+// Throws cudaErrorInvalidPtx naming the kernel and the assembler's reason when `kernel` is one the
+// assembler refused (its module loaded).
+void check_runnable(const FatBinaryRecord& fb, const std::string& kernel);
 
 // Whether [p, p + n) lies inside one of `ranges` (start -> bytes).
 bool in_ranges(const std::map<uint64_t, size_t>& ranges, uint64_t p, size_t n);

@@ -93,10 +93,12 @@ void HostPort::wait_kernel_done(uint64_t& s, uint64_t& e) {
   activity_ = "waiting for a kernel that never reached kernel_done";
   while (windows_.size() <= done_consumed_ && !errors_.first) wait(done_ev_ | errors_.event);
   activity_ = "running the host program";
-  if (errors_.first) throw DeviceError(*errors_.first);
+  // A failing kernel ran until its error: its window ends there, so that its cycles count.
+  if (errors_.first && windows_.size() <= done_consumed_) windows_.emplace_back(start_ps_, now_ps());
   s = windows_[done_consumed_].first;
   e = windows_[done_consumed_].second;
   ++done_consumed_;
+  if (errors_.first) throw DeviceError(*errors_.first);
 }
 
 // --- concurrent mode -----------------------------------------------------------------------------
@@ -185,7 +187,11 @@ uint64_t HostPort::wait_done(uint64_t tag) {
                                         : "waiting for a copy or an event that never completed";
   while (!done_.count(tag) && !errors_.first) wait(work_ev_ | errors_.event);
   activity_ = "running the host program";
-  if (errors_.first) throw DeviceError(*errors_.first);
+  if (errors_.first) {
+    for (auto& [t, start] : kernel_start_) windows_.emplace_back(start, now_ps());  // ran until the error
+    kernel_start_.clear();
+    throw DeviceError(*errors_.first);
+  }
   return done_[tag];  // kept: other host threads may wait for the same work
 }
 

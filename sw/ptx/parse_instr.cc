@@ -1,6 +1,8 @@
 // One PTX instruction: `[@[!]p] opcode[.mod...] [operand, ...];`. Reads the guard, splits the
 // opcode into mnemonic and modifiers, reads the operands, and hands them to the family builder
 // registered for the mnemonic (build_*.cc), which fills the isa::Inst.
+#include <set>
+
 #include "sw/ptx/parser_internal.h"
 
 namespace gpuvp::ptx::detail {
@@ -18,6 +20,15 @@ std::vector<std::string> split_opcode(const std::string& s) {
     b = d + 1;
   }
   return parts;
+}
+
+// Instruction families the platform has no hardware for: refused by name before their operands (whose
+// syntax is theirs) are read, so that the message names what the kernel needs.
+std::string unsupported_family(const std::string& name) {
+  static const std::set<std::string> tex = {"tex", "tld4", "txq", "istypep"}, surf = {"suld", "sust", "sured", "suq"};
+  if (tex.count(name)) return fmt::format("textures are not supported ('{}')", name);
+  if (surf.count(name)) return fmt::format("surfaces are not supported ('{}')", name);
+  return {};
 }
 
 }  // namespace
@@ -62,6 +73,7 @@ void Parser::instruction() {
   std::vector<std::string> parts = split_opcode(op.s);
   std::string name = parts[0];
   std::vector<std::string> mods(parts.begin() + 1, parts.end());
+  if (const std::string why = unsupported_family(name); !why.empty()) err(op, why);
   std::vector<Arg> args = operand_list();
   Ictx c{op, name, mods, std::vector<bool>(mods.size(), false), std::move(args), in, *fn_,
          [this](const Tok& t, const std::string& m) { err(t, m); }};

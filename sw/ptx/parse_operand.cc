@@ -146,6 +146,13 @@ void Parser::name_operand(Arg& a, const Tok& t, bool neg) {
     }
     err(t, fmt::format("undeclared register '{}'", t.s));
   }
+  // WARP_SZ, PTX's predefined warp size (nvcc compiles warpSize to it), is the constant 32 wherever an
+  // immediate may stand: the warp-level instructions nvcc emits with it need 32-lane warps anyway.
+  if (t.s == "WARP_SZ") {
+    a.k = Arg::Int;
+    a.i = 32;
+    return;
+  }
   a.k = Arg::Sym;
   a.name = t.s;
 }

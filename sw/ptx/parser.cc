@@ -54,6 +54,8 @@ void Parser::resolve_call(const CallUse& cu) {
   auto& f = mod_.funcs[size_t(callee)];
   if (f.entry) fail(fmt::format("call of kernel '{}'", name));
   if (!f.has_body && name == "vprintf") return resolve_vprintf(cu, callee);
+  if (!f.has_body && name == "__assertfail")
+    fail("device-side assert() (a call of '__assertfail') is not supported: build with -DNDEBUG to leave it out");
   if (!f.has_body) fail(fmt::format("function '{}' has no body in this module (no linking)", name));
   if (f.params.size() != in.call_args.size() || f.rets.size() != in.call_rets.size())
     fail(fmt::format("call of '{}' with {} arguments and {} results, it has {} and {}", name,

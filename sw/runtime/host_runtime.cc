@@ -371,10 +371,17 @@ void HostRuntime::synchronize() {
     print_device_output();
   } catch (const DeviceError& e) {
     print_device_output();  // what the threads printed before the error, as CUDA flushes it too
+    record_launch(st, st.end_ps);  // it ran until the error (wait_kernel_done's window)
     throw with_kernel(e, st.kernel, *running_image_);
   }
-  st.cycles = cycles_in(st.end_ps - st.start_ps, clock_period_ps(host_.props().clock_mhz));
-  launches_.push_back(st);
+  record_launch(st, st.end_ps);
+}
+
+// A completed or failed launch: its window [start_ps, end_ps) in whole GPU cycles.
+void HostRuntime::record_launch(LaunchStats st, uint64_t end_ps) {
+  st.end_ps = end_ps;
+  st.cycles = cycles_in(end_ps - st.start_ps, clock_period_ps(host_.props().clock_mhz));
+  launches_.push_back(std::move(st));
 }
 
 // The SM knows PCs, blocks and lanes; only the runtime knows which kernel that was.
@@ -592,6 +599,7 @@ void HostRuntime::retire(uint64_t tag) {
     const Pending* k = nullptr;
     for (auto& [t, p] : pending_)
       if (p.kind == WorkRequest::Kernel && (p.launch.launch_id == e.info().launch_id || (!k && t == tag))) k = &p;
+    if (k && !failed_recorded_) record_launch(k->launch, host_.now_ps()), failed_recorded_ = true;
     if (k && k->image) throw with_kernel(e, k->launch.kernel, *k->image);
     throw;
   }
@@ -600,9 +608,7 @@ void HostRuntime::retire(uint64_t tag) {
   Pending p = std::move(it->second);
   pending_.erase(it);
   if (p.kind == WorkRequest::Kernel) {
-    p.launch.end_ps = at;
-    p.launch.cycles = cycles_in(at - p.launch.start_ps, clock_period_ps(host_.props().clock_mhz));
-    launches_.push_back(p.launch);
+    record_launch(p.launch, at);
     print_device_output();
   }
   for (auto& ev : events_)

@@ -89,6 +89,7 @@ class HostRuntime : public Runtime {
   void retire(uint64_t tag);
   void wait_pending(const std::function<bool(const Pending&)>& which);
   DeviceError with_kernel(const DeviceError& e, const std::string& kernel, const ptx::Image& img) const;
+  void record_launch(LaunchStats st, uint64_t end_ps);
   // A launch's statistics before it runs: its kernel, entry and register names.
   static LaunchStats launch_stats(const Module& m, const std::string& kernel, uint64_t entry);
   // The allocation containing [p, p+n), or throws RuntimeError naming the range.
@@ -109,6 +110,7 @@ class HostRuntime : public Runtime {
   uint64_t sys_next_ = 0, const_next_ = 0;
   std::vector<std::shared_ptr<const ptx::Image>> modules_;
   std::vector<LaunchStats> launches_;
+  bool failed_recorded_ = false;  // the launch a device error stopped (concurrent mode: recorded once)
   std::optional<LaunchStats> running_;  // started, not yet waited for
   std::shared_ptr<const ptx::Image> running_image_;  // of the running kernel
   std::ostream* out_ = &std::cout;

@@ -3,10 +3,13 @@
 // the loaded library; an unsupported one returns cudaErrorNotSupported, records it as the last error
 // and names itself on stderr; one returning a struct or a pointer returns zeros. Then what
 // cudaPointerGetAttributes and cudaHostGetFlags report for each kind of memory (CUDA's documented
-// values for a device without unified addressing).
+// values for a device without unified addressing). Last, a module with kernels the assembler refuses
+// (a texture fetch, a device assert) still runs its other kernels; the refused ones fail at their launch,
+// naming themselves and the construct.
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <cassert>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -16,6 +19,10 @@
 #include "check.h"
 
 __device__ int counter;
+
+__global__ void good(int* p) { p[threadIdx.x] = threadIdx.x * 3; }
+__global__ void fetch(cudaTextureObject_t t, float* out) { out[threadIdx.x] = tex1Dfetch<float>(t, threadIdx.x); }
+__global__ void asserting(int* p) { assert(p[threadIdx.x] == 0); }
 
 // Every listed name is in the library that serves this program (the project's: it exports sc_main).
 static void check_exports(const char* list) {
@@ -141,10 +148,43 @@ static void check_pointers() {
   std::printf("unsupported: pointer attributes correct\n");
 }
 
+// A refused kernel's launch: cudaErrorInvalidPtx, not sticky, and a stderr line naming the kernel and why.
+template <typename F>
+static void expect_refused(F&& launch, const char* kernel, const char* why) {
+  const std::string said = stderr_of([&] { launch(); });
+  EXPECT_ERROR(cudaGetLastError(), cudaErrorInvalidPtx);
+  EXPECT(said.find(std::string("kernel ") + kernel + " cannot run on the platform") != std::string::npos &&
+             said.find(why) != std::string::npos,
+         "stderr: '%s'", said.c_str());
+  CHECK(cudaDeviceSynchronize());
+}
+
+static void check_refused_kernels() {
+  int* d = nullptr;
+  int h[32];
+  CHECK(cudaMalloc(&d, sizeof h));
+  good<<<1, 32>>>(d);
+  CHECK(cudaGetLastError());
+  CHECK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+  for (int i = 0; i < 32; ++i) EXPECT(h[i] == 3 * i, "good[%d] = %d", i, h[i]);
+  expect_refused([&] { fetch<<<1, 32>>>(0, reinterpret_cast<float*>(d)); }, "_Z5fetchyPf",
+                 "textures are not supported ('tex')");
+  expect_refused([&] { asserting<<<1, 32>>>(d); }, "_Z9assertingPi", "device-side assert() (a call of '__assertfail')");
+  cudaFuncAttributes a;
+  EXPECT_ERROR(cudaFuncGetAttributes(&a, fetch), cudaErrorInvalidPtx);
+  CHECK(cudaMemset(d, 0, sizeof h));
+  good<<<1, 32>>>(d);
+  CHECK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+  EXPECT(h[31] == 93, "good after the refusals: %d", h[31]);
+  CHECK(cudaFree(d));
+  std::printf("unsupported: refused kernels named, the module's others run\n");
+}
+
 int main(int argc, char** argv) {
   EXPECT(argc == 2, "usage: unsupported EXPORTS.txt");
   check_exports(argv[1]);
   check_unsupported();
   check_pointers();
+  check_refused_kernels();
   return 0;
 }

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 
 #include "sw/ptx/assembler.h"
@@ -281,4 +282,45 @@ TEST_CASE("unsupported forms are rejected, not mis-executed", "[coverage][errors
   CHECK(err("\tand.b32 %r1, %r1, !%p1;") == "predicate used as a value operand");
   CHECK(err("\tld.global.v2.f32 %f1, [%rd1];") == "expected a {...} vector of 2 elements");
   CHECK(err("\tatom.global.add.s64 %rd1, [%rd1], %rd2;") == "atom.global does not support .s64");
+  // Texture and surface instructions are named, not misread by their operand syntax.
+  CHECK(err("\ttex.1d.v4.f32.s32 {%f1, %f1, %f1, %f1}, [%rd1, {%r1}];") == "textures are not supported ('tex')");
+  CHECK(err("\tsuld.b.1d.b32.trap {%r1}, [%rd1, {%r1}];") == "surfaces are not supported ('suld')");
+}
+
+TEST_CASE("WARP_SZ is the constant 32 wherever an immediate may stand", "[coverage]") {
+  const std::string src = ".version 9.0\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n"
+                          "\t.reg .b32 %r<3>;\n\tmov.u32 %r1, WARP_SZ;\n\tdiv.s32 %r2, %r1, WARP_SZ;\n\tret;\n}\n";
+  const ptx::Module m = ptx::parse(src, "w.ptx");
+  REQUIRE(m.funcs.size() == 1);
+  const auto& body = m.funcs[0].body;
+  REQUIRE(body.size() == 3);
+  CHECK(body[0].inst.ops[1].kind == isa::OpKind::Imm);
+  CHECK(body[0].inst.ops[1].imm == 32);
+  CHECK(body[1].inst.ops[2].kind == isa::OpKind::Imm);
+  CHECK(body[1].inst.ops[2].imm == 32);
+}
+
+TEST_CASE("a module's kernels are found by their tokens and left out with their lines kept", "[coverage]") {
+  const std::string src = ".version 9.0\n.target sm_75\n.address_size 64\n.global .align 4 .b32 g[2] = {1, 2};\n"
+                          "// .entry in a comment\n.visible .entry a(.param .u64 p)\n{\n\tret;\n}\n"
+                          ".entry b()\n.maxntid 32, 1, 1\n{\n\ttex.1d;\n}\n";
+  const auto spans = ptx::entry_spans(src);
+  REQUIRE(spans.size() == 2);
+  CHECK(spans[0].name == "a");
+  CHECK(src.substr(spans[0].begin, 15) == ".visible .entry");
+  CHECK(src[spans[0].end - 1] == '}');
+  CHECK(spans[1].name == "b");
+  CHECK(src.substr(spans[1].begin, spans[1].end - spans[1].begin).find("tex.1d") != std::string::npos);
+  // Without b (whose tex the assembler refuses) the module assembles, a alone in it; lines stay.
+  const std::string rest = ptx::without_spans(src, {spans[1]});
+  CHECK(std::count(rest.begin(), rest.end(), '\n') == std::count(src.begin(), src.end(), '\n'));
+  const ptx::Image img = ptx::assemble_text(rest, "r.ptx", {});
+  CHECK(img.find_kernel("a") != nullptr);
+  CHECK(img.find_kernel("b") == nullptr);
+  try {
+    ptx::assemble_text(src, "s.ptx", {});
+    FAIL("the tex kernel was accepted");
+  } catch (const ptx::ParseError& e) {
+    CHECK(e.line == 13);
+  }
 }
