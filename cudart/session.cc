@@ -171,7 +171,6 @@ Session::Session() {
 }
 
 void Session::simulate() {
-  Turns::get().add_internal(static_cast<pid_t>(::gettid()));  // never waited for by the application's calls
   try {
     RunOutputs out;
     out.stats = settings_.stats;

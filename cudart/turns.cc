@@ -62,23 +62,24 @@ Turns::Turns() {
   } catch (const SessionError&) {
     enabled_ = false;  // the session names the bad setting at its start, and every call fails
   }
+  if (const long m = std::atol(read_line("/proc/sys/kernel/pid_max").c_str()); m > 0) pid_max_ = static_cast<uint64_t>(m);
 }
 
-void Turns::add_internal(pid_t tid) {
-  std::lock_guard lk(m_);
-  internal_.push_back(tid);
+uint64_t Turns::rank_of(pid_t tid) const {
+  const int64_t m = static_cast<int64_t>(pid_max_);
+  return static_cast<uint64_t>(((static_cast<int64_t>(tid) - ::getpid()) % m + m) % m);
 }
 
 bool Turns::my_turn(const Parked& me) const {
   if (busy_) return false;
   for (const Parked& p : parked_)
-    if (p.calls < me.calls || (p.calls == me.calls && p.tid < me.tid)) return false;
+    if (p.calls < me.calls || (p.calls == me.calls && p.rank < me.rank)) return false;
   return true;
 }
 
 std::string Turns::unsettled() const {
   if (entering_.load() > 0) return "a thread is entering a CUDA call";
-  std::vector<pid_t> ignore = internal_;
+  std::vector<pid_t> ignore;
   for (const Parked& p : parked_) ignore.push_back(p.tid);
   DIR* d = ::opendir("/proc/self/task");
   if (!d) return "/proc/self/task cannot be read";
@@ -97,7 +98,8 @@ void Turns::acquire() {
   if (!enabled_) return;
   entering_.fetch_add(1);  // before the lock: a thread waiting for it is not one asleep in the program
   std::unique_lock lk(m_);
-  const Parked me{static_cast<pid_t>(::gettid()), calls_served};
+  const pid_t tid = static_cast<pid_t>(::gettid());
+  const Parked me{tid, calls_served, rank_of(tid)};
   parked_.push_back(me);
   entering_.fetch_sub(1);
   cv_.notify_all();
