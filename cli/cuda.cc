@@ -104,6 +104,13 @@ void print_summary(const std::string& stats) {
             j.value("preset", std::string("?")), j.value("clock_mhz", 0.0), j.value("sim_seconds", 0.0) * 1e6,
             j["launches"].size(), j["launches"].size() == 1 ? "" : "es", j.value("kernel_cycles", uint64_t{0}),
             j.value("thread_insts", uint64_t{0}), j.value("host_seconds", 0.0));
+  const nlohmann::json turns = j.value("thread_turns", nlohmann::json::object());
+  if (const uint64_t n = turns.value("unordered", uint64_t{0}); n > 0)
+    print_err("gpuvp cuda: {} of {} CUDA calls were served unordered: another thread of the program had neither "
+              "made a CUDA call nor waited on a lock within {} ms (GPUVP_THREAD_GRACE_MS; first: {}); the order of "
+              "the threads' calls, and the simulated results, may differ run to run (docs/cuda.md)\n",
+              n, turns.value("calls", uint64_t{0}), turns.value("grace_ms", 0.0),
+              turns.value("first_unordered", std::string()));
 }
 
 }  // namespace

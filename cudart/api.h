@@ -9,6 +9,7 @@
 #include "cudart/cuda_types.h"
 #include "cudart/session.h"
 #include "cudart/state.h"
+#include "cudart/turns.h"
 
 // Every name the application can reach has this: the version script (libcudart.map) keeps only these.
 #define CUDART_EXPORT extern "C" __attribute__((visibility("default")))
@@ -41,6 +42,7 @@ int call(const char* api, F&& f, Error misuse = kErrorInvalidValue) {
   try {
     if (in_host_function())
       throw CudaError(kErrorNotPermitted, "a CUDA call inside a host function of a stream (cudaLaunchHostFunc, cudaStreamAddCallback)");
+    const Turn turn;  // the application's threads are served in a deterministic order (turns.h)
     State& s = State::get();
     if (s.sticky != kSuccess) return last_error() = s.sticky;
     f();

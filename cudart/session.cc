@@ -12,6 +12,7 @@
 #include <fstream>
 #include <systemc>
 
+#include "cudart/turns.h"
 #include "platform/config/config.h"
 #include "platform/run_outputs.h"
 
@@ -67,6 +68,11 @@ Config build_config(const Settings& s) {
   return c;
 }
 
+// How the application's threads' calls were ordered (cudart/turns.h), for the statistics and the report.
+void add_thread_turns(nlohmann::json& j) {
+  if (nlohmann::json turns = Turns::get().summary(); !turns.is_null()) j["thread_turns"] = turns;
+}
+
 // What ran, for the statistics: the program's own command line (the library is loaded into it, whether
 // `gpuvp cuda` started it or the user preloaded the library).
 nlohmann::json program_about() {
@@ -75,7 +81,20 @@ nlohmann::json program_about() {
   for (std::string a; std::getline(in, a, '\0');) argv.push_back(a);
   nlohmann::json args = nlohmann::json::array();
   for (size_t i = 1; i < argv.size(); ++i) args.push_back(argv[i]);
-  return {{"command", "cuda"}, {"program", argv.empty() ? std::string() : argv[0]}, {"args", args}};
+  nlohmann::json j = {{"command", "cuda"}, {"program", argv.empty() ? std::string() : argv[0]}, {"args", args}};
+  add_thread_turns(j);
+  return j;
+}
+
+// A number of the environment above `above` and at most 1e12, or `fallback` when the variable is unset.
+double number(const char* name, double fallback, double above, const char* expected) {
+  const std::string v = env(name);
+  if (v.empty()) return fallback;
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (end == v.c_str() || *end || !(x > above) || x > 1e12)
+    throw SessionError(fmt::format("{}={}: a number of {} is expected", name, v, expected));
+  return x;
 }
 
 }  // namespace
@@ -118,13 +137,8 @@ Settings Settings::from_environment() {
   if (single != "" && single != "0" && single != "1")
     throw SessionError(fmt::format("GPUVP_SINGLE_THREAD={}: 1 or 0 is expected", single));
   s.single_thread = single == "1" || s.fork;
-  if (!env("GPUVP_POLL_NS").empty()) {
-    const std::string v = env("GPUVP_POLL_NS");
-    char* end = nullptr;
-    s.poll_ns = std::strtod(v.c_str(), &end);
-    if (end == v.c_str() || *end || !(s.poll_ns > 0) || s.poll_ns > 1e12)
-      throw SessionError(fmt::format("GPUVP_POLL_NS={}: a number of nanoseconds above 0 is expected", v));
-  }
+  s.poll_ns = number("GPUVP_POLL_NS", s.poll_ns, 0, "nanoseconds above 0");
+  s.thread_grace_ms = number("GPUVP_THREAD_GRACE_MS", s.thread_grace_ms, -1, "milliseconds, 0 or more");
   return s;
 }
 
@@ -268,6 +282,7 @@ void Session::write_fault_report() const {
     for (const Target* t : platform_->registry().all()) targets.push_back({t->name, t->width, t->count});
     j["targets"] = targets;
   }
+  add_thread_turns(j);
   if (!fallback_.empty()) j["fallback"] = fallback_;
   if (fault_) j["fault"] = {{"struck", fault_->struck}, {"before", fault_->before}, {"after", fault_->after}};
   std::ofstream out(settings_.fault_report);

@@ -59,6 +59,7 @@ struct Settings {
   std::string fault_report;               // GPUVP_FAULT_REPORT: the run's figures, written at exit (JSON)
   std::optional<ForkPlan> fork;           // GPUVP_FORK_PLAN: faulty runs forked at their instants
   bool single_thread = false;             // GPUVP_SINGLE_THREAD=1 (or a fork plan): no simulation thread
+  double thread_grace_ms = 100;           // GPUVP_THREAD_GRACE_MS: how long a call waits for other threads (turns.h)
   static Settings from_environment();
 };
 

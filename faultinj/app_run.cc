@@ -505,6 +505,44 @@ std::vector<ArmedRun> run_forked(const AppRuns& runs, const std::vector<ArmedRun
   return left;
 }
 
+// What differs between the golden run and a second fault-free run `b` that the faulty runs' outcomes
+// would be judged on: exit status, device error, the checked outputs, the last kernel's end; "" if none.
+std::string golden_difference(const CampaignSpec& spec, const GoldenRun& g, const AppResult& b) {
+  const int status = g.info.value("exit_status", 0);
+  const std::string dev = g.info.value("device_error", std::string());
+  const std::string dev_b = b.report.is_object() ? b.report.value("device_error", std::string()) : "";
+  if (b.killed) return "the second run did not end within the golden run's limit";
+  if (b.exit_status != status) return fmt::format("exit status {}, then {}", status, b.exit_status);
+  if (dev_b != dev) return fmt::format("device error '{}', then '{}'", dev, dev_b);
+  if (!b.missing.empty()) return fmt::format("{} was not written by the second run", b.missing.front());
+  const uint64_t end_b = b.report.is_object() ? u64(b.report, "end_ps") : 0;
+  const CheckVerdict v = classify_completed(g, spec.check, b.buffers, end_b);
+  if (v.outcome == Outcome::MaskedTiming)
+    return fmt::format("the last kernel ended at {} ps, then at {} ps", g.end_ps, end_b);
+  if (v.outcome != Outcome::Masked) return v.detail;
+  return "";
+}
+
+// Calls served before the program's other threads had settled (cudart/turns.h), in a run's report.
+uint64_t unordered_calls(const AppResult& a) {
+  if (!a.report.is_object() || !a.report.contains("thread_turns")) return 0;
+  return a.report.at("thread_turns").value("unordered", uint64_t{0});
+}
+
+// A program whose fault-free runs differ would have its own variation classified as the faults' effect.
+void check_reproducible(const CampaignSpec& spec, const GoldenRun& g, const AppResult& a, const AppResult& b) {
+  const std::string why = golden_difference(spec, g, b);
+  if (why.empty()) return;
+  const uint64_t unordered = unordered_calls(a) + unordered_calls(b);
+  throw CampaignError(fmt::format(
+      "{}: application: output differs between two fault-free runs: {}; outcomes would be meaningless{} "
+      "(make the program's output reproducible, or set application.check_reproducible to false)",
+      spec.origin, why,
+      unordered ? fmt::format(" ({} CUDA calls were served before the program's other threads waited: "
+                              "GPUVP_THREAD_GRACE_MS, docs/cuda.md)", unordered)
+                : ""));
+}
+
 }  // namespace
 
 GoldenRun run_app_golden(const CampaignSpec& spec, const std::string& base_dir) {
@@ -522,6 +560,7 @@ GoldenRun run_app_golden(const CampaignSpec& spec, const std::string& base_dir) 
   } catch (const std::invalid_argument& e) {
     throw CampaignError(fmt::format("{}: check.outputs: {}", spec.origin, e.what()));
   }
+  if (spec.application->check_reproducible) check_reproducible(spec, g, a, run_once(spec, argv, limit, work_dir(spec, base_dir)));
   // The exit status is part of what a resumed campaign must find again.
   std::vector<uint8_t> all(reinterpret_cast<const uint8_t*>(&a.exit_status),
                            reinterpret_cast<const uint8_t*>(&a.exit_status) + sizeof a.exit_status);

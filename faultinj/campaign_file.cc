@@ -149,7 +149,7 @@ AppOutputFile parse_app_output(const Ctx& c, const json& v, const std::string& a
 }
 
 ApplicationSpec parse_application(const Ctx& c, const json& v) {
-  object(c, v, "application", {"command", "outputs", "workdir", "timeout_s", "fork"});
+  object(c, v, "application", {"command", "outputs", "workdir", "timeout_s", "fork", "check_reproducible"});
   ApplicationSpec a;
   a.command = read_strings(c, required(c, v, "application", "command", "the program and its arguments"),
                            "application.command");
@@ -166,6 +166,8 @@ ApplicationSpec parse_application(const Ctx& c, const json& v) {
       c.fail("application.timeout_s", v.at("timeout_s"), "out of range; expected seconds in (0, 86400]");
   }
   if (v.contains("fork")) a.fork = read_bool(c, v.at("fork"), "application.fork");
+  if (v.contains("check_reproducible"))
+    a.check_reproducible = read_bool(c, v.at("check_reproducible"), "application.check_reproducible");
   return a;
 }
 

@@ -39,6 +39,7 @@ struct ApplicationSpec {
   std::string workdir;               // copied into every run's folder (relative to the campaign file's folder); "": none
   double timeout_s = 0;              // a faulty run's wall-time limit (0: from the golden run's)
   bool fork = true;                  // faulty runs forked from golden runs at their instants (else fresh processes)
+  bool check_reproducible = true;    // a second fault-free run must be classified masked (app_run.h)
 };
 
 // The sample size: a fixed count, or Leveugle's formula from margin and confidence.

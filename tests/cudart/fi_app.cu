@@ -5,7 +5,8 @@
 // a program polling for a flag does: a fault in a[0] before the kernel makes it spin for ever (the
 // campaign's hang); "cd": it works in a subfolder "sub" it makes before its first CUDA call (argv[1] is
 // then relative to it), as a program that changes directory does; "nochld": it ignores SIGCHLD, as
-// programs that never wait for their children do. stderr says where a is in device memory (the tests
+// programs that never wait for their children do; "pid": the file's first line is its process id, as
+// a program whose output is not reproducible has (a campaign refuses it). stderr says where a is in device memory (the tests
 // aim their faults there).
 #include <signal.h>
 #include <sys/stat.h>
@@ -23,12 +24,13 @@ __global__ void add(const int* a, const int* b, int* c, int n) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: fi_app OUTPUT_FILE [wait] [cd] [nochld]\n");
+    std::fprintf(stderr, "usage: fi_app OUTPUT_FILE [wait] [cd] [nochld] [pid]\n");
     return 2;
   }
-  bool spin = false;
+  bool spin = false, pid = false;
   for (int k = 2; k < argc; ++k) {
     spin |= std::strcmp(argv[k], "wait") == 0;
+    pid |= std::strcmp(argv[k], "pid") == 0;
     if (std::strcmp(argv[k], "nochld") == 0) ::signal(SIGCHLD, SIG_IGN);
     if (std::strcmp(argv[k], "cd") == 0 && (::mkdir("sub", 0755) != 0 || ::chdir("sub") != 0)) return 4;
   }
@@ -49,6 +51,7 @@ int main(int argc, char** argv) {
     }
   FILE* f = std::fopen(argv[1], "w");
   if (!f) return 3;
+  if (pid) std::fprintf(f, "%d\n", static_cast<int>(::getpid()));
   long total = 0;
   for (int i = 0; i < n; ++i) std::fprintf(f, "%d\n", c[i]), total += c[i];
   std::fclose(f);

@@ -12,7 +12,8 @@ The faults aimed by hand: fi_app computes c[i] = a[i] + b[i] (a[i] = i, b[i] = 1
 so c[3] = 1002 instead of 1003: out.txt and the printed total differ (SDC). The same flip once the
 kernel has ended changes an input nothing reads again: Masked. Flipping bit 0 of a[0] before the
 kernel makes c[0] = 1001, for which `fi_app FILE wait` spins for ever: a hang, killed and
-classified timeout. A drawn campaign classifies every run (no tool error)."""
+classified timeout. A drawn campaign classifies every run (no tool error). A program writing its pid
+into its output is refused (application.check_reproducible)."""
 import json
 import os
 import re
@@ -137,4 +138,15 @@ for command, why in ((os.path.join(work, "no_such_program"), "no such file"), (a
     bad, bad_db = campaign("bad", {"application": {"command": [command]}, "faults": [{**flip, "time_ps": 1}]})
     err = run("campaign", "run", bad, "--db", bad_db, expect=2).stderr
     assert "application.command[0]" in err and why in err, err
-print("ok: drawn, aimed (sdc, masked), hang contained, bad entries refused")
+
+# A program whose fault-free output is not reproducible (its pid in its output file) is refused: its
+# own variation would be classified as the faults' effect. The campaign file may ask to run it anyway.
+pid_app = {"command": [app, "out_pid.txt", "pid"], "outputs": ["out_pid.txt"]}
+unrepro, _ = campaign("unrepro", {"application": pid_app, "faults": [{**flip, "time_ps": start}]})
+err = run("campaign", "check", unrepro, expect=2).stderr
+assert "output differs between two fault-free runs:" in err and "first out_pid.txt[" in err, err
+assert "outcomes would be meaningless" in err, err
+allowed, _ = campaign("unrepro_allowed", {"application": {**pid_app, "check_reproducible": False},
+                                          "faults": [{**flip, "time_ps": start}]})
+run("campaign", "check", allowed)
+print("ok: drawn, aimed (sdc, masked), hang contained, bad entries and an unreproducible program refused")

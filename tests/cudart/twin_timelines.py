@@ -89,7 +89,7 @@ for program in programs:
                                   env={**os.environ, "GPUVP_CALL_THREADS": calls})
             else:
                 order = run_twin(program, outputs, calls, cuda_stdout)
-            out[side] = (load(timeline), load(stats, HOST_TIME + ("program", "args")))
+            out[side] = (load(timeline), load(stats, HOST_TIME + ("program", "args", "thread_turns")))
         (tl_app, st_app), (tl_cpp, st_cpp) = out["cuda"], out["cpp"]
         blocks = [e for e in tl_app["traceEvents"] if e["ph"] == "X"]
         launches = [(l["kernel"], l["start_ps"], l["end_ps"]) for l in st_app["launches"]]
