@@ -184,9 +184,9 @@ fi::test::Compared same_outcomes(const std::string& name, const std::string& pre
   TempDir d("state-dense-" + name);  // one folder per test: ctest runs them at once
   const std::string campaign = dense_list(d, name, preset, set, args, globs, instants);
   fi::test::Compared c;
-  std::vector<fi::test::Row> rows[2];
   for (bool early_stop : {true, false}) {
     INFO("early stop " << early_stop);
+    std::vector<fi::test::Row> rows[2];
     fi::test::run_both(d, name, campaign, rows, early_stop);
     REQUIRE(rows[0].size() > 100);
     c = fi::test::compare_runs(rows);
