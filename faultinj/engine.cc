@@ -442,8 +442,8 @@ CheckVerdict classify_completed(const GoldenRun& g, const OutputCheckSpec& check
 
 namespace {
 
-// Early stop: runs to the next few golden checkpoints after the injection; true when the whole state
-// (Platform::state_hash) equals the golden run's at one of them. Only for faults that are over once
+// Early stop: runs to the next few golden checkpoints after the injection; true when the whole state,
+// registered values and timing digest (Platform::state_hash), equals the golden run's at one of them. Only for faults that are over once
 // applied (transient, and a saboteur's only after it struck).
 // `armed`: an instruction-output fault not struck yet (its instruction comes after the fork).
 bool reconverged(Platform& p, const Job& job, const Fault& f, const GoldenRun& g, const EngineOptions& opt,
@@ -558,7 +558,7 @@ RunResult faulty_run(Platform& p, Job& job, const Fault& f, const GoldenRun& g, 
       r.early_stop = true;
       r.end_ps = g.end_ps;
       r.kernel_cycles = g.kernel_cycles;
-      r.detail = "state equal to the golden run's at a checkpoint";
+      r.detail = "state and timing equal to the golden run's at a checkpoint";
       return done();
     }
     p.finish(double(g.sim_end_ps) * opt.timeout_factor / 1e9);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "models/common/digest.h"
 #include "sw/runtime/host_runtime.h"
 
 namespace gpuvp {
@@ -206,6 +207,15 @@ void HostPort::wait_any_until(const std::vector<uint64_t>& tags, uint64_t until_
     wait(sc_core::sc_time::from_value(until_ps - now_ps()), work_ev_ | errors_.event);
   activity_ = "running the host program";
   if (errors_.first) throw DeviceError(*errors_.first);
+}
+
+uint64_t HostPort::timing_digest(uint64_t now) const {
+  uint64_t h = digest_fold(windows_.size(), submitted_);
+  for (const auto& [start, end] : windows_) h = digest_fold(digest_fold(h, start - now), end - now);
+  for (const auto* m : {&done_, &kernel_start_})
+    for (const auto& [tag, ps] : *m) h = digest_fold(digest_fold(h, tag), ps - now);
+  for (uint64_t end : launching_) h = digest_fold(h, end - now);
+  return h;
 }
 
 uint64_t HostPort::done_at(uint64_t tag) const {

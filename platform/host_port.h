@@ -59,6 +59,10 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface, public rt:
   const std::vector<BytesMark>& bytes_marks() const { return marks_; }
   // A hash of every byte the host has read from the GPU so far (state comparisons).
   uint64_t read_hash() const { return read_hash_; }
+  // The kernel windows so far (their instants decide a run's outcome: masked or timing only), the
+  // completions not yet waited for, the kernels in the queues and the launch calls in flight, relative
+  // to `now` (ps) (Registry::add_timing).
+  uint64_t timing_digest(uint64_t now) const;
   // What the host thread is doing now, for a timeout's message ("in a host copy (...)").
   const std::string& activity() const { return activity_; }
 

@@ -73,6 +73,7 @@ PlatformImpl::PlatformImpl(sc_core::sc_module_name name, const Config& c, const 
   if (concurrent) build_concurrent();
   bus = std::make_unique<HostBus>("host_bus", HostBusConfig::from(cfg.params("host", "gpu.host_bus")));
   host = std::make_unique<HostPort>("host", dev, errors, prints, *gmem, *objects);
+  reg.add_timing("host", [this](uint64_t now) { return host->timing_digest(now); });
   host->set_schedule(ptx::parse_schedule(cfg.s("asm.schedule")));
   wire();
   SC_METHOD(watch_dispatch);  // observes only: block dispatches for statistics and fault triggers
@@ -463,12 +464,12 @@ void Platform::record_timeline() {
 
 uint64_t Platform::state_hash() const {
   auto& p = *impl_;
-  uint64_t h = p.reg.state_hash();
-  for (auto& sm : p.sms) h = word_digest(h, sm->timing_hash()) ^ (h >> 7);
-  h ^= word_digest(0x57a7e, p.host->windows().size() + 1) ^ p.host->read_hash();
+  uint64_t h = word_digest(p.reg.state_hash(), timing_digest() + 1);
+  h ^= word_digest(0x57a7e, p.host->read_hash());
   h ^= word_digest(0x9a1f7, p.prints.hash());  // what the kernels printed is output the host sees
   return word_digest(h, sc_core::sc_time_stamp().value() + 1);
 }
+uint64_t Platform::timing_digest() const { return impl_->reg.timing_digest(sc_core::sc_time_stamp().value()); }
 void Platform::record_issues(unsigned sm) { impl_->sms.at(sm)->record_issues(true); }
 std::vector<uint64_t> Platform::issue_times(unsigned sm) const { return impl_->sms.at(sm)->issue_times(); }
 void Platform::set_retire_observer(unsigned sm, RetireObserver* o) { impl_->sms.at(sm)->set_retire_observer(o); }

@@ -119,9 +119,13 @@ class Platform {
   // Scheduler phases so far (configuration, dispatch, wait, exchange, idle) with the instant (ps) each
   // began, from the scheduler's state (the model's or the RTL's flip-flops); after record_markers().
   std::vector<std::pair<std::string, uint64_t>> scheduler_phases() const;
-  // A hash of the platform's state at this instant: every registered value, the SMs' timing, the
-  // host's progress, what the kernels printed. Two runs with equal hashes at the same instant go on identically.
+  // A hash of the platform's state at this instant: every registered value, the timing digest, the
+  // host's reads, what the kernels printed. Two runs with equal hashes at the same instant go on identically.
   uint64_t state_hash() const;
+  // What the models' futures depend on beyond their registered values (Registry::timing_digest at this
+  // instant): the SMs' cycles, the arbiters' handshakes, the DRAM bus, the caches' slots and fills, the
+  // dispatcher's inputs, the copy engine's copy, the host's kernel windows. Part of state_hash.
+  uint64_t timing_digest() const;
   // Keeps the fault-campaign markers from now on (call before run): dispatch instants and scheduler
   // phases. Off by default: a huge grid must not grow memory per block or batch.
   void record_markers();

@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "models/common/digest.h"
 #include "models/common/log.h"
 
 namespace gpuvp {
@@ -37,6 +38,7 @@ ArbitratedTarget::ArbitratedTarget(sc_core::sc_module_name name, const Arbitrate
   }
   flags_.queued.assign(n, 0);
   holds_.resize(n);
+  reg.add_timing(cfg.path, [this](uint64_t now) { return timing_digest(now); });
   if (!factory) {
     direct_ = std::make_unique<TransactionArbiter>("core", n, cfg.clock, reg, cfg.path, cfg.sequential_search);
     return;
@@ -199,6 +201,20 @@ void ArbitratedTarget::monitor() {
       free_ev_[i]->notify();
     }
   }
+}
+
+// A posted ack matters until it has been written and dropped again (ack_pins); the pins' values are
+// the handshake's own state (the core's registers are registered state).
+uint64_t ArbitratedTarget::timing_digest(uint64_t now) const {
+  uint64_t h = direct_ ? direct_->timing_digest(now) : 0;
+  for (unsigned i = 0; i < cfg_.requesters; ++i) {
+    h = digest_fold(h, uint64_t(busy_[i]) | uint64_t(flags_.queued[i]) << 1);
+    if (direct_) continue;
+    h = digest_fold(h, ack_pin_[i] == AckLow ? 0 : ack_at_[i].value() - now);
+    h = digest_fold(h, ack_pin_[i] | flags_.want_req[i] << 2 | flags_.want_grant[i] << 3 | flags_.granted[i] << 4 |
+                           unsigned(req_[i].read()) << 5 | unsigned(ack_[i].read()) << 6);
+  }
+  return h;
 }
 
 ArbiterPortStats ArbitratedTarget::stats(unsigned i) const {

@@ -72,6 +72,9 @@ class ArbitratedTarget : public sc_core::sc_module {
   // Measured on the pins; a stall in progress counts up to the current cycle.
   ArbiterPortStats stats(unsigned i) const;
   uint64_t transactions(unsigned i) const { return transactions_.at(i); }
+  // The handshakes in progress relative to `now` (ps): the core's posted instants without pins, the
+  // wrapper's posted acks and callers' flags with them (registered as cfg.path's timing).
+  uint64_t timing_digest(uint64_t now) const;
 
  private:
   void b_transport(int id, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);

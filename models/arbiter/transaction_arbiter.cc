@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/common/digest.h"
 #include "models/common/log.h"
 
 namespace gpuvp {
@@ -138,6 +139,25 @@ void TransactionArbiter::schedule(uint64_t now) {
     consider(p.held_until);
   }
   if (change != kNever) edge_.request_at(next_edge(change), now);
+}
+
+// What the next edges sample (sample, schedule, drive): an ack is seen up to a period after it was
+// written, every other instant only from now on, so instants more than a period old are history. A
+// req whose fall is history is no req; the pins' statistics are not timing.
+uint64_t TransactionArbiter::timing_digest(uint64_t now) const {
+  const uint64_t floor = now > period_ ? now - period_ : 0;
+  uint64_t h = digest_fold(grant_pins_, stall_pins_);
+  for (const Port& p : ports_) {
+    const bool req = p.req && p.fall >= floor;
+    h = digest_fold(h, req ? digest_instant(p.rise, floor) : 0);
+    h = digest_fold(h, req ? digest_instant(p.fall, floor) : 0);
+    h = digest_fold(h, p.ack ? digest_instant(p.ack_at, floor) : 0);
+    h = digest_fold(h, p.want ? digest_instant(p.want_at, floor) + 1 : 0);
+    h = digest_fold(h, digest_instant(p.held_until, floor));
+    h = digest_fold(h, digest_instant(p.free_at, floor));
+    h = digest_fold(h, p.waiting);
+  }
+  return h;
 }
 
 ArbiterPortStats TransactionArbiter::stats(unsigned i) const {

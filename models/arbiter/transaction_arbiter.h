@@ -40,6 +40,8 @@ class TransactionArbiter : public sc_core::sc_module, public StallArbiterLogic {
   // As measured on the pins; a stall in progress counts up to the current cycle.
   ArbiterPortStats stats(unsigned i) const;
   uint64_t evaluations() const { return evaluations_; }
+  // The ports' posted instants relative to `now` (ps), and the pins as last driven (Registry::add_timing).
+  uint64_t timing_digest(uint64_t now) const;
 
  private:
   // Instants are sc_time ticks: this runs for every arbitrated transaction.

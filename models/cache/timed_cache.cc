@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "models/common/digest.h"
+
 namespace gpuvp {
 
 namespace {
@@ -222,6 +224,24 @@ void TimedCache::overlay(uint64_t addr, uint8_t* dst, unsigned len) const {
     core_.overlay(a, n, dst + i);
     i += n;
   }
+}
+
+void TimedCache::register_state(Registry& reg, const std::string& prefix, std::function<uint64_t()> now_ps,
+                                uint64_t period_ps) {
+  core_.register_state(reg, prefix, {}, std::move(now_ps));
+  reg.add_timing(prefix, [this, period_ps](uint64_t now) { return timing_digest(now / period_ps); });
+}
+
+uint64_t TimedCache::timing_digest(uint64_t now_cycle) const {
+  const uint64_t floor = now_cycle > kSlotWindow ? now_cycle - kSlotWindow : 0;
+  uint64_t h = digest_instant(accepted_, floor);
+  for (size_t i = 0; i < bank_slots_.size(); ++i)  // ~0: never taken
+    if (bank_slots_[i] >= floor && bank_slots_[i] != ~uint64_t{0}) h ^= word_digest_inline(i, bank_slots_[i] - floor + 1);
+  for (const InFlight& f : flight_)
+    if (f.ready > floor) h = digest_fold(digest_fold(digest_fold(h, f.line), f.issued - floor), f.ready - floor);
+  for (const auto& [line, bytes] : written_)  // unordered: summed in any order
+    h ^= word_digest_inline(line, digest_nonzero(bytes.data(), bytes.size()) + 1);
+  return h;
 }
 
 CacheStats TimedCache::stats() const {

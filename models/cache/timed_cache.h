@@ -13,6 +13,7 @@
 // lookup per bank per cycle), so bandwidth is structural. docs/caches.md ("Timing").
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -75,6 +76,14 @@ class TimedCache {
   // Bytes of [addr, addr + len) the cache holds (valid sectors) copied over dst: a debug read sees
   // what a timed read would.
   void overlay(uint64_t addr, uint8_t* dst, unsigned len) const;
+
+  // Registers the core's arrays under `prefix` (CacheCore::register_state, observed with `now_ps`) and
+  // the timing below, for a cache clocked every `period_ps`.
+  void register_state(Registry& reg, const std::string& prefix, std::function<uint64_t()> now_ps, uint64_t period_ps);
+  // What later accesses find beyond the arrays: the bank slots and fills in flight from `now_cycle`
+  // less the slot window on (a requester behind in time up to it still finds them), relative to it,
+  // and the bytes written of each line (Registry::add_timing).
+  uint64_t timing_digest(uint64_t now_cycle) const;
 
   // The core's counters with the timing's merges and stalls.
   CacheStats stats() const;

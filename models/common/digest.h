@@ -20,6 +20,13 @@ inline uint64_t word_digest_inline(uint64_t index, uint64_t value) {
   return value ? digest_mix(index * 0x9E3779B97F4A7C15ull ^ value) : 0;
 }
 
+// Timing digests (Registry::add_timing) fold one value after another, in order.
+inline uint64_t digest_fold(uint64_t h, uint64_t v) { return digest_mix(h ^ digest_mix(v)); }
+
+// An instant (ps or cycles) as a timing digest folds it: relative to `floor`, the earliest instant that
+// can still change what the model does; anything before it is history, the same whatever it was (0).
+inline uint64_t digest_instant(uint64_t t, uint64_t floor) { return t < floor ? 0 : t - floor + 1; }
+
 // The XOR of word_digest(i, v[i]) over v[0..n). Zero words add nothing and most of a register file or
 // a shared memory is zero, so a cache line's worth of words that ORs to zero is skipped at once.
 template <typename T>

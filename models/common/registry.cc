@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
 #include <stdexcept>
 
 namespace gpuvp {
@@ -49,6 +50,17 @@ uint64_t Registry::state_hash() const {
   return h;
 }
 
+void Registry::add_timing(const std::string& name, TimingDigest d) {
+  if (!timing_.emplace(name, std::move(d)).second)
+    throw std::invalid_argument(fmt::format("registry: timing of '{}' registered twice", name));
+}
+
+uint64_t Registry::timing_digest(uint64_t now_ps) const {
+  uint64_t h = 0;
+  for (auto& [name, d] : timing_) h = digest_fold(h ^ std::hash<std::string>{}(name), d(now_ps));
+  return h;
+}
+
 void Registry::add(Target t) {
   if (t.width == 0 || t.width > 64)
     throw std::invalid_argument(fmt::format("registry: target '{}' has width {} (1..64 allowed)", t.name, t.width));
@@ -70,6 +82,8 @@ void Registry::remove_prefix(const std::string& prefix) {
     else
       ++it;
   }
+  for (auto it = timing_.begin(); it != timing_.end();)
+    it = it->first.compare(0, prefix.size(), prefix) == 0 ? timing_.erase(it) : std::next(it);
 }
 
 bool Registry::contains(const std::string& name) const { return targets_.count(name) != 0; }

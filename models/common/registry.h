@@ -110,6 +110,16 @@ class Registry {
     if (log_ && lanes) log_->push_back({time_ps, until_ps, index, t.serial, kind, stride, lanes});
   }
 
+  // Timing (fault injection's early stop compares it with the state hash at checkpoints): what a
+  // model's future depends on beyond its registered values, such as the instants it has posted (a
+  // request rising, a bus busy until, an input queued for the next edge). Each model with such timing
+  // adds one hook, which folds its instants relative to `now_ps`, the instant of the comparison, and
+  // leaves out history that can no longer change anything, so that two runs that diverged and came
+  // back together compare equal. timing_digest folds every hook's, by name.
+  using TimingDigest = std::function<uint64_t(uint64_t now_ps)>;
+  void add_timing(const std::string& name, TimingDigest d);
+  uint64_t timing_digest(uint64_t now_ps) const;
+
   // Total number of state bits (registers and memory words), for FIT computations.
   uint64_t total_bits() const;
   // A hash of every registered value (fault injection compares a faulty run's state with the golden
@@ -118,6 +128,7 @@ class Registry {
 
  private:
   std::map<std::string, Target> targets_;
+  std::map<std::string, TimingDigest> timing_;
   uint32_t next_serial_ = 0;
   std::vector<AccessEvent>* log_ = nullptr;
 };

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "sw/isa/address_map.h"
+#include "models/common/digest.h"
 #include "models/common/log.h"
 
 namespace gpuvp {
@@ -34,6 +35,7 @@ ConfigBlock::ConfigBlock(sc_core::sc_module_name name, const ConfigBlockConfig& 
     if (std::find(std::begin(kPins), std::end(kPins), i) != std::end(kPins)) read_always(t);
   }
   read_always(reg.at_mut(cfg.path + ".en"));
+  reg.add_timing(cfg.path, [this](uint64_t now) { return timing_digest(now); });
 
   in.register_b_transport(this, &ConfigBlock::b_transport);
   in.register_transport_dbg(this, &ConfigBlock::transport_dbg);
@@ -89,7 +91,10 @@ unsigned ConfigBlock::access(tlm::tlm_generic_payload& t, bool debug, const sc_c
       regs_[i] = v;
       note(i, Access::Write);
       changed = true;
-      if (acc == cfgreg::Access::Start && (v & 1u) && !debug) start_q_.notify(delay);
+      if (acc == cfgreg::Access::Start && (v & 1u) && !debug) {
+        start_q_.notify(delay);
+        start_at_.push_back((sc_core::sc_time_stamp() + delay).value());
+      }
     }
   }
   if (changed) drive_ev_.notify(sc_core::SC_ZERO_TIME);
@@ -109,7 +114,16 @@ void ConfigBlock::note(unsigned index, Access kind) const {
   if (reg_.recording()) reg_.note(*targets_[index], 0, kind, sc_core::sc_time_stamp().value());
 }
 
+uint64_t ConfigBlock::timing_digest(uint64_t now) const {
+  uint64_t h = 0;
+  for (uint64_t t : start_at_) h = digest_fold(h, t - now);
+  return h;
+}
+
 void ConfigBlock::on_start() {
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  start_at_.erase(std::remove_if(start_at_.begin(), start_at_.end(), [now](uint64_t t) { return t <= now; }),
+                  start_at_.end());
   uint32_t& st = regs_[cfgreg::kStatus];
   note(cfgreg::kStatus, Access::Read);
   if (st & kStatusBusy) {

@@ -43,6 +43,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "models/common/clock.h"
 #include "models/common/launch_signals.h"
@@ -76,6 +77,8 @@ class ConfigBlock : public sc_core::sc_module {
   static uint32_t reset_value(unsigned index);
   uint32_t reg(unsigned index) const { return regs_.at(index); }
   uint64_t starts() const { return starts_; }
+  // The start pulses posted and not yet taken, relative to `now` (ps) (Registry::add_timing).
+  uint64_t timing_digest(uint64_t now) const;
 
  private:
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
@@ -95,6 +98,7 @@ class ConfigBlock : public sc_core::sc_module {
   uint64_t starts_ = 0;
   sc_core::sc_event drive_ev_;
   sc_core::sc_event_queue start_q_;
+  std::vector<uint64_t> start_at_;  // the instants (ps) start_q_ has pending
 };
 
 }  // namespace gpuvp

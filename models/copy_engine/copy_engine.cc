@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/common/digest.h"
 #include "models/common/log.h"
 
 namespace gpuvp {
@@ -44,6 +45,7 @@ CopyEngine::CopyEngine(sc_core::sc_module_name name, const CopyEngineConfig& cfg
   t.reads_observed = true;
   busy_target_ = &t;
   reg_ = &reg;
+  reg.add_timing(cfg.path, [this](uint64_t now) { return timing_digest(now); });
   SC_THREAD(run);
 }
 
@@ -54,6 +56,7 @@ sc_core::sc_time CopyEngine::duration(uint64_t bytes) const {
 void CopyEngine::start_copy(uint32_t slot, std::shared_ptr<CopyJob> job) {
   slot_ = slot;
   job_ = std::move(job);
+  progress_ = {};
   busy_ = 1;
   note_busy();
   start_.notify(sc_core::SC_ZERO_TIME);
@@ -89,17 +92,28 @@ void CopyEngine::run() {
 sc_core::sc_time CopyEngine::stream(uint64_t bytes) {
   const sc_core::sc_time t0 = sc_core::sc_time_stamp();
   sc_core::sc_time end = t0 + duration(bytes);
-  if (!bus_) return end - t0;
+  progress_ = {t0.value(), 0, t0.value(), 0};
   sc_core::sc_time prev = t0;
-  for (uint64_t off = 0; off < bytes; off += cfg_.burst_bytes) {
+  for (uint64_t off = 0; bus_ && off < bytes; off += cfg_.burst_bytes) {
     const sc_core::sc_time slot = t0 + sc_core::sc_time(cfg_.latency_ns + double(off) / cfg_.bytes_per_ns, sc_core::SC_NS);
     // Offered at its instant, in time order with the SMs' transfers: the bus serves in arrival order.
     const sc_core::sc_time offer = std::max(slot, prev);
     if (offer > sc_core::sc_time_stamp()) wait(offer - sc_core::sc_time_stamp());
-    prev = bus_->reserve(sc_core::sc_time_stamp(), std::min<uint64_t>(cfg_.burst_bytes, bytes - off)).end;
+    const uint64_t n = std::min<uint64_t>(cfg_.burst_bytes, bytes - off);
+    prev = bus_->reserve(sc_core::sc_time_stamp(), n).end;
+    progress_.sent = off + n;
+    progress_.bus_end = prev.value();
   }
   end = std::max(end, prev);
+  progress_.end = end.value();
   return end - sc_core::sc_time_stamp();
+}
+
+uint64_t CopyEngine::timing_digest(uint64_t now) const {
+  if (!job_) return 0;
+  uint64_t h = digest_fold(digest_fold(slot_, job_->bytes), job_->device_addr ^ uint64_t(job_->to_device) << 63);
+  h = digest_fold(digest_fold(h, progress_.start - now), progress_.sent);
+  return digest_fold(digest_fold(h, progress_.bus_end - now), progress_.end ? progress_.end - now : 0);
 }
 
 // The data moves when the copy ends (a debug transport: the timing is the engine's own).

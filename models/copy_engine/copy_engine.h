@@ -47,6 +47,8 @@ class CopyEngine : public sc_core::sc_module, public CopyTarget {
   // Of them, copied to the device (written to global memory) and to the host (read from it).
   uint64_t to_device_bytes() const { return to_device_bytes_; }
   uint64_t bytes_to_host() const { return bytes_ - to_device_bytes_; }
+  // The copy in progress and how far its stream got, relative to `now` (ps) (Registry::add_timing).
+  uint64_t timing_digest(uint64_t now) const;
 
  private:
   void run();          // SC_THREAD: one copy at a time
@@ -64,6 +66,11 @@ class CopyEngine : public sc_core::sc_module, public CopyTarget {
   Registry* reg_ = nullptr;
   const Target* busy_target_ = nullptr;
   uint64_t copies_ = 0, bytes_ = 0, to_device_bytes_ = 0;
+  // The copy's stream (ps): its start, the bytes offered to the DRAM bus and the end of the last of
+  // them there, and once all are offered, the copy's end (0 until then).
+  struct Progress {
+    uint64_t start = 0, sent = 0, bus_end = 0, end = 0;
+  } progress_;
 };
 
 }  // namespace gpuvp

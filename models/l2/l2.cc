@@ -14,7 +14,8 @@ L2Cache::L2Cache(sc_core::sc_module_name name, const L2Config& cfg, Registry& re
   in.register_transport_dbg(this, &L2Cache::transport_dbg);
   io.register_b_transport(this, &L2Cache::io_transport);
   io.register_transport_dbg(this, &L2Cache::io_dbg);
-  cache_.core().register_state(reg, path, {}, [this] { return std::max<uint64_t>(sc_core::sc_time_stamp().value(), requester_ps_); });
+  cache_.register_state(reg, path, [this] { return std::max<uint64_t>(sc_core::sc_time_stamp().value(), requester_ps_); },
+                        cfg.clock.period().value());
 }
 
 // The first cycle at or after t.

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <iterator>
 
+#include "models/common/digest.h"
+
 namespace gpuvp {
 
 namespace {
@@ -15,6 +17,13 @@ constexpr double kEps = 1e-6;
 sc_core::sc_time DramBus::ps(double t) { return sc_core::sc_time(std::ceil(t - kEps), sc_core::SC_PS); }
 
 sc_core::sc_time DramBus::free_at() const { return busy_.empty() ? sc_core::SC_ZERO_TIME : ps(end_of(*busy_.rbegin())); }
+
+uint64_t DramBus::timing_digest(uint64_t now) const {
+  uint64_t h = 0;
+  for (const auto& p : busy_)
+    if (end_of(p) > double(now) - kEps) h = digest_fold(digest_fold(h, p.first - now), p.second);
+  return h;
+}
 
 DramBus::Slot DramBus::reserve(const sc_core::sc_time& arrival, uint64_t bytes) {
   // Nothing is offered before the current time: periods over by then are history.

@@ -28,6 +28,9 @@ class DramBus {
   // When the bus is free of every transfer reserved so far (rounded up to 1 ps).
   sc_core::sc_time free_at() const;
   uint64_t bytes() const { return bytes_; }
+  // The busy periods not over at `now` (ps), relative to it: what a transfer offered from now on
+  // queues behind (Registry::add_timing through the memory).
+  uint64_t timing_digest(uint64_t now) const;
   // Time the bus has been busy, in ps (exact: the bytes served at the bandwidth).
   double busy_ps() const { return double(bytes_) * ps_per_byte_; }
 

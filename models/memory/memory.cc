@@ -48,6 +48,8 @@ Memory::Memory(sc_core::sc_module_name name, const MemoryConfig& cfg, Registry& 
   };
   t.digest = [this] { return digest(); };
   reg.add(std::move(t));
+  if (cfg_.timing == MemoryConfig::Timing::Dram || cfg_.recovery)
+    reg.add_timing(path, [this](uint64_t now) { return timing_digest(now); });
   target_ = &reg.at_mut(path);
   // Every access reaches the array through b_transport, transport_dbg, peek or poke, which report it
   // (the registry's get and set are fault injection's, and the digest reads for state hashes only).
@@ -190,6 +192,13 @@ void Memory::dram_timing(unsigned bytes, const sc_core::sc_time& arrival, sc_cor
   const DramBus::Slot s = bus_.reserve(arrival, bytes);
   busy = s.start - arrival;
   total = s.end - arrival + dram_latency();
+}
+
+// An access starts at or after now: a port free before then makes it wait no longer.
+uint64_t Memory::timing_digest(uint64_t now) const {
+  uint64_t h = bus_.timing_digest(now);
+  for (const sc_core::sc_time& t : port_free_) h = digest_fold(h, digest_instant(t.value(), now + 1));
+  return h;
 }
 
 unsigned Memory::transport_dbg(int, tlm::tlm_generic_payload& p) {

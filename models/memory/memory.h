@@ -115,6 +115,7 @@ class Memory : public sc_core::sc_module {
   // the blocks written since the one before.
   static constexpr uint64_t kDigestWords = 64;
   uint64_t digest();
+  uint64_t timing_digest(uint64_t now) const;  // the DRAM bus and the ports' recovery
   void mark_stale(uint64_t first_word, uint64_t last_word);
   uint64_t block_digest(uint64_t block) const;
   uint64_t digest_ = 0;                // of the blocks as of their last digest()

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "models/common/digest.h"
 #include "models/common/log.h"
 
 namespace gpuvp {
@@ -56,6 +57,7 @@ ConcurrentDispatcher::ConcurrentDispatcher(sc_core::sc_module_name name, const C
       timer_(cfg.clock),
       set_sms_(cfg.sm_sets, all_sms()) {
   reg.add_array(cfg.path + ".sm_set.sms", cfg.num_sms, set_sms_.data(), set_sms_.size(), [this] { wake(); });
+  reg.add_timing(cfg.path, [this](uint64_t now) { return timing_digest(now); });
   SC_METHOD(edge);
   sensitive << timer_.event();
   dont_initialize();
@@ -68,6 +70,20 @@ ConcurrentDispatcher::ConcurrentDispatcher(sc_core::sc_module_name name, const C
     reg.at_mut(cfg.path + t).on_write = [this] { wake(); };
     read_always(reg.at_mut(cfg.path + t));
   }
+}
+
+// An input is taken at the first edge after it came, in the order edge() sorts them: its instant, what
+// it is and what it carries. A submission's kernel is the host's (the same in every run of a program);
+// its order, range and SM set say which.
+uint64_t ConcurrentDispatcher::timing_digest(uint64_t now) const {
+  uint64_t h = digest_fold(staged_submissions_, digest_instant(next_assign_, cfg_.clock.cycle(sc_core::sc_time::from_value(now))));
+  for (const Input& in : inputs_) {
+    h = digest_fold(digest_fold(h, in.at - now), uint64_t(in.what) | uint64_t(in.sm) << 8 | uint64_t(in.slot) << 32);
+    h = digest_fold(digest_fold(h, in.block.linear), in.block.slot);
+    h = digest_fold(digest_fold(h, in.sub.order), in.sub.first_block ^ uint64_t(in.sub.sm_set) << 48);
+    h = digest_fold(h, in.sms);
+  }
+  return h;
 }
 
 void ConcurrentDispatcher::wake() { timer_.request(); }

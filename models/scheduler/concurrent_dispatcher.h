@@ -93,6 +93,9 @@ class ConcurrentDispatcher : public sc_core::sc_module,
   unsigned sm_sets() const { return unsigned(set_sms_.size()); }
 
   const WorkQueues& queues() const { return queues_; }
+  // The inputs waiting for the next edge and the next assignment slot, relative to `now` (ps)
+  // (Registry::add_timing).
+  uint64_t timing_digest(uint64_t now) const;
   uint64_t blocks_dispatched() const { return dispatched_; }
 
  private:

@@ -63,6 +63,8 @@ unsigned SimtCore::max_warps() const { return cfg_.max_threads / std::max(1u, cf
 void SimtCore::register_state(Registry& reg, const std::string& path) {
   // State comparisons read the storage directly (a call per word would dominate them).
   auto hash_words = [](const auto& v) { return digest_nonzero(v.data(), v.size()); };
+  // Its cycles are absolute: at the common instant of a comparison, as good as relative to it.
+  reg.add_timing(path, [this](uint64_t) { return timing_hash(); });
   // Register file: sm.registers 32-bit words; 64-bit slot s of the register file is words 2s (low
   // half) and 2s+1 (high half). Slots are block by block, warp-major in a block: warp k of a block
   // whose storage starts at slot base, register k, lane l is slot base + (k * num_regs + r) * 32 + l;

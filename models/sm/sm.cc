@@ -51,7 +51,6 @@ class SmCore : public CoreEnv {
     build_caches(reg);
   }
 
-  uint64_t timing_hash() const { return core_.timing_hash(); }
   void set_data_objects(DataObjects* d) { objs_ = d; }
   void record_issues(bool on) { core_.set_issue_log(on ? &issues_ : nullptr); }
   void set_retire_observer(RetireObserver* o) { core_.set_retire_observer(o); }
@@ -145,7 +144,7 @@ class SmCore : public CoreEnv {
     // Only the L1s sit side by side, one per SM, without coherence: they write back bytes.
     const bool bytes = read_port == Port::GlobalRead;
     auto tc = std::make_unique<TimedCache>(g, CacheTiming{c.latency, c.banks, bytes}, next);
-    tc->core().register_state(reg, g.name, {}, [this] { return core_.access_instant_ps(); });
+    tc->register_state(reg, g.name, [this] { return core_.access_instant_ps(); }, pv_);
     return tc;
   }
   void build_caches(Registry& reg) {
@@ -701,7 +700,6 @@ void Sm::set_horizon(uint64_t ps) { core_->set_horizon(ps); }
 void Sm::record_issues(bool on) { core_->record_issues(on); }
 void Sm::record_blocks(bool on) { core_->record_blocks(on); }
 void Sm::set_data_objects(DataObjects* d) { core_->set_data_objects(d); }
-uint64_t Sm::timing_hash() const { return core_->timing_hash(); }
 std::vector<uint64_t> Sm::issue_times() const { return core_->issue_times(); }
 void Sm::set_retire_observer(RetireObserver* o) { core_->set_retire_observer(o); }
 const SmStats& Sm::stats() const { return core_->stats(); }

@@ -71,7 +71,6 @@ class Sm : public sc_core::sc_module, public BlockTarget {
   // Simulated instant (ps) the SM must not run ahead of (temporal decoupling): at that instant its
   // registered state is its state then. ~0: no horizon.
   void set_horizon(uint64_t ps);
-  uint64_t timing_hash() const;  // SimtCore::timing_hash
   // Records the instant (ps) each warp instruction issues, from now on.
   void record_issues(bool on);
   std::vector<uint64_t> issue_times() const;

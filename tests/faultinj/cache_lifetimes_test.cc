@@ -287,7 +287,7 @@ void same_outcomes(const std::string& preset, const std::string& set_json, const
       }
   fi::test::write_file(d("dense.csv"), csv);
   std::vector<fi::test::Row> rows[2];
-  fi::test::run_both(d, "dense", head + fmt::format(R"("faults": "{}")", d("dense.csv")), rows);
+  fi::test::run_both(d, "dense", head + fmt::format(R"("faults": "{}")", d("dense.csv")), rows, true);
   REQUIRE(rows[0].size() == listed);
   const fi::test::Compared c = fi::test::compare_runs(rows);
   // (tx2: 2388 listed, 1136 dead, 958 sharing a run, 82 not masked; gtx480: 2892, 1300, 1227, 234.)
@@ -297,7 +297,7 @@ void same_outcomes(const std::string& preset, const std::string& set_json, const
   std::string list;
   for (const std::string& t : targets) list += (list.empty() ? "\"" : ", \"") + t + "\"";
   std::vector<fi::test::Row> drawn[2];
-  fi::test::run_both(d, "drawn", head + fmt::format(R"("targets": [{}], "size": {{"count": 200}}, "seed": 24)", list), drawn);
+  fi::test::run_both(d, "drawn", head + fmt::format(R"("targets": [{}], "size": {{"count": 200}}, "seed": 24)", list), drawn, true);
   REQUIRE(drawn[0].size() == 200);
   CHECK(fi::test::compare_runs(drawn).dead > 100);
 }

@@ -225,7 +225,7 @@ void same_outcomes_dense(const std::string& preset) {
         csv += fmt::format("gpu.gmem,{},{},time,{}\n", w, bit, from + uint64_t(double(k) * period));
   fi::test::write_file(d("list.csv"), csv);
   std::vector<fi::test::Row> rows[2];
-  run_both(d, "dense", head + fmt::format(R"("faults": "{}")", d("list.csv")), rows);
+  run_both(d, "dense", head + fmt::format(R"("faults": "{}")", d("list.csv")), rows, true);
   REQUIRE(rows[0].size() == n);
   const Compared c = compare_runs(rows);
   CHECK(c.dead > 50);
@@ -238,7 +238,7 @@ void same_outcomes_drawn(const std::string& preset) {
   TempDir d("mem-drawn-" + preset);
   const std::string campaign = exec_head(preset) + R"("targets": ["gpu.gmem[0:511]"], "size": {"count": 200}, "seed": 24)";
   std::vector<fi::test::Row> rows[2];
-  run_both(d, "drawn", campaign, rows);
+  run_both(d, "drawn", campaign, rows, true);
   REQUIRE(rows[1].size() == 200);
   const Compared c = compare_runs(rows);
   CHECK(c.dead > 50);
@@ -253,7 +253,7 @@ TEST_CASE("mem pruning: drawn faults over system and constant memory give the sa
     // The kernel's code is at the start of system memory: its words are read at every fetch or decode.
     const std::string campaign = exec_head(preset) + R"("targets": ["gpu.sysmem[0:255]", "gpu.cmem[0:63]"], "size": {"count": 150}, "seed": 5)";
     std::vector<fi::test::Row> rows[2];
-    run_both(d, "drawn", campaign, rows);
+    run_both(d, "drawn", campaign, rows, true);
     REQUIRE(rows[1].size() == 150);
     const Compared c = compare_runs(rows);
     CHECK(c.dead > 50);
@@ -383,13 +383,13 @@ void same_outcomes_smem(const std::string& preset) {
         csv += fmt::format("gpu.sm0.smem,{},{},time,{}\n", b, bit, from + uint64_t(double(k) * period));
   fi::test::write_file(d("list.csv"), csv);
   std::vector<fi::test::Row> rows[2];
-  run_both(d, "dense", head + fmt::format(R"("faults": "{}")", d("list.csv")), rows);
+  run_both(d, "dense", head + fmt::format(R"("faults": "{}")", d("list.csv")), rows, true);
   REQUIRE(rows[0].size() == n);
   Compared c = compare_runs(rows);
   CHECK(c.dead > 50);
   CHECK(c.shared > 20);
   CHECK(c.not_masked > 20);
-  run_both(d, "drawn", head + R"("targets": ["gpu.sm0.smem[0:255]"], "size": {"count": 150}, "seed": 24)", rows);
+  run_both(d, "drawn", head + R"("targets": ["gpu.sm0.smem[0:255]"], "size": {"count": 150}, "seed": 24)", rows, true);
   REQUIRE(rows[1].size() == 150);
   c = compare_runs(rows);
   CHECK(c.dead > 30);

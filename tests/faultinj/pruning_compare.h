@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <regex>
 #include <string>
 #include <utility>
@@ -50,11 +51,20 @@ inline std::pair<uint64_t, uint64_t> golden_window(const TempDir& d, const std::
   return {std::stoull(m[1].str()), std::stoull(m[2].str())};
 }
 
-// A run of `campaign` (JSON text) with pruning on and off: the exported rows of each.
-inline void run_both(const TempDir& d, const std::string& name, const std::string& campaign, std::vector<Row> rows[2]) {
+// A run of `campaign` (JSON text without "pruning" and "early_stop") with pruning on and off: the
+// exported rows of each. The reference run (pruning off, rows[0]) runs every fault to its end; with
+// `early_stop` the pruned run stops a run whose state and timing equal the golden run's at a checkpoint,
+// so the comparison holds early stop to the same outcomes as well. A reference run already made under
+// `name` (an earlier call's on the same campaign) is read back, not run again.
+inline void run_both(const TempDir& d, const std::string& name, const std::string& campaign, std::vector<Row> rows[2],
+                     bool early_stop) {
   for (bool pruning : {true, false}) {
-    const std::string n = fmt::format("{}-{}", name, pruning);
-    write_file(d(n + ".json"), campaign + fmt::format(R"(, "pruning": {}}})", pruning));
+    const std::string n = fmt::format("{}-{}-{}", name, pruning, pruning && early_stop);
+    if (!pruning && std::filesystem::exists(d(n + ".db"))) {
+      rows[0] = export_table(d(n + ".db")).rows;
+      continue;
+    }
+    write_file(d(n + ".json"), campaign + fmt::format(R"(, "pruning": {}, "early_stop": {}}})", pruning, pruning && early_stop));
     const auto r = gpuvp::test::run_gpuvp(fmt::format("campaign run {} --db {} -q", d(n + ".json"), d(n + ".db")));
     INFO(r.err);
     REQUIRE(r.status == 0);

@@ -299,7 +299,7 @@ void same_outcomes_dense(const std::string& preset) {
   TempDir d("sm-dense-" + preset);  // one folder per test: ctest runs them at once
   const std::string head = dense_list(d, preset);
   std::vector<fi::test::Row> rows[2];
-  fi::test::run_both(d, preset, head, rows);
+  fi::test::run_both(d, preset, head, rows, true);
   REQUIRE(rows[0].size() > 500);
   const fi::test::Compared c = fi::test::compare_runs(rows);
   CHECK(c.dead > 100);

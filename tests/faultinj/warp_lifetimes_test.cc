@@ -160,7 +160,7 @@ void same_outcomes_dense(const std::string& preset) {
       csv += fmt::format("gpu.sm0.{},{},{},time,{}\n", w.target, w.idx, w.bit, from + uint64_t(double(k) * period));
   fi::test::write_file(d("list.csv"), csv);
   std::vector<fi::test::Row> rows[2];
-  run_both(d, "dense", head + fmt::format(R"("faults": "{}")", d("list.csv")), rows);
+  run_both(d, "dense", head + fmt::format(R"("faults": "{}")", d("list.csv")), rows, true);
   REQUIRE(rows[0].size() > 300);
   const Compared c = compare_runs(rows);
   CHECK(c.dead > 50);
@@ -176,7 +176,7 @@ void same_outcomes_drawn(const std::string& preset) {
   "size": {{"count": 300}}, "seed": 24, "workers": 2)",
                                            preset);
   std::vector<fi::test::Row> rows[2];
-  run_both(d, "drawn", campaign, rows);
+  run_both(d, "drawn", campaign, rows, true);
   REQUIRE(rows[1].size() == 300);
   const Compared c = compare_runs(rows);
   CHECK(c.dead > 100);

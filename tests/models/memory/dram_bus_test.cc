@@ -95,3 +95,16 @@ TEST_CASE("dram bus: an earlier offer uses the idle gap before a transfer reserv
   CHECK(bus.free_at() == ps(32000));
   CHECK(bus.bytes() == 160);
 }
+
+TEST_CASE("dram bus: the timing digest tells transfers still to come apart by their instants, and forgets those over") {
+  DramBus a(1.0), b(1.0), c(1.0);  // 1 byte per ns: 64 bytes take 64000 ps
+  a.reserve(ps(100), 64);
+  b.reserve(ps(200), 64);
+  c.reserve(ps(100), 64);
+  CHECK(a.timing_digest(0) != b.timing_digest(0));
+  CHECK(a.timing_digest(0) == c.timing_digest(0));
+  // a is busy until 64100 ps, b until 64200: at 64150 only b's period is left.
+  CHECK(a.timing_digest(64150) != b.timing_digest(64150));
+  CHECK(a.timing_digest(64150) == DramBus(1.0).timing_digest(64150));
+  CHECK(a.timing_digest(70000) == b.timing_digest(70000));
+}
