@@ -112,13 +112,8 @@ TEST_CASE("dispatch lifetimes: a work-table slot's fields, an event's count and 
     b.work = {kernel(1, 1, 2, 0), event_op(WorkItem::Record, 1, 1, 10), event_op(WorkItem::Wait, 2, 1, 11),
               kernel(2, 2, 2, 1)};
     b.ns_of = {{1, 1000}, {2, 500}};
-    std::vector<AccessEvent> log;
-    reg.record_accesses(&log);
-    sc_core::sc_start(sc_core::sc_time(3, sc_core::SC_US));
-    reg.record_accesses(nullptr);
-    GoldenRun g;
-    for (const Target* t : reg.all()) g.targets.push_back({t->name, t->width, t->count, t->serial, t->reads_observed});
-    g.accesses = log;
+    const GoldenRun g = fi::test::record_bench(reg, sc_core::sc_time(3, sc_core::SC_US));
+    const std::vector<AccessEvent>& log = g.accesses;
     const Lifetimes lt(g);
     nlohmann::json out = nlohmann::json::object();
     auto word = [&](const std::string& name, uint64_t w) {
