@@ -12,6 +12,8 @@
 namespace gpuvp {
 
 namespace {
+uint64_t simulated_ps() { return sc_core::sc_time_stamp().value(); }
+
 const bool declared = declare_params({
     "scheduler", "gpu.sched", "",
     {
@@ -50,21 +52,23 @@ ConcurrentDispatcher::ConcurrentDispatcher(sc_core::sc_module_name name, const C
                                            Registry& reg)
     : sc_module(name),
       cfg_(cfg),
-      queues_(reg, cfg.path, cfg.slots, cfg.events),
+      queues_(reg, cfg.path, cfg.slots, cfg.events, simulated_ps),
       room_(reg, cfg.path, cfg.num_sms, cfg.limits),
       sms_(cfg.num_sms, nullptr),
       work_(cfg.slots),
       timer_(cfg.clock),
       set_sms_(cfg.sm_sets, all_sms()) {
-  reg.add_array(cfg.path + ".sm_set.sms", cfg.num_sms, set_sms_.data(), set_sms_.size(), [this] { wake(); });
+  set_sms_.add(reg, cfg.path + ".sm_set.sms", cfg.num_sms, simulated_ps, [this] { wake(); });
   reg.add_timing(cfg.path, [this](uint64_t now) { return timing_digest(now); });
   SC_METHOD(edge);
   sensitive << timer_.event();
   dont_initialize();
   // A fault written into the tables is seen at the next edge, as a flip-flop's would be.
   // Access recording: those the dispatcher compares at the edge a flip wakes it for (a waiting
-  // kernel's block goes out at once) are read at every instant (read_always); the other tables are not
-  // observed: their reads (every edge's queue walks, the SMs' horizon questions) are not reported.
+  // kernel's block goes out at once) are read at every instant (read_always); the SM sets too, but
+  // only while a kernel of theirs is in an EE queue (note_set_reads); the other tables report their
+  // reads (every edge's queue walks, the SMs' horizon questions) and writes as they happen
+  // (work_queues.h).
   for (const char* t : {".work.state", ".work.assigned", ".work.completed", ".work.blocks", ".used_threads",
                         ".used_smem", ".used_regs", ".used_blocks"}) {
     reg.at_mut(cfg.path + t).on_write = [this] { wake(); };
@@ -154,13 +158,16 @@ void ConcurrentDispatcher::take(const Input& in) {
       queues_.copy_completed(int(in.slot));
       done(int(in.slot));
       break;
-    case Input::SetSms: set_sms_[in.slot] = in.sms; break;
+    case Input::SetSms: set_sms_.set(in.slot, in.sms); break;
   }
 }
 
-// A work item left the table: tell the host, free the slot.
+// A work item left the table: tell the host which one (its tag; the rest is the submitter's own
+// description, not read from the table), free the slot.
 void ConcurrentDispatcher::done(int slot) {
-  if (on_done) on_done(queues_.item(slot), sc_core::sc_time_stamp().value());
+  WorkItem w = work_[slot].item;
+  w.tag = queues_.tag(slot);
+  if (on_done) on_done(w, sc_core::sc_time_stamp().value());
   work_[slot] = Submission{};
   freed_.notify(sc_core::SC_ZERO_TIME);
 }
@@ -181,7 +188,7 @@ uint64_t ConcurrentDispatcher::all_sms() const {
 
 uint64_t ConcurrentDispatcher::sm_set(uint32_t set) const {
   if (set == 0 || set >= set_sms_.size()) return all_sms();
-  const uint64_t m = set_sms_[set] & all_sms();
+  const uint64_t m = set_sms_.get(set) & all_sms();
   return m ? m : all_sms();  // (a fault that empties a set must not make its kernels unrunnable)
 }
 
@@ -261,6 +268,28 @@ void ConcurrentDispatcher::edge() {
     queues_.copy_started(c);
     ce_->start_copy(uint32_t(c), work_[c].copy);
   }
+  if (set_sms_.recording()) note_set_reads(now_ps);
+}
+
+// A flip of an SM set wakes the dispatcher, whose next edge reads the set (pick) if a kernel of that
+// set is in an EE queue: while one is, the set is read at every instant. One span of reads from the edge
+// the first such kernel is there to the edge the last one left (G3); pick's own reads are reported by
+// set_sms_. A kernel that joins and leaves within one edge leaves only those.
+void ConcurrentDispatcher::note_set_reads(uint64_t now) {
+  std::vector<uint32_t> used;
+  for (unsigned k = 0; k < queues_.slots(); ++k)
+    if (queues_.state(int(k)) == WorkQueues::InEE && work_[k].kernel && work_[k].sm_set > 0 &&
+        work_[k].sm_set < set_sms_.size())
+      used.push_back(work_[k].sm_set);
+  for (auto it = set_read_from_.begin(); it != set_read_from_.end();) {
+    if (std::find(used.begin(), used.end(), it->first) != used.end()) {
+      ++it;
+      continue;
+    }
+    set_sms_.note_reads(it->first, it->second, now);
+    it = set_read_from_.erase(it);
+  }
+  for (uint32_t s : used) set_read_from_.emplace(s, now);  // (an open span keeps its start)
 }
 
 }  // namespace gpuvp

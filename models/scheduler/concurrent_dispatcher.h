@@ -12,6 +12,7 @@
 #include <systemc>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -21,6 +22,7 @@
 #include "models/common/gpu_work.h"
 #include "models/common/params.h"
 #include "models/common/registry.h"
+#include "models/scheduler/recorded_table.h"
 #include "models/scheduler/sm_room.h"
 #include "models/scheduler/work_queues.h"
 
@@ -107,6 +109,7 @@ class ConcurrentDispatcher : public sc_core::sc_module,
   uint64_t all_sms() const;
   void settle_and_report();
   void done(int slot);
+  void note_set_reads(uint64_t now_ps);  // access recording of the SM sets (while recording)
   BlockNeeds needs(const KernelDesc& k) const;
 
   ConcurrentDispatcherConfig cfg_;
@@ -132,7 +135,8 @@ class ConcurrentDispatcher : public sc_core::sc_module,
   sc_core::sc_event freed_;
   uint64_t dispatched_ = 0;
   uint64_t next_assign_ = 0;    // first cycle the next block may be assigned
-  std::vector<uint64_t> set_sms_;  // per SM set: its SMs (registered: <path>.sm_set.sms[i])
+  RecordedTable<uint64_t> set_sms_;  // per SM set: its SMs (registered: <path>.sm_set.sms[i])
+  std::map<uint32_t, uint64_t> set_read_from_;  // sets a kernel in an EE queue reads, since when (ps)
 };
 
 }  // namespace gpuvp

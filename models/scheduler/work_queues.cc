@@ -4,23 +4,23 @@
 
 namespace gpuvp {
 
-WorkQueues::WorkQueues(Registry& reg, const std::string& path, unsigned slots, unsigned events)
-    : tag_(slots), state_(slots), kind_(slots), stream_(slots), level_(slots), blocks_(slots), assigned_(slots),
-      completed_(slots), event_(slots), target_(slots), seq_(slots), qseq_(slots), recorded_(events),
-      submitted_(events) {
+WorkQueues::WorkQueues(Registry& reg, const std::string& path, unsigned slots, unsigned events,
+                       std::function<uint64_t()> now_ps)
+    : tag_(slots), state_(slots), blocks_(slots), assigned_(slots), completed_(slots), kind_(slots), stream_(slots),
+      level_(slots), event_(slots), target_(slots), seq_(slots), qseq_(slots), recorded_(events), submitted_(events) {
   const std::string w = path + ".work.";
   reg.add_array(w + "state", 3, state_.data(), slots);
-  reg.add_array(w + "kind", 2, kind_.data(), slots);
-  reg.add_array(w + "stream", 16, stream_.data(), slots);
-  reg.add_array(w + "priority", 1, level_.data(), slots);
-  reg.add_array(w + "seq", 32, seq_.data(), slots);
-  reg.add_array(w + "qseq", 32, qseq_.data(), slots);
+  kind_.add(reg, w + "kind", 2, now_ps);
+  stream_.add(reg, w + "stream", 16, now_ps);
+  level_.add(reg, w + "priority", 1, now_ps);
+  seq_.add(reg, w + "seq", 32, now_ps);
+  qseq_.add(reg, w + "qseq", 32, now_ps);
   reg.add_array(w + "blocks", 32, blocks_.data(), slots);
   reg.add_array(w + "assigned", 32, assigned_.data(), slots);
   reg.add_array(w + "completed", 32, completed_.data(), slots);
-  reg.add_array(w + "event", 16, event_.data(), slots);
-  reg.add_array(w + "target", 32, target_.data(), slots);
-  reg.add_array(path + ".event.recorded", 32, recorded_.data(), events);
+  event_.add(reg, w + "event", 16, now_ps);
+  target_.add(reg, w + "target", 32, now_ps);
+  recorded_.add(reg, path + ".event.recorded", 32, now_ps);
 }
 
 int WorkQueues::submit(const WorkItem& w) {
@@ -30,27 +30,28 @@ int WorkQueues::submit(const WorkItem& w) {
   if (it == state_.end()) return -1;
   const int i = int(it - state_.begin());
   state_[i] = InStream;
-  kind_[i] = w.kind;
-  stream_[i] = w.stream & 0xFFFF;
-  level_[i] = w.priority ? 1 : 0;
+  kind_.set(i, w.kind);
+  stream_.set(i, w.stream & 0xFFFF);
+  level_.set(i, w.priority ? 1 : 0);
   blocks_[i] = w.blocks;
   assigned_[i] = completed_[i] = 0;
-  event_[i] = w.event % uint32_t(recorded_.size());
-  if (w.kind == WorkItem::Record) ++submitted_[event_[i]];
-  target_[i] = submitted_[event_[i]];  // a wait waits for the last record submitted before it
-  seq_[i] = next_seq_++;
-  qseq_[i] = 0;
+  const uint32_t e = w.event % uint32_t(recorded_.size());
+  event_.set(i, e);
+  if (w.kind == WorkItem::Record) ++submitted_[e];
+  target_.set(i, submitted_[e]);  // a wait waits for the last record submitted before it
+  seq_.set(i, next_seq_++);
+  qseq_.set(i, 0);
   tag_[i] = w.tag;
   return i;
 }
 
 WorkItem WorkQueues::item(int i) const {
   WorkItem w;
-  w.kind = WorkItem::Kind(kind_[i] & 3);
-  w.stream = stream_[i];
-  w.priority = level_[i];
+  w.kind = WorkItem::Kind(kind_.get(i) & 3);
+  w.stream = stream_.get(i);
+  w.priority = level_.get(i);
   w.blocks = blocks_[i];
-  w.event = event_[i];
+  w.event = event_.get(i);
   w.tag = tag_[i];
   return w;
 }
@@ -65,7 +66,7 @@ unsigned WorkQueues::free_slots() const {
 
 bool WorkQueues::kernel_waiting() const {
   for (size_t i = 0; i < state_.size(); ++i)
-    if (state_[i] == InStream && (kind_[i] & 3) == WorkItem::Kernel) return true;
+    if (state_[i] == InStream && (kind_.get(i) & 3) == WorkItem::Kernel) return true;
   return false;
 }
 
@@ -73,23 +74,25 @@ bool WorkQueues::kernel_waiting() const {
 int WorkQueues::stream_head(uint32_t stream) const {
   int best = -1;
   for (int i = 0; i < int(state_.size()); ++i)
-    if (state_[i] != Free && state_[i] <= Copying && stream_[i] == stream && (best < 0 || seq_[i] < seq_[best]))
+    if (state_[i] != Free && state_[i] <= Copying && stream_.get(i) == stream &&
+        (best < 0 || seq_.get(i) < seq_.get(best)))
       best = i;
   return best;
 }
 
-bool WorkQueues::is_head(int i) const { return stream_head(stream_[i]) == i; }
+bool WorkQueues::is_head(int i) const { return stream_head(stream_.get(i)) == i; }
 
 // N1: the NULL stream's head goes on only when every other stream is empty or has at its head
 // something launched after it. N2: another stream's head waits while the NULL stream's head was
 // launched before it. (Both apply to every kind of work: the NULL stream orders copies and events too.)
 bool WorkQueues::may_leave_stream_head(int i) const {
-  if (stream_[i] != 0) {
+  if (stream_.get(i) != 0) {
     const int n = stream_head(0);
-    return n < 0 || seq_[n] > seq_[i];
+    return n < 0 || seq_.get(n) > seq_.get(i);
   }
   for (int j = 0; j < int(state_.size()); ++j)
-    if (state_[j] != Free && state_[j] <= Copying && stream_[j] != 0 && is_head(j) && seq_[j] < seq_[i]) return false;
+    if (state_[j] != Free && state_[j] <= Copying && stream_.get(j) != 0 && is_head(j) && seq_.get(j) < seq_.get(i))
+      return false;
   return true;
 }
 
@@ -97,20 +100,22 @@ bool WorkQueues::may_leave_stream_head(int i) const {
 // completes once its event's record has. True when something moved.
 bool WorkQueues::promote(int i) {
   if (state_[i] != InStream || !is_head(i) || !may_leave_stream_head(i)) return false;
-  switch (kind_[i] & 3) {
+  switch (kind_.get(i) & 3) {
     case WorkItem::Kernel:
       state_[i] = InEE;
-      qseq_[i] = next_qseq_++;
+      qseq_.set(i, next_qseq_++);
       return true;
     case WorkItem::Copy:
       state_[i] = InCE;
-      qseq_[i] = next_qseq_++;
+      qseq_.set(i, next_qseq_++);
       return true;
-    case WorkItem::Record:
-      ++recorded_[event_[i] % recorded_.size()];
+    case WorkItem::Record: {
+      const size_t e = event_.get(i) % recorded_.size();
+      recorded_.update(e, recorded_.get(e) + 1);
       return true;  // the caller releases it after reporting
-    default:        // Wait: completes (the caller releases it after reporting) once its record has
-      return recorded_[event_[i] % recorded_.size()] >= target_[i];
+    }
+    default:  // Wait: completes (the caller releases it after reporting) once its record has
+      return recorded_.get(event_.get(i) % recorded_.size()) >= target_.get(i);
   }
 }
 
@@ -119,7 +124,7 @@ std::vector<uint64_t> WorkQueues::settle() {
   for (bool moved = true; moved;) {
     moved = false;
     for (int i = 0; i < int(state_.size()); ++i) {
-      const bool event_op = state_[i] == InStream && (kind_[i] & 3) >= WorkItem::Record;
+      const bool event_op = state_[i] == InStream && (kind_.get(i) & 3) >= WorkItem::Record;
       if (!promote(i)) continue;
       moved = true;
       if (event_op) {
@@ -135,7 +140,7 @@ std::vector<uint64_t> WorkQueues::settle() {
 int WorkQueues::engine_head(State s, uint32_t level, bool by_level) const {
   int best = -1;
   for (int i = 0; i < int(state_.size()); ++i)
-    if (state_[i] == s && (!by_level || level_[i] == level) && (best < 0 || qseq_[i] < qseq_[best])) best = i;
+    if (state_[i] == s && (!by_level || level_.get(i) == level) && (best < 0 || qseq_.get(i) < qseq_.get(best))) best = i;
   return best;
 }
 
@@ -150,7 +155,7 @@ std::vector<int> WorkQueues::engine_kernels() const {
   for (int i = 0; i < int(state_.size()); ++i)
     if (state_[i] == InEE) ks.push_back(i);
   std::sort(ks.begin(), ks.end(), [&](int a, int b) {
-    return level_[a] != level_[b] ? level_[a] < level_[b] : qseq_[a] < qseq_[b];
+    return level_.get(a) != level_.get(b) ? level_.get(a) < level_.get(b) : qseq_.get(a) < qseq_.get(b);
   });
   return ks;
 }
@@ -176,7 +181,8 @@ void WorkQueues::copy_completed(int i) { release(i); }           // C4
 
 void WorkQueues::release(int i) {
   state_[i] = Free;
-  seq_[i] = qseq_[i] = 0;
+  seq_.set(i, 0);
+  qseq_.set(i, 0);
 }
 
 }  // namespace gpuvp

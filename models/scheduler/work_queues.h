@@ -19,11 +19,19 @@
 //   <path>.event.recorded[e]  records of event e completed so far
 // A queue is the set of slots in its state, in seq (stream) or qseq (engine) order. A fault that
 // corrupts a field changes what runs when, never the memory safety of the model.
+//
+// Access recording (docs/campaigns.md, "Lifetimes, ACE and pruning"): given the simulated instant, the
+// tables other than state, blocks, assigned and completed (which the dispatcher reads at every instant)
+// report each read and write of their words as it happens: a fill writes every field of its slot, the
+// queue walks read what they compare, a release writes seq and qseq. So a field is live from its fill to
+// its last read and dead in a free slot (nothing reads a free slot's fields until the next fill).
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "models/common/registry.h"
+#include "models/scheduler/recorded_table.h"
 
 namespace gpuvp {
 
@@ -42,7 +50,10 @@ class WorkQueues {
   enum State : uint32_t { Free = 0, InStream = 1, InEE = 2, Assigned = 3, InCE = 4, Copying = 5 };
   static constexpr unsigned kLevels = 2;  // priority levels (TX2: high and low)
 
-  WorkQueues(Registry& reg, const std::string& path, unsigned slots, unsigned events);
+  // `now_ps`: the simulated instant (ps) for access recording; without it the recorded tables are not
+  // observed (their reads are not reported).
+  WorkQueues(Registry& reg, const std::string& path, unsigned slots, unsigned events,
+             std::function<uint64_t()> now_ps = {});
 
   // G1: the item joins its stream's queue. Returns its slot, or -1 when the table is full (the
   // submitter waits for a completion, as a full push buffer makes the driver wait).
@@ -66,7 +77,8 @@ class WorkQueues {
   void copy_started(int slot);                 // C3
   void copy_completed(int slot);               // C4
 
-  WorkItem item(int slot) const;  // as the registered fields describe it now
+  WorkItem item(int slot) const;  // as the registered fields describe it now (reads them all)
+  uint64_t tag(int slot) const { return tag_[slot]; }
   State state(int slot) const { return State(state_[slot]); }
   unsigned slots() const { return unsigned(state_.size()); }
   unsigned events() const { return unsigned(recorded_.size()); }
@@ -85,9 +97,11 @@ class WorkQueues {
   void release(int slot);
 
   std::vector<uint64_t> tag_;          // the submitter's ids (not hardware state: not registered)
-  std::vector<uint32_t> state_, kind_, stream_, level_, blocks_, assigned_, completed_, event_, target_;
-  std::vector<uint64_t> seq_, qseq_;
-  std::vector<uint32_t> recorded_, submitted_;
+  std::vector<uint32_t> state_, blocks_, assigned_, completed_;  // read at every instant (the dispatcher)
+  RecordedTable<uint32_t> kind_, stream_, level_, event_, target_;
+  RecordedTable<uint64_t> seq_, qseq_;
+  RecordedTable<uint32_t> recorded_;
+  std::vector<uint32_t> submitted_;    // the host's count of records (not registered)
   uint64_t next_seq_ = 1, next_qseq_ = 1;
 };
 

@@ -42,15 +42,33 @@ inline std::string access_events(const Registry& reg, const std::vector<AccessEv
   return s;
 }
 
+// The registry's targets as the engine describes them (GoldenRun::targets).
+inline std::vector<TargetDesc> target_descs(const Registry& reg) {
+  std::vector<TargetDesc> v;
+  for (const Target* t : reg.all()) v.push_back({t->name, t->width, t->count, t->serial, t->reads_observed});
+  return v;
+}
+
 inline Recorded record_golden(Platform& p, const std::function<void(rt::Runtime&)>& body) {
   Recorded r;
   p.record_issues(0);
   p.registry().record_accesses(&r.g.accesses);
   p.run(body);
   p.registry().record_accesses(nullptr);
-  for (const Target* t : p.registry().all()) r.g.targets.push_back({t->name, t->width, t->count, t->serial, t->reads_observed});
+  r.g.targets = target_descs(p.registry());
   r.t = p.issue_times(0);
   return r;
+}
+
+// A test bench elaborated on `reg`, simulated for `duration` with access recording: its accesses and
+// the registry's targets.
+inline GoldenRun record_bench(Registry& reg, const sc_core::sc_time& duration) {
+  GoldenRun g;
+  reg.record_accesses(&g.accesses);
+  sc_core::sc_start(duration);
+  reg.record_accesses(nullptr);
+  g.targets = target_descs(reg);
+  return g;
 }
 
 // One launch of `kernel` of the PTX file `path` (one block of 32 threads, no arguments).

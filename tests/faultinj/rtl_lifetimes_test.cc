@@ -119,7 +119,7 @@ Recorded record(const std::string& impl, unsigned sms, bool recording = true) {
       rt.synchronize();
     });
     p.registry().record_accesses(nullptr);
-    for (const Target* t : p.registry().all()) g.targets.push_back({t->name, t->width, t->count, t->serial, t->reads_observed});
+    g.targets = fi::test::target_descs(p.registry());
     const uint64_t end = p.kernel_windows().back().second;
     std::string s = fmt::format("dispatch {} end {} hash {} accesses {} phases", fmt::join(p.dispatch_times(), ","), end,
                                 p.state_hash(), g.accesses.empty() ? "none" : "some");

@@ -74,13 +74,8 @@ TEST_CASE("state lifetimes: a lone requester's transaction through a stall arbit
   const nlohmann::json j = json_in_child([] {
     Registry reg;
     ArbiterBench tb("tb", reg);
-    std::vector<AccessEvent> log;
-    reg.record_accesses(&log);
-    sc_core::sc_start(100, sc_core::SC_NS);
-    reg.record_accesses(nullptr);
-    GoldenRun g;
-    for (const Target* t : reg.all()) g.targets.push_back({t->name, t->width, t->count, t->serial, t->reads_observed});
-    g.accesses = log;
+    const GoldenRun g = fi::test::record_bench(reg, sc_core::sc_time(100, sc_core::SC_NS));
+    const std::vector<AccessEvent>& log = g.accesses;
     const Lifetimes lt(g);
     nlohmann::json out = nlohmann::json::object();
     for (const char* p : {"p", "t"}) {
