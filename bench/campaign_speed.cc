@@ -3,7 +3,7 @@
 // and the golden run with its recording costs at most 2x the plain golden run.
 //
 //   campaign_speed [--gpuvp PATH] [--faults N] [--preset P] [--workload W] [--launch L] [--workers K]
-//                  [--repeat R] [--inst-output] [--golden-only]
+//                  [--repeat R] [--inst-output] [--golden-only] [--golden-table]
 //
 // Runs `gpuvp campaign run` of the register file (gpu.sm0.regs, 1 SM, seed 1) with N faults and with
 // 1 fault (the fixed part: golden run, checkpoints, store), R times each, interleaved, and keeps the
@@ -16,6 +16,8 @@
 // --inst-output also runs the instruction-output campaign (G_GPPR) of the same kernel and prints the
 // ratio of the two campaigns' injections per hour (docs/campaigns.md, "Instruction-output faults").
 // --golden-only measures the recording factor alone (under callgrind: one process per golden run).
+// --golden-table measures it on the golden runs of the reference campaigns (block scheduler model and
+// RTL of the reference study, tx2 register file, memories), 3R interleaved rounds, with the log's size.
 // Exit 1 when a campaign fails.
 #include <fmt/format.h>
 
@@ -28,9 +30,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "faultinj/engine.h"
 #include "faultinj/job.h"
@@ -49,7 +53,7 @@ constexpr double kTargetFactor = 2;     // issue 24: golden run with recording /
 struct Options {
   std::string gpuvp = GPUVP_BINARY, preset = "tx2", workload = "vectorAdd", launch = "fi32";
   unsigned faults = 5000, workers = 2, repeat = 3;
-  bool inst_output = false, golden_only = false;
+  bool inst_output = false, golden_only = false, golden_table = false;
 };
 
 // User + system seconds of this process and of every child it waited for (and theirs).
@@ -129,37 +133,90 @@ double forked_cpu(F body) {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? cpu_now() - c0 : -1;
 }
 
-// The golden run as a register-file campaign makes it (run_golden: recording on, its own fork, the
-// answer decoded here) and a plain run of the same job (forked, nothing recorded); best CPU seconds.
-bool golden_costs(const Options& o, double& plain, double& recorded) {
-  Config cfg = Config::preset(o.preset);
-  cfg.set("sm.count", nlohmann::json(1), "campaign_speed");
-  cfg.validate();
-  const fi::JobFactory make = [&] { return fi::workload_job(cfg, o.workload, o.launch, 1); };
-  plain = recorded = std::numeric_limits<double>::infinity();
-  for (unsigned i = 0; i < 3 * o.repeat; ++i) {
-    const double p = forked_cpu([&] {
-      auto job = make();
-      Platform pf(job->config(), job->hooks());
-      job->attach(pf);
-      pf.run([&](rt::Runtime& rt) { job->run(rt); });
-    });
-    const double c0 = cpu_now();
-    bool ok = true;
-    try {
-      fi::run_golden(make);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "campaign_speed: %s\n", e.what());
-      ok = false;
-    }
-    if (p < 0 || !ok) return false;
-    plain = std::min(plain, p);
-    recorded = std::min(recorded, cpu_now() - c0);
+const char* verdict(bool met) { return met ? "met" : "MISSED"; }
+
+// The golden run as a campaign makes it (run_golden: recording on, its own fork, the answer decoded
+// here) and a plain run of the same job (forked, nothing recorded): CPU seconds, the best kept in `c`,
+// and the access log's size.
+struct GoldenCost {
+  double plain = std::numeric_limits<double>::infinity(), recorded = std::numeric_limits<double>::infinity();
+  uint64_t entries = 0;
+  double factor() const { return recorded / plain; }
+};
+
+bool golden_cost(const Config& cfg, const std::string& workload, const std::string& launch, GoldenCost& c) {
+  const fi::JobFactory make = [&] { return fi::workload_job(cfg, workload, launch, 1); };
+  const double p = forked_cpu([&] {
+    auto job = make();
+    Platform pf(job->config(), job->hooks());
+    job->attach(pf);
+    pf.run([&](rt::Runtime& rt) { job->run(rt); });
+  });
+  const double c0 = cpu_now();
+  try {
+    c.entries = fi::run_golden(make).accesses.size();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "campaign_speed: %s\n", e.what());
+    return false;
   }
+  if (p < 0) return false;
+  c.plain = std::min(c.plain, p);
+  c.recorded = std::min(c.recorded, cpu_now() - c0);
   return true;
 }
 
-const char* verdict(bool met) { return met ? "met" : "MISSED"; }
+Config platform_config(const std::string& preset, const nlohmann::json& set) {
+  Config cfg = Config::preset(preset);
+  for (auto& [key, value] : set.items()) cfg.set(key, value, "campaign_speed");
+  cfg.validate();
+  return cfg;
+}
+
+std::string describe(const GoldenCost& c) {
+  return fmt::format("plain {:.2f} ms, with recording {:.2f} ms: factor {:.2f}  log {} entries, {:.1f} MB", c.plain * 1e3,
+                     c.recorded * 1e3, c.factor(), c.entries, double(c.entries * sizeof(AccessEvent)) / 1e6);
+}
+
+// The golden runs of the reference campaigns (the access log is the same whatever the campaign's
+// targets: the golden run records every observed target).
+struct ReferenceGolden {
+  const char* what;
+  const char* preset;
+  const char* set;
+  const char* workload;
+  const char* launch;
+};
+const ReferenceGolden kReferenceGoldens[] = {
+    {"block scheduler model (reference study)", "flexgrip", R"({"sm.count": 1, "sm.sps": 32})", "scalarProd", "fi32"},
+    {"block scheduler model (reference study)", "flexgrip", R"({"sm.count": 2, "sm.sps": 32})", "grayFilter", "fi64"},
+    {"block scheduler RTL (reference study)", "flexgrip",
+     R"({"sm.count": 1, "sm.sps": 32, "scheduler.impl": "rtl", "arbiter.impl": "rtl"})", "scalarProd", "fi32"},
+    {"tx2 register file", "tx2", R"({"sm.count": 1})", "vectorAdd", "fi32"},
+    {"tx2 register file", "tx2", R"({"sm.count": 1})", "scalarProd", "fi32"},
+    {"memories (instruction fetches too)", "flexgrip", R"({"sm.count": 1})", "scalarProd", "fi32"},
+};
+
+// Every reference golden run, `rounds` interleaved rounds (one plain and one recorded run of each case
+// per round), best of each.
+int golden_table(unsigned rounds) {
+  const size_t n = std::size(kReferenceGoldens);
+  std::vector<GoldenCost> best(n);
+  for (unsigned r = 0; r < rounds; ++r)
+    for (size_t i = 0; i < n; ++i) {
+      const ReferenceGolden& w = kReferenceGoldens[i];
+      if (!golden_cost(platform_config(w.preset, nlohmann::json::parse(w.set)), w.workload, w.launch, best[i])) {
+        std::fprintf(stderr, "campaign_speed: a golden run failed\n");
+        return 1;
+      }
+    }
+  fmt::print("golden run CPU time, best of {} interleaved rounds (target: recording <= {}x plain)\n", rounds, kTargetFactor);
+  for (size_t i = 0; i < n; ++i) {
+    const ReferenceGolden& w = kReferenceGoldens[i];
+    fmt::print("  {}: {} {} on {} {}\n    {}: {}\n", w.what, w.workload, w.launch, w.preset, w.set, describe(best[i]),
+               verdict(best[i].factor() <= kTargetFactor));
+  }
+  return 0;
+}
 
 // The value of a numeric option: decimal digits only, within `unsigned` (std::stoul would throw on
 // "ten" and take "-1" or "5x" for numbers). Empty when it is not one.
@@ -176,8 +233,8 @@ int main(int argc, char* argv[]) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
-    if (k == "--inst-output" || k == "--golden-only") {
-      (k == "--inst-output" ? o.inst_output : o.golden_only) = true;
+    if (k == "--inst-output" || k == "--golden-only" || k == "--golden-table") {
+      (k == "--inst-output" ? o.inst_output : k == "--golden-only" ? o.golden_only : o.golden_table) = true;
       continue;
     }
     if (i + 1 == argc) {
@@ -201,6 +258,7 @@ int main(int argc, char* argv[]) {
       return 2;
     }
   }
+  if (o.golden_table) return golden_table(3 * o.repeat);
   const std::string dir = fmt::format("/tmp/gpuvp-campaign-speed-{}", ::getpid());
   const std::string regs = R"("targets": ["gpu.sm0.regs"])";
   Timing full, fixed, io;
@@ -214,13 +272,14 @@ int main(int argc, char* argv[]) {
       return 1;
     }
   }
-  double plain = 0, recorded = 0;
-  if (!golden_costs(o, plain, recorded)) {
-    std::fprintf(stderr, "campaign_speed: a golden run failed\n");
-    return 1;
-  }
-  const std::string golden = fmt::format("golden run CPU: plain {:.2f} ms, with recording {:.2f} ms: factor {:.2f}  target 2x: {}",
-                                         plain * 1e3, recorded * 1e3, recorded / plain, verdict(recorded / plain <= kTargetFactor));
+  GoldenCost gc;
+  const Config cfg = platform_config(o.preset, {{"sm.count", 1}});
+  for (unsigned i = 0; i < 3 * o.repeat; ++i)
+    if (!golden_cost(cfg, o.workload, o.launch, gc)) {
+      std::fprintf(stderr, "campaign_speed: a golden run failed\n");
+      return 1;
+    }
+  const std::string golden = fmt::format("golden run CPU: {}  target 2x: {}", describe(gc), verdict(gc.factor() <= kTargetFactor));
   if (o.golden_only) {
     fmt::print("{} {} on {} (1 SM): {}\n", o.workload, o.launch, o.preset, golden);
     return 0;
