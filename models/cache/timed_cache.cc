@@ -227,8 +227,8 @@ void TimedCache::overlay(uint64_t addr, uint8_t* dst, unsigned len) const {
 }
 
 void TimedCache::register_state(Registry& reg, const std::string& prefix, std::function<uint64_t()> now_ps,
-                                uint64_t period_ps) {
-  core_.register_state(reg, prefix, {}, std::move(now_ps));
+                                uint64_t period_ps, std::function<void()> on_write) {
+  core_.register_state(reg, prefix, std::move(on_write), std::move(now_ps));
   reg.add_timing(prefix, [this, period_ps](uint64_t now) { return timing_digest(now / period_ps); });
 }
 

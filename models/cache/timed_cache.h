@@ -78,8 +78,10 @@ class TimedCache {
   void overlay(uint64_t addr, uint8_t* dst, unsigned len) const;
 
   // Registers the core's arrays under `prefix` (CacheCore::register_state, observed with `now_ps`) and
-  // the timing below, for a cache clocked every `period_ps`.
-  void register_state(Registry& reg, const std::string& prefix, std::function<uint64_t()> now_ps, uint64_t period_ps);
+  // the timing below, for a cache clocked every `period_ps`; `on_write` runs after a write to the arrays
+  // through the registry (a fault).
+  void register_state(Registry& reg, const std::string& prefix, std::function<uint64_t()> now_ps, uint64_t period_ps,
+                      std::function<void()> on_write = {});
   // What later accesses find beyond the arrays: the bank slots and fills in flight from `now_cycle`
   // less the slot window on (a requester behind in time up to it still finds them), relative to it,
   // and the bytes written of each line (Registry::add_timing).

@@ -15,6 +15,7 @@ InstructionBuffer::InstructionBuffer(unsigned ibuf_insts, CoreEnv& env) : env_(e
 }
 
 void InstructionBuffer::new_launch() {
+  watch_ = watch_ || env_.fetch_watched();
   ++launch_gen_;
   for (auto& l : lines_) l.base = ~uint64_t{0};
   ++gen_;
@@ -113,15 +114,16 @@ const isa::Inst* InstructionBuffer::fetch_buffered(uint64_t pc, uint64_t& now, u
   uint8_t tmp[2 * kLine];
   const uint8_t* p = l0->bytes + off;
   size_t avail = kLine - off;
-  size_t sz = avail >= isa::kHeaderBytes ? isa::size_from_header(p) : 0;
+  if (watch_) p = static_cast<const uint8_t*>(std::memcpy(tmp, p, avail));  // the cache's bytes go over it
+  size_t sz = avail < isa::kHeaderBytes ? 0 : watch_ ? look_through(pc, tmp, avail) : isa::size_from_header(p);
   if (avail < isa::kHeaderBytes || (sz && sz > avail)) {
-    std::memcpy(tmp, p, avail);  // copied first: the second fill may replace this line
+    if (p != tmp) std::memcpy(tmp, p, avail);  // copied first: the second fill may replace this line
     const Line* l1 = line(lb + kLine, now, fetches, err);
     if (!l1) return nullptr;
     std::memcpy(tmp + avail, l1->bytes, kLine);
     p = tmp;
     avail += kLine;
-    sz = isa::size_from_header(p);
+    sz = watch_ ? look_through(pc, tmp, avail) : isa::size_from_header(tmp);
   }
   if (!(e.pc == pc && sz && e.inst.size == sz && std::memcmp(e.bytes, p, sz) == 0)) {
     e.pc = ~uint64_t{0};
@@ -133,8 +135,20 @@ const isa::Inst* InstructionBuffer::fetch_buffered(uint64_t pc, uint64_t& now, u
     checked_[idx] = 0;
     note_named(e.inst);
   }
-  e.gen = gen_;
+  e.gen = watch_ ? 0 : gen_;
   return &e.inst;
+}
+
+// The instruction at pc as the instruction cache holds it: its bytes there copied over the buffer's
+// (`bytes`, `avail` from pc), the header's first (a fault there changes the size), exactly the
+// instruction's words (those are the reads a recorded run reports). `avail` >= kHeaderBytes. Returns
+// the size its header gives (0: not an instruction).
+size_t InstructionBuffer::look_through(uint64_t pc, uint8_t* bytes, size_t avail) {
+  const size_t before = std::max(isa::size_from_header(bytes), isa::kHeaderBytes);
+  env_.fetch_view(pc, bytes, unsigned(std::min(before, avail)));
+  const size_t sz = isa::size_from_header(bytes);
+  if (sz > before && before < avail) env_.fetch_view(pc + before, bytes + before, unsigned(std::min(sz, avail) - before));
+  return sz;
 }
 
 const isa::Inst* InstructionBuffer::fetch_direct(uint64_t pc, uint64_t& now, uint64_t& fetches, Error& err) {

@@ -2,7 +2,11 @@
 // Instruction buffer and decode cache of the SIMT core (docs/sm.md, "Instruction fetch").
 // Buffer: kLine-byte lines, fully associative, least recently used line replaced; a miss is one
 // fetch transaction of a line. Decoded instructions are cached by PC and revalidated (byte compare)
-// after every line fill, so code faults take effect. With no buffer (ibuf_insts = 0) every executed
+// after every line fill, so code faults take effect. The buffer's lines are copies of the instruction
+// cache's: once an injection has written the cache (watch) or while its reads are recorded, every
+// fetch reads the instruction's bytes through the cache as well (CoreEnv::fetch_view, no time) and
+// decodes them again when they differ, so a fault in a cached line reaches decode as the cache
+// delivers it (a line refilled meanwhile has lost it). With no buffer (ibuf_insts = 0) every executed
 // instruction is one fetch transaction (two the first time its PC is seen, to learn the size).
 #include <cstdint>
 #include <string>
@@ -23,6 +27,11 @@ class InstructionBuffer {
   // A new batch: the loader may have rewritten code, every line is refetched, every decoded
   // instruction is validated again.
   void new_launch();
+  // The instruction cache was written by an injection: every fetch from now on reads through it.
+  void watch() {
+    watch_ = true;
+    ++gen_;  // no decoded entry is taken without a look at the cache's bytes
+  }
   // The decoded instruction at pc, fetching (from cycle `now`, advanced to the completion of the
   // transactions; `fetches` counts them) and decoding as needed; nullptr with `err` on failure.
   // `validated`: the instruction was already validated in this launch (see mark_validated).
@@ -86,6 +95,7 @@ class InstructionBuffer {
   bool read(uint64_t addr, uint8_t* data, unsigned len, uint64_t& now, uint64_t& fetches, Error& err);
   const isa::Inst* undecodable(DecEntry& e, Error& err, const std::string& why);
   const isa::Inst* decode_into(DecEntry& e, uint64_t pc, const uint8_t* bytes, size_t len, Error& err);
+  size_t look_through(uint64_t pc, uint8_t* bytes, size_t avail);
 
   CoreEnv& env_;
   const bool buffered_;
@@ -104,6 +114,9 @@ class InstructionBuffer {
   std::vector<uint16_t> newly_named_;
   void note_named(const isa::Inst& in);
   uint64_t gen_ = 1;                // bumped on every fill: decoded entries re-check their bytes
+  // Every fetch reads through the instruction cache (see the header); its entries keep gen 0 then,
+  // so the hit path, unchanged, never takes them.
+  bool watch_ = false;
   std::vector<DecEntry> dcache_;    // kDecoded entries
   power::ActivityLog::InstEvents other_;  // power_events() of an instruction not decoded here
   uint64_t launch_gen_ = 0;         // register bounds are checked once per launch per entry

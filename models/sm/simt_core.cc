@@ -101,6 +101,8 @@ bool SimtCore::resource(const std::string& what) {
   return false;
 }
 
+void SimtCore::code_cache_written() { ibuf_->watch(); }
+
 bool SimtCore::launch(const LaunchParams& lp, uint64_t start) {
   clear();
   batch_ = true;

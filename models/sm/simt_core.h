@@ -46,6 +46,13 @@ class CoreEnv {
   virtual bool peek(Port port, uint64_t addr, uint8_t* data, unsigned len, Fault& fault) {
     return access(port, addr, data, len, false, nullptr, 0, fault) != kFail;
   }
+  // The instruction cache's copy of code (an SM with one): the bytes of [addr, addr + len) its valid
+  // sectors hold, copied over `data`, without time. Default: no cache, data unchanged.
+  virtual void fetch_view(uint64_t /*addr*/, uint8_t* /*data*/, unsigned /*len*/) {}
+  // Whether every fetch must read the instruction cache's copy (fetch_view), not only the instruction
+  // buffer's: its reads are recorded (lifetimes), so the buffer reports the reads a fault there would
+  // meet. An injection into the cache says so itself (SimtCore::code_cache_written). Default: no.
+  virtual bool fetch_watched() const { return false; }
   // Lets simulated time catch up with the core (quantum expiry, idle jumps). Default: nothing.
   virtual void sync(uint64_t /*at*/) {}
   // membar.gl / membar.sys at cycle `at`: what the SM's stores left in its caches becomes visible
@@ -213,6 +220,11 @@ class SimtCore {
   // Which lane cluster each warp instruction's activity is charged to (nullptr: the warp's slot modulo
   // the clusters). It never changes timing.
   void set_distributor(std::unique_ptr<sm::ClusterDistributor> d);
+
+  // An injection wrote the instruction cache's arrays (their registry hook): from now on every fetch
+  // reads the instruction's bytes through the cache (fetch_view), so the fault reaches decode as the
+  // cache delivers it (instruction_buffer.h).
+  void code_cache_written();
 
   // Registers the architectural state (register file, predicates, per-warp PCs, masks and
   // divergence groups) under `path` (simt_core_state.cc).

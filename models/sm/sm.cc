@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -131,7 +132,7 @@ class SmCore : public CoreEnv {
   // Each cache's misses and write-throughs go out through its port's socket (writes of the L1
   // through the global write port), carrying the bytes the access asked for (DemandExtension).
   std::unique_ptr<TimedCache> make_cache(const SmCacheConfig& c, Port read_port, Port write_port, Registry& reg,
-                                         const char* name) {
+                                         const char* name, std::function<void()> on_write = {}) {
     if (!c.present()) return nullptr;
     CacheGeometry g = c.geometry;
     g.name = path_ + "." + name;
@@ -144,14 +145,20 @@ class SmCore : public CoreEnv {
     // Only the L1s sit side by side, one per SM, without coherence: they write back bytes.
     const bool bytes = read_port == Port::GlobalRead;
     auto tc = std::make_unique<TimedCache>(g, CacheTiming{c.latency, c.banks, bytes}, next);
-    tc->register_state(reg, g.name, [this] { return core_.access_instant_ps(); }, pv_);
+    tc->register_state(reg, g.name, [this] { return core_.access_instant_ps(); }, pv_, std::move(on_write));
     return tc;
   }
   void build_caches(Registry& reg) {
     l1d_ = make_cache(cfg_.caches.l1d, Port::GlobalRead, Port::GlobalWrite, reg, "l1d");
     ccache_ = make_cache(cfg_.caches.ccache, Port::Const, Port::Const, reg, "ccache");
-    icache_ = make_cache(cfg_.caches.icache, Port::Fetch, Port::Fetch, reg, "icache");
+    // The instruction buffer keeps copies of the icache's lines: an injection there must reach decode.
+    icache_ = make_cache(cfg_.caches.icache, Port::Fetch, Port::Fetch, reg, "icache",
+                         [this] { core_.code_cache_written(); });
   }
+  void fetch_view(uint64_t addr, uint8_t* data, unsigned len) override {
+    if (icache_) icache_->overlay(addr, data, len);
+  }
+  bool fetch_watched() const override { return icache_ && reg_.recording(); }
   // A new kernel's first block on this SM: the L1 and constant caches are not coherent with other
   // SMs' and the host's writes, so they start empty (as the driver invalidates them at a launch);
   // the instruction cache too (a module loaded since may reuse code addresses).
