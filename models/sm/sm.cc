@@ -624,8 +624,9 @@ void SmCore::blocks_loop() {
     state_ = Running;
     note(t_state_, Access::Write);
     if (!core_.run_blocks()) {
-      DeviceErrorInfo e = *core_.error();
-      report(e);
+      // No copy of the error may live across the wait: the simulation may end in it, and the frame
+      // of a thread suspended then is never unwound (its strings would leak).
+      report(*core_.error());
       sync(core_.now());
       return;
     }

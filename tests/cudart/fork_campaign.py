@@ -111,6 +111,11 @@ def fallback():
     for program, reason in why.items():
         body = {"application": {"command": [program]}, "targets": ["gpu.sm0.warp[0].*"], "size": {"count": 4},
                 "seed": 2}
+        if program == app:
+            # two_threads' standard output interleaves its two threads' own printf (not reproducible,
+            # docs/cuda.md; slow builds such as the sanitizers' show it): this test is about why its runs
+            # are fresh, not about their outcomes.
+            body["application"]["check_reproducible"] = False
         rows, report, said = campaign(os.path.basename(program), body, True)
         # A fresh run of two_threads may end before an instant (its threads take turns as they come).
         assert len(rows) == 4 and (program == app or all(r["outcome"] != "tool_error" for r in rows.values())), rows
