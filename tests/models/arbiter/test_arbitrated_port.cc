@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "models/arbiter/word_payload.h"
 #include "models/arbiter/arbitrated_port.h"
 
 using namespace gpuvp;
@@ -51,11 +52,7 @@ SC_MODULE(Initiator) {
   void run() {
     uint32_t v = 100 + id;
     tlm::tlm_generic_payload t;
-    t.set_command(tlm::TLM_WRITE_COMMAND);
-    t.set_address(4 * id);
-    t.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
-    t.set_data_length(4);
-    t.set_streaming_width(4);
+    gpuvp::test::word_payload(t, tlm::TLM_WRITE_COMMAND, 4 * id, v);
     ReleaseExtension rel;
     t.set_extension(&rel);
     sc_time d = start_delay;  // temporally decoupled: already ahead of simulated time

@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "models/arbiter/word_payload.h"
 #include "models/arbiter/arbitrated_port.h"
 #include "models/arbiter/interleaved_router.h"
 
@@ -46,11 +47,7 @@ SC_MODULE(Reader) {
     for (uint64_t a : addrs) {
       uint32_t v = 0;
       tlm::tlm_generic_payload t;
-      t.set_command(tlm::TLM_READ_COMMAND);
-      t.set_address(a);
-      t.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
-      t.set_data_length(4);
-      t.set_streaming_width(4);
+      gpuvp::test::word_payload(t, tlm::TLM_READ_COMMAND, a, v);
       sc_time d = sc_core::SC_ZERO_TIME;
       out->b_transport(t, d);
       wait(d);
@@ -107,11 +104,7 @@ TEST_CASE("interleaved router: a transaction reaches its line's slice through th
   // Debug transport takes the same route, without arbitration.
   uint32_t v = 0;
   tlm::tlm_generic_payload t;
-  t.set_command(tlm::TLM_READ_COMMAND);
-  t.set_address(0x1000 + 256);  // line 34: slice 1
-  t.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
-  t.set_data_length(4);
-  t.set_streaming_width(4);
+  gpuvp::test::word_payload(t, tlm::TLM_READ_COMMAND, 0x1000 + 256, v);  // line 34: slice 1
   CHECK(a.out->transport_dbg(t) == 4);
   CHECK(mems[1]->seen.size() == 1);
 }

@@ -6,6 +6,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "models/arbiter/word_payload.h"
 #include "models/arbiter/arbitrated_port.h"
 #include "models/common/hold_extension.h"
 
@@ -36,11 +37,7 @@ SC_MODULE(Caller) {
   void run() {
     uint32_t v = 0;
     tlm::tlm_generic_payload t;
-    t.set_command(tlm::TLM_READ_COMMAND);
-    t.set_address(0);
-    t.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
-    t.set_data_length(4);
-    t.set_streaming_width(4);
+    gpuvp::test::word_payload(t, tlm::TLM_READ_COMMAND, 0, v);
     ReleaseExtension rel;
     t.set_extension(&rel);
     sc_time d = sc_core::SC_ZERO_TIME;

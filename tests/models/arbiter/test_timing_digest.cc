@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "models/arbiter/word_payload.h"
 #include "models/arbiter/arbitrated_port.h"
 
 using namespace gpuvp;
@@ -41,11 +42,7 @@ SC_MODULE(Asker) {
   void run() {
     uint32_t v = 0;
     tlm::tlm_generic_payload t;
-    t.set_command(tlm::TLM_READ_COMMAND);
-    t.set_address(0);
-    t.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
-    t.set_data_length(4);
-    t.set_streaming_width(4);
+    gpuvp::test::word_payload(t, tlm::TLM_READ_COMMAND, 0, v);
     sc_time d = ahead;
     out->b_transport(t, d);
     done = true;

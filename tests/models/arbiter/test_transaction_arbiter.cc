@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "models/arbiter/word_payload.h"
 #include "models/arbiter/arbitrated_port.h"
 
 using namespace gpuvp;
@@ -55,11 +56,7 @@ SC_MODULE(Requester) {
       }
       uint32_t v = 0;
       tlm::tlm_generic_payload t;
-      t.set_command(tlm::TLM_READ_COMMAND);
-      t.set_address(rng() % 64);
-      t.set_data_ptr(reinterpret_cast<unsigned char*>(&v));
-      t.set_data_length(4);
-      t.set_streaming_width(4);
+      gpuvp::test::word_payload(t, tlm::TLM_READ_COMMAND, rng() % 64, v);
       ReleaseExtension rel;
       t.set_extension(&rel);
       sc_time d = local;
