@@ -13,9 +13,16 @@
 
 // Every name the application can reach has this: the version script (libcudart.map) keeps only these.
 #define CUDART_EXPORT extern "C" __attribute__((visibility("default")))
-// The per-thread default stream variants nvcc's --default-stream per-thread calls (_ptsz, _ptds) are
-// the same functions: the per-thread default stream is the platform's NULL stream (docs/cuda.md).
-#define CUDART_ALIAS(name, target) CUDART_EXPORT decltype(target) name __attribute__((alias(#target)));
+// The per-thread default stream variants nvcc's --default-stream per-thread calls (_ptsz, _ptds): the
+// plain function run with per_thread_default() set, so that stream 0 is the calling thread's own
+// default stream (docs/cuda.md). C++ cannot define a function from decltype(target), so the variant is
+// an indirect function (ifunc) whose resolver, run when the library is loaded, names the template's
+// instance for `target`.
+#define CUDART_PER_THREAD(name, target)                                                                    \
+  extern "C" {                                                                                             \
+  static decltype(target)* name##_resolve() { return &::gpuvp::cudart::PerThreadVariant<&target>::call; } \
+  }                                                                                                        \
+  CUDART_EXPORT decltype(target) name __attribute__((ifunc(#name "_resolve")));
 
 namespace gpuvp::cudart {
 
@@ -36,6 +43,24 @@ Error current_error(const char* api, Error misuse);
 // True on the thread running a host function of a stream (cudaLaunchHostFunc, cudaStreamAddCallback):
 // CUDA forbids CUDA calls there, and here the simulation is waiting for the function to return.
 bool& in_host_function();
+
+// True inside a _ptsz/_ptds variant: there stream 0 and the implicit stream of the synchronous calls are
+// the calling thread's per-thread default stream, elsewhere the NULL stream (stream_of).
+bool& per_thread_default();
+
+template <auto F>
+struct PerThreadVariant;
+template <typename R, typename... A, R (*F)(A...)>
+struct PerThreadVariant<F> {
+  static R call(A... a) {
+    bool& on = per_thread_default();
+    const bool outer = on;
+    on = true;
+    const R r = F(a...);
+    on = outer;
+    return r;
+  }
+};
 
 template <typename F>
 int call(const char* api, F&& f, Error misuse = kErrorInvalidValue) {
@@ -66,7 +91,12 @@ inline void require(bool ok, Error code, const std::string& why) {
   if (!ok) throw CudaError(code, why);
 }
 
-rt::Stream stream_of(const void* handle);  // 0 for the default stream (NULL, legacy 0x1, per-thread 0x2)
+// The platform's stream a handle names: NULL is the default stream (the NULL stream, or in a _ptsz/_ptds
+// variant the thread's per-thread stream), cudaStreamLegacy (0x1) the NULL stream, cudaStreamPerThread
+// (0x2) the calling thread's per-thread stream, created at its first use.
+rt::Stream stream_of(const void* handle);
+// The stream a synchronous call (cudaMemcpy, cudaMemset...) works in: the default stream.
+inline rt::Stream default_stream() { return stream_of(nullptr); }
 EventRecord& event_of(const void* handle);
 inline uint64_t dev(const void* p) { return reinterpret_cast<uintptr_t>(p); }
 

@@ -131,3 +131,6 @@ CUDART_EXPORT char __cudaInitModule(void** handle) {
            on_device([&](rt::Runtime& rt) { loaded(*reinterpret_cast<FatBinaryRecord*>(handle), rt); });
          }) == kSuccess;
 }
+
+CUDART_PER_THREAD(cudaMemPrefetchAsync_ptsz, cudaMemPrefetchAsync)
+CUDART_PER_THREAD(cudaStreamAttachMemAsync_ptsz, cudaStreamAttachMemAsync)

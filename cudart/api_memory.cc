@@ -60,8 +60,15 @@ void write_device(rt::Runtime& rt, Side s, uint64_t dst, const void* src, size_t
   rt.memcpy_h2d(dst, src, n);
 }
 
-// The copy itself, on the simulation's thread.
+// The copy itself, on the simulation's thread. A synchronous copy between host and an allocation in a
+// created stream (a _ptds call's per-thread stream) goes through the copy engine in that stream and is
+// waited for: the NULL stream's synchronous copy would wait for every blocking stream.
 void copy_on_device(rt::Runtime& rt, void* dst, Side d, const void* src, Side s, size_t n, rt::Stream st, bool async) {
+  const bool engine = (d == Side::Alloc && s == Side::Host) || (d == Side::Host && s == Side::Alloc);
+  if (!async && st != 0 && engine) {
+    copy_on_device(rt, dst, d, src, s, n, st, true);
+    return rt.stream_synchronize(st);
+  }
   if (async && d == Side::Alloc && s == Side::Host) return rt.memcpy_h2d_async(dev(dst), src, n, st);
   if (async && d == Side::Host && s == Side::Alloc) return rt.memcpy_d2h_async(dst, dev(src), n, st);
   rt.stream_synchronize(st);
@@ -227,7 +234,7 @@ CUDART_EXPORT int cudaFreeHost(void* p) {
 CUDART_EXPORT int cudaMemcpy(void* dst, const void* src, size_t n, int kind) {
   return call("cudaMemcpy", [&] {
     std::lock_guard lk(State::get().lock);
-    copy(dst, src, n, kind, 0, false);
+    copy(dst, src, n, kind, default_stream(), false);
   });
 }
 
@@ -242,7 +249,7 @@ CUDART_EXPORT int cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t
                                int kind) {
   return call("cudaMemcpy2D", [&] {
     std::lock_guard lk(State::get().lock);
-    copy_2d(dst, dpitch, src, spitch, width, height, kind, 0, false);
+    copy_2d(dst, dpitch, src, spitch, width, height, kind, default_stream(), false);
   });
 }
 
@@ -257,7 +264,7 @@ CUDART_EXPORT int cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, s
 CUDART_EXPORT int cudaMemset(void* dst, int value, size_t n) {
   return call("cudaMemset", [&] {
     std::lock_guard lk(State::get().lock);
-    set(dst, value, n, 0);
+    set(dst, value, n, default_stream());
   });
 }
 
@@ -271,14 +278,14 @@ CUDART_EXPORT int cudaMemsetAsync(void* dst, int value, size_t n, void* stream) 
 CUDART_EXPORT int cudaMemcpyToSymbol(const void* symbol, const void* src, size_t n, size_t offset, int kind) {
   return call("cudaMemcpyToSymbol", [&] {
     std::lock_guard lk(State::get().lock);
-    symbol_copy(symbol, const_cast<void*>(src), n, offset, kind, true, 0, false);
+    symbol_copy(symbol, const_cast<void*>(src), n, offset, kind, true, default_stream(), false);
   }, kErrorInvalidSymbol);
 }
 
 CUDART_EXPORT int cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t n, size_t offset, int kind) {
   return call("cudaMemcpyFromSymbol", [&] {
     std::lock_guard lk(State::get().lock);
-    symbol_copy(symbol, dst, n, offset, kind, false, 0, false);
+    symbol_copy(symbol, dst, n, offset, kind, false, default_stream(), false);
   }, kErrorInvalidSymbol);
 }
 
@@ -317,13 +324,13 @@ CUDART_EXPORT int cudaGetSymbolSize(size_t* size, const void* symbol) {
   });
 }
 
-CUDART_ALIAS(cudaMemcpy_ptds, cudaMemcpy)
-CUDART_ALIAS(cudaMemcpyAsync_ptsz, cudaMemcpyAsync)
-CUDART_ALIAS(cudaMemset_ptds, cudaMemset)
-CUDART_ALIAS(cudaMemcpy2D_ptds, cudaMemcpy2D)
-CUDART_ALIAS(cudaMemcpy2DAsync_ptsz, cudaMemcpy2DAsync)
-CUDART_ALIAS(cudaMemsetAsync_ptsz, cudaMemsetAsync)
-CUDART_ALIAS(cudaMemcpyToSymbol_ptds, cudaMemcpyToSymbol)
-CUDART_ALIAS(cudaMemcpyFromSymbol_ptds, cudaMemcpyFromSymbol)
-CUDART_ALIAS(cudaMemcpyToSymbolAsync_ptsz, cudaMemcpyToSymbolAsync)
-CUDART_ALIAS(cudaMemcpyFromSymbolAsync_ptsz, cudaMemcpyFromSymbolAsync)
+CUDART_PER_THREAD(cudaMemcpy_ptds, cudaMemcpy)
+CUDART_PER_THREAD(cudaMemcpyAsync_ptsz, cudaMemcpyAsync)
+CUDART_PER_THREAD(cudaMemset_ptds, cudaMemset)
+CUDART_PER_THREAD(cudaMemcpy2D_ptds, cudaMemcpy2D)
+CUDART_PER_THREAD(cudaMemcpy2DAsync_ptsz, cudaMemcpy2DAsync)
+CUDART_PER_THREAD(cudaMemsetAsync_ptsz, cudaMemsetAsync)
+CUDART_PER_THREAD(cudaMemcpyToSymbol_ptds, cudaMemcpyToSymbol)
+CUDART_PER_THREAD(cudaMemcpyFromSymbol_ptds, cudaMemcpyFromSymbol)
+CUDART_PER_THREAD(cudaMemcpyToSymbolAsync_ptsz, cudaMemcpyToSymbolAsync)
+CUDART_PER_THREAD(cudaMemcpyFromSymbolAsync_ptsz, cudaMemcpyFromSymbolAsync)

@@ -121,5 +121,5 @@ CUDART_EXPORT int cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void
   return e ? e : launch("cudaLaunchKernel", *k, grid, block, args, shared, stream);
 }
 
-CUDART_ALIAS(__cudaLaunchKernel_ptsz, __cudaLaunchKernel)
-CUDART_ALIAS(cudaLaunchKernel_ptsz, cudaLaunchKernel)
+CUDART_PER_THREAD(__cudaLaunchKernel_ptsz, __cudaLaunchKernel)
+CUDART_PER_THREAD(cudaLaunchKernel_ptsz, cudaLaunchKernel)

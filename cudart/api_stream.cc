@@ -1,5 +1,5 @@
-// Streams and events. Handles are the addresses of the library's records; the default stream is
-// NULL, cudaStreamLegacy (0x1) or cudaStreamPerThread (0x2), all the platform's NULL stream.
+// Streams and events. Handles are the addresses of the library's records, but for the default streams:
+// NULL, cudaStreamLegacy (0x1) and cudaStreamPerThread (0x2) (stream_of says which stream each is).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,10 +13,45 @@
 using namespace gpuvp;
 using namespace gpuvp::cudart;
 
+namespace {
+
+// The platform has the TX2's two priorities (docs/concurrent-kernels.md): -1 high, 0 low.
+constexpr int kGreatestPriority = -1, kLeastPriority = 0;
+
+// A new stream, recorded (State::lock held).
+StreamRecord& add_stream(unsigned flags, int priority) {
+  auto r = std::make_unique<StreamRecord>();
+  r->priority = std::clamp(priority, kGreatestPriority, kLeastPriority);  // CUDA clamps
+  r->flags = flags;
+  on_device([&](rt::Runtime& rt) { r->id = rt.create_stream(r->priority); });
+  StreamRecord& rec = *r;
+  State::get().streams[r.get()] = std::move(r);
+  return rec;
+}
+
+// The calling thread's per-thread default stream: a blocking stream of the default priority, as CUDA's
+// is (it synchronises with the NULL stream, not with other streams), made at the thread's first use.
+// Its record is among the program's streams, so the NULL stream's waits count it; its handle is never
+// given out (the program names it cudaStreamPerThread), and it outlives its thread.
+rt::Stream per_thread_stream() {
+  thread_local const StreamRecord* own = nullptr;
+  if (!own) own = &add_stream(0, kLeastPriority);
+  return own->id;
+}
+
+}  // namespace
+
 namespace gpuvp::cudart {
 
+bool& per_thread_default() {
+  thread_local bool on = false;
+  return on;
+}
+
 rt::Stream stream_of(const void* handle) {
-  if (dev(handle) <= 2) return 0;
+  if (dev(handle) == 0) return per_thread_default() ? per_thread_stream() : 0;
+  if (dev(handle) == kStreamLegacy) return 0;
+  if (dev(handle) == kStreamPerThread) return per_thread_stream();
   auto& st = State::get().streams;
   auto it = st.find(handle);
   require(it != st.end(), kErrorInvalidResourceHandle, fmt::format("{} is not a stream", handle));
@@ -39,9 +74,6 @@ bool& in_host_function() {
 
 namespace {
 
-// The platform has the TX2's two priorities (docs/concurrent-kernels.md): -1 high, 0 low.
-constexpr int kGreatestPriority = -1, kLeastPriority = 0;
-
 // Polling calls let simulated time pass so that a loop around them ends (GPUVP_POLL_NS).
 template <typename F>
 bool poll(F&& done) {
@@ -59,14 +91,8 @@ CUDART_EXPORT int cudaStreamCreateWithPriority(void** stream, unsigned flags, in
   return call("cudaStreamCreateWithPriority", [&] {
     require(stream != nullptr, kErrorInvalidValue, "pointer to the result is NULL");
     require(flags <= kStreamNonBlocking, kErrorInvalidValue, fmt::format("unknown stream flags {:#x}", flags));
-    State& s = State::get();
-    std::lock_guard lk(s.lock);
-    auto r = std::make_unique<StreamRecord>();
-    r->priority = std::clamp(priority, kGreatestPriority, kLeastPriority);  // CUDA clamps
-    r->flags = flags;
-    on_device([&](rt::Runtime& rt) { r->id = rt.create_stream(r->priority); });
-    *stream = r.get();
-    s.streams[r.get()] = std::move(r);
+    std::lock_guard lk(State::get().lock);
+    *stream = &add_stream(flags, priority);
   });
 }
 
@@ -143,7 +169,7 @@ namespace {
 
 // A host function in stream order (docs/cuda.md, "Host functions"): a host thread of the runtime
 // waits, in simulated time, for the work before it in the stream (the NULL stream's: in every blocking
-// stream too, as CUDA's legacy default stream orders them), then runs it, taking no simulated time.
+// stream too, per-thread default streams included, as CUDA's legacy default stream orders them), then runs it, taking no simulated time.
 // Every later call waits until it has run (Session::serve), so later work in the stream starts after
 // it. A device error in that work is the program's to find at its next call: the function is not run.
 void launch_host_function(void* stream, std::function<void()> fn) {
@@ -279,12 +305,12 @@ CUDART_EXPORT int cudaEventElapsedTime(float* ms, void* start, void* end) {
   return e ? e : ready ? kSuccess : (last_error() = kErrorNotReady);
 }
 
-CUDART_ALIAS(cudaStreamSynchronize_ptsz, cudaStreamSynchronize)
-CUDART_ALIAS(cudaStreamQuery_ptsz, cudaStreamQuery)
-CUDART_ALIAS(cudaStreamWaitEvent_ptsz, cudaStreamWaitEvent)
-CUDART_ALIAS(cudaLaunchHostFunc_ptsz, cudaLaunchHostFunc)
-CUDART_ALIAS(cudaStreamAddCallback_ptsz, cudaStreamAddCallback)
-CUDART_ALIAS(cudaStreamGetPriority_ptsz, cudaStreamGetPriority)
-CUDART_ALIAS(cudaStreamGetFlags_ptsz, cudaStreamGetFlags)
-CUDART_ALIAS(cudaEventRecord_ptsz, cudaEventRecord)
-CUDART_ALIAS(cudaEventRecordWithFlags_ptsz, cudaEventRecordWithFlags)
+CUDART_PER_THREAD(cudaStreamSynchronize_ptsz, cudaStreamSynchronize)
+CUDART_PER_THREAD(cudaStreamQuery_ptsz, cudaStreamQuery)
+CUDART_PER_THREAD(cudaStreamWaitEvent_ptsz, cudaStreamWaitEvent)
+CUDART_PER_THREAD(cudaLaunchHostFunc_ptsz, cudaLaunchHostFunc)
+CUDART_PER_THREAD(cudaStreamAddCallback_ptsz, cudaStreamAddCallback)
+CUDART_PER_THREAD(cudaStreamGetPriority_ptsz, cudaStreamGetPriority)
+CUDART_PER_THREAD(cudaStreamGetFlags_ptsz, cudaStreamGetFlags)
+CUDART_PER_THREAD(cudaEventRecord_ptsz, cudaEventRecord)
+CUDART_PER_THREAD(cudaEventRecordWithFlags_ptsz, cudaEventRecordWithFlags)

@@ -205,6 +205,8 @@ constexpr int kFuncAttrMaxDynamicSharedMemorySize = 8, kFuncAttrPreferredSharedM
 
 // cudaStreamNonBlocking, cudaEventDisableTiming/BlockingSync, cudaHostAllocMapped: flags seen here.
 constexpr unsigned kStreamNonBlocking = 0x1;
+// The special stream handles cudaStreamLegacy and cudaStreamPerThread.
+constexpr uint64_t kStreamLegacy = 0x1, kStreamPerThread = 0x2;
 constexpr unsigned kEventBlockingSync = 0x1, kEventDisableTiming = 0x2, kEventInterprocess = 0x4;
 constexpr unsigned kHostAllocPortable = 0x1, kHostAllocMapped = 0x2, kHostAllocWriteCombined = 0x4;
 constexpr unsigned kHostRegisterPortable = 0x1, kHostRegisterMapped = 0x2, kHostRegisterIoMemory = 0x4,

@@ -1,0 +1,102 @@
+// The per-thread default stream. Built twice: with nvcc --default-stream per-thread (which defines
+// CUDA_API_PER_THREAD_DEFAULT_STREAM: stream 0 and the synchronous calls are the calling thread's own
+// default stream) and without (stream 0 is the legacy NULL stream). CUDA's stream synchronisation rules
+// give every expectation:
+// - a kernel in stream 0, then one in a stream from cudaStreamCreate (a blocking stream): the per-thread
+//   stream synchronises with the legacy stream only, so both run at once (one block each, the device
+//   has room for both); the legacy stream is waited for by every blocking stream, so the second
+//   kernel cannot start before the first has ended;
+// - cudaStreamPerThread in a second host thread is that thread's own stream: its kernel runs at once
+//   with the first thread's, in either build;
+// - work in cudaStreamLegacy waits for every blocking stream (per-thread ones included), in either build.
+// A kernel whose threads run `iters` dependent steps takes at least iters / clockRate: `floor_ms`.
+#include <thread>
+#include <vector>
+
+#include "check.h"
+
+__global__ void chain(unsigned* out, unsigned seed, int iters) {
+  unsigned x = seed + threadIdx.x;
+  for (int k = 0; k < iters; ++k) x = x * 1664525u + 1013904223u;  // each step needs the last
+  out[threadIdx.x] = x;
+}
+
+const int kThreads = 32, kIters = 100000;
+
+unsigned reference(unsigned x) {
+  for (int k = 0; k < kIters; ++k) x = x * 1664525u + 1013904223u;
+  return x;
+}
+
+// One kernel between two events, all in `s`.
+void timed_chain(cudaStream_t s, cudaEvent_t before, cudaEvent_t after, unsigned* out, unsigned seed) {
+  CHECK(cudaEventRecord(before, s));
+  chain<<<1, kThreads, 0, s>>>(out, seed, kIters);
+  CHECK(cudaGetLastError());
+  CHECK(cudaEventRecord(after, s));
+}
+
+float since(cudaEvent_t a, cudaEvent_t b) {
+  float ms = -1;
+  CHECK(cudaEventElapsedTime(&ms, a, b));
+  return ms;
+}
+
+// Whether the second kernel (between e[2] and e[3]) ran while the first (e[0], e[1]) did: it ended less
+// than its shortest run time after the first one's end. Run one after the other, it would end at least
+// that late.
+bool overlapped(const cudaEvent_t* e, double floor_ms) { return since(e[0], e[3]) < since(e[0], e[1]) + floor_ms; }
+
+void check_output(const unsigned* d, unsigned seed, const char* what) {
+  unsigned h[kThreads];
+  CHECK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+  for (int i = 0; i < kThreads; ++i) EXPECT(h[i] == reference(seed + i), "%s: out[%d] = %u", what, i, h[i]);
+}
+
+int main() {
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+  const bool per_thread = true;
+#else
+  const bool per_thread = false;
+#endif
+  int khz = 0;
+  CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+  const double floor_ms = double(kIters) / khz;
+  unsigned* d[2];
+  for (auto& p : d) CHECK(cudaMalloc(&p, kThreads * sizeof(unsigned)));
+  cudaEvent_t e[5];
+  for (auto& ev : e) CHECK(cudaEventCreate(&ev));
+  cudaStream_t s;
+  CHECK(cudaStreamCreate(&s));
+
+  // Stream 0 and a created stream.
+  timed_chain(0, e[0], e[1], d[0], 1);
+  timed_chain(s, e[2], e[3], d[1], 2);
+  check_output(d[0], 1, "stream 0");  // cudaMemcpy waits for stream 0's kernel (its _ptds too)
+  CHECK(cudaStreamSynchronize(s));
+  check_output(d[1], 2, "created stream");
+  const bool default_overlap = overlapped(e, floor_ms);
+  EXPECT(default_overlap == per_thread, "%s build: stream 0's kernel [0, %g] ms, the created stream's [%g, %g] ms",
+         per_thread ? "per-thread" : "legacy", since(e[0], e[1]), since(e[0], e[2]), since(e[0], e[3]));
+
+  // cudaStreamPerThread in two host threads, then cudaStreamLegacy after both.
+  timed_chain(cudaStreamPerThread, e[0], e[1], d[0], 3);
+  std::thread other([&] { timed_chain(cudaStreamPerThread, e[2], e[3], d[1], 4); });
+  other.join();
+  CHECK(cudaEventRecord(e[4], cudaStreamLegacy));
+  CHECK(cudaEventSynchronize(e[4]));
+  EXPECT(overlapped(e, floor_ms), "thread 1's kernel [0, %g] ms, thread 2's [%g, %g] ms", since(e[0], e[1]),
+         since(e[0], e[2]), since(e[0], e[3]));
+  EXPECT(since(e[0], e[4]) >= since(e[0], e[1]) && since(e[0], e[4]) >= since(e[0], e[3]),
+         "cudaStreamLegacy's record at %g ms, before a kernel's end (%g, %g ms)", since(e[0], e[4]), since(e[0], e[1]),
+         since(e[0], e[3]));
+  check_output(d[0], 3, "thread 1");
+  check_output(d[1], 4, "thread 2");
+
+  for (auto ev : e) CHECK(cudaEventDestroy(ev));
+  CHECK(cudaStreamDestroy(s));
+  for (auto p : d) CHECK(cudaFree(p));
+  std::printf("per_thread: %s build correct, kernels of %g ms at least\n", per_thread ? "per-thread" : "legacy",
+              floor_ms);
+  return 0;
+}
