@@ -86,7 +86,7 @@ TEST_CASE("wear study: a bad study file names the file and the key") {
   check(R"({"ptx": "k.ptx", "applications": [)" + app + R"(, "args": [7, "out:abc"]}], "partitions": [[1]]})",
         "applications[0].args[1]: \"out:abc\": an argument is \"out:N\" or \"in:N\" (N f32 elements, a whole number "
         "from 1 to 2^30)");
-  check(R"({"ptx": "k.ptx", "applications": [)" + app + R"(}], "partitions": [[1]], "years": 5000})",
+  check(R"({"ptx": "k.ptx", "applications": [)" + app + R"(}], "partitions": [[1]], "thresholds": [1], "years": 5000})",
         "years: 5000 is not a number of years above 0 and at most 1000");
   // Checked against the platform before anything runs: gtx480 has 15 SMs and 256 MiB of global memory.
   const std::string ptx = R"({"ptx": ")" GPUVP_TEST_DATA R"(/../../experiments/wear/wear_kernels.ptx", )";
