@@ -6,7 +6,7 @@
 namespace gpuvp {
 
 int cmd_aging_study(const Config& cfg, const std::string& file, const std::string& out_dir) {
-  const aging::Study s = aging::load(file);
+  const aging::Study s = aging::load(file, cfg);
   return write_study(out_dir, "plot_aging.py", [&] {
     const std::vector<aging::MapRun> runs = aging::run(cfg, s);
     return StudyResult{aging::table(s, runs), aging::to_json(s, runs)};

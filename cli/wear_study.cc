@@ -6,7 +6,7 @@
 namespace gpuvp {
 
 int cmd_wear_study(const Config& cfg, const std::string& file, const std::string& out_dir) {
-  const wear::Study s = wear::load(file);
+  const wear::Study s = wear::load(file, cfg);
   return write_study(out_dir, "plot_wear.py", [&] {
     const std::vector<wear::PolicyRun> runs = wear::run(cfg, s);
     return StudyResult{wear::table(s, runs), wear::to_json(s, runs)};

@@ -41,6 +41,8 @@ Study parse(const nlohmann::json& j, const std::string& file) {
   Study s;
   s.file = file;
   if (!j.is_object()) bad(file, "(top)", "not a JSON object");
+  wear::known_keys(j, {"ptx", "application", "maps", "seed", "years", "needed", "round", "replan_years", "policies"},
+                   file, "");
   if (!j.contains("ptx") || !j["ptx"].is_string()) bad(file, "ptx", "missing or not a string");
   s.ptx_path = j["ptx"];
   if (!j.contains("application")) bad(file, "application", "missing");
@@ -49,15 +51,34 @@ Study parse(const nlohmann::json& j, const std::string& file) {
   s.seed = wear::positive(j.value("seed", nlohmann::json(1)), file, "seed");
   s.round = wear::positive(j.value("round", nlohmann::json(32)), file, "round");
   if (j.contains("needed")) s.needed = wear::positive(j["needed"], file, "needed");
-  if (j.contains("years")) s.years = wear::positive_real(j["years"], file, "years");
-  if (j.contains("replan_years")) s.replan_years = wear::positive_real(j["replan_years"], file, "replan_years");
+  if (j.contains("years")) s.years = wear::study_years(j["years"], file, "years");
+  if (j.contains("replan_years")) s.replan_years = wear::study_years(j["replan_years"], file, "replan_years");
   s.policies = parse_policies(j, file);
   return s;
 }
 
-Study load(const std::string& path) {
+namespace {
+
+unsigned cluster_count(const Config& cfg) {
+  const unsigned sps = unsigned(cfg.i("sm.sps")), warp = unsigned(cfg.i("sm.warp_size"));
+  return power::PowerConfig::from(cfg.params("power", "gpu.power"), cfg.params("thermal", "gpu.thermal"),
+                                  cfg.params("em", "gpu.em"), sps, warp, 1e-9)
+      .clusters;
+}
+
+}  // namespace
+
+void check(const Config& cfg, const Study& s) {
+  const unsigned n = cluster_count(cfg);
+  if (s.needed > n)
+    throw ConfigError(fmt::format("{}: needed: {} clusters, the SM has {} (power.clusters)", s.file, s.needed, n));
+  wear::check_buffers(cfg, {s.app}, s.file, "application");
+}
+
+Study load(const std::string& path, const Config& cfg) {
   Study s = parse(read_user_json(path, "aging study file"), path);
   s.ptx_path = wear::study_ptx(s.ptx_path, path);
+  check(cfg, s);
   return s;
 }
 
@@ -113,13 +134,6 @@ class Runner {
   std::map<std::vector<unsigned>, Measured> cache_;
 };
 
-unsigned cluster_count(const Config& cfg) {
-  const unsigned sps = unsigned(cfg.i("sm.sps")), warp = unsigned(cfg.i("sm.warp_size"));
-  return power::PowerConfig::from(cfg.params("power", "gpu.power"), cfg.params("thermal", "gpu.thermal"),
-                                  cfg.params("em", "gpu.em"), sps, warp, 1e-9)
-      .clusters;
-}
-
 // The study's years as re-planning periods (seconds): replan_years each, the last one what remains.
 std::vector<double> periods(const Study& s) {
   if (s.replan_years <= 0 || s.replan_years >= s.years) return {s.years * kYear};
@@ -168,9 +182,8 @@ void plan_and_age(MapRun& r, const power::PlanInput& first, const power::Cluster
 }  // namespace
 
 std::vector<MapRun> run(const Config& cfg, const Study& s) {
+  check(cfg, s);
   const unsigned n = cluster_count(cfg);
-  if (s.needed > n)
-    throw ConfigError(fmt::format("{}: needed: {} clusters, the SM has {} (power.clusters)", s.file, s.needed, n));
   const power::NbtiParams np = power::NbtiParams::from(cfg.params("nbti", "gpu.nbti"));
   const auto variation = power::make_normal_variation(np);
   Runner measured(cfg, s);

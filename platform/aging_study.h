@@ -29,7 +29,11 @@ struct Study {
 
 // Parses a study file; ConfigError naming the file and the key for bad input.
 Study parse(const nlohmann::json& j, const std::string& file);
-Study load(const std::string& path);
+// What the study asks of the platform `cfg` would build (`needed` within its lane clusters, buffers
+// within its global memory), before anything runs; ConfigError naming the file and the key.
+void check(const Config& cfg, const Study& s);
+// Parses and checks a study file for `cfg`.
+Study load(const std::string& path, const Config& cfg);
 
 struct MapRun {
   unsigned map = 0;

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <numeric>
@@ -29,8 +29,27 @@ unsigned positive(const nlohmann::json& j, const std::string& file, const std::s
   return j.get<unsigned>();
 }
 
+void known_keys(const nlohmann::json& obj, std::initializer_list<const char*> known, const std::string& file,
+                const std::string& at) {
+  if (std::string e = unknown_key_error(obj, known, at.empty() ? file : file + ": " + at); !e.empty())
+    throw ConfigError(e);
+}
+
+uint64_t buffer_elems(const nlohmann::json& v) {
+  if (!v.is_string()) return 0;
+  const std::string& text = v.get_ref<const std::string&>();
+  const size_t colon = text.find(':');
+  const std::string kind = text.substr(0, colon), n = colon == std::string::npos ? "" : text.substr(colon + 1);
+  if ((kind != "out" && kind != "in") || n.empty() || n.size() > 10 ||
+      !std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return 0;
+  const uint64_t elems = std::stoull(n);
+  return elems <= (uint64_t{1} << 30) ? elems : 0;
+}
+
 App parse_app(const nlohmann::json& a, const std::string& file, const std::string& at) {
   if (!a.is_object()) bad(file, at, "not an object");
+  known_keys(a, {"name", "kernel", "grid", "block", "launches", "args"}, file, at);
   App app;
   for (const char* k : {"name", "kernel"}) {
     if (!a.contains(k) || !a[k].is_string()) bad(file, at + "." + k, "missing or not a string");
@@ -40,10 +59,15 @@ App parse_app(const nlohmann::json& a, const std::string& file, const std::strin
   app.grid = positive(a.value("grid", nlohmann::json(1)), file, at + ".grid");
   app.block = positive(a.value("block", nlohmann::json(32)), file, at + ".block");
   app.launches = positive(a.value("launches", nlohmann::json(1)), file, at + ".launches");
-  for (const nlohmann::json& v : a.value("args", nlohmann::json::array())) {
-    const bool buffer = v.is_string() && (v.get<std::string>().rfind("out:", 0) == 0 || v.get<std::string>().rfind("in:", 0) == 0);
-    if (!buffer && !(v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= 0xffffffffll))
-      bad(file, at + ".args", fmt::format("{}: an argument is \"out:N\", \"in:N\" or a whole number", json_shown(v)));
+  const nlohmann::json args = a.value("args", nlohmann::json::array());
+  if (!args.is_array()) bad(file, at + ".args", "not an array");
+  for (size_t i = 0; i < args.size(); ++i) {
+    const nlohmann::json& v = args[i];
+    if (!buffer_elems(v) && !(v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= 0xffffffffll))
+      bad(file, fmt::format("{}.args[{}]", at, i),
+          fmt::format("{}: an argument is \"out:N\" or \"in:N\" (N f32 elements, a whole number from 1 to 2^30) "
+                      "or a whole number from 0 to 2^32-1",
+                      json_shown(v)));
     app.args.push_back(v);
   }
   return app;
@@ -66,6 +90,7 @@ Study parse(const nlohmann::json& j, const std::string& file) {
   Study s;
   s.file = file;
   if (!j.is_object()) bad(file, "(top)", "not a JSON object");
+  known_keys(j, {"ptx", "applications", "partitions", "policies", "rotations", "thresholds", "years"}, file, "");
   if (!j.contains("ptx") || !j["ptx"].is_string()) bad(file, "ptx", "missing or not a string");
   s.ptx_path = j["ptx"];
   s.apps = list<App>(j, file, "applications", [&](const nlohmann::json& a, const std::string& k) {
@@ -93,17 +118,22 @@ Study parse(const nlohmann::json& j, const std::string& file) {
                                [&](const nlohmann::json& r, const std::string& k) { return positive(r, file, k); });
   if (s.rotations.empty()) s.rotations = {1, 2, 4, 8, 16};
   s.thresholds = list<uint64_t>(j, file, "thresholds", [&](const nlohmann::json& t, const std::string& k) {
-    if (!t.is_number() || !(t.get<double>() > 0)) bad(file, k, fmt::format("{} is not a positive number", json_shown(t)));
+    // The policy compares whole sensor picoseconds: 0.5 would be a threshold of 0, every interval a rotation.
+    if (!t.is_number() || !(t.get<double>() >= 1 && t.get<double>() <= 0x1p53) ||
+        t.get<double>() != std::floor(t.get<double>()))
+      bad(file, k, fmt::format("{} is not a whole number of sensor ps from 1 to 2^53", json_shown(t)));
     return uint64_t(t.get<double>());
   });
   const bool monitoring = std::count(s.policies.begin(), s.policies.end(), "monitoring") > 0;
   if (monitoring && s.thresholds.empty()) bad(file, "thresholds", "the monitoring policy needs at least one (sensor ps)");
-  if (j.contains("years")) s.years = positive_real(j["years"], file, "years");
+  if (j.contains("years")) s.years = study_years(j["years"], file, "years");
   return s;
 }
 
-double positive_real(const nlohmann::json& j, const std::string& file, const std::string& key) {
-  if (!j.is_number() || !(j.get<double>() > 0)) bad(file, key, "not a positive number");
+double study_years(const nlohmann::json& j, const std::string& file, const std::string& key) {
+  // Beyond the models' range (em.ttf_years at most 1000) the power law's t^(1/6) grows any threshold past the supply.
+  if (!j.is_number() || !(j.get<double>() > 0 && j.get<double>() <= 1000))
+    bad(file, key, fmt::format("{} is not a number of years above 0 and at most 1000", json_shown(j)));
   return j.get<double>();
 }
 
@@ -114,9 +144,33 @@ std::string study_ptx(const std::string& ptx, const std::string& study_path) {
   return p.string();
 }
 
-Study load(const std::string& path) {
+void check(const Config& cfg, const Study& s) {
+  if (cfg.s("scheduler.kind") != "concurrent")
+    throw ConfigError("wear-study: partitions need scheduler.kind = concurrent (the gtx480, tk1 and tx2 presets)");
+  const uint64_t sms = uint64_t(cfg.i("sm.count"));
+  for (size_t i = 0; i < s.partitions.size(); ++i) {
+    const uint64_t asked = std::accumulate(s.partitions[i].begin(), s.partitions[i].end(), uint64_t{0});
+    if (asked > sms || asked > 64)
+      bad(s.file, fmt::format("partitions[{}]", i),
+          fmt::format("{} SMs asked for, the GPU has {} (sm.count; at most 64)", asked, sms));
+  }
+  check_buffers(cfg, s.apps, s.file, "applications");
+}
+
+void check_buffers(const Config& cfg, const std::vector<App>& apps, const std::string& file, const std::string& key) {
+  uint64_t bytes = 0;
+  for (const App& a : apps)
+    for (const nlohmann::json& v : a.args) bytes += buffer_elems(v) * 4;
+  const double gmem = cfg.f("gmem.size_mib") * 1048576.0;
+  if (double(bytes) > gmem)
+    bad(file, key, fmt::format("the buffers take {} bytes, global memory holds {} (gmem.size_mib)", bytes,
+                               uint64_t(gmem)));
+}
+
+Study load(const std::string& path, const Config& cfg) {
   Study s = parse(read_user_json(path, "wear study file"), path);
   s.ptx_path = study_ptx(s.ptx_path, path);
+  check(cfg, s);
   return s;
 }
 
@@ -137,7 +191,7 @@ rt::KernelArgs make_args(rt::Runtime& rt, const App& a) {
       continue;
     }
     const std::string text = v;
-    const size_t n = std::stoul(text.substr(text.find(':') + 1));
+    const uint64_t n = buffer_elems(v);  // parse_app refused anything else
     const rt::DevPtr p = rt.malloc(n * 4);
     std::vector<float> data(n, 0.0f);
     if (text.rfind("in:", 0) == 0) std::iota(data.begin(), data.end(), 0.0f);
@@ -290,8 +344,7 @@ PolicyRun run_forked(const Config& cfg, const Study& s, const std::string& ptx, 
 }  // namespace
 
 std::vector<PolicyRun> run(const Config& given, const Study& s) {
-  if (given.s("scheduler.kind") != "concurrent")
-    throw ConfigError("wear-study: partitions need scheduler.kind = concurrent (the gtx480, tk1 and tx2 presets)");
+  check(given, s);
   Config cfg = given;  // the study is about wear: accounting on
   cfg.set("power.enabled", true, "wear-study");
   const std::string ptx = read_user_file(s.ptx_path, s.file + ": ptx");

@@ -3,6 +3,8 @@
 // sets), each wear-balancing policy run on a fresh platform over the same work, and per policy every
 // SM's electromigration consumption rate over the window, the GPU's normalised to the baseline's, and
 // each application's completion time.
+#include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -31,13 +33,21 @@ struct Study {
   double years = 10;                              // the window repeats for this long (lifetime check)
 };
 
+// ConfigError "FILE: AT: unknown key 'K' (known: ...)" when `obj` (at key `at` of a study file; "": the
+// top level) holds a key not in `known`: a misspelt key would otherwise leave its default in force.
+void known_keys(const nlohmann::json& obj, std::initializer_list<const char*> known, const std::string& file,
+                const std::string& at);
+// The f32 elements N of a buffer argument "out:N" or "in:N" (N from 1 to 2^30), or 0 when `v` is not one.
+uint64_t buffer_elems(const nlohmann::json& v);
 // The application at key `at` of a study file (shared with the aging study); ConfigError naming the
 // file and the key for bad input.
 App parse_app(const nlohmann::json& a, const std::string& file, const std::string& at);
 // A whole number from 1 to 2^30 at `key`, or ConfigError naming the file and the key.
 unsigned positive(const nlohmann::json& j, const std::string& file, const std::string& key);
-// A positive number at `key`, or ConfigError naming the file and the key.
-double positive_real(const nlohmann::json& j, const std::string& file, const std::string& key);
+// Years (more than 0, at most 1000) at `key`, or ConfigError naming the file and the key.
+double study_years(const nlohmann::json& j, const std::string& file, const std::string& key);
+// ConfigError naming the file and `key` when the applications' buffers exceed global memory (gmem.size_mib).
+void check_buffers(const Config& cfg, const std::vector<App>& apps, const std::string& file, const std::string& key);
 // The kernels' file `ptx` of the study file `study_path` (relative to its folder), checked readable.
 std::string study_ptx(const std::string& ptx, const std::string& study_path);
 // The application's kernel arguments, its buffers allocated and filled.
@@ -45,7 +55,11 @@ rt::KernelArgs make_args(rt::Runtime& rt, const App& a);
 
 // Parses a study file; ConfigError naming the file and the key for bad input.
 Study parse(const nlohmann::json& j, const std::string& file);
-Study load(const std::string& path);
+// What the study asks of the platform `cfg` would build (partitions within its SMs, buffers within its
+// global memory), before anything runs; ConfigError naming the file and the key.
+void check(const Config& cfg, const Study& s);
+// Parses and checks a study file for `cfg`.
+Study load(const std::string& path, const Config& cfg);
 
 struct PolicyRun {
   std::string policy;  // "baseline", "fixed R=4", "monitoring 1e6", "uniform"

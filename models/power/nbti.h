@@ -19,8 +19,13 @@ struct NbtiParams {
   double alpha = 1.3;            // alpha-power law exponent of the delay
   double sigma_v = 0.02;         // process variation: standard deviation of a cluster's Vth0 (V)
   double fail = 0.05;            // delay degradation at which a cluster misses timing
-  static NbtiParams from(const Params& p);  // nbti.*
+  static NbtiParams from(const Params& p);  // nbti.*, checked
+  // std::invalid_argument naming the keys when a cluster's threshold could leave (0, vdd).
+  void check() const;
 };
+
+// The largest |offset| / sigma_v a variation map draws: Box-Muller's radius at its smallest uniform, 2^-54.
+double max_variation_sigmas();
 
 // Threshold-voltage offsets of one variation map: cluster c's Vth0 is vth0 + offsets[c].
 class VariationMap {

@@ -2,6 +2,11 @@
 // ones of the public OldSpot tool (none are public for 16 nm FinFET); docs/power.md has the sources.
 #include "models/power/nbti.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
 namespace gpuvp::power {
 
 namespace {
@@ -10,7 +15,7 @@ const bool declared_nbti = declare_params({
     "nbti", "gpu.nbti", "",
     {
         P::Float("nbti.vdd", 1.1, 0.1, 5, "Supply voltage of the lane clusters for aging (V)"),
-        P::Float("nbti.vth0", 0.5, 0.01, 2, "Nominal threshold voltage Vth0 (V)"),
+        P::Float("nbti.vth0", 0.5, 0.01, 2, "Nominal threshold voltage Vth0 (V; below nbti.vdd)"),
         P::Float("nbti.temp_k", 350, 200, 500, "Temperature the lane clusters age at (K)"),
         P::Float("nbti.k", 0.027e-12, 0, 1, "NBTI power law: scale K (V)"),
         P::Float("nbti.a", 5.5e12, 0, 1e20, "NBTI power law: coefficient A of the time-dependent term"),
@@ -21,7 +26,7 @@ const bool declared_nbti = declare_params({
         P::Float("nbti.alpha", 1.3, 0.5, 3, "Alpha-power law exponent of the gate delay"),
         P::Float("nbti.sigma_v", 0.02, 0, 0.5,
                  "Process variation: standard deviation of a lane cluster's Vth0 (V; no public figure for these chips, an "
-                 "assumption)"),
+                 "assumption). The largest draw, 8.65 sigma_v, must stay below nbti.vth0 and nbti.vdd - nbti.vth0"),
         P::Float("nbti.fail", 0.05, 0, 10, "Delay degradation at which a lane cluster misses timing"),
     },
 });
@@ -42,7 +47,24 @@ NbtiParams NbtiParams::from(const Params& p) {
   n.alpha = p.f("alpha");
   n.sigma_v = p.f("sigma_v");
   n.fail = p.f("fail");
+  n.check();
   return n;
+}
+
+// The delay model divides by Vdd - Vth0, and a threshold at or beyond the supply (or below 0) means a
+// transistor that never switches (or never turns off): every cluster's threshold, the largest offset a
+// variation map can draw included, must stay between 0 and Vdd.
+void NbtiParams::check() const {
+  if (!(vth0 < vdd))
+    throw std::invalid_argument(fmt::format(
+        "nbti.vth0 = {} V is not below nbti.vdd = {} V: a threshold at or above the supply never switches", vth0, vdd));
+  const double reach = max_variation_sigmas() * sigma_v, room = std::min(vth0, vdd - vth0);
+  if (!(reach < room))
+    throw std::invalid_argument(fmt::format(
+        "nbti.sigma_v = {} V: a variation map draws offsets up to {:.3g} sigma_v = {:.3g} V, which must stay below "
+        "nbti.vth0 = {} V and nbti.vdd - nbti.vth0 = {:.3g} V (every threshold between 0 and the supply): below {:.3g} "
+        "V here",
+        sigma_v, max_variation_sigmas(), reach, vth0, vdd - vth0, room / max_variation_sigmas()));
 }
 
 }  // namespace gpuvp::power

@@ -1,8 +1,11 @@
 #include "models/power/power_accounting.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <stdexcept>
 
 namespace gpuvp::power {
 
@@ -12,8 +15,14 @@ PowerConfig PowerConfig::from(const Params& power, const Params& thermal, const 
   c.energy = EnergyTable::from(power);
   c.enabled = power.b("enabled");
   c.interval = uint64_t(power.i("interval"));
-  const unsigned clusters = unsigned(power.i("clusters"));
-  c.clusters = clusters ? clusters : std::clamp(sps / std::max(warp_size, 1u), 1u, kMaxClusters);
+  // An SM has sps / warp_size clusters of warp-size lanes (at least one): more would count activity on
+  // lanes the SM does not have.
+  const unsigned clusters = unsigned(power.i("clusters")), lanes = std::max(sps / std::max(warp_size, 1u), 1u);
+  if (clusters > lanes)
+    throw std::invalid_argument(fmt::format("power.clusters = {} exceeds the SM's {} lane clusters (sm.sps / "
+                                            "sm.warp_size = {} / {})",
+                                            clusters, lanes, sps, warp_size));
+  c.clusters = clusters ? clusters : std::min(lanes, kMaxClusters);
   c.period_s = period_s;
   c.thermal = ThermalParams::from(thermal);
   c.em = EmParams::from(em);

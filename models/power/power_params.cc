@@ -55,7 +55,7 @@ std::vector<ParamDef> power_defs() {
       P::Float("power.dram_pj_per_byte", 250, 0, 1e6,
                "DRAM energy per byte moved (pJ; 16 nJ per 64-byte line, a 28 nm figure; not scaled)"),
       P::Int("power.clusters", 0, 0, kMaxClusters,
-             "Lane clusters per SM (warp-size lanes each; 0: sm.sps / sm.warp_size, at least 1)"),
+             "Lane clusters per SM (warp-size lanes each; 0: sm.sps / sm.warp_size, at least 1; at most that)"),
   };
   for (const EnergyDefault& e : kEnergy)
     d.push_back(P::Float(fmt::format("power.energy_pj.{}", event_name(e.e)), e.pj, 0, 1e6,

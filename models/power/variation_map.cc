@@ -17,6 +17,7 @@ uint64_t splitmix(uint64_t& s) {
 }
 
 double uniform01(uint64_t& s) { return (double(splitmix(s) >> 11) + 0.5) * 0x1.0p-53; }  // (0, 1)
+constexpr double kSmallestUniform = 0.5 * 0x1.0p-53;  // uniform01 of 0
 
 class NormalVariation final : public VariationMap {
  public:
@@ -37,6 +38,8 @@ class NormalVariation final : public VariationMap {
 };
 
 }  // namespace
+
+double max_variation_sigmas() { return std::sqrt(-2 * std::log(kSmallestUniform)); }
 
 std::unique_ptr<VariationMap> make_normal_variation(const NbtiParams& p) {
   return std::make_unique<NormalVariation>(p.sigma_v);

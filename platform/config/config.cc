@@ -2,6 +2,8 @@
 
 #include "models/common/log.h"
 #include "models/l2/l2.h"
+#include "models/power/nbti.h"
+#include "models/power/power_accounting.h"
 #include "models/sm/sm_caches.h"
 #include "platform/config/json_text.h"
 #include "platform/user_file.h"
@@ -378,6 +380,33 @@ double Config::f(const std::string& key) const { return get(key).get<double>(); 
 bool Config::b(const std::string& key) const { return get(key).get<bool>(); }
 const std::string& Config::s(const std::string& key) const { return get(key).get_ref<const std::string&>(); }
 
+namespace {
+
+// A model's reading of its parameters, its refusal (std::invalid_argument) a configuration error.
+template <class F>
+void model_check(const F& read) {
+  try {
+    read();
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(e.what());
+  }
+}
+
+// The NBTI and power parameters as the models read them (a threshold at or above the supply, more lane
+// clusters than an SM's lanes), refused before any command runs, a study included.
+void validate_power(const Config& c) {
+  model_check([&] { power::NbtiParams::from(c.params("nbti", "gpu.nbti")); });
+  for (int64_t k = 0; k < c.i("sm.count"); ++k) {
+    const Params sm = c.params("sm", fmt::format("gpu.sm{}", k));
+    model_check([&] {
+      power::PowerConfig::from(c.params("power", "gpu.power"), c.params("thermal", "gpu.thermal"),
+                               c.params("em", "gpu.em"), unsigned(sm.i("sps")), unsigned(sm.i("warp_size")), 1e-9);
+    });
+  }
+}
+
+}  // namespace
+
 // The FlexGripPlus block scheduler (model and RTL) drives 1..16 SMs, and the RTL arbiter is
 // Verilated for at most 16 SMs plus the host: beyond that only the concurrent dispatcher and the
 // transaction-level arbiters scale.
@@ -397,16 +426,10 @@ void Config::validate_sm_count() const {
 // The caches' geometries, read as their models read them, so that `gpuvp config` and every command
 // refuse before running what the platform's construction would refuse (sets not a power of two...).
 void Config::validate_caches() const {
-  auto check = [](const auto& read) {
-    try {
-      read();
-    } catch (const std::invalid_argument& e) {
-      throw ConfigError(e.what());
-    }
-  };
   const Params l2 = params("l2", "gpu.l2");
-  if (L2Config::configured(l2)) check([&] { L2Config::from(l2, Clock{100.0}); });
-  for (int64_t k = 0; k < i("sm.count"); ++k) check([&] { SmCaches::from(params("sm", fmt::format("gpu.sm{}", k))); });
+  if (L2Config::configured(l2)) model_check([&] { L2Config::from(l2, Clock{100.0}); });
+  for (int64_t k = 0; k < i("sm.count"); ++k)
+    model_check([&] { SmCaches::from(params("sm", fmt::format("gpu.sm{}", k))); });
 }
 
 void Config::validate() const {
@@ -448,6 +471,7 @@ void Config::validate() const {
   }
   validate_sm_count();
   validate_caches();
+  validate_power(*this);
   if (s("scheduler.kind") == "concurrent" && s("scheduler.impl") == "rtl")
     throw ConfigError("scheduler.kind = concurrent: the RTL (scheduler.impl = rtl) is the FlexGripPlus batch scheduler");
   validate_concurrent();

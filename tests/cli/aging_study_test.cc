@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "common/subprocess.h"
+#include "common/refused_file.h"
 
 using namespace gpuvp::test;
 using nlohmann::json;
@@ -125,27 +125,45 @@ TEST_CASE("aging study: replan_years makes the plan again from the aging so far"
 }
 
 TEST_CASE("aging study: a bad study file names the file and the key") {
-  const std::string f = temp_path("bad_aging.json");
-  auto check = [&](const char* text, const std::string& want) {
-    FILE* fp = std::fopen(f.c_str(), "w");
-    REQUIRE(fp);
-    std::fputs(text, fp);
-    std::fclose(fp);
-    RunResult r = run_gpuvp(fmt::format("aging-study -p tk1 {} --out {}", f, temp_path("bad_aging_out")));
-    INFO(r.err);
-    CHECK(r.status == 2);
-    CHECK(r.err.find(f) != std::string::npos);
-    CHECK(r.err.find(want) != std::string::npos);
-  };
+  auto check = [](const std::string& text, const std::string& want) { check_refused_file("aging-study -p tk1", text, want); };
   check(R"({"ptx": "k.ptx", "application": {"name": "a", "kernel": "k"}, "maps": 0})",
         "maps: 0 is not a whole number from 1 to 2^30");
   check(R"({"ptx": "k.ptx", "application": {"name": "a", "kernel": "k"}, "policies": ["fastest"]})",
         "policies[0]: \"fastest\" is not a policy (even, even-subset, aging-aware)");
   check(R"({"ptx": "k.ptx", "application": {"name": "a"}})", "application.kernel: missing or not a string");
-  check(R"({"ptx": "k.ptx", "application": {"name": "a", "kernel": "k"}, "years": -1})", "years: not a positive number");
+  check(R"({"ptx": "k.ptx", "application": {"name": "a", "kernel": "k"}, "years": -1})",
+        "years: -1 is not a number of years above 0 and at most 1000");
   check(R"({"ptx": "k.ptx", "application": {"name": "a", "kernel": "k"}, "replan_years": 0})",
-        "replan_years: not a positive number");
-  std::remove(f.c_str());
+        "replan_years: 0 is not a number of years above 0 and at most 1000");
+  // A misspelt key would leave its default in force (50 maps for "mapz").
+  check(R"({"ptx": "k.ptx", "application": {"name": "a", "kernel": "k"}, "mapz": 1})",
+        "unknown key 'mapz' (known: ptx, application, maps, seed, years, needed, round, replan_years, policies)");
+  check(R"({"ptx": "k.ptx", "application": {"name": "a", "kernel": "k", "grids": 2}})",
+        "application: unknown key 'grids' (known: name, kernel, grid, block, launches, args)");
+  check(R"({"ptx": "k.ptx", "application": {"name": "a", "kernel": "k", "args": ["out:abc"]}})",
+        "application.args[0]: \"out:abc\": an argument is \"out:N\" or \"in:N\" (N f32 elements, a whole number from "
+        "1 to 2^30)");
+  // Checked against the platform before anything runs: tk1's SM has 192 / 32 = 6 lane clusters.
+  check(R"({"ptx": ")" GPUVP_TEST_DATA R"(/../../experiments/wear/wear_kernels.ptx",
+           "application": {"name": "a", "kernel": "compute_heavy"}, "needed": 7})",
+        "needed: 7 clusters, the SM has 6 (power.clusters)");
+}
+
+TEST_CASE("aging study: NBTI and power parameters outside the models' range are refused, naming the keys") {
+  auto refused = [](const std::string& set, const std::string& want) {
+    const std::string out = temp_path("aging_refused_out");
+    RunResult r =
+        run_gpuvp(fmt::format("aging-study -p tk1 {}/power/tiny_aging.json --set {} --out {}", GPUVP_TEST_DATA, set, out));
+    INFO(set << "\n" << r.out << r.err);
+    CHECK(r.status == 2);
+    CHECK(r.err.find(want) != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(out));
+  };
+  refused("nbti.vth0=1.2", "nbti.vth0 = 1.2 V is not below nbti.vdd = 1.1 V");
+  // The largest draw is sqrt(-2 ln 2^-54) = 8.65 sigma_v; it must stay below Vth0 = 0.5 V and Vdd - Vth0 = 0.6 V.
+  refused("nbti.sigma_v=0.5", "nbti.sigma_v = 0.5 V: a variation map draws offsets up to 8.65 sigma_v = 4.33 V");
+  refused("nbti.sigma_v=0.0579", "below 0.0578 V here");
+  refused("power.clusters=7", "power.clusters = 7 exceeds the SM's 6 lane clusters (sm.sps / sm.warp_size = 192 / 32)");
 }
 
 TEST_CASE("distribution unit: limits that do not fit the SM are refused, naming the key") {

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "common/subprocess.h"
+#include "common/refused_file.h"
 
 using namespace gpuvp::test;
 using nlohmann::json;
@@ -69,13 +69,30 @@ TEST_CASE("wear study: every application stays on its partition as it rotates") 
 }
 
 TEST_CASE("wear study: a bad study file names the file and the key") {
-  const std::string f = temp_path("bad_study.json");
-  FILE* fp = std::fopen(f.c_str(), "w");
-  REQUIRE(fp);
-  std::fputs(R"({"ptx": "k.ptx", "applications": [{"name": "a", "kernel": "k"}], "partitions": [[1, 2]]})", fp);
-  std::fclose(fp);
-  RunResult r = run_gpuvp(fmt::format("wear-study -p gtx480 {}", f));
-  std::remove(f.c_str());
-  CHECK(r.status == 2);
-  CHECK(r.err.find("partitions[0]: not an array of 1 SM counts (one per application)") != std::string::npos);
+  auto check = [](const std::string& text, const std::string& want) {
+    check_refused_file("wear-study -p gtx480", text, want);
+  };
+  const std::string app = R"({"name": "a", "kernel": "compute_heavy")";
+  check(R"({"ptx": "k.ptx", "applications": [)" + app + R"(}], "partitions": [[1, 2]]})",
+        "partitions[0]: not an array of 1 SM counts (one per application)");
+  // Misspelt keys would leave their defaults in force (every policy for "polices").
+  check(R"({"ptx": "k.ptx", "applications": [)" + app + R"(}], "partitions": [[1]], "polices": ["fixed"]})",
+        "unknown key 'polices' (known: ptx, applications, partitions, policies, rotations, thresholds, years)");
+  check(R"({"ptx": "k.ptx", "applications": [)" + app + R"(, "grids": 2}], "partitions": [[1]]})",
+        "applications[0]: unknown key 'grids' (known: name, kernel, grid, block, launches, args)");
+  // A threshold of 0.5 ps would be 0: refused with its key, not after the baseline has run.
+  check(R"({"ptx": "k.ptx", "applications": [)" + app + R"(}], "partitions": [[1]], "thresholds": [0.5]})",
+        "thresholds[0]: 0.5 is not a whole number of sensor ps from 1 to 2^53");
+  check(R"({"ptx": "k.ptx", "applications": [)" + app + R"(, "args": [7, "out:abc"]}], "partitions": [[1]]})",
+        "applications[0].args[1]: \"out:abc\": an argument is \"out:N\" or \"in:N\" (N f32 elements, a whole number "
+        "from 1 to 2^30)");
+  check(R"({"ptx": "k.ptx", "applications": [)" + app + R"(}], "partitions": [[1]], "thresholds": [1], "years": 5000})",
+        "years: 5000 is not a number of years above 0 and at most 1000");
+  // Checked against the platform before anything runs: gtx480 has 15 SMs and 256 MiB of global memory.
+  const std::string ptx = R"({"ptx": ")" GPUVP_TEST_DATA R"(/../../experiments/wear/wear_kernels.ptx", )";
+  check(ptx + R"("applications": [)" + app + "}, " + app + R"(}], "partitions": [[8, 7], [9, 7]], "thresholds": [1]})",
+        "partitions[1]: 16 SMs asked for, the GPU has 15 (sm.count; at most 64)");
+  check(ptx + R"("applications": [)" + app + R"(, "args": ["out:67108864", "in:1"]}], "partitions": [[1]],
+                 "thresholds": [1]})",
+        "applications: the buffers take 268435460 bytes, global memory holds 268435456 (gmem.size_mib)");
 }

@@ -46,6 +46,25 @@ TEST_CASE("nbti: alpha-power delay reaches 5 % at a 22.1 mV shift, after about 6
   CHECK(d->degradation(m->shift(0.5, 0.5, 7.0 * kYear)) > 0.05);
 }
 
+TEST_CASE("nbti: every threshold a variation map can draw stays between 0 and Vdd") {
+  // Box-Muller's largest radius, at the smallest uniform 2^-54: sqrt(-2 ln 2^-54) = sqrt(108 ln 2) = 8.65216.
+  CHECK_THAT(max_variation_sigmas(), WithinRel(8.65216, 1e-6));
+  NbtiParams p;  // Vdd 1.1 V, Vth0 0.5 V: the room is min(0.5, 0.6) = 0.5 V, sigma_v below 0.5 / 8.65216 = 0.05779
+  p.sigma_v = 0.0577;
+  CHECK_NOTHROW(p.check());
+  p.sigma_v = 0.0579;
+  CHECK_THROWS_WITH(p.check(), Catch::Contains("nbti.sigma_v = 0.0579 V") && Catch::Contains("below 0.0578 V here"));
+  p = NbtiParams{};
+  p.vdd = 1.0;
+  p.vth0 = 0.95;  // room Vdd - Vth0 = 0.05 V: sigma_v below 0.05 / 8.65216 = 5.78 mV
+  p.sigma_v = 0.0057;
+  CHECK_NOTHROW(p.check());
+  p.sigma_v = 0.0058;
+  CHECK_THROWS_WITH(p.check(), Catch::Contains("below 0.00578 V here"));
+  p.vth0 = 1.0;
+  CHECK_THROWS_WITH(p.check(), Catch::Contains("nbti.vth0 = 1 V is not below nbti.vdd = 1 V"));
+}
+
 TEST_CASE("nbti: variation maps are seeded, normal and differ between maps") {
   NbtiParams p;
   p.sigma_v = 0.02;
