@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "models/common/hold_extension.h"
-#include "models/common/requester_instant.h"
 #include "models/memory/atomic_extension.h"
 
 namespace gpuvp {
@@ -52,7 +51,11 @@ uint64_t L2Cache::next(const NextAccess& n) {
   out_.set_extension(&out_demand_);
   const sc_core::sc_time t = cfg_.clock.at_cycle(n.at), now = sc_core::sc_time_stamp();
   sc_core::sc_time d = t > now ? t - now : sc_core::SC_ZERO_TIME;
-  (*s)->b_transport(out_, d);
+  {
+    // Made for the requester being served: the memory orders it at that requester's instant.
+    const RequesterInstant::Forward stamped(out_, out_instant_, requester_ps_);
+    (*s)->b_transport(out_, d);
+  }
   out_.clear_extension(&out_demand_);
   if (!out_.is_response_ok()) {
     failed_ = out_.get_response_status();
@@ -64,9 +67,7 @@ uint64_t L2Cache::next(const NextAccess& n) {
 // The requester's instant while the L2 handles p (requester_instant.h), restored after: a call made
 // within it (a write-back, another requester after a wait) has its own.
 L2Cache::Requester::Requester(L2Cache& l2, const tlm::tlm_generic_payload& p) : l2_(l2), saved_(l2.requester_ps_) {
-  RequesterInstant* r = nullptr;
-  p.get_extension(r);
-  l2.requester_ps_ = r ? r->ps : 0;
+  l2.requester_ps_ = RequesterInstant::of(p);
 }
 
 void L2Cache::b_transport(int, tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {

@@ -25,6 +25,7 @@
 #include "models/common/demand_extension.h"
 #include "models/common/params.h"
 #include "models/common/registry.h"
+#include "models/common/requester_instant.h"
 
 namespace gpuvp {
 
@@ -71,10 +72,16 @@ class L2Cache : public sc_core::sc_module {
 
   L2Config cfg_;
   TimedCache cache_;
+  // A stop with a refill or write-back in flight leaves our extensions on it: detach them, the
+  // payload does not own them.
   struct Payload : tlm::tlm_generic_payload {
-    ~Payload() { clear_extension<DemandExtension>(); }
+    ~Payload() {
+      clear_extension<DemandExtension>();
+      clear_extension<RequesterInstant>();
+    }
   } out_;
   DemandExtension out_demand_;
+  RequesterInstant out_instant_;  // the requester's, forwarded while recording
   tlm::tlm_response_status failed_ = tlm::TLM_OK_RESPONSE;  // the memory's answer to the last refused access
   // Access recording: the instant of the requester being served (0: simulated time's).
   uint64_t requester_ps_ = 0;

@@ -10,10 +10,10 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "models/common/ahead.h"
 #include "models/common/demand_extension.h"
 #include "models/common/digest.h"
 #include "models/common/hold_extension.h"
+#include "models/common/requester_instant.h"
 #include "models/memory/atomic_extension.h"
 
 namespace gpuvp {
@@ -204,7 +204,7 @@ uint64_t Memory::timing_digest(uint64_t now) const {
 unsigned Memory::transport_dbg(int, tlm::tlm_generic_payload& p) {
   if (!check(p, true)) return 0;
   if (reg_.recording()) {
-    const uint64_t now = sc_core::sc_time_stamp().value(), until = latest_instant();
+    const uint64_t now = sc_core::sc_time_stamp().value(), until = latest_instant(p);
     if (p.is_read()) note_read(p.get_address() - cfg_.base, p.get_data_length(), now, until);
     else if (p.is_write()) note_write(p.get_address() - cfg_.base, p.get_data_length(), now, until);
   }
@@ -253,18 +253,17 @@ void Memory::poke(uint64_t addr, const void* src, size_t n) {
 // fault) is ordered before it when t <= s and, for an initiator that keeps simulated time (the host,
 // the copy engine, the caches' own processes), after it when t > s: its instant is s. An SM runs ahead
 // of simulated time: the horizon holds its core at a stop's instant, so an access it makes before a
-// stop at t belongs to an instruction issued before t, and its core's cycle c (Registry::set_ahead)
-// bounds the instant (models/common/ahead.h): somewhere in [s, max(s, c)]. Such an access is a span of reads over that window
+// stop at t belongs to an instruction issued before t, and the instant c it puts on the transaction
+// (models/common/requester_instant.h, forwarded by the caches that fetch or write back for it) bounds
+// the access's: somewhere in [s, max(s, c)]. Such an access is a span of reads over that window
 // (faults inside it run one by one) and a write replaces the words at its end.
-uint64_t Memory::latest_instant() const {
-  const uint64_t now = sc_core::sc_time_stamp().value();
-  const void* who = sc_core::sc_get_current_process_b();  // (no handle: no reference counting per access)
-  return who ? std::max(now, ahead::until(who)) : now;
+uint64_t Memory::latest_instant(const tlm::tlm_generic_payload& p) {
+  return std::max<uint64_t>(sc_core::sc_time_stamp().value(), RequesterInstant::of(p));
 }
 
 void Memory::note_timed(const tlm::tlm_generic_payload& p) {
   const uint64_t off = p.get_address() - cfg_.base, n = p.get_data_length();
-  const uint64_t lo = sc_core::sc_time_stamp().value(), hi = latest_instant();
+  const uint64_t lo = sc_core::sc_time_stamp().value(), hi = latest_instant(p);
   AtomicExtension* atom = nullptr;
   p.get_extension(atom);
   if (atom || p.is_read()) note_read(off, n, lo, hi);  // an atomic reads the old value, then writes

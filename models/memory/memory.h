@@ -96,7 +96,7 @@ class Memory : public sc_core::sc_module {
 
   // Access recording (Registry::note, docs/campaigns.md "Lifetimes, ACE and pruning"): the bytes
   // [off, off + n) read or written at an instant known to lie in [lo_ps, hi_ps] (memory.cc).
-  uint64_t latest_instant() const;
+  static uint64_t latest_instant(const tlm::tlm_generic_payload& p);
   void note_timed(const tlm::tlm_generic_payload& p);
   void note_read(uint64_t off, uint64_t n, uint64_t lo_ps, uint64_t hi_ps);
   void note_write(uint64_t off, uint64_t n, uint64_t lo_ps, uint64_t hi_ps);

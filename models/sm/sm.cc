@@ -8,7 +8,6 @@
 #include <map>
 #include <vector>
 
-#include "models/common/ahead.h"
 #include "models/common/digest.h"
 #include "sw/isa/address_map.h"
 #include "models/cache/timed_cache.h"
@@ -190,12 +189,9 @@ class SmCore : public CoreEnv {
   RequesterInstant instant_;
 
   // While the registry records: the core's instant on the transaction (requester_instant.h), so
-  // that the L2 records its accesses when a stop is ordered against them. True when attached.
-  bool stamp(tlm::tlm_generic_payload& p) {
-    if (!reg_.recording()) return false;
-    instant_.ps = core_.access_instant_ps();
-    p.set_extension(&instant_);
-    return true;
+  // that the targets behind it (L2, memories) order its accesses against a stop at that instant.
+  RequesterInstant::Forward stamp(tlm::tlm_generic_payload& p) {
+    return {p, instant_, reg_.recording() ? core_.access_instant_ps() : 0};
   }
   DemandExtension demand_;
 
@@ -209,12 +205,11 @@ class SmCore : public CoreEnv {
     t.set_data_length(len);
     t.set_streaming_width(len);
     auto& s = socket(port);
-    const bool rec = reg_.recording();
-    if (rec) mark_ahead(true);
-    const bool timed = stamp(t);
-    const unsigned got = s->transport_dbg(t);
-    if (timed) t.clear_extension(&instant_);
-    if (rec) mark_ahead(false);
+    unsigned got;
+    {
+      const auto stamped = stamp(t);
+      got = s->transport_dbg(t);
+    }
     if (got >= len) return true;
     fault.kind = "address";
     fault.message = fmt::format("no memory behind {} for a read of {} bytes at {:#x}", s.basename(), len, addr);
@@ -381,12 +376,10 @@ class SmCore : public CoreEnv {
     if (demand) trans_.set_extension(demand);
     release_ext_.valid = false;
     trans_.set_extension(&release_ext_);
-    const bool rec = reg_.recording();
-    if (rec) mark_ahead(true);
-    const bool timed = stamp(trans_);
-    s->b_transport(trans_, delay);
-    if (timed) trans_.clear_extension(&instant_);
-    if (rec) mark_ahead(false);
+    {
+      const auto stamped = stamp(trans_);
+      s->b_transport(trans_, delay);
+    }
     trans_.clear_extension(&release_ext_);
     if (demand) trans_.clear_extension(demand);
     if (atomic) trans_.clear_extension(atomic);
@@ -401,12 +394,6 @@ class SmCore : public CoreEnv {
     release_ = (freed.value() + pv_ - 1) / pv_;
     uint64_t done = (sc_time_stamp() + delay).value();
     return (done + pv_ - 1) / pv_;
-  }
-
-  // The core may be ahead of simulated time: while this process accesses outside the SM, a memory
-  // recording accesses orders them up to the core's cycle (models/common/ahead.h, memory.cc).
-  void mark_ahead(bool on) {
-    ahead::set(sc_core::sc_get_current_process_b(), on ? std::max<uint64_t>(1, core_.now() * pv_) : 0);
   }
 
   bool read_cfg(unsigned index, uint32_t& v, uint64_t& t) {
@@ -473,7 +460,7 @@ class SmCore : public CoreEnv {
     }
   } trans_;
   ReleaseExtension release_ext_;  // when the port frees (arbitrated_port.h)
-  tlm::tlm_generic_payload dbg_;  // debug reads (peek): no extensions, reused
+  tlm::tlm_generic_payload dbg_;  // debug reads (peek), reused: no extension but the instant while recording
   std::vector<BlockRecord> records_;
   bool record_blocks_ = true;  // a record per block (40 bytes): a timeline of a huge grid is asked for, not kept
   std::vector<uint64_t> issues_;

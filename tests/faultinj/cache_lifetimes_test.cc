@@ -21,6 +21,7 @@
 #include "faultinj/temp_dir.h"
 #include "pruning_compare.h"
 #include "recorded_golden.h"
+#include "sw/isa/address_map.h"
 
 using namespace gpuvp;
 using gpuvp::fi::Lifetimes;
@@ -309,4 +310,26 @@ TEST_CASE("cache pruning: dense and drawn faults in the L1 data, instruction and
 
 TEST_CASE("cache pruning: dense and drawn faults in a write-back L1 and the sliced L2 give the same outcome with and without pruning (gtx480)") {
   same_outcomes("gtx480", R"("sm.l1d.write_policy": "write_back")", "sm.l1d.write_policy=write_back", 12);
+}
+
+// The memory behind tx2's L2 orders the SM's load miss at the instant the SM puts on its transaction
+// (RequesterInstant), forwarded by the L2 onto its refill: the gmem read is at the L2's instant of
+// that miss (the later of simulated time and the load's issue instant), between the two loads.
+TEST_CASE("cache lifetimes: the memory behind the L2 records an SM's load miss at the L2's instant of it (tx2)") {
+  Platform p(Config::preset("tx2"));
+  const Run run = record_hit(p, 1);
+  const std::vector<uint64_t>& t = run.r.t;
+  REQUIRE(t.size() == kInsts);
+  const uint64_t la = line_of(p.registry(), "gpu.l2", run.a, 16, 8);
+  const auto l2a = events(run.r.g, "gpu.l2.data", la * 32);
+  REQUIRE(kinds(l2a) == "WR");
+  // a[0] in gmem: the host's copy writes it, the L2's refill for the first load reads it, the host's
+  // read-back reads it.
+  const auto g = events(run.r.g, "gpu.gmem", (run.a - amap::kGlobalBase) / 4);
+  REQUIRE(kinds(g) == "WRR");
+  const AccessEvent& miss = g[1];
+  const uint64_t at = miss.kind == Access::ReadSpan ? miss.until_ps : miss.time_ps;
+  CHECK(at == l2a[0].time_ps);  // the L2's instant of the same miss
+  CHECK(at >= t[kLd1]);
+  CHECK(at < t[kLd2]);
 }
