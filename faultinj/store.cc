@@ -205,6 +205,12 @@ SQLite::Database& Store::db() const {
 
 Store Store::create(const std::string& path, const CampaignInfo& info) {
   if (std::filesystem::exists(path)) throw StoreError(path + ": already exists; a new campaign needs a new file");
+  // A -wal or -shm file without its database is what a killed campaign leaves when its store is deleted;
+  // it belongs to no database any more and must not be opened with the new one.
+  for (const char* suffix : {"-wal", "-shm", "-journal"}) {
+    std::error_code ec;
+    std::filesystem::remove(path + suffix, ec);
+  }
   try {
     auto db = std::make_unique<SQLite::Database>(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
     configure(*db);

@@ -88,13 +88,15 @@ print("aimed:", [rows[k]["outcome"] for k in sorted(rows)])
 
 # A drawn campaign, then the same killed with kill -9 and resumed: the same faults, the same outcomes;
 # no run met a consumed input.
-draw, draw_db = campaign("draw", {"targets": ["gpu.sm0.*"], "size": {"count": 6}, "seed": 5, "workers": 2})
+# Every fault runs (no pruning), so that the kill comes mid-way.
+drawn = {"targets": ["gpu.sm0.*"], "size": {"count": 12}, "seed": 5, "pruning": False}
+draw, draw_db = campaign("draw", {**drawn, "workers": 2})
 run("campaign", "run", draw, "--db", draw_db, "--quiet")
 rows = export(draw_db)
-assert len(rows) == 6, rows
+assert len(rows) == 12, rows
 for r in rows.values():
     assert r["outcome"] != "tool_error" and "consumed" not in r["detail"] and "changed while" not in r["detail"], r
-killed, killed_db = campaign("killed", {"targets": ["gpu.sm0.*"], "size": {"count": 6}, "seed": 5, "workers": 1})
+killed, killed_db = campaign("killed", {**drawn, "workers": 1})
 check_kill_resume(gpuvp, killed, killed_db, work, rows)
 with open(INPUT) as f:
     assert f.read() == TEXT, "the campaigns changed the original input"

@@ -51,7 +51,7 @@ def command_lines():
 def campaign(name, body):
     path = os.path.join(work, name + ".json")
     db = os.path.join(work, name + ".db")
-    for f in (db, db + ".lock"):
+    for f in (db, db + ".lock", db + "-wal", db + "-shm"):
         if os.path.exists(f):
             os.remove(f)
     body = {"name": name, "platform": {"preset": "flexgrip"}, **body}
@@ -76,14 +76,15 @@ addr = int(re.search(r"fi_app: a at (0x[0-9a-f]+)", probe.stderr).group(1), 16)
 word_a0 = (addr - GLOBAL_BASE) // 4
 
 draw, draw_db = campaign("draw", {"application": {"command": [app, "out.txt"], "outputs": ["out.txt"]},
-                                  "targets": ["gpu.sm0.*"], "size": {"count": 6}, "seed": 3, "workers": 2})
+                                  "targets": ["gpu.sm0.*"], "size": {"count": 12}, "seed": 3, "workers": 2,
+                                  "pruning": False})
 line = run("campaign", "check", draw).stdout
 start, end = map(int, re.search(r"golden run (\d+) to (\d+) ps", line).groups())
 assert 0 < start < end, line
 
 # A small drawn campaign: every run classified, none a tool error.
 rows = outcomes(draw, draw_db)
-assert len(rows) == 6, rows
+assert len(rows) == 12, rows
 known = {"masked", "masked_timing", "sdc", "due", "timeout", "tolerable"}
 for r in rows.values():
     assert r["outcome"] in known, r

@@ -250,3 +250,35 @@ TEST_CASE("store: a writer killed with SIGKILL loses nothing it added") {
   CHECK(after.run_count() == 6);
   CHECK(after.pending_fault_ids() == std::vector<uint64_t>{6, 7, 8, 9});
 }
+
+TEST_CASE("store: a new store where a killed campaign's file was deleted ignores its leftover WAL") {
+  // What a user does after kill -9: rm c.db, run again. The -wal and -shm files left beside it belong to
+  // the deleted database (a test doing this met "corrupt" once); the new store starts without them.
+  TempDir d("stale");
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    try {
+      Store child = Store::create(d("c.db"), info());
+      child.add_faults(some_faults(400));
+      for (uint64_t i = 0; i < 300; ++i) child.add_run(run(i, Outcome::Masked));
+      raise(SIGKILL);  // with the connection open: the WAL stays
+    } catch (...) {
+    }
+    _exit(1);
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFSIGNALED(status));
+  REQUIRE(fs::exists(d("c.db-wal")));
+  fs::remove(d("c.db"));
+  {
+    Store s = Store::create(d("c.db"), info());
+    s.add_faults(some_faults(3));
+    s.add_run(run(0, Outcome::SDC));
+  }
+  CHECK_FALSE(fs::exists(d("c.db-wal")));  // closed cleanly: checkpointed, and none of the old one left
+  Store again = Store::open(d("c.db"));
+  CHECK(again.run_count() == 1);
+  CHECK(again.pending_fault_ids() == std::vector<uint64_t>{1, 2});
+}
