@@ -3,6 +3,10 @@
 
     /usr/bin/python3 scripts/plot_power.py TRACE.csv OUT.png
 
+Power is drawn as steps: a row's power holds from its start_ps to its end_ps (a steady stretch of many
+intervals, such as a power-gated one, is a single row), so a gated stretch is flat with vertical edges
+rather than a ramp between neighbouring samples. Temperature is the value at each row's end_ps.
+
 Needs matplotlib (the Debian python3-matplotlib; hence /usr/bin/python3). docs/power.md has the columns.
 """
 import csv
@@ -10,7 +14,8 @@ import sys
 
 
 def read_trace(path):
-    """{sm: ([time_us], [power_w], [temp_k])} from the CSV, exiting with a message naming the line on bad input."""
+    """{sm: [(start_ps, end_ps, power_w, temp_k)]} from the CSV, each SM's rows in time order without overlap;
+    exits with a message naming the line on bad input."""
     series = {}
     with open(path, newline="") as f:
         rows = csv.DictReader(f)
@@ -19,16 +24,29 @@ def read_trace(path):
             sys.exit(f"{path}: not a power trace (columns {sorted(need)} expected)")
         for n, r in enumerate(rows, start=2):
             try:
-                t = (int(r["start_ps"]) + int(r["end_ps"])) / 2e6
-                s = series.setdefault(int(r["sm"]), ([], [], []))
-                s[0].append(t)
-                s[1].append(float(r["power_w"]))
-                s[2].append(float(r["temp_k"]))
+                row = (int(r["start_ps"]), int(r["end_ps"]), float(r["power_w"]), float(r["temp_k"]))
+                s = series.setdefault(int(r["sm"]), [])
             except (TypeError, ValueError) as e:
                 sys.exit(f"{path}:{n}: {e}")
+            if row[1] <= row[0] or (s and row[0] < s[-1][1]):
+                sys.exit(f"{path}:{n}: SM {r['sm']}'s interval {row[0]}..{row[1]} ps is empty or overlaps the one before")
+            s.append(row)
     if not series:
         sys.exit(f"{path}: no intervals")
     return series
+
+
+def power_steps(rows):
+    """Corner points (us, W) of the step line; a gap between rows (no samples) breaks the line."""
+    xs, ys, last_end = [], [], None
+    for start, end, p, _ in rows:
+        if last_end is not None and start > last_end:
+            xs.append(float("nan"))
+            ys.append(float("nan"))
+        xs += [start / 1e6, end / 1e6]
+        ys += [p, p]
+        last_end = end
+    return xs, ys
 
 
 def main():
@@ -42,9 +60,9 @@ def main():
 
     fig, (ax_p, ax_t) = plt.subplots(2, 1, sharex=True, figsize=(10, 6))
     for sm in sorted(series):
-        t, p, temp = series[sm]
-        ax_p.plot(t, p, label=f"SM {sm}", linewidth=0.8)
-        ax_t.plot(t, temp, linewidth=0.8)
+        rows = series[sm]
+        ax_p.plot(*power_steps(rows), label=f"SM {sm}", linewidth=0.8)
+        ax_t.plot([r[1] / 1e6 for r in rows], [r[3] for r in rows], linewidth=0.8)
     ax_p.set_ylabel("power (W)")
     ax_t.set_ylabel("temperature (K)")
     ax_t.set_xlabel("time (us)")
