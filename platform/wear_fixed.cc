@@ -1,6 +1,6 @@
-// fixed: rotate every T / R, T the run time of the longest application, R the rotations asked for:
-// at T/R, 2T/R, ..., R T/R, so exactly R times over a run of length T (the first interval ending at or
-// after each instant rotates).
+// fixed: R rotations evenly inside the run, T the run time of the longest application: at T/(R+1),
+// 2T/(R+1), ..., R T/(R+1) (the first interval ending at or after each instant rotates). Not at T/R,
+// ..., T: the R-th would fall at the run's very end, after the last interval the host asks about.
 #include <stdexcept>
 
 #include "platform/wear_policy.h"
@@ -10,16 +10,17 @@ namespace gpuvp {
 namespace {
 class FixedPolicy : public WearPolicy {
  public:
-  FixedPolicy(unsigned rotations, double longest_s) : r_(rotations), period_(longest_s / rotations) {}
+  FixedPolicy(unsigned rotations, double longest_s) : r_(rotations), longest_s_(longest_s) {}
   bool rotate(double t_s, const std::vector<uint64_t>&) override {
-    if (done_ >= r_ || t_s < period_ * (done_ + 1)) return false;
+    // k T / (R + 1) computed as one quotient: T = 1, R = 4, k = 3 gives 0.6 exactly as 192 / 320 does.
+    if (done_ >= r_ || t_s < longest_s_ * (done_ + 1) / (r_ + 1)) return false;
     ++done_;
     return true;
   }
 
  private:
   unsigned r_;
-  double period_;
+  double longest_s_;
   unsigned done_ = 0;
 };
 }  // namespace

@@ -282,7 +282,7 @@ PolicyRun run_point(const Config& cfg, const Study& s, const std::string& ptx, c
     for (double next = t0 + interval_ns; running(); next += interval_ns) {
       if (next > rt.now_ns()) rt.sleep_ns(next - rt.now_ns());
       if (!running() || !policy->rotate((rt.now_ns() - t0) * 1e-9, sensors(p, n))) continue;
-      ++r.rotations;
+      r.rotation_us.push_back((rt.now_ns() - t0) / 1000.0);
       const uint64_t at_ps = uint64_t(rt.now_ns() * 1000.0);
       for (size_t a = 0; a < s.apps.size(); ++a) {
         masks[a] = rotate_mask(masks[a], n);
@@ -314,7 +314,8 @@ nlohmann::json run_json(const PolicyRun& r) {
           {"cr", r.cr},
           {"gpu_cr", r.gpu_cr},
           {"normalised_gpu_cr", r.normalised},
-          {"rotations", r.rotations},
+          {"rotations", r.rotation_us.size()},
+          {"rotation_us", r.rotation_us},
           {"blocks", r.blocks},
           {"blocks_off_partition", r.blocks_off_partition},
           {"longest_block_us", r.longest_block_us},
@@ -327,7 +328,7 @@ PolicyRun run_of(const nlohmann::json& j) {
   r.partition = j["partition"].get<std::vector<unsigned>>();
   r.cr = j["cr"].get<std::vector<double>>();
   r.gpu_cr = j["gpu_cr"];
-  r.rotations = j["rotations"];
+  r.rotation_us = j["rotation_us"].get<std::vector<double>>();
   r.blocks = j["blocks"];
   r.blocks_off_partition = j["blocks_off_partition"];
   r.longest_block_us = j["longest_block_us"];
@@ -388,7 +389,7 @@ std::string table(const Study& s, const std::vector<PolicyRun>& runs) {
   for (const PolicyRun& r : runs) {
     std::string part;
     for (unsigned x : r.partition) part += (part.empty() ? "" : ":") + std::to_string(x);
-    t += fmt::format("{:<12} {:<18} {:>10.4g} {:>11.3f} {:>9}", part, r.policy, r.gpu_cr, r.normalised, r.rotations);
+    t += fmt::format("{:<12} {:<18} {:>10.4g} {:>11.3f} {:>9}", part, r.policy, r.gpu_cr, r.normalised, r.rotation_us.size());
     for (double c : r.completion_us) t += fmt::format(" {:>14.1f}", c);
     t += "\n";
   }

@@ -66,7 +66,7 @@ struct PolicyRun {
   std::vector<unsigned> partition;
   std::vector<double> cr;          // per SM over the window
   double gpu_cr = 0, normalised = 0;  // max cr; over the baseline's of the same partition
-  unsigned rotations = 0;
+  std::vector<double> rotation_us;  // the instant of every rotation, from the window's start
   std::vector<double> completion_us;  // per application, from the window's start
   uint64_t blocks = 0;                // blocks the applications ran
   // Blocks that started on an SM outside their application's partition as it was then (the partition

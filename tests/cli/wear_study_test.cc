@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <vector>
 
 #include "common/refused_file.h"
 
@@ -31,11 +32,19 @@ TEST_CASE("wear study: every application stays on its partition as it rotates") 
     CHECK(run["blocks_off_partition"] == 0);  // each block on its application's partition at its start
     CHECK(run["completion_us"].size() == 2);
   }
-  // Fixed R = 2 rotates at T/2 and T (T the baseline's longest application): at least once inside the
-  // window, at most twice.
+  // Fixed R = 2 rotates exactly twice, at T/3 and 2T/3 (T the baseline's longest application): each at
+  // the end of the first sample interval (power.interval = 500 cycles of 1429 ps, 1/700 MHz at the 1 ps
+  // resolution: 0.7145 us) at or after its instant, both strictly inside the run.
   CHECK(s["runs"][1]["policy"] == "fixed R=2");
-  CHECK(s["runs"][1]["rotations"] >= 1);
-  CHECK(s["runs"][1]["rotations"] <= 2);
+  CHECK(s["runs"][1]["rotations"] == 2);
+  const std::vector<double> base_done = s["runs"][0]["completion_us"], at = s["runs"][1]["rotation_us"];
+  const double t = std::max(base_done[0], base_done[1]), interval_us = 0.7145;
+  REQUIRE(at.size() == 2);
+  for (size_t k = 0; k < 2; ++k) {
+    INFO("rotation " << k + 1 << " at " << at[k] << " us, T = " << t << " us");
+    CHECK(at[k] >= t * double(k + 1) / 3);
+    CHECK(at[k] < t * double(k + 1) / 3 + interval_us + 1e-6);
+  }
   CHECK(s["runs"][3]["policy"] == "uniform");
   CHECK(s["runs"][3]["rotations"] == 0);
 

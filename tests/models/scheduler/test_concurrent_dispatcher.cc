@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <vector>
@@ -318,4 +319,46 @@ TEST_CASE("concurrent dispatcher: a bad SM set or mask is refused naming the set
   CHECK_THROWS_WITH(b.d->set_sm_set(64, 1), Catch::Matchers::Contains("scheduler.sm_sets"));
   CHECK_THROWS_WITH(b.d->set_sm_set(1, 0b100), Catch::Matchers::Contains("beyond the GPU's 2"));
   CHECK_THROWS_WITH(b.d->set_sm_set(1, 0), Catch::Matchers::Contains("names no SM"));
+}
+
+// Wear balancing's rotations (docs/power.md, "Wear-balancing policies") on the dispatcher: application A
+// (set 1, 10 kernels of 6 blocks of 700 ns on stream 1) and B (set 2, 12 kernels of 4 blocks of 600 ns
+// on stream 2) on 5 SMs of two 1024-thread blocks, partitions 3 + 2 rotated by one SM every 1000 ns, six
+// times. A fake SM starts a block at the instant it is handed out, so a run's start is its dispatch
+// instant: every block must go to its application's partition of that instant, the latest change
+// called strictly before it (sampled at the first edge after the call), whatever still drains
+// elsewhere; the partitions were worked by hand (bit i: SM i; SM 4 wraps to SM 0).
+TEST_CASE("concurrent dispatcher: rotated partitions: every block goes to its application's partition of its dispatch instant") {
+  const std::vector<std::vector<uint64_t>> parts = {
+      {0b00111, 0b11000}, {0b01110, 0b10001}, {0b11100, 0b00011}, {0b11001, 0b00110},
+      {0b10011, 0b01100}, {0b00111, 0b11000}, {0b01110, 0b10001},
+  };
+  std::vector<Launch> launches;
+  for (uint64_t k = 0; k < 10; ++k) launches.push_back(Launch{0, 1 + k, 1, 6, 1024, 1, 256, 1});
+  for (uint64_t k = 0; k < 12; ++k) launches.push_back(Launch{0, 101 + k, 2, 4, 1024, 1, 256, 2});
+  std::vector<SetChange> changes;
+  for (size_t r = 0; r < parts.size(); ++r)
+    for (uint32_t set : {1u, 2u}) changes.push_back(SetChange{1000 * r, set, parts[r][set - 1]});
+  Bench b(5, launches, 1, changes);
+  for (uint64_t k = 0; k < 12; ++k) b.ns_of[1 + k] = 700, b.ns_of[101 + k] = 600;
+  sc_core::sc_start(sc_time(20, sc_core::SC_US));
+  REQUIRE(b.runs.size() == 10 * 6 + 12 * 4);
+  REQUIRE(b.done.size() == 22);
+  std::vector<std::vector<unsigned>> handed_out(parts.size(), std::vector<unsigned>(2, 0));
+  unsigned drained = 0;  // blocks running past a rotation on an SM their application left
+  for (const Run& r : b.runs) {
+    const size_t app = r.launch > 100 ? 1 : 0;
+    const size_t k = std::min<size_t>(parts.size() - 1, (r.start_ns - 1) / 1000);  // changes at 1000 k
+    INFO("launch " << r.launch << " block " << r.block << " on SM " << r.sm << " at " << r.start_ns << " ns");
+    CHECK((parts[k][app] >> r.sm & 1) == 1);
+    ++handed_out[k][app];
+    if (k + 1 < parts.size() && r.end_ns > 1000 * (k + 1) && !(parts[k + 1][app] >> r.sm & 1)) ++drained;
+  }
+  // The case tests something: each partition got blocks of both applications, and blocks drained.
+  for (size_t k = 0; k < parts.size(); ++k) {
+    INFO("partitions after " << k << " rotations");
+    CHECK(handed_out[k][0] > 0);
+    CHECK(handed_out[k][1] > 0);
+  }
+  CHECK(drained > 0);
 }

@@ -20,20 +20,29 @@ TEST_CASE("wear: monitoring rotates exactly when max - min of the accumulators r
   CHECK(rotated == std::vector<bool>{false, true, false, true, false, false, false});
 }
 
-TEST_CASE("wear: fixed rotates exactly R times, every T / R") {
+// The intervals at whose end a fixed policy (R rotations, T = 1) rotates, asked at every i / n, i = 1 .. n.
+static std::vector<int> fixed_rotations(unsigned r, int n) {
+  auto p = make_fixed_policy(r, 1.0);
+  std::vector<int> at;
+  for (int i = 1; i <= n; ++i)
+    if (p->rotate(i / double(n), {})) at.push_back(i);
+  return at;
+}
+
+TEST_CASE("wear: fixed rotates exactly R times, every T / (R + 1), all strictly inside the run") {
+  // n = 20 (R + 1) intervals: rotation k falls on the end of interval 20 k exactly (k T / (R + 1)), the
+  // R-th at 20 R, 20 intervals before the run's end. (At T / R, ..., T the R-th would be at T itself.)
   for (unsigned r : {1u, 2u, 4u, 8u, 16u}) {
-    auto p = make_fixed_policy(r, 1.0);
-    unsigned rotations = 0;
-    std::vector<int> at;
-    for (int k = 1; k <= 320; ++k)  // intervals of T / 320 over the whole run
-      if (p->rotate(k / 320.0, {})) {
-        ++rotations;
-        at.push_back(k);
-      }
+    std::vector<int> want;
+    for (unsigned k = 1; k <= r; ++k) want.push_back(int(20 * k));
     INFO("R = " << r);
-    CHECK(rotations == r);
-    CHECK(at.front() == int(320 / r));  // the first interval ending at or after T / R
+    CHECK(fixed_rotations(r, int(20 * (r + 1))) == want);
   }
+  // Instants between interval ends go to the first interval ending at or after them: R = 2 over 320
+  // intervals, T / 3 = 106.67 and 2 T / 3 = 213.33 intervals.
+  CHECK(fixed_rotations(2, 320) == std::vector<int>{107, 214});
+  // R = 4 over 320: 64, 128, 192, 256 exactly (3 / 5 compared as 0.6 with 192 / 320, not 0.2 * 3 > 0.6).
+  CHECK(fixed_rotations(4, 320) == std::vector<int>{64, 128, 192, 256});
   CHECK_THROWS_AS(make_fixed_policy(0, 1.0), std::invalid_argument);
 }
 
