@@ -7,7 +7,7 @@ namespace gpuvp::rtl {
 
 namespace {
 
-constexpr size_t kMemoLimit = size_t{1} << 16;
+constexpr size_t kMemoLimit = size_t{1} << 12;
 
 size_t flop_index(const VModel& m, const std::string& name) {
   const auto& fl = m.flops();
