@@ -7,6 +7,8 @@ namespace gpuvp::rtl {
 
 namespace {
 
+constexpr size_t kMemoLimit = size_t{1} << 12;
+
 size_t flop_index(const VModel& m, const std::string& name) {
   const auto& fl = m.flops();
   for (size_t i = 0; i < fl.size(); ++i)
@@ -106,6 +108,24 @@ void FlopAccesses::close_gap(uint64_t next_edge_ps) {
   }
 }
 
+size_t FlopAccesses::KeyHash::operator()(const std::vector<uint64_t>& k) const {
+  uint64_t h = 0x9E3779B97F4A7C15u;
+  for (uint64_t v : k) h = (h ^ v) * 0xBF58476D1CE4E5B9u + (h >> 29);
+  return static_cast<size_t>(h);
+}
+
+// The fates of this edge (state_ saved, inputs on the ports) by evaluation.
+void FlopAccesses::probe_edge() {
+  clock_from(state_, next_);
+  const bool strobe = next_[strobe_] != 0;
+  for (size_t i = 0; i < words_.size(); ++i) {
+    Fate f = fate_of(words_[i], state_, next_);
+    if (words_[i].consumed && strobe && f == Fate::Held) f = Fate::Read;
+    fate_[i] = f;
+  }
+  load(m_, state_);  // the design as it was: the wrapper clocks the real edge next
+}
+
 void FlopAccesses::before_edge(uint64_t t_ps) {
   if (!reg_.recording()) {
     any_ = false;
@@ -113,15 +133,24 @@ void FlopAccesses::before_edge(uint64_t t_ps) {
   }
   close_gap(t_ps);
   save(m_, state_);
-  clock_from(state_, next_);
-  const bool strobe = next_[strobe_] != 0;
-  for (size_t i = 0; i < words_.size(); ++i) {
-    Fate f = fate_of(words_[i], state_, next_);
-    if (words_[i].consumed && strobe && f == Fate::Held) f = Fate::Read;
-    fate_[i] = f;
-    if (f != Fate::Held) reg_.note(*words_[i].target, 0, f == Fate::Read ? Access::Read : Access::Write, t_ps);
+  if (memoise_) {
+    key_ = state_;
+    for (const Var& p : m_.ports()) key_.push_back(p.get());
+    const auto it = memo_.find(key_);
+    if (it != memo_.end()) {
+      fate_ = it->second;
+    } else {
+      probe_edge();
+      // Bounded: a design whose states never repeat would only grow it.
+      if (memo_.size() >= kMemoLimit) memo_.clear();
+      memo_.emplace(key_, fate_);
+    }
+  } else {
+    probe_edge();
   }
-  load(m_, state_);  // the design as it was: the wrapper clocks the real edge next
+  for (size_t i = 0; i < words_.size(); ++i)
+    if (fate_[i] != Fate::Held)
+      reg_.note(*words_[i].target, 0, fate_[i] == Fate::Read ? Access::Read : Access::Write, t_ps);
   last_ps_ = t_ps;
   any_ = true;
 }

@@ -17,8 +17,13 @@
 // has the state and inputs of the last evaluated one, and a fault there wakes the wrapper, which
 // evaluates the next edge: so the fate found at an evaluated edge holds at every skipped edge after it.
 // A read fate is recorded as one read span over them, a write fate as a write at the last of them.
+//
+// The design is deterministic: an edge's fates follow from its flip-flops and input ports alone, so
+// the fates found at an edge are kept by that key and reused, unprobed, at every later edge with the
+// same state and inputs (the arbiters repeat a handful of states over a run).
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "models/common/registry.h"
@@ -45,6 +50,8 @@ class FlopAccesses {
   // The fates found at the last evaluated edge, one per observed flip-flop (tests).
   const std::vector<Fate>& last_fates() const { return fate_; }
   uint64_t probes() const { return probes_; }
+  // Off: every edge is probed (tests compare the fates both ways).
+  void set_memoise(bool on) { memoise_ = on; }
 
  private:
   struct Word {
@@ -52,8 +59,12 @@ class FlopAccesses {
     const Target* target;
     bool consumed;
   };
+  struct KeyHash {
+    size_t operator()(const std::vector<uint64_t>& k) const;
+  };
   void clock_from(const std::vector<uint64_t>& state, std::vector<uint64_t>& next);
   Fate fate_of(const Word& w, const std::vector<uint64_t>& state, const std::vector<uint64_t>& next);
+  void probe_edge();
   void close_gap(uint64_t next_edge_ps);
 
   VModel& m_;
@@ -66,6 +77,9 @@ class FlopAccesses {
   bool any_ = false;                 // an edge was evaluated while recording
   std::vector<uint64_t> state_, next_, probe_next_;
   uint64_t probes_ = 0;
+  bool memoise_ = true;
+  std::vector<uint64_t> key_;  // flip-flops, then input ports
+  std::unordered_map<std::vector<uint64_t>, std::vector<Fate>, KeyHash> memo_;
 };
 
 }  // namespace gpuvp::rtl

@@ -70,6 +70,11 @@ void VModel::init(const std::string& hier, const std::string& module, const char
       for (unsigned k = 0; k < n; ++k) flops_.push_back({nm + "[" + std::to_string(k) + "]", signal(nm, k)});
     }
   }
+  for (const auto& [name, v] : *static_cast<const VerilatedScope*>(top_)->varsp()) {
+    if (std::string(name) == "clk") continue;
+    const unsigned n = v.udims() ? static_cast<unsigned>(v.unpacked().elements()) : 1u;
+    for (unsigned k = 0; k < n; ++k) ports_.push_back(port(name, k));
+  }
 }
 
 void VModel::power_on_reset() {
