@@ -8,6 +8,7 @@
 #include <map>
 #include <numeric>
 
+#include "models/power/power_accounting.h"
 #include "platform/config/json_text.h"
 #include "platform/forked_json.h"
 #include "platform/platform.h"
@@ -235,6 +236,17 @@ std::vector<uint64_t> sensors(Platform& p, unsigned n) {
   return out;
 }
 
+// Each SM's mean power and temperature over the whole run, and the run's length in the thermal model
+// (whole intervals): the unit taken to repeat (the window and the setup before it, buffers copied).
+void run_means(const Platform& p, PolicyRun& r) {
+  for (const power::SmEnergy& e : p.power()->sms()) {
+    const double t = e.em.elapsed_s;
+    r.power_w.push_back(t > 0 ? (e.dynamic_j + e.static_j) / t : 0.0);
+    r.temp_k.push_back(t > 0 ? e.temp_ks / t : 0.0);
+    r.period_s = t;
+  }
+}
+
 // One policy on one partition: every application's launches queued on its stream and SM set, then the
 // policy asked at every sample interval until the last launch of every application is done.
 PolicyRun run_point(const Config& cfg, const Study& s, const std::string& ptx, const std::vector<unsigned>& part,
@@ -295,6 +307,9 @@ PolicyRun run_point(const Config& cfg, const Study& s, const std::string& ptx, c
     t1 = rt.now_ns();
     s1 = sensors(p, n);
   });
+  run_means(p, r);
+  r.initial_k = power::ThermalParams::from(cfg.params("thermal", "gpu.thermal")).initial_k;
+  if (r.initial_k.empty()) r.initial_k.assign(n, cfg.f("thermal.ambient_k"));
   const std::vector<BlockRecord> blocks = p.timeline();
   r.blocks = blocks.size();
   for (const BlockRecord& b : blocks)
@@ -312,6 +327,10 @@ nlohmann::json run_json(const PolicyRun& r) {
   return {{"policy", r.policy},
           {"partition", r.partition},
           {"cr", r.cr},
+          {"power_w", r.power_w},
+          {"temp_k", r.temp_k},
+          {"initial_k", r.initial_k},
+          {"period_s", r.period_s},
           {"gpu_cr", r.gpu_cr},
           {"normalised_gpu_cr", r.normalised},
           {"rotations", r.rotation_us.size()},
@@ -327,6 +346,10 @@ PolicyRun run_of(const nlohmann::json& j) {
   r.policy = j["policy"];
   r.partition = j["partition"].get<std::vector<unsigned>>();
   r.cr = j["cr"].get<std::vector<double>>();
+  r.power_w = j["power_w"].get<std::vector<double>>();
+  r.temp_k = j["temp_k"].get<std::vector<double>>();
+  r.initial_k = j["initial_k"].get<std::vector<double>>();
+  r.period_s = j["period_s"];
   r.gpu_cr = j["gpu_cr"];
   r.rotation_us = j["rotation_us"].get<std::vector<double>>();
   r.blocks = j["blocks"];
@@ -342,16 +365,33 @@ PolicyRun run_forked(const Config& cfg, const Study& s, const std::string& ptx, 
                               fmt::format("wear-study: {} on partition {}", pt.label, json_dump(part))));
 }
 
+// The study repeats the window for years, but a window (under a millisecond) is far shorter than the
+// SMs' thermal time constant (C R_v, milliseconds): from ambient they would hardly warm and wear as if
+// cold. The measured run starts where the run repeated without end puts every SM, worked out from a
+// pilot run from ambient (power::periodic_start). The pilot's power is the measured run's: temperature
+// changes no timing, only monitoring's rotations (its sensors wear faster when warm).
+PolicyRun run_warm(const Config& cfg, const Study& s, const std::string& ptx, const std::vector<unsigned>& part,
+                   const Point& pt) {
+  const PolicyRun pilot = run_forked(cfg, s, ptx, part, pt);
+  const power::ThermalParams th = power::ThermalParams::from(cfg.params("thermal", "gpu.thermal"));
+  Config warm = cfg;
+  warm.set("thermal.initial",
+           power::initial_value(power::periodic_start(th, pilot.power_w, pilot.temp_k, 0.0, pilot.period_s)),
+           "wear-study");
+  return run_forked(warm, s, ptx, part, pt);
+}
+
 }  // namespace
 
 std::vector<PolicyRun> run(const Config& given, const Study& s) {
   check(given, s);
   Config cfg = given;  // the study is about wear: accounting on
   cfg.set("power.enabled", true, "wear-study");
+  cfg.set("thermal.initial", "ambient", "wear-study");  // the pilots' start (run_warm)
   const std::string ptx = read_user_file(s.ptx_path, s.file + ": ptx");
   std::vector<PolicyRun> out;
   for (const std::vector<unsigned>& part : s.partitions) {
-    const PolicyRun base = run_forked(cfg, s, ptx, part, {"baseline", {"baseline"}});
+    const PolicyRun base = run_warm(cfg, s, ptx, part, {"baseline", {"baseline"}});
     const double longest_s = *std::max_element(base.completion_us.begin(), base.completion_us.end()) * 1e-6;
     std::vector<Point> points;
     for (const std::string& name : s.policies) {
@@ -365,7 +405,7 @@ std::vector<PolicyRun> run(const Config& given, const Study& s) {
     out.push_back(base);
     out.back().normalised = 1.0;
     for (const Point& pt : points) {
-      out.push_back(run_forked(cfg, s, ptx, part, pt));
+      out.push_back(run_warm(cfg, s, ptx, part, pt));
       out.back().normalised = base.gpu_cr > 0 ? out.back().gpu_cr / base.gpu_cr : 0.0;
     }
   }
@@ -383,13 +423,16 @@ nlohmann::json to_json(const Study& s, const std::vector<PolicyRun>& runs) {
 }
 
 std::string table(const Study& s, const std::vector<PolicyRun>& runs) {
-  std::string t = fmt::format("{:<12} {:<18} {:>10} {:>11} {:>9}", "partition", "policy", "gpu cr", "normalised", "rotations");
+  std::string t = fmt::format("{:<12} {:<18} {:>10} {:>11} {:>9} {:>9}", "partition", "policy", "gpu cr", "normalised",
+                              "rotations", "max T (K)");
   for (const App& a : s.apps) t += fmt::format(" {:>14}", a.name + " (us)");
   t += "\n";
   for (const PolicyRun& r : runs) {
     std::string part;
     for (unsigned x : r.partition) part += (part.empty() ? "" : ":") + std::to_string(x);
-    t += fmt::format("{:<12} {:<18} {:>10.4g} {:>11.3f} {:>9}", part, r.policy, r.gpu_cr, r.normalised, r.rotation_us.size());
+    const double hottest = r.temp_k.empty() ? 0.0 : *std::max_element(r.temp_k.begin(), r.temp_k.end());
+    t += fmt::format("{:<12} {:<18} {:>10.4g} {:>11.3f} {:>9} {:>9.1f}", part, r.policy, r.gpu_cr, r.normalised,
+                     r.rotation_us.size(), hottest);
     for (double c : r.completion_us) t += fmt::format(" {:>14.1f}", c);
     t += "\n";
   }

@@ -65,6 +65,11 @@ struct PolicyRun {
   std::string policy;  // "baseline", "fixed R=4", "monitoring 1e6", "uniform"
   std::vector<unsigned> partition;
   std::vector<double> cr;          // per SM over the window
+  // Per SM over the run (the window and the setup before it, the unit taken to repeat): mean power (W)
+  // and temperature (K); and its temperature as the run started (the periodic state of the run repeated,
+  // from a pilot run: docs/power.md, "Wear study").
+  std::vector<double> power_w, temp_k, initial_k;
+  double period_s = 0;  // the run's length in the thermal model (whole intervals)
   double gpu_cr = 0, normalised = 0;  // max cr; over the baseline's of the same partition
   std::vector<double> rotation_us;  // the instant of every rotation, from the window's start
   std::vector<double> completion_us;  // per application, from the window's start
@@ -75,7 +80,9 @@ struct PolicyRun {
   double longest_block_us = 0;  // the longest any block ran: the drain a rotation may cost an application
 };
 
-// Every point of the study, each on its own platform built from `cfg`.
+// Every point of the study, each on its own platform built from `cfg`, twice: a pilot run from ambient,
+// then the measured run with every SM starting (thermal.initial) where the run repeated without end
+// puts it (the periodic state, worked out from the pilot's mean power and temperature).
 std::vector<PolicyRun> run(const Config& cfg, const Study& s);
 nlohmann::json to_json(const Study& s, const std::vector<PolicyRun>& runs);
 std::string table(const Study& s, const std::vector<PolicyRun>& runs);

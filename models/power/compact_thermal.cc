@@ -90,6 +90,8 @@ void symmetric_eigen(std::vector<double> a, unsigned n, std::vector<double>& w, 
 class CompactThermal : public ThermalModel {
  public:
   CompactThermal(const ThermalParams& t, unsigned sms) : t_(t), n_(sms), temps_(sms, t.ambient_k), rhs_(sms) {
+    t.check_sms(sms);
+    if (!t.initial_k.empty()) temps_ = t.initial_k;
     const unsigned cols = t.columns ? t.columns : unsigned(std::ceil(std::sqrt(double(sms))));
     for (unsigned k = 0; k < sms; ++k) nb_.push_back(floorplan_neighbours(k, sms, cols));
   }
@@ -146,6 +148,20 @@ class CompactThermal : public ThermalModel {
       excess_ks[i] = e;
     }
     return std::sqrt(d);
+  }
+  // Mode m of the raise decays as exp(-w_m t / C): its mean over [a, b] is
+  // (C / (w_m (b - a))) (exp(-w_m a / C) - exp(-w_m b / C)), exp(-w_m a / C) when b = a.
+  std::vector<double> raise_for_mean(const std::vector<double>& shift_k, double from_s, double to_s) override {
+    if (vecs_.empty()) symmetric_eigen(conductance(0.0), n_, eig_, vecs_);
+    std::vector<double> modal(n_), out(n_, 0.0);
+    project(shift_k, 0.0, modal);
+    for (unsigned m = 0; m < n_; ++m) {
+      const double rate = eig_[m] / t_.capacitance, start = std::exp(-rate * from_s), len = to_s - from_s;
+      modal[m] /= len > 0 ? -start * std::expm1(-rate * len) / (rate * len) : start;
+    }
+    for (unsigned i = 0; i < n_; ++i)
+      for (unsigned m = 0; m < n_; ++m) out[i] += vecs_[size_t(i) * n_ + m] * modal[m];
+    return out;
   }
   const std::vector<double>& temps() const override { return temps_; }
 
@@ -223,6 +239,32 @@ class CompactThermal : public ThermalModel {
 
 std::unique_ptr<ThermalModel> make_thermal_model(const ThermalParams& t, unsigned sms) {
   return std::make_unique<CompactThermal>(t, sms);
+}
+
+namespace {
+std::unique_ptr<ThermalModel> at_ambient(ThermalParams t, unsigned sms) {
+  t.initial_k.clear();  // (the steady state and the modes do not depend on where the network starts)
+  return make_thermal_model(t, sms);
+}
+}  // namespace
+
+std::vector<double> steady_temps(const ThermalParams& t, const std::vector<double>& p_w) {
+  std::vector<double> t_ss, excess;
+  at_ambient(t, unsigned(p_w.size()))->steady_excess(p_w, 0.0, t_ss, excess);
+  return t_ss;
+}
+
+// The run from T_amb + x instead of T_amb has the pilot's trajectory plus the free decay of x: its mean
+// over the window is the pilot's plus the mean of that decay, which raise_for_mean sets to what the
+// periodic state's mean asks.
+std::vector<double> periodic_start(const ThermalParams& t, const std::vector<double>& p_w,
+                                   const std::vector<double>& mean_k, double from_s, double to_s) {
+  const std::vector<double> target = steady_temps(t, p_w);
+  std::vector<double> shift(p_w.size());
+  for (size_t k = 0; k < shift.size(); ++k) shift[k] = target[k] - mean_k[k];
+  std::vector<double> start = at_ambient(t, unsigned(p_w.size()))->raise_for_mean(shift, from_s, to_s);
+  for (double& x : start) x += t.ambient_k;
+  return start;
 }
 
 }  // namespace gpuvp::power

@@ -44,7 +44,7 @@ PowerAccounting::PowerAccounting(const PowerConfig& cfg, unsigned sms, std::func
     logs_.push_back(std::make_unique<ActivityLog>(cfg.interval, cfg.clusters));
     logs_.back()->on_overflow(kLogLimit, [this] { close(); });
   }
-  for (SmEnergy& s : sm_) s.peak_temp_k = cfg.thermal.ambient_k;
+  for (unsigned k = 0; k < sms; ++k) sm_[k].peak_temp_k = thermal_->temps()[k];
 }
 
 void PowerAccounting::register_sensors(Registry& reg, const std::string& prefix) {
@@ -117,6 +117,7 @@ void PowerAccounting::close_interval(uint64_t index) {
     const double t = temps[k];
     const double rate = em_->rate(cfg_.em.current_density(p_w_[k]), t);
     sm_[k].em.add(dt, rate);
+    sm_[k].temp_ks += t * dt;  // (the temperature the interval's wear is reckoned at)
     sm_[k].peak_temp_k = std::max(sm_[k].peak_temp_k, t);
     if (!keep_trace_) continue;
     trace_[first_row + k].temp_k = t;
@@ -183,6 +184,7 @@ void PowerAccounting::close_steady(uint64_t from, uint64_t to) {
   const std::vector<double>& worn = hold_wear(dt);
   for (unsigned k = 0; k < sm_.size(); ++k) {
     sm_[k].em.add(dt, worn[k] / dt);
+    sm_[k].temp_ks += t_ss_[k] * dt + excess_[k];  // exact: hold_wear worked out the stretch's steady state first
     if (keep_trace_)
       trace_.push_back({from, to - from, k, 0.0, (powered[k] ? on : off).static_w, thermal_->temps()[k],
                         worn[k] / dt, powered[k] ? 1.0 : 0.0});

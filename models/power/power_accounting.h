@@ -41,6 +41,7 @@ struct TraceRow {
 
 struct SmEnergy {
   double dynamic_j = 0, static_j = 0, peak_temp_k = 0;
+  double temp_ks = 0;  // temperature integrated over the intervals closed (K s): over em.elapsed_s, the mean
   uint64_t powered_cycles = 0, idle_cycles = 0, intervals = 0;
   std::array<uint64_t, kMaxClusters> cluster_warp_insts{}, cluster_thread_insts{};
   EmAccumulator em;
@@ -86,7 +87,9 @@ class PowerAccounting {
   // [from, to): every SM counts nothing and is powered throughout or gated throughout (constant power).
   void close_steady(uint64_t from, uint64_t to);
   uint64_t steady_end() const;  // one past the last interval of the steady stretch from next_ (or next_)
-  const std::vector<double>& hold_wear(double dt_s);  // wear (s of TTF_N) per SM (valid until the next call)
+  // Wear (s of TTF_N) per SM (valid until the next call); leaves t_ss_ and excess_ as steady_excess gave
+  // them for the whole stretch from its start.
+  const std::vector<double>& hold_wear(double dt_s);
   bool linear_wear(double dt_s, std::vector<double>& worn);  // hold_wear near the steady state
   void em_rates(std::vector<double>& r) const;  // per SM, at the current powers and temperatures
   void note_peaks();

@@ -2,6 +2,11 @@
 // each reads them. The energy defaults are McPAT's per-access figures for the public GPUWattch GTX480
 // configuration (40 nm, 0.96 V); docs/power.md has every source and the assumptions.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
 
 #include "models/power/em_model.h"
 #include "models/power/power_model.h"
@@ -72,6 +77,9 @@ const bool declared_thermal = declare_params({
         P::Float("thermal.r_lateral", 10.0, 0, 1e6, "Thermal resistance between floorplan neighbours (K/W; 0: none)"),
         P::Float("thermal.capacitance", 0.002, 1e-9, 1e6, "Thermal capacitance per SM (J/K)"),
         P::Int("thermal.columns", 0, 0, 1024, "Floorplan columns: SMs row by row (0: ceil(sqrt(sm.count)))"),
+        P::String("thermal.initial", "ambient", {},
+                  "Temperatures at the start: ambient (every SM at thermal.ambient_k), or one per SM in K "
+                  "separated by commas (SM 0 first; a wear study sets them)"),
     },
 });
 const bool declared_em = declare_params({
@@ -96,6 +104,25 @@ const bool declared_em = declare_params({
         P::Float("em.length_um", 100, 0.001, 1e6, "Nucleation: segment length (um)"),
     },
 });
+// thermal.initial: "ambient" (none), or kelvins separated by commas.
+std::vector<double> initial_temps(const std::string& text) {
+  std::vector<double> out;
+  if (text == "ambient") return out;
+  for (size_t from = 0; from <= text.size();) {
+    const size_t comma = std::min(text.find(',', from), text.size());
+    const std::string item = text.substr(from, comma - from);
+    char* end = nullptr;
+    const double k = std::strtod(item.c_str(), &end);
+    if (item.empty() || end != item.c_str() + item.size() || !(k >= 200 && k <= 2000))
+      throw std::invalid_argument(fmt::format(
+          "thermal.initial: '{}' (item {}) is not a temperature from 200 to 2000 K; the value is ambient or one "
+          "temperature per SM in K separated by commas",
+          item, out.size()));
+    out.push_back(k);
+    from = comma + 1;
+  }
+  return out;
+}
 }  // namespace
 
 EnergyTable EnergyTable::from(const Params& p) {
@@ -122,7 +149,18 @@ ThermalParams ThermalParams::from(const Params& p) {
   t.r_lateral = p.f("r_lateral");
   t.capacitance = p.f("capacitance");
   t.columns = unsigned(p.i("columns"));
+  t.initial_k = initial_temps(p.s("initial"));
   return t;
+}
+
+void ThermalParams::check_sms(unsigned sms) const {
+  if (!initial_k.empty() && initial_k.size() != sms)
+    throw std::invalid_argument(fmt::format("thermal.initial gives {} temperatures, the GPU has {} SMs (sm.count)",
+                                            initial_k.size(), sms));
+}
+
+std::string initial_value(const std::vector<double>& temps_k) {
+  return fmt::format("{}", fmt::join(temps_k, ","));  // shortest text that reads back to the same double
 }
 
 EmParams EmParams::from(const Params& p) {

@@ -393,14 +393,16 @@ void model_check(const F& read) {
 }
 
 // The NBTI and power parameters as the models read them (a threshold at or above the supply, more lane
-// clusters than an SM's lanes), refused before any command runs, a study included.
+// clusters than an SM's lanes, initial temperatures not one per SM), refused before any command runs, a
+// study included.
 void validate_power(const Config& c) {
   model_check([&] { power::NbtiParams::from(c.params("nbti", "gpu.nbti")); });
   for (int64_t k = 0; k < c.i("sm.count"); ++k) {
     const Params sm = c.params("sm", fmt::format("gpu.sm{}", k));
     model_check([&] {
       power::PowerConfig::from(c.params("power", "gpu.power"), c.params("thermal", "gpu.thermal"),
-                               c.params("em", "gpu.em"), unsigned(sm.i("sps")), unsigned(sm.i("warp_size")), 1e-9);
+                               c.params("em", "gpu.em"), unsigned(sm.i("sps")), unsigned(sm.i("warp_size")), 1e-9)
+          .thermal.check_sms(unsigned(c.i("sm.count")));
     });
   }
 }

@@ -75,6 +75,54 @@ TEST_CASE("wear study: every application stays on its partition as it rotates") 
                      s["runs"][0]["completion_us"][a].get<double>()) <= drain);
   }
   CHECK(s["runs"][2]["rotations"] >= 1);  // monitoring rotated too
+
+  // Each run's mean temperatures over the run are the steady state of its mean power through the
+  // floorplan: 4 SMs in a row (gtx480: 5 columns, R_v 4 K/W, R_lat 10 K/W),
+  // (1/R_v + d_k/R_lat) x_k - sum_j x_j / R_lat = P_k, solved here by elimination along the row.
+  // (Not monitoring: warm, its sensors wear faster and it rotates other than in its pilot run.)
+  for (size_t i : {size_t(0), size_t(1), size_t(3)}) {
+    INFO(s["runs"][i]["policy"]);
+    const std::vector<double> p = s["runs"][i]["power_w"], t = s["runs"][i]["temp_k"];
+    REQUIRE(p.size() == 4);
+    std::vector<double> diag(4), rhs = p, x(4);
+    for (size_t k = 0; k < 4; ++k) diag[k] = 0.25 + (k == 0 || k == 3 ? 0.1 : 0.2);
+    for (size_t k = 1; k < 4; ++k) {  // the subdiagonal's -0.1 eliminated
+      const double f = -0.1 / diag[k - 1];
+      diag[k] -= f * -0.1;
+      rhs[k] -= f * rhs[k - 1];
+    }
+    x[3] = rhs[3] / diag[3];
+    for (size_t k = 3; k-- > 0;) x[k] = (rhs[k] + 0.1 * x[k + 1]) / diag[k];
+    for (size_t k = 0; k < 4; ++k) CHECK(std::abs(t[k] - (318.15 + x[k])) < 0.01);
+  }
+}
+
+// The window repeats for years, and C R_v = 8 ms is far longer than it: each SM starts the run in the
+// periodic state of the run repeated, whose mean is the steady state of the run's mean power (without
+// lateral coupling T_amb + R_v P, worked here from the reported power).
+TEST_CASE("wear study: each SM's mean temperature is the steady state of its mean power") {
+  const std::string out = temp_path("wear_warm_out");
+  RunResult r = run_gpuvp(fmt::format("wear-study {}/power/tiny_warm_study.json --out {} -p gtx480 --set sm.count=4 "
+                                      "--set thermal.r_lateral=0",
+                                      GPUVP_TEST_DATA, out));
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  const json s = json::parse(slurp(out + "/summary.json"));
+  std::filesystem::remove_all(out);
+  REQUIRE(s["runs"].size() == 1);
+  const json& run = s["runs"][0];
+  const std::vector<double> p = run["power_w"], t = run["temp_k"], t0 = run["initial_k"];
+  REQUIRE(p.size() == 4);
+  const size_t hot = size_t(std::max_element(p.begin(), p.end()) - p.begin());
+  // A warm start worth testing: the hottest SM sits over 1 K above ambient, where from ambient its mean
+  // would rise by about P x run / 2C, 0.4 W x 0.15 ms / 4 mJ/K = 0.015 K.
+  CHECK(4 * p[hot] > 1.0);
+  for (size_t k = 0; k < 4; ++k) {
+    INFO("SM " << k << ": " << p[k] << " W");
+    CHECK(std::abs(t[k] - (318.15 + 4 * p[k])) < 0.01);
+    // It starts within the swing of a period, about period x P / C: 0.15 ms x 2 W / 2 mJ/K = 0.15 K.
+    CHECK(std::abs(t0[k] - (318.15 + 4 * p[k])) < 0.5);
+  }
 }
 
 TEST_CASE("wear study: a bad study file names the file and the key") {

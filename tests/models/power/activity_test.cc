@@ -168,13 +168,19 @@ TEST_CASE("accounting: an hour with a block resident and asleep is one step at t
 // Wear rate of a 1 W SM (Black, nominal 4 W at 353.15 K) at temperature t.
 static double rate_1w(double t) { return 0.0625 * std::exp(0.86 / 8.617e-5 * (1 / 353.15 - 1 / t)); }
 
-TEST_CASE("accounting: a stretch of constant power follows the exact exponential, wear integrated over it") {
+// One SM at 1 GHz of `static_w` static power, R_v 4 K/W and no lateral coupling.
+static PowerConfig rc_config(uint64_t interval, double static_w) {
   PowerConfig c;
-  c.interval = 500;
+  c.interval = interval;
   c.period_s = 1e-9;
-  c.energy.static_w = 1.0;
+  c.energy.static_w = static_w;
   c.thermal.r_vertical = 4;
   c.thermal.r_lateral = 0;
+  return c;
+}
+
+TEST_CASE("accounting: a stretch of constant power follows the exact exponential, wear integrated over it") {
+  PowerConfig c = rc_config(500, 1.0);
   uint64_t now = 4000000;  // 4 ms: half the time constant
   PowerAccounting pa(c, 1, [&] { return now; });
   pa.log(0).set_powered(0, true);
@@ -237,4 +243,52 @@ TEST_CASE("accounting: two coupled SMs over a constant stretch, one powered, mat
   CHECK_THAT(pa.trace()[1].temp_k, WithinRel(318.15 + 0.5 * (sym - anti), 1e-12));
   CHECK(pa.trace()[1].static_w == 0.0);
   CHECK(pa.sms()[1].em.consumed_s == 0.0);  // no current, no wear
+}
+
+// A wear study's window starts at the steady state of its power (thermal.initial): under that power the
+// temperature is T_amb + R_v P throughout, interval by interval and over a steady stretch alike, and so
+// is the mean the study reports (temp_ks over the time).
+TEST_CASE("accounting: started at the steady state, constant power keeps T_amb + R_v P throughout") {
+  PowerConfig c = rc_config(1000, 0.5);  // 1 us intervals
+  c.energy.pj[size_t(Event::Fp32)] = 100;
+  c.thermal.capacitance = 1e-6;
+  c.thermal.initial_k = {318.15 + 4 * 1.5};  // 1 W dynamic and 0.5 W static
+  uint64_t now = 0;
+  PowerAccounting pa(c, 1, [&] { return now; });
+  pa.log(0).set_powered(0, true);
+  for (uint64_t i = 0; i < 20; ++i) pa.log(0).add(i * 1000 + 10, Event::Fp32, 10000);
+  pa.log(0).set_powered(20000, false);
+  now = 20000;
+  pa.finish();
+  REQUIRE(pa.trace().size() == 20);
+  for (const TraceRow& r : pa.trace()) CHECK_THAT(r.temp_k, WithinRel(324.15, 1e-12));
+  CHECK_THAT(pa.sms()[0].temp_ks / pa.sms()[0].em.elapsed_s, WithinRel(324.15, 1e-12));
+  CHECK_THAT(pa.sms()[0].peak_temp_k, WithinRel(324.15, 1e-12));
+
+  // Powered and idle (0.5 W static) for 0.7 ms: one steady stretch, at 318.15 + 4 x 0.5 throughout.
+  c.thermal.initial_k = {320.15};
+  now = 0;
+  PowerAccounting idle(c, 1, [&] { return now; });
+  idle.log(0).set_powered(0, true);
+  idle.log(0).set_powered(700000, false);
+  now = 700000;
+  idle.finish();
+  REQUIRE(idle.trace().size() == 1);
+  CHECK_THAT(idle.trace()[0].temp_k, WithinRel(320.15, 1e-12));
+  CHECK_THAT(idle.sms()[0].temp_ks / idle.sms()[0].em.elapsed_s, WithinRel(320.15, 1e-12));
+}
+
+// The mean temperature over a steady stretch from ambient, against the closed form of the exponential
+// rise: T_amb + R_v P (1 - tau / t (1 - exp(-t / tau))), tau = R_v C.
+TEST_CASE("accounting: the mean temperature of a steady stretch is the exponential's mean") {
+  PowerConfig c = rc_config(1000, 0.5);
+  c.thermal.capacitance = 1e-4;  // tau = 0.4 ms
+  uint64_t now = 0;
+  PowerAccounting pa(c, 1, [&] { return now; });
+  pa.log(0).set_powered(0, true);
+  pa.log(0).set_powered(700000, false);
+  now = 700000;  // 0.7 ms
+  pa.finish();
+  const double tau = 4e-4, t = 7e-4;
+  CHECK_THAT(pa.sms()[0].temp_ks / t, WithinRel(318.15 + 2 * (1 - tau / t * (1 - std::exp(-t / tau))), 1e-12));
 }

@@ -83,6 +83,96 @@ TEST_CASE("thermal: two neighbours share heat through R_lat") {
   CHECK_THAT(th->temps()[1], WithinRel(318.15 + x1 / 3.5, 1e-9));
 }
 
+// The window of a wear study starts at the steady state of its power: held there, it stays there
+// (implicit steps and the exact step alike), where from ambient it would rise by only
+// R_v P (1 - exp(-t / (R_v C))).
+TEST_CASE("thermal: started at the steady state, constant power keeps T_amb + R_v P throughout") {
+  ThermalParams tp;
+  tp.r_vertical = 4;
+  tp.r_lateral = 0;
+  tp.capacitance = 0.002;  // C R_v = 8 ms
+  tp.initial_k = {318.15 + 4 * 10.0, 318.15 + 4 * 2.5};
+  auto th = make_thermal_model(tp, 2);
+  for (int i = 0; i < 700; ++i) {  // a 0.7 ms window of 1 us intervals
+    th->step({10.0, 2.5}, 1e-6);
+    REQUIRE_THAT(th->temps()[0], WithinRel(358.15, 1e-12));
+    REQUIRE_THAT(th->temps()[1], WithinRel(328.15, 1e-12));
+  }
+  th->hold({10.0, 2.5}, 0.7e-3);
+  CHECK_THAT(th->temps()[0], WithinRel(358.15, 1e-12));
+  CHECK_THAT(th->temps()[1], WithinRel(328.15, 1e-12));
+  const std::vector<double> ss = steady_temps(tp, {10.0, 2.5});
+  CHECK_THAT(ss[0], WithinRel(358.15, 1e-12));
+  CHECK_THAT(ss[1], WithinRel(328.15, 1e-12));
+}
+
+TEST_CASE("thermal: steady_temps goes through the lateral resistances") {
+  ThermalParams tp;  // the two neighbours worked above
+  tp.r_vertical = 4;
+  tp.r_lateral = 10;
+  tp.columns = 2;
+  tp.initial_k = {400, 300};  // (no bearing on the steady state)
+  const std::vector<double> t = steady_temps(tp, {10.0, 0.0});
+  const double x1 = 10 / (0.35 - 0.1 / 3.5);
+  CHECK_THAT(t[0], WithinRel(318.15 + x1, 1e-12));
+  CHECK_THAT(t[1], WithinRel(318.15 + x1 / 3.5, 1e-12));
+  CHECK_THROWS_WITH(make_thermal_model(tp, 3), "thermal.initial gives 2 temperatures, the GPU has 3 SMs (sm.count)");
+}
+
+// One SM, no lateral coupling, a window of P1 for W/2 then P2 for W/2 repeated: with a = exp(-W / (2 tau)),
+// the periodic state starts at x = (x2 + a x1) / (1 + a) above ambient (x_i = R_v P_i: after the first
+// half x1 + (x - x1) a, after the second x2 + (that - x2) a = x). The pilot from ambient, in closed form:
+// mean over the first half x1 (1 - (2 tau / W) (1 - a)), reaching y = x1 (1 - a); over the second
+// x2 + (y - x2) (2 tau / W) (1 - a).
+TEST_CASE("thermal: periodic_start of a square wave, window short and long against R_v C") {
+  ThermalParams tp;
+  tp.r_vertical = 4;
+  tp.r_lateral = 0;
+  tp.capacitance = 0.002;
+  const double tau = 8e-3, x1 = 4 * 10.0, x2 = 4 * 2.0;
+  for (double w : {0.7e-3, 20e-3}) {
+    INFO("window " << w);
+    const double a = std::exp(-w / (2 * tau)), y = x1 * (1 - a);
+    const double mean = (x1 * (1 - 2 * tau / w * (1 - a)) + x2 + (y - x2) * 2 * tau / w * (1 - a)) / 2;
+    const std::vector<double> t0 = periodic_start(tp, {6.0}, {318.15 + mean}, 0.0, w);
+    CHECK_THAT(t0[0], WithinRel(318.15 + (x2 + a * x1) / (1 + a), 1e-12));
+  }
+}
+
+// With lateral coupling and a pilot window that starts after a setup stretch: the run from
+// periodic_start comes back to where the window started (simulated here with the exact steps).
+TEST_CASE("thermal: periodic_start with lateral coupling repeats the window") {
+  ThermalParams tp;
+  tp.r_vertical = 4;
+  tp.r_lateral = 10;
+  tp.columns = 2;
+  tp.capacitance = 0.002;
+  const std::vector<double> setup = {0.5, 0.5, 0.0}, p1 = {10.0, 0.0, 3.0}, p2 = {1.0, 6.0, 0.0};
+  auto window_means = [&](ThermalModel& th, std::vector<double>& at_start, std::vector<double>& at_end) {
+    th.hold(setup, 50e-6);
+    at_start = th.temps();
+    std::vector<double> t_ss, first, second, mean(3);
+    th.steady_excess(p1, 0.3e-3, t_ss, first);
+    for (size_t k = 0; k < 3; ++k) mean[k] = t_ss[k] * 0.3e-3 + first[k];
+    th.hold(p1, 0.3e-3);
+    th.steady_excess(p2, 0.4e-3, t_ss, second);
+    for (size_t k = 0; k < 3; ++k) mean[k] = (mean[k] + t_ss[k] * 0.4e-3 + second[k]) / 0.7e-3;
+    th.hold(p2, 0.4e-3);
+    at_end = th.temps();
+    return mean;
+  };
+  std::vector<double> a, b;
+  auto pilot = make_thermal_model(tp, 3);
+  const std::vector<double> mean = window_means(*pilot, a, b);
+  std::vector<double> p_mean(3);
+  for (size_t k = 0; k < 3; ++k) p_mean[k] = (p1[k] * 0.3 + p2[k] * 0.4) / 0.7;
+  tp.initial_k = periodic_start(tp, p_mean, mean, 50e-6, 750e-6);
+  auto warm = make_thermal_model(tp, 3);
+  window_means(*warm, a, b);
+  CHECK(b[0] - 318.15 > 10);  // (from ambient it would end under 3 K up)
+  for (size_t k = 0; k < 3; ++k) CHECK_THAT(b[k], WithinRel(a[k], 1e-10));
+}
+
 TEST_CASE("thermal: floorplan neighbours on a grid") {
   // 15 SMs on 4 columns: SM 5 (row 1, column 1) touches 4, 6, 1, 9; SM 11 (row 2, last column) 10, 7;
   // SM 14 (row 3, column 2) 13, 10.

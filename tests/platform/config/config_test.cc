@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "models/power/thermal_model.h"
 #include "models/sm/sm_caches.h"
 #include "platform/config/config.h"
 
@@ -246,4 +247,21 @@ TEST_CASE("config: the tk1 L1 follows its shared-memory split") {
   CHECK_THROWS_WITH(l1({"sm.shared_bytes=16384", "sm.shared_per_block=16384"}),
                     Contains("l1d.size_kib = 48") && Contains("power of two"));
   CHECK_THROWS_WITH(l1({"sm.shared_bytes=65536"}), Contains("l1_shared_kib = 64") && Contains("leaves no L1"));
+}
+
+// thermal.initial: ambient, or one temperature per SM; what initial_value writes reads back exactly.
+TEST_CASE("config: thermal.initial gives every SM its starting temperature, one per SM") {
+  Config c = Config::preset("tk1");  // one SM
+  CHECK(gpuvp::power::ThermalParams::from(c.params("thermal", "gpu.thermal")).initial_k.empty());
+  const std::vector<double> warm = {351.12345678901234};
+  c.set("thermal.initial", gpuvp::power::initial_value(warm), "test");
+  c.validate();
+  CHECK(gpuvp::power::ThermalParams::from(c.params("thermal", "gpu.thermal")).initial_k == warm);
+  c.set("thermal.initial=350,351");
+  CHECK_THROWS_WITH(c.validate(), Contains("thermal.initial gives 2 temperatures, the GPU has 1 SMs (sm.count)"));
+  for (const char* bad : {"350K", "", "350,", "100", "nan"}) {
+    INFO(bad);
+    c.set("thermal.initial", std::string(bad), "test");
+    CHECK_THROWS_WITH(c.validate(), Contains("thermal.initial: '") && Contains("is not a temperature from 200 to 2000 K"));
+  }
 }
