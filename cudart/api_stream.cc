@@ -177,9 +177,15 @@ void launch_host_function(void* stream, std::function<void()> fn) {
   std::lock_guard lk(st.lock);
   const rt::Stream id = stream_of(stream);
   std::vector<rt::Stream> before{id};
-  if (id == 0)
-    for (auto& [handle, r] : st.streams)
-      if (!(r->flags & kStreamNonBlocking)) before.push_back(r->id);
+  // The legacy stream and the blocking streams wait for each other's earlier work (per-thread streams
+  // are blocking): in the legacy stream, for every blocking stream's; in a blocking one, for the legacy's.
+  bool blocking = id != 0;
+  for (auto& [handle, r] : st.streams) {
+    const bool r_blocking = !(r->flags & kStreamNonBlocking);
+    if (id == 0 && r_blocking) before.push_back(r->id);
+    if (r->id == id) blocking = r_blocking;
+  }
+  if (blocking) before.push_back(0);
   on_device([&](rt::Runtime& rt) {
     rt.spawn([before, fn](rt::Runtime& r) {
       try {

@@ -8,7 +8,9 @@
 //   kernel cannot start before the first has ended;
 // - cudaStreamPerThread in a second host thread is that thread's own stream: its kernel runs at once
 //   with the first thread's, in either build;
-// - work in cudaStreamLegacy waits for every blocking stream (per-thread ones included), in either build.
+// - work in cudaStreamLegacy waits for every blocking stream (per-thread ones included), in either build;
+// - a host function in a blocking stream (created, cudaStreamPerThread, stream 0) runs after the legacy
+//   stream's earlier work: it sees what a legacy kernel wrote and a legacy copy brought back.
 // A kernel whose threads run `iters` dependent steps takes at least iters / clockRate: `floor_ms`.
 #include <thread>
 #include <vector>
@@ -22,6 +24,11 @@ __global__ void chain(unsigned* out, unsigned seed, int iters) {
 }
 
 const int kThreads = 32, kIters = 100000;
+
+// The host function's view of pinned memory a legacy copy fills.
+volatile unsigned* g_pinned = nullptr;
+unsigned g_seen = 0;
+void CUDART_CB look(void*) { g_seen = g_pinned[0]; }
 
 unsigned reference(unsigned x) {
   for (int k = 0; k < kIters; ++k) x = x * 1664525u + 1013904223u;
@@ -92,6 +99,23 @@ int main() {
          since(e[0], e[3]));
   check_output(d[0], 3, "thread 1");
   check_output(d[1], 4, "thread 2");
+
+  // Host functions in blocking streams after legacy work.
+  unsigned* pinned = nullptr;
+  CHECK(cudaMallocHost(&pinned, kThreads * sizeof(unsigned)));
+  g_pinned = pinned;
+  const cudaStream_t blocking[3] = {s, cudaStreamPerThread, 0};
+  for (int k = 0; k < 3; ++k) {
+    pinned[0] = 0;
+    g_seen = 0;
+    chain<<<1, kThreads, 0, cudaStreamLegacy>>>(d[0], 10 + k, kIters);
+    CHECK(cudaMemcpyAsync(pinned, d[0], kThreads * sizeof(unsigned), cudaMemcpyDeviceToHost, cudaStreamLegacy));
+    CHECK(cudaLaunchHostFunc(blocking[k], look, nullptr));
+    CHECK(cudaDeviceSynchronize());
+    EXPECT(g_seen == reference(10 + k), "host function %d in a blocking stream saw %u, not the legacy copy's %u", k,
+           g_seen, reference(10 + k));
+  }
+  CHECK(cudaFreeHost(pinned));
 
   for (auto ev : e) CHECK(cudaEventDestroy(ev));
   CHECK(cudaStreamDestroy(s));
