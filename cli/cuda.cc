@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -73,6 +74,34 @@ void set_environment(const CudaOptions& o, const fs::path& lib, const std::strin
   setenv("LD_PRELOAD", (pre && *pre ? std::string(pre) + " " + ours : ours).c_str(), 1);
 }
 
+// The file execvp would run for `name` (searching PATH for a bare name); empty when there is none.
+fs::path resolve_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  for (size_t a = 0, b; a <= dirs.size(); a = b + 1) {
+    b = std::min(dirs.find(':', a), dirs.size());
+    const fs::path p = fs::path(a == b ? "." : dirs.substr(a, b - a)) / name;
+    if (access(p.c_str(), X_OK) == 0) return p;
+  }
+  return {};
+}
+
+// nvcc links the CUDA runtime statically unless told otherwise; such a program never calls this
+// library (its calls bind inside the executable) and fails with the real runtime's errors. The static
+// runtime leaves its name in the executable.
+bool static_runtime(const fs::path& program) {
+  std::ifstream in(program, std::ios::binary);
+  static const std::string mark = "libcudart_static";
+  std::string buf(1 << 20, '\0'), carry;
+  while (in.read(buf.data(), std::streamsize(buf.size())) || in.gcount() > 0) {
+    const std::string chunk = carry + buf.substr(0, size_t(in.gcount()));
+    if (chunk.find(mark) != std::string::npos) return true;
+    carry = chunk.substr(chunk.size() - std::min(chunk.size(), mark.size() - 1));
+  }
+  return false;
+}
+
 int run_program(const std::vector<std::string>& command) {
   std::vector<char*> argv;
   for (auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
@@ -95,7 +124,8 @@ int run_program(const std::vector<std::string>& command) {
 void print_summary(const std::string& stats) {
   std::ifstream in(stats);
   if (!in) {
-    print_err("gpuvp cuda: the program made no CUDA call that started the platform (no statistics)\n");
+    print_err("gpuvp cuda: the program made no CUDA call that started the platform (no statistics; a program "
+              "that runs another one built with nvcc's default static CUDA runtime never calls the platform)\n");
     return;
   }
   const nlohmann::json j = nlohmann::json::parse(in);
@@ -140,6 +170,10 @@ int cmd_cuda(const CudaOptions& o) {
   // The presets the library will read (an installed gpuvp has no source tree to fall back on).
   const std::string presets = Config::preset_dir_near(lib.string());
   if (!presets.empty()) setenv("GPUVP_PRESETS", presets.c_str(), 0);
+  if (const fs::path program = resolve_program(o.command[0]); !program.empty() && static_runtime(program))
+    throw ConfigError(fmt::format("{} is linked with the static CUDA runtime (nvcc's default), which this platform "
+                                  "cannot replace: build it with -cudart shared (CMake: CUDA_RUNTIME_LIBRARY Shared)",
+                                  o.command[0]));
   // Bad options are found here, before the program runs (exit 2), not at its first CUDA call.
   Config c = Config::preset(o.preset);
   for (auto& f : o.files) c.merge_file(f);

@@ -2,6 +2,7 @@
 // Helpers of the exported entry points: every call runs inside call(), which turns what went wrong
 // into the cudaError_t CUDA returns, records it as the thread's last error and prints one line naming
 // the call and the reason on stderr (CUDA itself only returns the code).
+#include <vector>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -95,6 +96,11 @@ inline void require(bool ok, Error code, const std::string& why) {
 // variant the thread's per-thread stream), cudaStreamLegacy (0x1) the NULL stream, cudaStreamPerThread
 // (0x2) the calling thread's per-thread stream, created at its first use.
 rt::Stream stream_of(const void* handle);
+// The streams whose earlier work a call in `id` waits for, `id` among them: the legacy (NULL) stream
+// and the blocking streams (per-thread default streams included) wait for each other's, as CUDA orders them.
+std::vector<rt::Stream> streams_before(rt::Stream id);
+// Waits, in simulated time, for that work: a synchronous call's place in its stream.
+void wait_as_in(rt::Runtime& rt, rt::Stream id);
 // The stream a synchronous call (cudaMemcpy, cudaMemset...) works in: the default stream.
 inline rt::Stream default_stream() { return stream_of(nullptr); }
 EventRecord& event_of(const void* handle);

@@ -50,34 +50,31 @@ std::pair<Side, Side> sides(void* dst, const void* src, size_t n, int kind) {
   return {dst_dev || d == Side::Mirror ? d : Side::Host, src_dev || s == Side::Mirror ? s : Side::Host};
 }
 
-void read_device(rt::Runtime& rt, Side s, void* dst, uint64_t src, size_t n) {
-  if (s == Side::Symbol) return rt.read_symbol(dst, src, n);
-  rt.memcpy_d2h(dst, src, n);
-}
-
-void write_device(rt::Runtime& rt, Side s, uint64_t dst, const void* src, size_t n) {
-  if (s == Side::Symbol) return rt.write_symbol(dst, src, n);
-  rt.memcpy_h2d(dst, src, n);
-}
-
-// The copy itself, on the simulation's thread. A synchronous copy between host and an allocation in a
-// created stream (a _ptds call's per-thread stream) goes through the copy engine in that stream and is
-// waited for: the NULL stream's synchronous copy would wait for every blocking stream.
+// The copy itself, on the simulation's thread. Between the host and an allocation it goes through the
+// copy engine in its stream (a synchronous one waited for; in the NULL stream, as the dispatcher orders
+// that stream's copies); between two allocations, as two such copies through the host. Any other
+// (symbols, host to host) waits for the work a call in its stream waits for (wait_as_in), then
+// completes before the call returns.
 void copy_on_device(rt::Runtime& rt, void* dst, Side d, const void* src, Side s, size_t n, rt::Stream st, bool async) {
   const bool engine = (d == Side::Alloc && s == Side::Host) || (d == Side::Host && s == Side::Alloc);
-  if (!async && st != 0 && engine) {
-    copy_on_device(rt, dst, d, src, s, n, st, true);
-    return rt.stream_synchronize(st);
+  if (engine && (async || st != 0)) {
+    if (d == Side::Alloc) rt.memcpy_h2d_async(dev(dst), src, n, st);
+    else rt.memcpy_d2h_async(dst, dev(src), n, st);
+    return async ? void() : rt.stream_synchronize(st);
   }
-  if (async && d == Side::Alloc && s == Side::Host) return rt.memcpy_h2d_async(dev(dst), src, n, st);
-  if (async && d == Side::Host && s == Side::Alloc) return rt.memcpy_d2h_async(dst, dev(src), n, st);
-  rt.stream_synchronize(st);
+  if (engine) {
+    rt.stream_synchronize(0);
+    return d == Side::Alloc ? rt.memcpy_h2d(dev(dst), src, n) : rt.memcpy_d2h(dst, dev(src), n);
+  }
+  std::vector<uint8_t> stage(n);
+  if (d == Side::Alloc && s == Side::Alloc) {
+    copy_on_device(rt, stage.data(), Side::Host, src, s, n, st, false);
+    return copy_on_device(rt, dst, d, stage.data(), Side::Host, n, st, false);
+  }
+  wait_as_in(rt, st);
   if (d == Side::Host && s == Side::Host) return void(std::memmove(dst, src, n));
-  if (s == Side::Host) return write_device(rt, d, dev(dst), src, n);
-  if (d == Side::Host) return read_device(rt, s, dst, dev(src), n);
-  std::vector<uint8_t> stage(n);  // device to device: through the host, as the C++ API offers
-  read_device(rt, s, stage.data(), dev(src), n);
-  write_device(rt, d, dev(dst), stage.data(), n);
+  if (s != Side::Host) rt.read_unordered(d == Side::Host ? dst : stage.data(), dev(src), n);
+  if (d != Side::Host) rt.write_unordered(dev(dst), s == Side::Host ? src : stage.data(), n);
 }
 
 // A copy in stream `st`: through the copy engine between host and allocations when `async`, else
@@ -100,9 +97,8 @@ void set(void* dst, int value, size_t n, rt::Stream st) {
   const Side d = device_side(dst, n, "memset of");
   if (n == 0) return;
   on_device([&](rt::Runtime& rt) {
-    rt.stream_synchronize(st);
-    if (d == Side::Alloc) return rt.memset(dev(dst), uint8_t(value), n);
-    if (d == Side::Symbol) return write_device(rt, d, dev(dst), std::vector<uint8_t>(n, uint8_t(value)).data(), n);
+    wait_as_in(rt, st);
+    if (d != Side::Mirror) return rt.write_unordered(dev(dst), std::vector<uint8_t>(n, uint8_t(value)).data(), n);
     host_view(rt);
     std::memset(host_side(dst), value, n);
   });

@@ -48,6 +48,22 @@ bool& per_thread_default() {
   return on;
 }
 
+std::vector<rt::Stream> streams_before(rt::Stream id) {
+  std::vector<rt::Stream> before{id};
+  bool blocking = id != 0;
+  for (auto& [handle, r] : State::get().streams) {
+    const bool r_blocking = !(r->flags & kStreamNonBlocking);
+    if (id == 0 && r_blocking) before.push_back(r->id);
+    if (r->id == id) blocking = r_blocking;
+  }
+  if (blocking) before.push_back(0);
+  return before;
+}
+
+void wait_as_in(rt::Runtime& rt, rt::Stream id) {
+  for (rt::Stream s : streams_before(id)) rt.stream_synchronize(s);
+}
+
 rt::Stream stream_of(const void* handle) {
   if (dev(handle) == 0) return per_thread_default() ? per_thread_stream() : 0;
   if (dev(handle) == kStreamLegacy) return 0;
@@ -168,24 +184,12 @@ CUDART_EXPORT int cudaStreamWaitEvent(void* stream, void* event, unsigned flags)
 namespace {
 
 // A host function in stream order (docs/cuda.md, "Host functions"): a host thread of the runtime
-// waits, in simulated time, for the work before it in the stream (the NULL stream's: in every blocking
-// stream too, per-thread default streams included, as CUDA's legacy default stream orders them), then runs it, taking no simulated time.
+// waits, in simulated time, for the work before it (streams_before), then runs it, taking no simulated time.
 // Every later call waits until it has run (Session::serve), so later work in the stream starts after
 // it. A device error in that work is the program's to find at its next call: the function is not run.
 void launch_host_function(void* stream, std::function<void()> fn) {
-  State& st = State::get();
-  std::lock_guard lk(st.lock);
-  const rt::Stream id = stream_of(stream);
-  std::vector<rt::Stream> before{id};
-  // The legacy stream and the blocking streams wait for each other's earlier work (per-thread streams
-  // are blocking): in the legacy stream, for every blocking stream's; in a blocking one, for the legacy's.
-  bool blocking = id != 0;
-  for (auto& [handle, r] : st.streams) {
-    const bool r_blocking = !(r->flags & kStreamNonBlocking);
-    if (id == 0 && r_blocking) before.push_back(r->id);
-    if (r->id == id) blocking = r_blocking;
-  }
-  if (blocking) before.push_back(0);
+  std::lock_guard lk(State::get().lock);
+  const std::vector<rt::Stream> before = streams_before(stream_of(stream));
   on_device([&](rt::Runtime& rt) {
     rt.spawn([before, fn](rt::Runtime& r) {
       try {

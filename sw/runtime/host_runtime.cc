@@ -129,13 +129,14 @@ std::vector<DevPtr> HostRuntime::write_targets(DevPtr dst) const {
   return out;
 }
 
-void HostRuntime::check_range(DevPtr ptr, size_t n, const char* what) const {
+bool HostRuntime::in_allocation(DevPtr ptr, size_t n) const {
   auto it = allocs_.upper_bound(ptr);
-  if (it != allocs_.begin()) {
-    --it;
-    if (ptr >= it->first && ptr + n <= it->first + it->second) return;
-  }
-  throw RuntimeError(fmt::format("{}: [{:#x}, {:#x}) is not inside one allocation", what, ptr, ptr + n));
+  return it != allocs_.begin() && ptr >= std::prev(it)->first && ptr + n <= std::prev(it)->first + std::prev(it)->second;
+}
+
+void HostRuntime::check_range(DevPtr ptr, size_t n, const char* what) const {
+  if (!in_allocation(ptr, n))
+    throw RuntimeError(fmt::format("{}: [{:#x}, {:#x}) is not inside one allocation", what, ptr, ptr + n));
 }
 
 void HostRuntime::memcpy_h2d(DevPtr dst, const void* src, size_t n) {
@@ -190,18 +191,33 @@ void HostRuntime::check_symbol(uint64_t addr, size_t n, const char* what) const 
   throw RuntimeError(fmt::format("{}: [{:#x}, +{}) is not inside a variable of a loaded module", what, addr, n));
 }
 
+void HostRuntime::write_now(uint64_t addr, const void* src, size_t n) {
+  for (DevPtr d : write_targets(addr)) write_variable(d, static_cast<const uint8_t*>(src), n);
+}
+
 void HostRuntime::write_symbol(uint64_t addr, const void* src, size_t n) {
   check_symbol(addr, n, "write_symbol");
   Guard g(host_);
   synchronize();
-  if (n == 0) return;
-  for (DevPtr d : write_targets(addr)) write_variable(d, static_cast<const uint8_t*>(src), n);
+  if (n) write_now(addr, src, n);
 }
 
 void HostRuntime::read_symbol(void* dst, uint64_t addr, size_t n) {
   check_symbol(addr, n, "read_symbol");
   Guard g(host_);
   synchronize();
+  if (n) host_.bus_read(addr, dst, n);
+}
+
+void HostRuntime::write_unordered(uint64_t addr, const void* src, size_t n) {
+  if (!in_allocation(addr, n)) check_symbol(addr, n, "write_unordered");
+  Guard g(host_);
+  if (n) write_now(addr, src, n);
+}
+
+void HostRuntime::read_unordered(void* dst, uint64_t addr, size_t n) {
+  if (!in_allocation(addr, n)) check_symbol(addr, n, "read_unordered");
+  Guard g(host_);
   if (n) host_.bus_read(addr, dst, n);
 }
 

@@ -35,6 +35,8 @@ class HostRuntime : public Runtime {
   void memset(DevPtr dst, uint8_t value, size_t bytes) override;
   void write_symbol(uint64_t addr, const void* src, size_t bytes) override;
   void read_symbol(void* dst, uint64_t addr, size_t bytes) override;
+  void write_unordered(uint64_t addr, const void* src, size_t bytes) override;
+  void read_unordered(void* dst, uint64_t addr, size_t bytes) override;
   Module load_module(const std::string& ptx_text, const std::string& source_name) override;
   uint64_t launch(const Module& m, const std::string& kernel, Dim3 grid, Dim3 block, const KernelArgs& args,
                   uint32_t dyn_shmem = 0, uint32_t blocks_per_core = 0) override;
@@ -98,6 +100,8 @@ class HostRuntime : public Runtime {
   void write_variable(uint64_t addr, const uint8_t* data, size_t n);
   // Refuses a range that is not inside one variable of a loaded module.
   void check_symbol(uint64_t addr, size_t n, const char* what) const;
+  bool in_allocation(DevPtr p, size_t n) const;
+  void write_now(uint64_t addr, const void* src, size_t n);  // to every copy, no wait, no check
 
   HostInterface& host_;
   std::map<DevPtr, size_t> allocs_;  // start -> size

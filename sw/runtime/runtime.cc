@@ -104,6 +104,14 @@ void Runtime::read_symbol(void*, uint64_t addr, size_t) {
   throw RuntimeError(fmt::format("read_symbol at {:#x}: this runtime has no module variables", addr));
 }
 
+void Runtime::write_unordered(uint64_t addr, const void*, size_t) {
+  throw RuntimeError(fmt::format("write_unordered at {:#x}: this runtime has no unordered access", addr));
+}
+
+void Runtime::read_unordered(void*, uint64_t addr, size_t) {
+  throw RuntimeError(fmt::format("read_unordered at {:#x}: this runtime has no unordered access", addr));
+}
+
 bool Runtime::event_done(Event e) {
   check_event(e, "event_done");
   return true;

@@ -107,6 +107,11 @@ class Runtime {
   // Image gives it; a range outside one variable is refused with a RuntimeError.
   virtual void write_symbol(uint64_t addr, const void* src, size_t bytes);
   virtual void read_symbol(void* dst, uint64_t addr, size_t bytes);
+  // The same bytes of an allocation or a variable, waiting for nothing: for a caller that has put the
+  // access in order itself (the CUDA runtime library waits for the streams a call in one stream must
+  // wait for, and for no other). A range outside one allocation or variable is refused.
+  virtual void write_unordered(uint64_t addr, const void* src, size_t bytes);
+  virtual void read_unordered(void* dst, uint64_t addr, size_t bytes);
 
   // Assembles PTX (source_name is used in error messages) and places it in system and constant memory.
   virtual Module load_module(const std::string& ptx_text, const std::string& source_name) = 0;

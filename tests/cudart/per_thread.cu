@@ -10,7 +10,10 @@
 //   with the first thread's, in either build;
 // - work in cudaStreamLegacy waits for every blocking stream (per-thread ones included), in either build;
 // - a host function in a blocking stream (created, cudaStreamPerThread, stream 0) runs after the legacy
-//   stream's earlier work: it sees what a legacy kernel wrote and a legacy copy brought back.
+//   stream's earlier work: it sees what a legacy kernel wrote and a legacy copy brought back;
+// - the synchronous calls of stream 0 that are not copies between the host and an allocation (memset,
+//   symbol copies, device to device) wait for a created stream's running kernel in the legacy build and
+//   not in the per-thread build (the per-thread stream waits for the legacy stream only).
 // A kernel whose threads run `iters` dependent steps takes at least iters / clockRate: `floor_ms`.
 #include <thread>
 #include <vector>
@@ -24,6 +27,7 @@ __global__ void chain(unsigned* out, unsigned seed, int iters) {
 }
 
 const int kThreads = 32, kIters = 100000;
+__device__ unsigned g_symbol[2];
 
 // The host function's view of pinned memory a legacy copy fills.
 volatile unsigned* g_pinned = nullptr;
@@ -116,6 +120,23 @@ int main() {
            g_seen, reference(10 + k));
   }
   CHECK(cudaFreeHost(pinned));
+
+  // Synchronous calls in stream 0 while a created stream runs a kernel.
+  const char* calls[4] = {"cudaMemset", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol", "device-to-device cudaMemcpy"};
+  for (int k = 0; k < 4; ++k) {
+    chain<<<1, kThreads, 0, s>>>(d[1], 20 + k, kIters);
+    unsigned v[2] = {7u + k, 8u + k}, back[2] = {0, 0};
+    if (k == 0) CHECK(cudaMemset(d[0], 0, kThreads * sizeof(unsigned)));
+    if (k == 1) CHECK(cudaMemcpyToSymbol(g_symbol, v, sizeof v));
+    if (k == 2) CHECK(cudaMemcpyFromSymbol(back, g_symbol, sizeof back));
+    if (k == 3) CHECK(cudaMemcpy(d[0], d[1] + kThreads - 2, sizeof back, cudaMemcpyDeviceToDevice));
+    const cudaError_t q = cudaStreamQuery(s);
+    EXPECT(q == (per_thread ? cudaErrorNotReady : cudaSuccess), "%s build: %s in stream 0: the created stream's "
+           "kernel %s", per_thread ? "per-thread" : "legacy", calls[k], q == cudaSuccess ? "had ended" : "still ran");
+    CHECK(cudaDeviceSynchronize());
+    if (k == 2) EXPECT(back[0] == 8 && back[1] == 9, "cudaMemcpyFromSymbol read %u %u, not 8 9", back[0], back[1]);
+  }
+  check_output(d[1], 23, "the last created-stream kernel");
 
   for (auto ev : e) CHECK(cudaEventDestroy(ev));
   CHECK(cudaStreamDestroy(s));
