@@ -34,7 +34,11 @@ CUDART_EXPORT int cudaMallocManaged(void** p, size_t n, unsigned flags) {
     require(flags == kMemAttachGlobal || flags == kMemAttachHost, kErrorInvalidValue,
             fmt::format("flags {:#x}: cudaMemAttachGlobal or cudaMemAttachHost expected", flags));
     std::lock_guard lk(State::get().lock);
-    on_device([&](rt::Runtime& rt) { *p = add_mirror(rt, Mirror::Managed, n, flags).host; });
+    on_device([&](rt::Runtime& rt) {
+      Mirror& m = add_mirror(rt, Mirror::Managed, n, flags);
+      if (flags == kMemAttachHost) attach(m, Mirror::Host, 0);
+      *p = m.host;
+    });
   });
 }
 
@@ -60,14 +64,18 @@ CUDART_EXPORT int cudaMemAdvise(const void* p, size_t n, int advice, MemLocation
   });
 }
 
-// Every stream may use all managed memory (it moves as a whole): attaching changes nothing.
+// Which launches take the memory to the device from now on: every stream's (global), none (host),
+// or those of `stream` (single); the host may use it whenever none of them has work left.
 CUDART_EXPORT int cudaStreamAttachMemAsync(void* stream, void* p, size_t n, unsigned flags) {
   return call("cudaStreamAttachMemAsync", [&] {
     std::lock_guard lk(State::get().lock);
-    stream_of(stream);
+    const rt::Stream id = stream_of(stream);
     require_managed(p, n);
     require(flags == kMemAttachGlobal || flags == kMemAttachHost || flags == kMemAttachSingle, kErrorInvalidValue,
             fmt::format("flags {:#x}", flags));
+    const Mirror::Scope scope = flags == kMemAttachGlobal ? Mirror::Global
+                                : flags == kMemAttachHost ? Mirror::Host : Mirror::Single;
+    attach(*mirror_of(p, n), scope, id);
   });
 }
 

@@ -44,7 +44,7 @@ int launch(const char* api, KernelRecord& k, dim3 grid, dim3 block, void** args,
     on_device([&](rt::Runtime& rt) {
       const rt::Module& m = loaded(*k.fatbin, rt);
       check_runnable(*k.fatbin, k.name);
-      to_device(rt);
+      to_device(rt, s);
       rt.launch_async(s, m, k.name, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, arguments(m, k, args),
                       uint32_t(shared));
     });

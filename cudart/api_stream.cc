@@ -197,6 +197,7 @@ void launch_host_function(void* stream, std::function<void()> fn) {
       } catch (const DeviceError&) {
         return;
       }
+      to_host_if_idle(r);  // what the work before it wrote to managed or mapped memory
       struct Inside {
         Inside() { in_host_function() = true; }
         ~Inside() { in_host_function() = false; }

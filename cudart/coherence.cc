@@ -70,14 +70,22 @@ bool device_idle(rt::Runtime& rt) {
   return true;
 }
 
-void to_host(rt::Runtime& rt) {
-  State& s = State::get();
-  if (!s.device_owns) return;
-  for (auto& [dev, m] : s.mirrors) {
-    protect(m, false);
+// Memory attached to one stream comes back (and goes, to_device) through that stream: another
+// stream's work, which the NULL stream's copy would wait for, does not hold it.
+void to_host(rt::Runtime& rt, Mirror& m) {
+  protect(m, false);
+  if (m.scope == Mirror::Single) {
+    rt.memcpy_d2h_async(m.host, m.dev, m.size, m.stream);
+    rt.stream_synchronize(m.stream);
+  } else {
     rt.memcpy_d2h(m.host, m.dev, m.size);
   }
-  s.device_owns = false;
+  m.device_owns = false;
+}
+
+// Whether no work that may use the mirror is left.
+bool released(rt::Runtime& rt, const Mirror& m) {
+  return m.scope == Mirror::Single ? rt.stream_idle(m.stream) : device_idle(rt);
 }
 
 }  // namespace
@@ -107,9 +115,7 @@ Mirror& add_mirror(rt::Runtime& rt, Mirror::Kind kind, size_t size, unsigned fla
     rt.free(m.block);
     throw;
   }
-  State& s = State::get();
-  protect(m, s.device_owns);
-  return s.mirrors[m.dev] = m;
+  return State::get().mirrors[m.dev] = m;
 }
 
 void add_var_mirror(rt::Runtime& rt, uint64_t addr, size_t size) {
@@ -121,9 +127,7 @@ void add_var_mirror(rt::Runtime& rt, uint64_t addr, size_t size) {
   map_at(addr, size);
   m.mapped_bytes = size;
   rt.memcpy_d2h(m.host, addr, size);  // the variable's initial value
-  State& s = State::get();
-  protect(m, s.device_owns);
-  s.mirrors[addr] = m;
+  State::get().mirrors[addr] = m;
 }
 
 void remove_mirror(rt::Runtime& rt, const Mirror& m) {
@@ -147,24 +151,33 @@ void* host_side(const void* p) {
   return static_cast<char*>(m->host) + (dev(p) - m->dev);
 }
 
-void to_device(rt::Runtime& rt) {
-  State& s = State::get();
-  if (s.device_owns || s.mirrors.empty()) return;
-  for (auto& [dev, m] : s.mirrors) {
-    rt.memcpy_h2d(m.dev, m.host, m.size);
+void to_device(rt::Runtime& rt, rt::Stream launch) {
+  for (auto& [dev, m] : State::get().mirrors) {
+    if (m.device_owns || m.scope == Mirror::Host || (m.scope == Mirror::Single && m.stream != launch)) continue;
+    if (m.scope == Mirror::Single) rt.memcpy_h2d_async(m.dev, m.host, m.size, launch);  // the bytes taken now
+    else rt.memcpy_h2d(m.dev, m.host, m.size);
     protect(m, true);
+    m.device_owns = true;
   }
-  s.device_owns = true;
 }
 
 void to_host_if_idle(rt::Runtime& rt) {
-  if (State::get().device_owns && device_idle(rt)) to_host(rt);
+  for (auto& [dev, m] : State::get().mirrors)
+    if (m.device_owns && released(rt, m)) to_host(rt, m);
 }
 
 void host_view(rt::Runtime& rt) {
-  if (!State::get().device_owns) return;
+  bool owned = false;
+  for (auto& [dev, m] : State::get().mirrors) owned |= m.device_owns;
+  if (!owned) return;
   rt.synchronize();
-  to_host(rt);
+  for (auto& [dev, m] : State::get().mirrors)
+    if (m.device_owns) to_host(rt, m);
+}
+
+void attach(Mirror& m, Mirror::Scope scope, rt::Stream stream) {
+  m.scope = scope;
+  m.stream = stream;
 }
 
 }  // namespace gpuvp::cudart

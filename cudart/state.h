@@ -64,6 +64,11 @@ struct Mirror {
   size_t mapped_bytes = 0;  // pages mapped at `dev` for this mirror (0: host memory not ours)
   uint64_t block = 0;       // the platform allocation to free (0: a module variable's)
   unsigned flags = 0;       // as the program gave them (cudaHostGetFlags)
+  // Which launches take it to the device (cudaMallocManaged's flags, cudaStreamAttachMemAsync):
+  // every launch (global), none (host), or those of one stream (single).
+  enum Scope { Global, Host, Single } scope = Global;
+  rt::Stream stream = 0;     // Single's stream
+  bool device_owns = false;  // copied to the device at a launch and not yet back
 };
 
 // A cudaMallocHost/cudaHostAlloc block that is not mapped (mapped ones are mirrors).
@@ -116,7 +121,6 @@ struct State {
   std::map<const void*, HostBlock> host_allocs;                   // cudaMallocHost/HostAlloc (not mapped)
   std::map<uint64_t, Mirror> mirrors;                             // by device address
   std::map<uint64_t, size_t> pinned;  // cudaHostRegister without cudaHostRegisterMapped: nothing to mirror
-  bool device_owns = false;  // mirrors were copied to the device at a launch and not yet back
   std::map<const void*, std::unique_ptr<StreamRecord>> streams;   // by handle (the record's address)
   std::map<const void*, std::unique_ptr<EventRecord>> events;
   Error sticky = kSuccess;  // an error the device reported: every later call returns it (CUDA's rule)
