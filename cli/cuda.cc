@@ -102,6 +102,7 @@ bool static_runtime(const fs::path& program) {
   return false;
 }
 
+// The program's exit status; a signal that ended it is said at once (its statistics are written at exit).
 int run_program(const std::vector<std::string>& command) {
   std::vector<char*> argv;
   for (auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
@@ -117,12 +118,16 @@ int run_program(const std::vector<std::string>& command) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) throw std::runtime_error(fmt::format("waitpid: {}", std::strerror(errno)));
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  print_err("gpuvp cuda: {} was killed by signal {} ({}) before it exited\n", command[0], WTERMSIG(status),
+            strsignal(WTERMSIG(status)));
+  return 128 + WTERMSIG(status);
 }
 
 // The platform's summary from the statistics the library wrote at the program's exit.
-void print_summary(const std::string& stats) {
+void print_summary(const std::string& stats, int status) {
   std::ifstream in(stats);
+  if (!in && status > 128) return;  // run_program said why
   if (!in) {
     print_err("gpuvp cuda: the program made no CUDA call that started the platform (no statistics; a program "
               "that runs another one built with nvcc's default static CUDA runtime never calls the platform)\n");
@@ -185,7 +190,7 @@ int cmd_cuda(const CudaOptions& o) {
                 : fs::absolute(o.stats).string();
   set_environment(o, lib, stats);
   const int status = run_program(o.command);
-  print_summary(stats);
+  print_summary(stats, status);
   if (own_stats) fs::remove(stats);
   return status;
 }

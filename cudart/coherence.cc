@@ -1,10 +1,13 @@
 #include "cudart/coherence.h"
 
 #include <fmt/format.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "cudart/api.h"
@@ -50,9 +53,42 @@ void unmap_at(uint64_t dev, size_t size) {
   }
 }
 
+// A host access to managed memory the device holds ends the program with SIGSEGV, as on the GPU; the
+// program's user is told which memory and why before the default action. Other faults go on as before.
+struct sigaction previous_segv;
+
+void on_segv(int sig, siginfo_t* info, void* ctx) {
+  const uint64_t a = reinterpret_cast<uint64_t>(info->si_addr);
+  for (auto& [dev, m] : State::get().mirrors)
+    if (m.device_owns && a >= m.dev && a - m.dev < m.size) {
+      char line[400];
+      const int n = std::snprintf(line, sizeof line,
+                                  "gpuvp: the host accessed managed memory at %#lx (allocation %#lx, %zu bytes) while "
+                                  "the device holds it: synchronise with the work that may use it first (this GPU "
+                                  "has no concurrent managed access; docs/cuda.md, \"Managed and mapped memory\")\n",
+                                  static_cast<unsigned long>(a), static_cast<unsigned long>(m.dev), m.size);
+      if (n > 0 && write(2, line, size_t(std::min(n, int(sizeof line) - 1)))) {}
+      break;
+    }
+  sigaction(SIGSEGV, &previous_segv, nullptr);  // the fault comes again, to what handled it before
+  (void)sig, (void)ctx;
+}
+
+void catch_managed_faults() {
+  static const bool installed = [] {
+    struct sigaction sa {};
+    sa.sa_sigaction = on_segv;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    return sigaction(SIGSEGV, &sa, &previous_segv) == 0;
+  }();
+  (void)installed;
+}
+
 // Managed pages while the device owns them: no host access (a fault, as on the GPUs CUDA describes).
 void protect(const Mirror& m, bool device_owns) {
   if (m.kind != Mirror::Managed && m.kind != Mirror::ManagedVar) return;
+  if (device_owns) catch_managed_faults();
   const uint64_t first = page_down(m.dev);
   mprotect(reinterpret_cast<void*>(first), page_up(m.dev + m.size) - first,
            device_owns ? PROT_NONE : PROT_READ | PROT_WRITE);
