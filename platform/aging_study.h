@@ -46,13 +46,17 @@ struct MapRun {
   std::vector<double> shift_v;         // NBTI shift after the years
   std::vector<double> degradation;     // delay degradation (variation and aging) of each cluster
   double worst = 0;                    // the worst working cluster's degradation
-  uint64_t kernel_cycles = 0;          // of the run (the same under every policy)
+  uint64_t kernel_cycles = 0;          // of the last plan's run
+  // Kernel cycles averaged over the periods (each plan's run weighted by its period's length): fewer
+  // clusters, or unequal shares of busy ones, take throughput away.
+  double mean_cycles = 0;
 };
 
 struct PolicySummary {
   std::string policy;
   double mean_worst = 0, max_worst = 0;
   double beats_even = 0;  // share of maps with a lower worst degradation than even distribution's
+  double cycles_vs_even = 0;  // mean over the maps of mean_cycles over even distribution's
 };
 
 // Every map and policy, each run on its own platform built from `cfg` (SM 0's clusters are studied).

@@ -64,23 +64,38 @@ double duty_for(const NbtiModel& nbti, const DelayModel& delay, const NbtiParams
 
 }  // namespace
 
+// The working clusters together carry the equal shares' work, n x in.duty, none beyond its lanes
+// (duty 1): the target is the common final delay whose duties carry exactly that work (a bisection on
+// the delay; the sum of the duties grows with it). Near the average delay at equal shares, and a
+// kernel that keeps its clusters busy leaves no work to move: every one saturated.
 std::vector<double> distribution_ratio(const NbtiParams& p, const PlanInput& in, const std::vector<bool>& working) {
   const auto nbti = make_power_law_nbti(p);
   const auto delay = make_alpha_power_delay(p);
-  double target = 0;
-  unsigned n = 0;
+  const unsigned n = unsigned(std::count(working.begin(), working.end(), true));
+  const double work = n * in.duty;
+  std::vector<double> duty(working.size(), 0.0);
+  const auto duties_at = [&](double target) {
+    double sum = 0;
+    for (size_t c = 0; c < working.size(); ++c)
+      if (working[c]) sum += duty[c] = duty_for(*nbti, *delay, p, in, c, target);
+    return sum;
+  };
+  double lo = 1e300, hi = 0;
   for (size_t c = 0; c < working.size(); ++c)
     if (working[c]) {
-      target += aged_delay(*nbti, *delay, p, in, c, in.duty);
-      ++n;
+      lo = std::min(lo, aged_delay(*nbti, *delay, p, in, c, 0.0));
+      hi = std::max(hi, aged_delay(*nbti, *delay, p, in, c, 1.0));
     }
-  target /= std::max(n, 1u);
-  std::vector<double> duty(working.size(), 0.0);
-  for (size_t c = 0; c < working.size(); ++c)
-    if (working[c]) duty[c] = duty_for(*nbti, *delay, p, in, c, target);
-  const double sum = std::accumulate(duty.begin(), duty.end(), 0.0);
-  for (size_t c = 0; c < duty.size(); ++c)
-    if (working[c]) duty[c] = sum > 0 ? duty[c] / sum : 1.0 / n;
+  if (n == 0 || work >= n || duties_at(hi) <= work) {
+    for (size_t c = 0; c < working.size(); ++c) duty[c] = working[c] ? 1.0 / std::max(n, 1u) : 0.0;
+    return duty;
+  }
+  for (int i = 0; i < 50; ++i) {
+    const double mid = (lo + hi) / 2;
+    (duties_at(mid) < work ? lo : hi) = mid;
+  }
+  const double sum = duties_at(hi);
+  for (double& d : duty) d /= sum;
   return duty;
 }
 

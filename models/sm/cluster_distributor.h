@@ -1,10 +1,12 @@
 #pragma once
 // The SM's instruction distribution unit (docs/power.md, "Aging-aware instruction distribution"):
-// which lane cluster executes each warp instruction. It decides whose activity (and so whose NBTI
-// stress) an instruction is, never when the instruction issues: cycles are the same under every
-// policy. One interface, one file per policy: distribution_slot.cc (a warp's slot modulo the clusters,
-// the scheduler whose lanes run it) and distribution_counters.cc (a counter per cluster up to its limit
-// per round: even distribution with every limit 1, the aging-aware ratio with the host's limits).
+// which lane cluster executes each warp instruction, so whose activity (and NBTI stress) it is. Under
+// the slot policy a warp's cluster is its scheduler's lanes, timed as they always are; under the
+// counter policies a lane instruction waits for its cluster (pick): a gated cluster or a small limit
+// takes throughput away, as it would in the SM. One interface, one file per policy:
+// distribution_slot.cc (a warp's slot modulo the clusters, the scheduler whose lanes run it) and
+// distribution_counters.cc (a counter per cluster up to its limit per round: even distribution with
+// every limit 1, the aging-aware ratio with the host's limits).
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +23,13 @@ class ClusterDistributor {
   // n when next(warp) is always warp % n (the slot policy), else 0: the SM then works the cluster out
   // inline instead of calling next() for every warp instruction (docs/power.md, "Cost").
   virtual unsigned slot_modulus() const { return 0; }
+  // The cluster of the next lane instruction at cycle `now`, the clusters' lanes being busy until
+  // free_at[c]: one it may take now (and the choice counts), or -1 with `wait` the first cycle one may.
+  virtual int pick(unsigned warp, const std::vector<uint64_t>& free_at, uint64_t now, uint64_t& wait) {
+    const unsigned c = next(warp);  // stateless for the slot policy, the only one without its own
+    wait = free_at[c];
+    return free_at[c] <= now ? int(c) : -1;
+  }
 };
 
 std::unique_ptr<ClusterDistributor> make_slot_distributor(unsigned clusters);

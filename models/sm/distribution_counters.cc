@@ -1,8 +1,8 @@
 // The counter-based distribution unit of the aging-aware technique: each cluster has a counter limited
 // by its share of a round; a warp instruction goes to the first working cluster whose counter is below
 // its limit, and that counter increments; when every counter has reached its limit all are reset.
-// Clusters are always available here (the unit decides whose activity an instruction is, not its
-// timing), so "first available" is the first by index.
+// "Available" is the cluster's lanes being free (pick, for lane instructions); next() serves the
+// instructions of other units, whose cluster is their activity only.
 #include <algorithm>
 #include <stdexcept>
 
@@ -19,6 +19,16 @@ class CounterDistributor final : public ClusterDistributor {
     size_t c = 0;
     while (count_[c] >= limit_[c]) ++c;  // one is below: take() resets every counter once all are full
     return take(c);
+  }
+
+  int pick(unsigned, const std::vector<uint64_t>& free_at, uint64_t now, uint64_t& wait) override {
+    wait = ~uint64_t{0};
+    for (size_t c = 0; c < limit_.size(); ++c) {
+      if (count_[c] >= limit_[c]) continue;
+      if (free_at[c] <= now) return int(take(c));
+      wait = std::min(wait, free_at[c]);
+    }
+    return -1;
   }
 
  private:

@@ -11,9 +11,10 @@ const bool declared = declare_params({
     "distribution", "gpu.distribution", "",
     {
         P::String("distribution.policy", "slot", {"slot", "even", "ratio"},
-                  "Which lane cluster executes each warp instruction (docs/power.md; only the per-cluster activity "
-                  "changes, never the timing): slot (the warp's slot modulo the clusters), even (a counter per cluster, "
-                  "every limit 1), ratio (counters up to distribution.limits per round)"),
+                  "Which lane cluster executes each warp instruction (docs/power.md; needs power.enabled): slot (the "
+                  "warp's slot modulo the clusters, the schedulers' timing), even (a counter per cluster, every limit "
+                  "1), ratio (counters up to distribution.limits per round); under even and ratio a lane instruction "
+                  "waits for its cluster's lanes"),
         P::String("distribution.limits", "", {},
                   "Warp instructions per round of each lane cluster for the ratio policy, one per cluster, colon "
                   "separated (\"4:3:3:0\": cluster 3 power-gated, receives nothing)"),

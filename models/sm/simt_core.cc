@@ -468,7 +468,9 @@ const Inst* SimtCore::fetched(Warp& w, uint64_t pc, const Inst* in, const sm::In
 // warp's slot modulo the clusters). Inline: it runs for every warp instruction.
 inline void SimtCore::record_activity(const Warp& w, const Inst& in, uint64_t pc, InstClass cls, unsigned lanes) {
   static const power::ActivityLog::InstEvents kIssueOnly{};  // no active lane: only the issue counts
-  const unsigned cluster = slot_modulus_ ? w.id % slot_modulus_ : dist_->next(w.id);
+  const unsigned cluster = slot_modulus_           ? w.id % slot_modulus_
+                           : picked_cluster_ >= 0 ? unsigned(picked_cluster_)
+                                                  : dist_->next(w.id);
   act_->instruction(now_, cluster, lanes, blocks_[w.block].lp->launch_id,
                     lanes ? ibuf_->power_events(pc, in, cls) : kIssueOnly);
 }
@@ -557,6 +559,12 @@ void SimtCore::set_distributor(std::unique_ptr<sm::ClusterDistributor> d) {
 void SimtCore::default_distributor() {
   if (act_ && !dist_) dist_ = sm::make_slot_distributor(act_->clusters());
   slot_modulus_ = dist_ ? dist_->slot_modulus() : 0;
+  cluster_free_.clear();
+  if (dist_ && !slot_modulus_ && act_ && cfg_.timing != SmTiming::Flexgrip) {
+    const unsigned n = std::max(act_->clusters(), 1u), lanes = std::max(cfg_.sps / n, 1u);
+    cluster_free_.assign(n, 0);
+    cluster_cycles_ = (cfg_.warp_size + lanes - 1) / lanes;
+  }
 }
 
 // --- test access --------------------------------------------------------------------------------

@@ -497,6 +497,13 @@ class SimtCore {
   power::ActivityLog* act_ = nullptr;
   std::unique_ptr<sm::ClusterDistributor> dist_;
   unsigned slot_modulus_ = 0;  // dist_->slot_modulus(): the default policy without a virtual call per instruction
+  // Counter policies: each lane cluster's lanes are busy until cluster_free_[c] (cycles); a lane
+  // instruction takes cluster_cycles_ of them (warp_size over the cluster's lanes). Empty otherwise.
+  std::vector<uint64_t> cluster_free_;
+  unsigned cluster_cycles_ = 1;
+  int picked_cluster_ = -1;  // the cluster the issuing lane instruction was given (pick), else -1
+  uint64_t issue_wait(const Warp& w, unsigned s, UnitClass u);
+  unsigned book_cluster();
   void record_activity(const Warp& w, const isa::Inst& in, uint64_t pc, InstClass cls, unsigned lanes);
   void default_distributor();  // the slot distributor when activity is counted and none was given
   // sm.timing = flexgrip: the pipeline, lane groups per warp instruction, the instruction in flight.

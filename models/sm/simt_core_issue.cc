@@ -101,6 +101,24 @@ uint64_t SimtCore::unit_wait(unsigned s, UnitClass u) const {
   return lanes ? sched_[s].busy[size_t(c)] / lanes : 0;
 }
 
+// The cycle from which warp w's instruction on a unit of class u may issue from scheduler s: under a
+// counter distribution a lane instruction needs a lane cluster the distribution unit gives it (its
+// choice then made: picked_cluster_), any other its scheduler's unit.
+uint64_t SimtCore::issue_wait(const Warp& w, unsigned s, UnitClass u) {
+  if (cluster_free_.empty() || unit_of_[size_t(u)] != UnitClass::Lanes) return unit_wait(s, u);
+  uint64_t wait = 0;
+  const int c = dist_->pick(w.id, cluster_free_, now_, wait);
+  if (c < 0) return wait;
+  picked_cluster_ = c;
+  return 0;
+}
+
+unsigned SimtCore::book_cluster() {
+  uint64_t& f = cluster_free_[size_t(picked_cluster_)];
+  f = std::max(f, now_) + cluster_cycles_;
+  return cluster_cycles_;
+}
+
 // A warp instruction starting at now_ on a unit of class u: it takes warp_size lanes from the first
 // free one on (a unit narrower than the warp is busy over several cycles; a wider one takes two
 // instructions in a cycle). Returns the cycles it holds the unit.
@@ -254,7 +272,7 @@ SimtCore::Outcome SimtCore::step(Warp& w, unsigned s) {
     }
   }
   const sm::InstKind kind = sm::classify(*in);
-  if (const uint64_t t = unit_wait(s, kind.unit); t > now_) {
+  if (const uint64_t t = issue_wait(w, s, kind.unit); t > now_) {
     w.ready = t;
     w.why = uint8_t(StallReason::UnitBusy);
     return Outcome::Held;
@@ -279,7 +297,7 @@ SimtCore::Outcome SimtCore::step(Warp& w, unsigned s) {
 void SimtCore::execute_timed(Warp& w, unsigned gi, const Inst& in, uint64_t pc, unsigned s, UnitClass unit,
                              InstClass cls) {
   const uint64_t t = now_;
-  const unsigned held = book_unit(s, unit);
+  const unsigned held = picked_cluster_ >= 0 ? book_cluster() : book_unit(s, unit);
   now_ = t + issue_cycles_;
   lat_ = cfg_.lat.alu;
   const uint64_t base = t + std::max(issue_cycles_, held);
@@ -287,6 +305,7 @@ void SimtCore::execute_timed(Warp& w, unsigned gi, const Inst& in, uint64_t pc, 
   const unsigned pending = w.pending;
   bank_replays_ = 0;
   const bool ran = execute(w, gi, in, pc, cls);
+  picked_cluster_ = -1;
   if (bank_replays_) book_replays(s);
   if (ran && w.state == Warp::Ready && done_at_ + lat_ > w.ready) {
     w.ready = done_at_ + lat_;
@@ -316,7 +335,7 @@ void SimtCore::dual_issue(Warp& w, unsigned s, const Inst& first, uint64_t first
   if (!in || ops_[size_t(in->op)].control || depends(first, *in)) return;
   if (w.pending && scoreboard_wait(w, *in) > now_) return;
   const sm::InstKind kind = sm::classify(*in);
-  if (unit_wait(s, kind.unit) > now_) return;
+  if (issue_wait(w, s, kind.unit) > now_) return;
   cur_pc_ = pc;
   if (cfg_.statistics)
     for (SmStats::Scheduler* st : {&stats_.schedulers[s], &stats_.launches[blocks_[w.block].stat].schedulers[s]}) {

@@ -94,18 +94,19 @@ TEST_CASE("cluster plan: formation keeps the fastest clusters and gates the most
 }
 
 TEST_CASE("cluster plan: the ratio gives clusters with more variation less work (hand-worked 4 clusters)") {
-  // Offsets 0, +2, -1, +4 mV, three years at 350 K, duty 0.25 each at equal shares. Worked separately
-  // with the equations (a bisection of its own): equal shares leave delays 3.813, 4.219, 3.612, 4.628 %;
-  // target 4.068 %; the duties that reach it are 0.3538, 0.1998, 0.4533, 0.1011; shares 0.3193, 0.1803,
-  // 0.4091, 0.0913; a round of 40: one each, the other 36 in proportion 11.49, 6.49, 14.73, 3.29 ->
-  // 11, 6, 14, 3 and the two largest remainders (clusters 2, 0) one more: 13, 7, 16, 4.
+  // Offsets 0, +2, -1, +4 mV, three years at 350 K, duty 0.25 each at equal shares: work 4 x 0.25 = 1.
+  // Worked separately with the equations (bisections of its own): equal shares leave delays 3.814,
+  // 4.219, 3.612, 4.628 %; the common final delay whose duties carry that work is 3.993 %, at duties
+  // 0.3203, 0.1777, 0.4138, 0.0882 (sum 1: the shares); a round of 40: one each, the other 36 in
+  // proportion 11.53, 6.40, 14.90, 3.17 -> 11, 6, 14, 3 and the two largest remainders (clusters 2, 0)
+  // one more: 13, 7, 16, 4.
   PlanInput in{{0.0, 0.002, -0.001, 0.004}, 4, 0.25, 3 * kYear, 40};
   const NbtiParams p;
   const std::vector<double> r = distribution_ratio(p, in, {true, true, true, true});
-  CHECK_THAT(r[0], WithinAbs(0.3193, 0.0005));
-  CHECK_THAT(r[1], WithinAbs(0.1803, 0.0005));
-  CHECK_THAT(r[2], WithinAbs(0.4091, 0.0005));
-  CHECK_THAT(r[3], WithinAbs(0.0913, 0.0005));
+  CHECK_THAT(r[0], WithinAbs(0.3203, 0.0005));
+  CHECK_THAT(r[1], WithinAbs(0.1777, 0.0005));
+  CHECK_THAT(r[2], WithinAbs(0.4138, 0.0005));
+  CHECK_THAT(r[3], WithinAbs(0.0882, 0.0005));
   CHECK(make_cluster_planner("aging-aware", p)->limits(in) == std::vector<unsigned>{13, 7, 16, 4});
 }
 
@@ -117,17 +118,16 @@ TEST_CASE("cluster plan: round limits give each working cluster one, then the la
 
 TEST_CASE("cluster plan: made again after aging, the aged cluster gets less work (hand-worked 2 clusters)") {
   // Two clusters of equal Vth0 after one year: cluster 0 worked at duty 0.5 (0.5 year of stress),
-  // cluster 1 was gated. Two more years at equal shares (duty 0.5 each) would leave them at average
-  // duties 1.5/3 and 1/3: delays 4.352 % and 4.022 %, target 4.187 %. With equal offsets equal delay
-  // means equal average duty, (0.5 + 2 d0) / 3 = 2 d1 / 3, so d1 - d0 = 0.25 whatever the target; worked
-  // separately (a bisection of its own): d0 = 0.3670, d1 = 0.6170, shares 0.3730 and 0.6270; a round of
-  // 20: one each, the other 18 in proportion 6.713 and 11.287 -> 6 + 1, 11 + 1 and the larger remainder
-  // (cluster 0) one more: 8 and 12.
+  // cluster 1 was gated. Two more years carrying the work of equal shares (duty 0.5 each: 1 in all).
+  // With equal offsets equal delay means equal average duty, (0.5 + 2 d0) / 3 = 2 d1 / 3, so
+  // d1 - d0 = 0.25, and d0 + d1 = 1: d0 = 0.375, d1 = 0.625, the shares; a round of 20: one each, the
+  // other 18 in proportion 6.75 and 11.25 -> 6 + 1, 11 + 1 and the larger remainder (cluster 0) one
+  // more: 8 and 12.
   const NbtiParams p;
   PlanInput in{{0.0, 0.0}, 2, 0.5, 2 * kYear, 20, {0.5 * kYear, 0.0}, kYear};
   const std::vector<double> r = distribution_ratio(p, in, {true, true});
-  CHECK_THAT(r[0], WithinAbs(0.3730, 0.0005));
-  CHECK_THAT(r[1], WithinAbs(0.6270, 0.0005));
+  CHECK_THAT(r[0], WithinAbs(0.3750, 0.0005));
+  CHECK_THAT(r[1], WithinAbs(0.6250, 0.0005));
   CHECK(make_cluster_planner("aging-aware", p)->limits(in) == std::vector<unsigned>{8, 12});
   // Formation sees the aging: with one cluster needed the aged one is gated, not the first.
   in.needed = 1;
