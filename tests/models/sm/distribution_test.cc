@@ -58,3 +58,19 @@ TEST_CASE("distribution: limits text is checked") {
   CHECK_THROWS_WITH(parse_limits("4:-1", "k"), Catch::Contains("not whole numbers"));
   CHECK_THROWS_WITH(make_counter_distributor({0, 0}), Catch::Contains("at least one cluster"));
 }
+
+TEST_CASE("distribution: pick takes the first free working cluster below its limit, else says when one frees") {
+  auto d = make_counter_distributor({2, 1, 0});
+  std::vector<uint64_t> free_at = {5, 0, 0};
+  uint64_t wait = 0;
+  CHECK(d->pick(0, free_at, 0, wait) == 1);  // cluster 0 busy until 5; cluster 2 gated
+  free_at[1] = 1;
+  CHECK(d->pick(1, free_at, 0, wait) == -1);  // 0 busy, 1 at its limit, 2 gated: nothing counts
+  CHECK(wait == 5);
+  CHECK(d->pick(1, free_at, 5, wait) == 0);
+  CHECK(d->pick(1, free_at, 5, wait) == 0);  // 0 reaches 2: every counter full, all reset
+  CHECK(d->pick(1, free_at, 5, wait) == 0);
+  auto slot = make_slot_distributor(4);
+  CHECK(slot->pick(6, {0, 0, 9, 0}, 3, wait) == -1);  // warp 6's cluster is 2, busy until 9
+  CHECK(wait == 9);
+}
