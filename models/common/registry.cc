@@ -65,6 +65,8 @@ void Registry::add(Target t) {
   if (t.width == 0 || t.width > 64)
     throw std::invalid_argument(fmt::format("registry: target '{}' has width {} (1..64 allowed)", t.name, t.width));
   if (targets_.count(t.name)) throw std::invalid_argument(fmt::format("registry: target '{}' registered twice", t.name));
+  if (t.count > (uint64_t(1) << 32))  // AccessEvent::index
+    throw std::invalid_argument(fmt::format("registry: target '{}' has {} words (at most 2^32)", t.name, t.count));
   t.serial = next_serial_++;
   targets_.emplace(t.name, std::move(t));
 }

@@ -21,15 +21,17 @@ enum class TargetKind { Register, Memory };
 // for several words at once (one entry per warp instruction operand, not one per thread): for each
 // lane l in the mask, the `stride` words from index + l * stride.
 enum class Access : uint8_t { Read = 0, Write = 1, ReadSpan = 2 };
+// 32 bytes: a golden run logs millions, and their pages are most of what recording costs.
 struct AccessEvent {
   uint64_t time_ps = 0;
   uint64_t until_ps = 0;  // ReadSpan only: the last edge read
-  uint64_t index = 0;     // word (with lanes: the first word of lane 0)
+  uint32_t index = 0;     // word (with lanes: the first word of lane 0); a target has < 2^32 words
   uint32_t target = 0;    // Target::serial
+  uint32_t lanes = 0;     // 0: the one word `index`
   Access kind = Access::Read;
   uint8_t stride = 0;     // with lanes: words per lane
-  uint32_t lanes = 0;     // 0: the one word `index`
 };
+static_assert(sizeof(AccessEvent) == 32);
 
 // One registered piece of state. A register is one value of `width` bits; a memory is `count`
 // words of `width` bits each (addressed gpu.gmem[0x1000] by word index * width/8 bytes).
@@ -102,12 +104,12 @@ class Registry {
   void record_accesses(std::vector<AccessEvent>* log);
   bool recording() const { return log_ != nullptr; }
   void note(const Target& t, uint64_t index, Access kind, uint64_t time_ps, uint64_t until_ps = 0) {
-    if (log_) log_->push_back({time_ps, until_ps, index, t.serial, kind, 0, 0});
+    if (log_) log_->push_back({time_ps, until_ps, uint32_t(index), t.serial, 0, kind, 0});
   }
   // The words index + l * stride .. + stride - 1 of every lane l in `lanes`, in one entry.
   void note_lanes(const Target& t, uint64_t index, uint32_t lanes, uint8_t stride, Access kind, uint64_t time_ps,
                   uint64_t until_ps = 0) {
-    if (log_ && lanes) log_->push_back({time_ps, until_ps, index, t.serial, kind, stride, lanes});
+    if (log_ && lanes) log_->push_back({time_ps, until_ps, uint32_t(index), t.serial, lanes, kind, stride});
   }
 
   // Timing (fault injection's early stop compares it with the state hash at checkpoints): what a

@@ -33,7 +33,7 @@ GoldenRun golden_of(std::vector<AccessEvent> ev) {
   return g;
 }
 
-AccessEvent at(uint64_t t, Access k, uint64_t until = 0) { return {t, until, 0, 0, k}; }
+AccessEvent at(uint64_t t, Access k, uint64_t until = 0) { return {t, until, 0, 0, 0, k}; }
 
 }  // namespace
 
