@@ -68,6 +68,9 @@ int call(const char* api, F&& f, Error misuse = kErrorInvalidValue) {
   try {
     if (in_host_function())
       throw CudaError(kErrorNotPermitted, "a CUDA call inside a host function of a stream (cudaLaunchHostFunc, cudaStreamAddCallback)");
+    if (::getpid() != State::get().pid)
+      throw CudaError(kErrorInitializationError, "a CUDA call in a child process the program forked (CUDA cannot be "
+                                                 "used across fork: the child's calls fail)");
     const Turn turn;  // the application's threads are served in a deterministic order (turns.h)
     State& s = State::get();
     if (s.sticky != kSuccess) return last_error() = s.sticky;

@@ -78,6 +78,13 @@ int attribute(int attr) {
     case kAttrMemoryClockRate: return dram_figures().clock_khz;
     case kAttrGlobalMemoryBusWidth: return int(dram_figures().bus_bits);
     case kAttrL2CacheSize: return int(Session::get().config().i("l2.size_kib") * 1024);
+    case kAttrTextureAlignment: return 512;  // CUDA's on these GPUs (the platform has no textures)
+    case kAttrStreamPrioritiesSupported: return 1;
+    // Global loads in the L1 as the preset's l1d.cache_global says; local memory always there.
+    case kAttrGlobalL1CacheSupported: return Session::get().config().b("sm.l1d.cache_global") ? 1 : 0;
+    case kAttrLocalL1CacheSupported: return 1;
+    case kAttrHostNativeAtomicSupported: return 0;
+    case kAttrMemoryPoolsSupported: return 0;  // cudaMallocAsync and pools are not supported: samples skip them
     default: throw CudaError(kErrorInvalidValue, fmt::format("device attribute {} is not supported", attr));
   }
 }
@@ -104,7 +111,10 @@ void fill(DeviceProp& d) {
   d.concurrentKernels = attribute(kAttrConcurrentKernels);
   d.asyncEngineCount = attribute(kAttrAsyncEngineCount);
   d.maxThreadsPerMultiProcessor = attribute(kAttrMaxThreadsPerMultiProcessor);
-  d.streamPrioritiesSupported = 1;
+  d.streamPrioritiesSupported = attribute(kAttrStreamPrioritiesSupported);
+  d.globalL1CacheSupported = attribute(kAttrGlobalL1CacheSupported);
+  d.localL1CacheSupported = attribute(kAttrLocalL1CacheSupported);
+  d.textureAlignment = attribute(kAttrTextureAlignment);
   d.sharedMemPerMultiprocessor = p.shared_bytes;
   d.regsPerMultiprocessor = attribute(kAttrMaxRegistersPerMultiprocessor);
   d.sharedMemPerBlockOptin = p.shared_per_block;

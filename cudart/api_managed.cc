@@ -100,6 +100,7 @@ CUDART_EXPORT int cudaHostRegister(void* p, size_t n, unsigned flags) {
     require(!(flags & ~(kHostRegisterPortable | kHostRegisterMapped | kHostRegisterIoMemory | kHostRegisterReadOnly)),
             kErrorInvalidValue, fmt::format("unknown flags {:#x}", flags));
     require(!(flags & kHostRegisterIoMemory), kErrorNotSupported, "cudaHostRegisterIoMemory: no I/O memory here");
+    require(n <= UINTPTR_MAX - dev(p), kErrorInvalidValue, fmt::format("{} + {} bytes wraps around the address space", p, n));
     State& s = State::get();
     std::lock_guard lk(s.lock);
     const bool known = mirror_of(p, 0) || in_ranges(s.pinned, dev(p), 0);

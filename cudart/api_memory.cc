@@ -80,9 +80,22 @@ void copy_on_device(rt::Runtime& rt, void* dst, Side d, const void* src, Side s,
 // A copy in stream `st`: through the copy engine between host and allocations when `async`, else
 // after the stream's work (symbols, device to device, host to host). Managed or mapped memory is
 // copied as the host memory it is once the device has handed it back (host_view).
+// Page-locked host memory: cudaMallocHost/cudaHostAlloc blocks and registered ranges.
+bool pinned(const void* p, size_t n) {
+  State& s = State::get();
+  if (in_ranges(s.pinned, dev(p), n)) return true;
+  auto it = s.host_allocs.upper_bound(p);
+  if (it == s.host_allocs.begin()) return false;
+  --it;
+  const uint64_t off = dev(p) - dev(it->first);
+  return off <= it->second.size && n <= it->second.size - off;
+}
+
 void copy(void* dst, const void* src, size_t n, int kind, rt::Stream st, bool async) {
   auto [d, s] = sides(dst, src, n, kind);
   if (n == 0) return;
+  // CUDA: a copy from the device into pageable memory has completed when the call returns.
+  if (async && d == Side::Host && s == Side::Alloc && !pinned(dst, n)) async = false;
   const bool mirrored = d == Side::Mirror || s == Side::Mirror;
   if (d == Side::Mirror) d = Side::Host, dst = host_side(dst);
   if (s == Side::Mirror) s = Side::Host, src = host_side(src);
@@ -123,6 +136,8 @@ void copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t wi
              rt::Stream st, bool async) {
   require(width <= dpitch && width <= spitch && dpitch <= INT32_MAX && spitch <= INT32_MAX, kErrorInvalidPitchValue,
           fmt::format("rows of {} bytes with pitches {} and {} (at least the width, at most 2^31 - 1)", width, dpitch, spitch));
+  require(height == 0 || std::max(dpitch, spitch) <= SIZE_MAX / height, kErrorInvalidValue,
+          fmt::format("{} rows of pitch {} and {} bytes exceed the address space", height, dpitch, spitch));
   if (width == dpitch && width == spitch) return copy(dst, src, width * height, kind, st, async);
   for (size_t r = 0; r < height; ++r)
     copy(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch, width, kind, st, async);
@@ -174,6 +189,7 @@ CUDART_EXPORT int cudaMallocPitch(void** p, size_t* pitch, size_t width, size_t 
   return call("cudaMallocPitch", [&] {
     require(p != nullptr && pitch != nullptr, kErrorInvalidValue, "pointer to a result is NULL");
     constexpr size_t kPitchAlign = 512;
+    require(width <= SIZE_MAX / 2, kErrorMemoryAllocation, fmt::format("rows of {} bytes", width));
     *pitch = (std::max<size_t>(width, 1) + kPitchAlign - 1) / kPitchAlign * kPitchAlign;
     require(height == 0 || *pitch <= SIZE_MAX / height, kErrorMemoryAllocation, fmt::format("{} rows of {} bytes", height, *pitch));
     *p = device_alloc(*pitch * height);
@@ -206,6 +222,7 @@ CUDART_EXPORT int cudaHostAlloc(void** p, size_t n, unsigned flags) {
     }
     // Page-aligned as the driver's pinned allocations; on the platform every copy engine transfer
     // takes the same simulated time from pinned or pageable memory.
+    require(n <= SIZE_MAX / 2, kErrorMemoryAllocation, fmt::format("{} bytes of host memory", n));
     *p = std::aligned_alloc(4096, (std::max<size_t>(n, 1) + 4095) / 4096 * 4096);
     require(*p != nullptr, kErrorMemoryAllocation, fmt::format("{} bytes of host memory", n));
     State::get().host_allocs[*p] = HostBlock{n, flags};

@@ -242,7 +242,13 @@ CUDART_EXPORT int cudaEventCreateWithFlags(void** event, unsigned flags) {
     std::lock_guard lk(s.lock);
     auto r = std::make_unique<EventRecord>();
     r->flags = flags;
-    on_device([&](rt::Runtime& rt) { r->ev = rt.create_event(); });
+    on_device([&](rt::Runtime& rt) {
+      auto& free = s.free_events;
+      auto done = std::find_if(free.begin(), free.end(), [&](rt::Event e) { return rt.event_done(e); });
+      if (done == free.end()) return void(r->ev = rt.create_event());
+      r->ev = *done;
+      free.erase(done);
+    });
     *event = r.get();
     s.events[r.get()] = std::move(r);
   });
@@ -254,7 +260,7 @@ CUDART_EXPORT int cudaEventDestroy(void* event) {
   return call("cudaEventDestroy", [&] {
     State& s = State::get();
     std::lock_guard lk(s.lock);
-    event_of(event);
+    s.free_events.push_back(event_of(event).ev);
     s.events.erase(event);
   });
 }

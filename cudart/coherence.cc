@@ -127,6 +127,7 @@ bool released(rt::Runtime& rt, const Mirror& m) {
 }  // namespace
 
 Mirror& add_mirror(rt::Runtime& rt, Mirror::Kind kind, size_t size, unsigned flags, void* host) {
+  if (size > SIZE_MAX / 2) throw CudaError(kErrorMemoryAllocation, fmt::format("{} bytes", size));
   Mirror m;
   m.kind = kind;
   m.size = size;

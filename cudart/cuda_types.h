@@ -192,6 +192,12 @@ enum DeviceAttr : int {
   kAttrCooperativeLaunch = 95,
   kAttrMaxSharedMemoryPerBlockOptin = 97,
   kAttrMaxBlocksPerMultiprocessor = 106,
+  kAttrTextureAlignment = 14,
+  kAttrStreamPrioritiesSupported = 78,
+  kAttrGlobalL1CacheSupported = 79,
+  kAttrLocalL1CacheSupported = 80,
+  kAttrHostNativeAtomicSupported = 86,
+  kAttrMemoryPoolsSupported = 115,
 };
 
 // cudaSetDeviceFlags' flags (driver_types.h): one scheduling mode (0, Spin, Yield or BlockingSync in the

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <systemc>
 
+#include "cudart/state.h"
 #include "cudart/turns.h"
 #include "platform/config/config.h"
 #include "platform/run_outputs.h"
@@ -445,6 +446,7 @@ void Session::fork_at_instants() {
     const pid_t child = ::fork();
     if (child < 0) give_up(fmt::format("fork: {}", std::strerror(errno)));
     if (child == 0) {
+      State::get().pid = ::getpid();
       settings_.fault_report = become_run(plan, plan.runs[i]);
       settings_.fault = plan.runs[i].flip;
       settings_.fork.reset();

@@ -2,6 +2,8 @@
 // What the replacement runtime remembers between calls: the fat binaries, kernels and variables the
 // program registered, its allocations, streams and events, and the error state CUDA keeps.
 // Everything here is guarded by one mutex (State::lock); device work goes through Session::call.
+#include <unistd.h>
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -113,6 +115,9 @@ class ForkableRecursiveMutex {
 
 struct State {
   ForkableRecursiveMutex lock;
+  // The process the platform runs in: a child the program forks has no simulation thread (CUDA: such
+  // a child's calls fail); the library's own forked runs set it anew.
+  pid_t pid = ::getpid();
   std::vector<std::unique_ptr<FatBinaryRecord>> fatbins;
   std::map<const void*, std::unique_ptr<KernelRecord>> kernels;  // by host function
   std::map<const void*, VarRecord> vars;                          // by host shadow variable
@@ -123,6 +128,9 @@ struct State {
   std::map<uint64_t, size_t> pinned;  // cudaHostRegister without cudaHostRegisterMapped: nothing to mirror
   std::map<const void*, std::unique_ptr<StreamRecord>> streams;   // by handle (the record's address)
   std::map<const void*, std::unique_ptr<EventRecord>> events;
+  // Platform events of destroyed CUDA events, for reuse once their records have completed: the
+  // dispatcher has a fixed number of them (scheduler.events).
+  std::vector<rt::Event> free_events;
   Error sticky = kSuccess;  // an error the device reported: every later call returns it (CUDA's rule)
   int device = 0;
   // What setup calls set and their Get counterparts return (the platform has nothing they change).

@@ -57,6 +57,8 @@ void name_allocation(Runtime& rt, DevPtr p, const std::string& name) {
 DevPtr HostRuntime::malloc(size_t bytes) {
   if (bytes == 0) throw RuntimeError("malloc: size 0");
   const DeviceProps& p = host_.props();
+  if (bytes > p.gmem_size)  // also keeps the sums below from wrapping
+    throw RuntimeError(fmt::format("malloc: {} bytes do not fit in global memory ({} bytes)", bytes, p.gmem_size));
   // First fit, 256-byte aligned, in address order, never adjacent: at least one unmapped byte follows
   // every allocation, so a read one element past a buffer whose size is a multiple of 256 (512 bytes)
   // is an address error, not a read of the next buffer.
@@ -272,6 +274,8 @@ KernelDesc HostRuntime::prepare(const Module& m, const std::string& kernel, Dim3
   if (grid.count() == 0 || block.count() == 0) throw RuntimeError(where("grid and block dimensions must be non-zero"));
   if (grid.x > 0xFFFF || grid.y > 0xFFFF || grid.z > 0xFFFF)
     throw RuntimeError(where(fmt::format("grid {}x{}x{} exceeds the 16-bit grid fields", grid.x, grid.y, grid.z)));
+  if (block.z > 64)  // CUDA's limit on every GPU (maxThreadsDim[2])
+    throw RuntimeError(where(fmt::format("block {}x{}x{}: z is at most 64", block.x, block.y, block.z)));
   if (block.count() > p.max_threads_per_block)
     throw RuntimeError(where(fmt::format("block of {} threads exceeds {} threads per block", block.count(),
                                          p.max_threads_per_block)));
