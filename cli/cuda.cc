@@ -127,7 +127,7 @@ int run_program(const std::vector<std::string>& command) {
 // The platform's summary from the statistics the library wrote at the program's exit.
 void print_summary(const std::string& stats, int status) {
   std::ifstream in(stats);
-  if (!in && status > 128) return;  // run_program said why
+  if (!in && (status > 128 || status == 127)) return;  // run_program said why
   if (!in) {
     print_err("gpuvp cuda: the program made no CUDA call that started the platform (no statistics; a program "
               "that runs another one built with nvcc's default static CUDA runtime never calls the platform)\n");

@@ -282,7 +282,8 @@ CUDART_EXPORT int cudaFuncGetAttributes(FuncAttributes* attr, const void* func) 
     attr->constSizeBytes = const_bytes;
     attr->localSizeBytes = k.local_bytes;
     const unsigned by_regs = k.regs_per_thread ? p.registers / k.regs_per_thread / p.warp_size * p.warp_size : ~0u;
-    attr->maxThreadsPerBlock = int(std::min(p.max_threads_per_block, by_regs));
+    const unsigned bounds = k.thread_limit() ? k.thread_limit() : ~0u;  // __launch_bounds__
+    attr->maxThreadsPerBlock = int(std::min({p.max_threads_per_block, by_regs, bounds}));
     attr->numRegs = int(k.regs_per_thread);
     attr->ptxVersion = int(isa);
     attr->binaryVersion = kMajor * 10 + kMinor;

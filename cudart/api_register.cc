@@ -44,6 +44,11 @@ int launch(const char* api, KernelRecord& k, dim3 grid, dim3 block, void** args,
     on_device([&](rt::Runtime& rt) {
       const rt::Module& m = loaded(*k.fatbin, rt);
       check_runnable(*k.fatbin, k.name);
+      const ptx::KernelInfo* info = m.image ? m.image->find_kernel(k.name) : nullptr;
+      const uint64_t threads = uint64_t(block.x) * block.y * block.z;
+      require(!info || !info->thread_limit() || threads <= info->thread_limit(), kErrorLaunchOutOfResources,
+              fmt::format("kernel {}: a block of {} threads, beyond its __launch_bounds__ (.maxntid) of {}", k.name,
+                          threads, info ? info->thread_limit() : 0));
       to_device(rt, s);
       rt.launch_async(s, m, k.name, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, arguments(m, k, args),
                       uint32_t(shared));

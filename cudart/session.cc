@@ -199,6 +199,13 @@ void Session::simulate() {
       // The runtime reports a device error again when the host program ends (it is sticky, as
       // CUDA's are); the application got it from its call already: the run's outputs are still due.
       if (!device_error_seen_) throw;
+    } catch (...) {
+      // Stopped (a timeout, an error of the platform): what ran until then is still the user's to see.
+      try {
+        out.write(*platform_, program_about());
+      } catch (...) {
+      }
+      throw;
     }
     out.write(*platform_, program_about());
   } catch (...) {

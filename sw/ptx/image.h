@@ -1,5 +1,6 @@
 #pragma once
 // What the assembler makes of a PTX module and the loader places in the platform's memories.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -43,6 +44,11 @@ struct KernelInfo {
   uint32_t regs_per_thread = 0;     // 32-bit registers a thread needs (liveness estimate, for occupancy)
   uint32_t max_ntid[3] = {0, 0, 0}; // .maxntid when given
   uint32_t reqntid[3] = {0, 0, 0};  // .reqntid when given
+  // Threads per block its directives allow (nvcc's __launch_bounds__ is .maxntid); 0: no limit.
+  uint32_t thread_limit() const {
+    const uint32_t* d = max_ntid[0] ? max_ntid : reqntid;
+    return d[0] ? d[0] * std::max(d[1], 1u) * std::max(d[2], 1u) : 0;
+  }
 };
 
 // A .func with a body (device errors name the function of their PC).

@@ -279,6 +279,13 @@ KernelDesc HostRuntime::prepare(const Module& m, const std::string& kernel, Dim3
   if (block.count() > p.max_threads_per_block)
     throw RuntimeError(where(fmt::format("block of {} threads exceeds {} threads per block", block.count(),
                                          p.max_threads_per_block)));
+  if (const uint32_t lim = k->thread_limit(); lim && block.count() > lim)
+    throw RuntimeError(where(fmt::format("block of {} threads exceeds the kernel's {} of {} (__launch_bounds__)",
+                                         block.count(), k->max_ntid[0] ? ".maxntid" : ".reqntid", lim)));
+  if (k->reqntid[0] && (block.x != k->reqntid[0] || block.y != std::max(k->reqntid[1], 1u) ||
+                        block.z != std::max(k->reqntid[2], 1u)))
+    throw RuntimeError(where(fmt::format("block {}x{}x{} is not the kernel's .reqntid {}x{}x{}", block.x, block.y,
+                                         block.z, k->reqntid[0], std::max(k->reqntid[1], 1u), std::max(k->reqntid[2], 1u))));
   if (args.args().size() != k->params.size())
     throw RuntimeError(where(fmt::format("{} arguments given, the kernel takes {}", args.args().size(), k->params.size())));
   if (k->param_bytes > cfgreg::kParamWords * 4)

@@ -3,7 +3,8 @@
 // - a device-to-host cudaMemcpyAsync into pageable memory has completed when the call returns (CUDA's
 //   rule for pageable memory), so the program may read or free the buffer at once;
 // - sizes that would wrap around are refused (allocations, 2D copies, registrations), not granted;
-// - a block of z above 64 is an invalid configuration;
+// - a block of z above 64 is an invalid configuration; a kernel's __launch_bounds__ caps its blocks
+//   (cudaFuncGetAttributes says so, a larger block is cudaErrorLaunchOutOfResources);
 // - a child the program forks gets cudaErrorInitializationError from its CUDA calls (it has no device);
 // - the attributes samples query before using a feature answer.
 #include <sys/wait.h>
@@ -15,6 +16,7 @@
 #include "check.h"
 
 __global__ void fill(int* a, int v) { a[threadIdx.x] = v + threadIdx.x; }
+__global__ void __launch_bounds__(128) bounded(int* a) { a[threadIdx.x] = 1; }
 
 int main() {
   int* d = nullptr;
@@ -61,6 +63,16 @@ int main() {
 
   fill<<<1, dim3(1, 1, 65)>>>(d, 0);
   EXPECT_ERROR(cudaGetLastError(), cudaErrorInvalidConfiguration);
+
+  cudaFuncAttributes fa;
+  CHECK(cudaFuncGetAttributes(&fa, bounded));
+  EXPECT(fa.maxThreadsPerBlock == 128, "__launch_bounds__(128): maxThreadsPerBlock %d", fa.maxThreadsPerBlock);
+  bounded<<<1, 256>>>(d);
+  EXPECT_ERROR(cudaGetLastError(), cudaErrorLaunchOutOfResources);
+  bounded<<<1, 64>>>(d);
+  CHECK(cudaGetLastError());
+  CHECK(cudaDeviceSynchronize());
+  fill<<<1, 64>>>(d, 1000);
 
   std::fflush(stdout);
   const pid_t child = fork();
