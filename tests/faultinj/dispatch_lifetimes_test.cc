@@ -182,7 +182,7 @@ TEST_CASE("dispatch lifetimes: a work-table slot's fields, an event's count and 
   CHECK(live("gpu.sched.work.stream[0]") == "20-1020");
   CHECK(live("gpu.sched.work.kind[0]").empty());
   // Live bit-time over [0, 2000 ns): each field's bits from 10 to its last read.
-  CHECK(j.at("gpu.sched.work.kind[3]").at("ace") == 2.0 * 1020 * kNs);     // 2 bits, 10..1030, slot 3
+  CHECK(j.at("gpu.sched.work.kind[3]").at("ace") == 3.0 * 1020 * kNs);     // 3 bits, 10..1030, slot 3
   CHECK(j.at("gpu.sched.work.priority[3]").at("ace") == 1.0 * 1020 * kNs);  // 1 bit, slot 3 only
   // C's target and B's event: read while they wait at their stream's head or behind it.
   CHECK(events("gpu.sched.work.target[2]") == "W10000 R20000 R1020000 R1030000");
