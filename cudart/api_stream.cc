@@ -23,7 +23,7 @@ StreamRecord& add_stream(unsigned flags, int priority) {
   auto r = std::make_unique<StreamRecord>();
   r->priority = std::clamp(priority, kGreatestPriority, kLeastPriority);  // CUDA clamps
   r->flags = flags;
-  on_device([&](rt::Runtime& rt) { r->id = rt.create_stream(r->priority); });
+  on_device([&](rt::Runtime& rt) { r->id = rt.create_stream(r->priority, (flags & kStreamNonBlocking) != 0); });
   StreamRecord& rec = *r;
   State::get().streams[r.get()] = std::move(r);
   return rec;

@@ -108,6 +108,7 @@ void HostPort::submit(rt::WorkRequest w) {
   Submission s;
   s.item.stream = w.stream;
   s.item.priority = w.high_priority ? 0 : 1;
+  s.item.non_blocking = w.non_blocking;
   s.item.event = w.event;
   s.item.tag = w.tag;
   switch (w.kind) {

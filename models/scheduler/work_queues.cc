@@ -10,7 +10,7 @@ WorkQueues::WorkQueues(Registry& reg, const std::string& path, unsigned slots, u
       level_(slots), event_(slots), target_(slots), seq_(slots), qseq_(slots), recorded_(events), submitted_(events) {
   const std::string w = path + ".work.";
   reg.add_array(w + "state", 3, state_.data(), slots);
-  kind_.add(reg, w + "kind", 2, now_ps);
+  kind_.add(reg, w + "kind", 3, now_ps);
   stream_.add(reg, w + "stream", 16, now_ps);
   level_.add(reg, w + "priority", 1, now_ps);
   seq_.add(reg, w + "seq", 32, now_ps);
@@ -30,7 +30,7 @@ int WorkQueues::submit(const WorkItem& w) {
   if (it == state_.end()) return -1;
   const int i = int(it - state_.begin());
   state_[i] = InStream;
-  kind_.set(i, w.kind);
+  kind_.set(i, (w.kind & 3) | (w.non_blocking ? kNonBlockingBit : 0));
   stream_.set(i, w.stream & 0xFFFF);
   level_.set(i, w.priority ? 1 : 0);
   blocks_[i] = w.blocks;
@@ -48,6 +48,7 @@ int WorkQueues::submit(const WorkItem& w) {
 WorkItem WorkQueues::item(int i) const {
   WorkItem w;
   w.kind = WorkItem::Kind(kind_.get(i) & 3);
+  w.non_blocking = non_blocking(i);
   w.stream = stream_.get(i);
   w.priority = level_.get(i);
   w.blocks = blocks_[i];
@@ -82,16 +83,21 @@ int WorkQueues::stream_head(uint32_t stream) const {
 
 bool WorkQueues::is_head(int i) const { return stream_head(stream_.get(i)) == i; }
 
-// N1: the NULL stream's head goes on only when every other stream is empty or has at its head
-// something launched after it. N2: another stream's head waits while the NULL stream's head was
+bool WorkQueues::non_blocking(int i) const { return kind_.get(i) & kNonBlockingBit; }
+
+// N1: the NULL stream's head goes on only when every other blocking stream is empty or has at its head
+// something launched after it. N2: a blocking stream's head waits while the NULL stream's head was
 // launched before it. (Both apply to every kind of work: the NULL stream orders copies and events too.)
+// A non-blocking stream (cudaStreamNonBlocking) is in neither rule. Its bit is read last, only when it
+// decides: a flip of it matters only then.
 bool WorkQueues::may_leave_stream_head(int i) const {
   if (stream_.get(i) != 0) {
     const int n = stream_head(0);
-    return n < 0 || seq_.get(n) > seq_.get(i);
+    return n < 0 || seq_.get(n) > seq_.get(i) || non_blocking(i);
   }
   for (int j = 0; j < int(state_.size()); ++j)
-    if (state_[j] != Free && state_[j] <= Copying && stream_.get(j) != 0 && is_head(j) && seq_.get(j) < seq_.get(i))
+    if (state_[j] != Free && state_[j] <= Copying && stream_.get(j) != 0 && is_head(j) && seq_.get(j) < seq_.get(i) &&
+        !non_blocking(j))
       return false;
   return true;
 }

@@ -9,7 +9,8 @@
 // queue and counter is registered state (fault targets):
 //   <path>.work.state[i]      0 free, 1 in its stream queue, 2 in an EE queue, 3 blocks all assigned,
 //                             4 in the CE queue, 5 on the copy engine (other values: treated as free)
-//   <path>.work.kind[i]       0 kernel, 1 copy, 2 event record, 3 event wait
+//   <path>.work.kind[i]       bits 0-1: 0 kernel, 1 copy, 2 event record, 3 event wait; bit 2: the
+//                             stream is non-blocking (N1/N2 do not apply to it)
 //   <path>.work.stream[i]     stream (0: the NULL stream)
 //   <path>.work.priority[i]   the stream's priority level: 0 high (-1 in CUDA), 1 low (0 in CUDA)
 //   <path>.work.seq[i]        order the host's call completed (G1): stream-queue order, N1/N2
@@ -40,6 +41,7 @@ struct WorkItem {
   Kind kind = Kernel;
   uint32_t stream = 0;    // 0: the NULL stream
   uint32_t priority = 1;  // level: 0 high, 1 low (A1: a kernel joins the EE queue of its level)
+  bool non_blocking = false;  // its stream neither waits for the NULL stream nor holds it back (N1, N2)
   uint32_t blocks = 0;    // Kernel: blocks in the grid (>= 1)
   uint32_t event = 0;     // Record, Wait: the event (< events())
   uint64_t tag = 0;       // the submitter's id (launch id, copy id); not interpreted
@@ -49,6 +51,7 @@ class WorkQueues {
  public:
   enum State : uint32_t { Free = 0, InStream = 1, InEE = 2, Assigned = 3, InCE = 4, Copying = 5 };
   static constexpr unsigned kLevels = 2;  // priority levels (TX2: high and low)
+  static constexpr uint32_t kNonBlockingBit = 4;  // in work.kind: the item's stream is non-blocking
 
   // `now_ps`: the simulated instant (ps) for access recording; without it the recorded tables are not
   // observed (their reads are not reported).
@@ -92,6 +95,7 @@ class WorkQueues {
   bool is_head(int slot) const;        // first of its stream in seq order
   int stream_head(uint32_t stream) const;
   bool may_leave_stream_head(int slot) const;  // N1, N2
+  bool non_blocking(int slot) const;           // kind's bit 2
   bool promote(int slot);              // one head item to its engine queue, or completed
   int engine_head(State s, uint32_t level, bool by_level) const;
   void release(int slot);

@@ -41,6 +41,7 @@ struct WorkRequest {
   Kind kind = Kernel;
   uint32_t stream = 0;   // 0: the NULL stream
   bool high_priority = false;
+  bool non_blocking = false;  // a non-blocking stream's (cudaStreamNonBlocking): not ordered with stream 0
   std::shared_ptr<const KernelDesc> kernel;  // Kernel
   uint64_t first_block = 0;                  // Kernel: runs grid blocks [first_block, first_block + block_count)
   uint64_t block_count = 0;                  //   (0: the whole grid)

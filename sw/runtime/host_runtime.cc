@@ -427,6 +427,7 @@ DeviceError HostRuntime::with_kernel(const DeviceError& e, const std::string& ke
 uint64_t HostRuntime::submit(WorkRequest w, Pending p, double latency_ns) {
   const uint64_t tag = w.tag = next_tag_++;
   w.high_priority = high_priority(w.stream);
+  w.non_blocking = non_blocking(w.stream);
   pending_[tag] = std::move(p);
   try {
     if (latency_ns > 0) host_.submit_after(std::move(w), latency_ns);

@@ -5,8 +5,8 @@
 
 namespace gpuvp::rt {
 
-Stream Runtime::create_stream(int priority) {
-  streams_.push_back(priority < 0 ? -1 : 0);  // TX2: high -1, low 0; CUDA clamps the rest
+Stream Runtime::create_stream(int priority, bool non_blocking) {
+  streams_.push_back({priority < 0 ? -1 : 0, non_blocking});  // TX2: high -1, low 0; CUDA clamps the rest
   return Stream(streams_.size() - 1);
 }
 

@@ -138,8 +138,10 @@ class Runtime {
   // The defaults here are the batch mode's: each call completes in call order (a launch waits for
   // the previous kernel, copies are synchronous, an event's time is the host's time at the record).
   //
-  // A new stream; priority as CUDA gives it: -1 high, 0 low (values beyond are clamped).
-  Stream create_stream(int priority = 0);
+  // A new stream; priority as CUDA gives it: -1 high, 0 low (values beyond are clamped). A blocking
+  // stream synchronises with the NULL stream: its work waits for the NULL stream's earlier work and the
+  // NULL stream's waits for its earlier work. A non-blocking one (cudaStreamNonBlocking) does neither.
+  Stream create_stream(int priority = 0, bool non_blocking = false);
   Event create_event();
   virtual uint64_t launch_async(Stream s, const Module& m, const std::string& kernel, Dim3 grid, Dim3 block,
                                 const KernelArgs& args, uint32_t dyn_shmem = 0);
@@ -203,7 +205,8 @@ class Runtime {
  protected:
   void check_stream(Stream s, const char* what) const;
   void check_event(Event e, const char* what) const;
-  bool high_priority(Stream s) const { return streams_[s] < 0; }
+  bool high_priority(Stream s) const { return streams_[s].priority < 0; }
+  bool non_blocking(Stream s) const { return streams_[s].non_blocking; }
   struct EventState {
     uint64_t tag = 0;    // of its last record (0: never recorded)
     bool done = false;   // that record completed, at at_ns
@@ -212,7 +215,11 @@ class Runtime {
   std::vector<EventState> events_;
 
  private:
-  std::vector<int> streams_{0};  // priority of each stream (0: the NULL stream, low)
+  struct StreamProps {
+    int priority = 0;  // -1 high, 0 low
+    bool non_blocking = false;
+  };
+  std::vector<StreamProps> streams_{1};  // [0]: the NULL stream, low and blocking
 };
 
 }  // namespace gpuvp::rt

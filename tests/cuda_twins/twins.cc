@@ -105,7 +105,7 @@ void vector_add(rt::Runtime& rt, TwinRun& run) {
 void streams_events(rt::Runtime& rt, TwinRun& run) {
   const int n = 512, iters = 2000;
   const size_t bytes = n * sizeof(unsigned);
-  const rt::Stream hi = rt.create_stream(-1), lo = rt.create_stream(0);
+  const rt::Stream hi = rt.create_stream(-1, true), lo = rt.create_stream(0, true);  // cudaStreamNonBlocking
   std::vector<unsigned> in(n), out0(n), out1(n);
   for (int i = 0; i < n; ++i) in[i] = unsigned(i) * 7u + 1u;
   const rt::DevPtr d_in = rt.malloc(bytes), d_out0 = rt.malloc(bytes), d_out1 = rt.malloc(bytes);

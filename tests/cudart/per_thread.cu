@@ -14,19 +14,12 @@
 // - the synchronous calls of stream 0 that are not copies between the host and an allocation (memset,
 //   symbol copies, device to device) wait for a created stream's running kernel in the legacy build and
 //   not in the per-thread build (the per-thread stream waits for the legacy stream only).
-// A kernel whose threads run `iters` dependent steps takes at least iters / clockRate: `floor_ms`.
+// chain.h: kernels whose run time bounds their event times from below (floor_ms).
 #include <thread>
 #include <vector>
 
-#include "check.h"
+#include "chain.h"
 
-__global__ void chain(unsigned* out, unsigned seed, int iters) {
-  unsigned x = seed + threadIdx.x;
-  for (int k = 0; k < iters; ++k) x = x * 1664525u + 1013904223u;  // each step needs the last
-  out[threadIdx.x] = x;
-}
-
-const int kThreads = 32, kIters = 100000;
 __device__ unsigned g_symbol[2];
 
 // The host function's view of pinned memory a legacy copy fills.
@@ -34,45 +27,13 @@ volatile unsigned* g_pinned = nullptr;
 unsigned g_seen = 0;
 void CUDART_CB look(void*) { g_seen = g_pinned[0]; }
 
-unsigned reference(unsigned x) {
-  for (int k = 0; k < kIters; ++k) x = x * 1664525u + 1013904223u;
-  return x;
-}
-
-// One kernel between two events, all in `s`.
-void timed_chain(cudaStream_t s, cudaEvent_t before, cudaEvent_t after, unsigned* out, unsigned seed) {
-  CHECK(cudaEventRecord(before, s));
-  chain<<<1, kThreads, 0, s>>>(out, seed, kIters);
-  CHECK(cudaGetLastError());
-  CHECK(cudaEventRecord(after, s));
-}
-
-float since(cudaEvent_t a, cudaEvent_t b) {
-  float ms = -1;
-  CHECK(cudaEventElapsedTime(&ms, a, b));
-  return ms;
-}
-
-// Whether the second kernel (between e[2] and e[3]) ran while the first (e[0], e[1]) did: it ended less
-// than its shortest run time after the first one's end. Run one after the other, it would end at least
-// that late.
-bool overlapped(const cudaEvent_t* e, double floor_ms) { return since(e[0], e[3]) < since(e[0], e[1]) + floor_ms; }
-
-void check_output(const unsigned* d, unsigned seed, const char* what) {
-  unsigned h[kThreads];
-  CHECK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
-  for (int i = 0; i < kThreads; ++i) EXPECT(h[i] == reference(seed + i), "%s: out[%d] = %u", what, i, h[i]);
-}
-
 int main() {
 #ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
   const bool per_thread = true;
 #else
   const bool per_thread = false;
 #endif
-  int khz = 0;
-  CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
-  const double floor_ms = double(kIters) / khz;
+  const double floor_ms = chain_floor_ms();
   unsigned* d[2];
   for (auto& p : d) CHECK(cudaMalloc(&p, kThreads * sizeof(unsigned)));
   cudaEvent_t e[5];

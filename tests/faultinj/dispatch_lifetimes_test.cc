@@ -182,7 +182,7 @@ TEST_CASE("dispatch lifetimes: a work-table slot's fields, an event's count and 
   CHECK(live("gpu.sched.work.stream[0]") == "20-1020");
   CHECK(live("gpu.sched.work.kind[0]").empty());
   // Live bit-time over [0, 2000 ns): each field's bits from 10 to its last read.
-  CHECK(j.at("gpu.sched.work.kind[3]").at("ace") == 2.0 * 1020 * kNs);     // 2 bits, 10..1030, slot 3
+  CHECK(j.at("gpu.sched.work.kind[3]").at("ace") == 3.0 * 1020 * kNs);     // 3 bits, 10..1030, slot 3
   CHECK(j.at("gpu.sched.work.priority[3]").at("ace") == 1.0 * 1020 * kNs);  // 1 bit, slot 3 only
   // C's target and B's event: read while they wait at their stream's head or behind it.
   CHECK(events("gpu.sched.work.target[2]") == "W10000 R20000 R1020000 R1030000");
@@ -213,8 +213,9 @@ rt::KernelArgs add_args(rt::DevPtr x, rt::DevPtr y, rt::DevPtr out) {
 }
 
 // On tx2 with 2 SMs: stream 1 copies a and b in and adds them into c, then records event 1; stream 2
-// (high priority) waits for it, adds c and b into d on SM set 1 (SM 1 only) and copies d back; the
-// NULL stream adds a and a into e. The output is c, d and e.
+// (high priority, non-blocking) waits for it, adds c and b into d on SM set 1 (SM 1 only) and copies d
+// back; the NULL stream adds a and a into e, after stream 1's work (N1) but not stream 2's, whose
+// non-blocking bit it reads meanwhile. The output is c, d and e.
 class StreamsJob : public fi::Job {
  public:
   StreamsJob() : Job(config(), "streams, an event and an SM set") {}
@@ -231,7 +232,7 @@ class StreamsJob : public fi::Job {
     const size_t bytes = kN * sizeof(float);
     const rt::DevPtr da = rt.malloc(bytes), db = rt.malloc(bytes), dc = rt.malloc(bytes), dd = rt.malloc(bytes),
                      de = rt.malloc(bytes);
-    const rt::Stream s1 = rt.create_stream(0), s2 = rt.create_stream(-1);
+    const rt::Stream s1 = rt.create_stream(0), s2 = rt.create_stream(-1, true);
     const rt::Event ev = rt.create_event();
     const uint32_t set = rt.create_sm_set(0b10);
     rt.memcpy_h2d_async(da, a.data(), bytes, s1);
@@ -319,7 +320,14 @@ TEST_CASE("dispatch pruning: faults in the dispatcher's tables give the same out
   for (const std::string& t : tables) words["gpu.sched.work." + t] = 4;
   words["gpu.sched.event.recorded"] = 2;  // event 1 is the job's
   words["gpu.sched.sm_set.sms"] = 2;      // set 1 too
-  const std::vector<fi::Fault> faults = faults_around_accesses(g, words);
+  std::vector<fi::Fault> faults = faults_around_accesses(g, words);
+  for (size_t i = 0, n = faults.size(); i < n; ++i)  // kind's bit 2 too: the non-blocking bit N1/N2 read
+    if (faults[i].target == "gpu.sched.work.kind") {
+      fi::Fault f = faults[i];
+      f.id = faults.size();
+      f.bit = 2;
+      faults.push_back(f);
+    }
   const Lifetimes lt(g);
   for (const auto& [t, n] : words) CHECK(lt.observed(t));
 

@@ -71,6 +71,7 @@ struct Launch {
   uint32_t set = 0;        // SM set
   uint64_t first = 0;      // a sub-kernel: grid blocks [first, first + blocks) of a grid of `grid`
   uint32_t grid = 0;       // (0: blocks)
+  bool non_blocking = false;  // its stream's (N1/N2 skip it)
 };
 // The host changes SM set `set` to `sms` at `at_ns` (before its launches of the same instant).
 struct SetChange {
@@ -112,6 +113,7 @@ class Host : public sc_core::sc_module {
       s.item.stream = l.stream;
       s.item.blocks = l.blocks;
       s.item.priority = l.level;
+      s.item.non_blocking = l.non_blocking;
       s.item.tag = l.launch;
       s.sm_set = l.set;
       s.first_block = l.first;
@@ -311,6 +313,49 @@ TEST_CASE("concurrent dispatcher: sub-kernels run their range of the grid's bloc
   REQUIRE(b.done.size() == 2);
   CHECK((b.done[0].tag == 1 && b.done[0].ns == 120));
   CHECK((b.done[1].tag == 2 && b.done[1].ns == 220));
+}
+
+// N1/N2 and non-blocking streams. One SM of 2048 threads, blocks of 512 threads (four fit). Submitted
+// at 0 in this order: K1 (stream 1, 1000 ns), KN (NULL stream, 100 ns), K2 (stream 2, 100 ns); streams 1
+// and 2 blocking or not as the case says. Edge 10 promotes what the rules let go, one block per cycle:
+// - both blocking: KN waits for K1 (N1), K2 for KN (N2). K1 10..1010, done 1020; KN 1020..1120, done
+//   1130; K2 1130..1230, done 1240.
+// - both non-blocking: nothing waits. K1 10..1010, KN 20..120, K2 30..130; done 130, 140, 1020.
+// - stream 1 non-blocking, stream 2 blocking: KN passes K1, K2 waits for KN. K1 10..1010, KN 20..120
+//   (done 130), K2 130..230 (done 240), K1 done 1020.
+namespace {
+
+void null_stream_case(bool nb1, bool nb2, const std::vector<Run>& runs, const std::vector<std::pair<uint64_t, uint64_t>>& done) {
+  Launch k1{0, 1, 1, 1, 512, 1}, kn{0, 2, 0, 1, 512, 1}, k2{0, 3, 2, 1, 512, 1};
+  k1.non_blocking = nb1;
+  k2.non_blocking = nb2;
+  Bench b(1, {k1, kn, k2});
+  b.ns_of = {{1, 1000}, {2, 100}, {3, 100}};
+  sc_core::sc_start(sc_time(5, sc_core::SC_US));
+  REQUIRE(b.runs.size() == runs.size());
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Run& r = runs[i];
+    CHECK(same(b.runs[i], r.launch, r.block, r.sm, r.start_ns, r.end_ns));
+  }
+  REQUIRE(b.done.size() == done.size());
+  for (size_t i = 0; i < done.size(); ++i) CHECK((b.done[i].tag == done[i].first && b.done[i].ns == done[i].second));
+}
+
+}  // namespace
+
+TEST_CASE("concurrent dispatcher: N1/N2: blocking streams and the NULL stream wait for each other") {
+  null_stream_case(false, false, {{1, 0, 0, 10, 1010}, {2, 0, 0, 1020, 1120}, {3, 0, 0, 1130, 1230}},
+                   {{1, 1020}, {2, 1130}, {3, 1240}});
+}
+
+TEST_CASE("concurrent dispatcher: non-blocking streams neither wait for the NULL stream nor hold it back") {
+  null_stream_case(true, true, {{1, 0, 0, 10, 1010}, {2, 0, 0, 20, 120}, {3, 0, 0, 30, 130}},
+                   {{2, 130}, {3, 140}, {1, 1020}});
+}
+
+TEST_CASE("concurrent dispatcher: the NULL stream passes a non-blocking stream and holds back a blocking one") {
+  null_stream_case(true, false, {{1, 0, 0, 10, 1010}, {2, 0, 0, 20, 120}, {3, 0, 0, 130, 230}},
+                   {{2, 130}, {3, 240}, {1, 1020}});
 }
 
 TEST_CASE("concurrent dispatcher: a bad SM set or mask is refused naming the set") {

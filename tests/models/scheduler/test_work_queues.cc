@@ -25,6 +25,10 @@ WorkItem of_kind(WorkItem::Kind k, uint32_t stream, uint32_t event, uint64_t tag
   w.tag = tag;
   return w;
 }
+WorkItem non_blocking(WorkItem w) {
+  w.non_blocking = true;
+  return w;
+}
 // Assigns every block of the head kernel; returns its slot.
 int assign_all(WorkQueues& q) {
   int k = q.head_kernel();
@@ -116,6 +120,44 @@ TEST_CASE_METHOD(Fixture, "work queues: N2: a kernel launched after the NULL str
   complete_all(q, assign_all(q));  // the NULL kernel
   q.settle();
   CHECK(q.head_kernel() == after);
+}
+
+// Streams 1 and 3 non-blocking, stream 2 blocking, launched A (1), N (NULL), B (2), C (3): N skips A
+// (N1 does not count stream 1), C skips N (N2 does not hold stream 3), B waits for N as before. N
+// waits for nothing, so all but B join the EE queue at once; B joins when N completes.
+TEST_CASE_METHOD(Fixture, "work queues: N1/N2 skip non-blocking streams in both directions") {
+  int a = q.submit(non_blocking(kernel(1, 1, 1)));
+  int n = q.submit(kernel(0, 1, 2));
+  int b = q.submit(kernel(2, 1, 3));
+  int c = q.submit(non_blocking(kernel(3, 1, 4)));
+  q.settle();
+  CHECK(q.state(a) == WorkQueues::InEE);
+  CHECK(q.state(n) == WorkQueues::InEE);
+  CHECK(q.state(b) == WorkQueues::InStream);
+  CHECK(q.state(c) == WorkQueues::InEE);
+  CHECK(q.item(c).non_blocking);
+  CHECK_FALSE(q.item(b).non_blocking);
+  CHECK(reg.read("gpu.sched.work.kind", uint64_t(c)) == 4);  // bit 2 over kind 0 (kernel)
+  complete_all(q, assign_all(q));  // A
+  complete_all(q, assign_all(q));  // N
+  q.settle();
+  CHECK(q.head_kernel() == c);
+  complete_all(q, assign_all(q));
+  q.settle();
+  CHECK(q.head_kernel() == b);
+}
+
+// The bit is registered state: a flip of it in a blocking stream's kernel lifts N2 for that kernel.
+TEST_CASE_METHOD(Fixture, "work queues: a flipped non-blocking bit lets a kernel pass the NULL stream") {
+  int n = q.submit(kernel(0, 1, 1));
+  int b = q.submit(of_kind(WorkItem::Copy, 2, 0, 2));
+  q.settle();
+  CHECK(q.state(n) == WorkQueues::InEE);
+  CHECK(q.state(b) == WorkQueues::InStream);
+  reg.flip("gpu.sched.work.kind", 2, uint64_t(b));
+  q.settle();
+  CHECK(q.state(b) == WorkQueues::InCE);
+  CHECK(q.item(b).kind == WorkItem::Copy);
 }
 
 TEST_CASE_METHOD(Fixture, "work queues: C1-C4: one copy on the copy engine at a time, in CE-queue order") {
