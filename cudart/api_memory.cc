@@ -80,9 +80,22 @@ void copy_on_device(rt::Runtime& rt, void* dst, Side d, const void* src, Side s,
 // A copy in stream `st`: through the copy engine between host and allocations when `async`, else
 // after the stream's work (symbols, device to device, host to host). Managed or mapped memory is
 // copied as the host memory it is once the device has handed it back (host_view).
+// Page-locked host memory: cudaMallocHost/cudaHostAlloc blocks and registered ranges.
+bool pinned(const void* p, size_t n) {
+  State& s = State::get();
+  if (in_ranges(s.pinned, dev(p), n)) return true;
+  auto it = s.host_allocs.upper_bound(p);
+  if (it == s.host_allocs.begin()) return false;
+  --it;
+  const uint64_t off = dev(p) - dev(it->first);
+  return off <= it->second.size && n <= it->second.size - off;
+}
+
 void copy(void* dst, const void* src, size_t n, int kind, rt::Stream st, bool async) {
   auto [d, s] = sides(dst, src, n, kind);
   if (n == 0) return;
+  // CUDA: a copy from the device into pageable memory has completed when the call returns.
+  if (async && d == Side::Host && s == Side::Alloc && !pinned(dst, n)) async = false;
   const bool mirrored = d == Side::Mirror || s == Side::Mirror;
   if (d == Side::Mirror) d = Side::Host, dst = host_side(dst);
   if (s == Side::Mirror) s = Side::Host, src = host_side(src);

@@ -91,6 +91,9 @@ std::string Turns::unsettled() const {
     if (!why.empty()) break;
   }
   ::closedir(d);
+  // Again after the scan: a thread may have entered acquire() after the first check and now sleep on
+  // m_ (a futex), which the scan took for a thread asleep in the program.
+  if (why.empty() && entering_.load() > 0) return "a thread is entering a CUDA call";
   return why;
 }
 

@@ -124,7 +124,10 @@ void two_threads(rt::Runtime& rt, TwinRun& run) {
       [&](Worker& w) {
         k.launch(rt, w.s, "_Z4fillPiii", {(n + 255) / 256}, {256}, rt::KernelArgs().ptr(w.d).i32(w.v).i32(n));
       },
-      [&](Worker& w) { rt.memcpy_d2h_async(w.h.data(), w.d, bytes, w.s); },
+      [&](Worker& w) {  // into pageable memory (a std::vector): complete when the call returns
+        rt.memcpy_d2h_async(w.h.data(), w.d, bytes, w.s);
+        rt.stream_synchronize(w.s);
+      },
       [&](Worker& w) {
         rt.stream_synchronize(w.s);
         for (int i = 0; i < n; ++i) expect(w.h[i] == w.v + i, "two_threads: the values differ");

@@ -1,5 +1,7 @@
 // What CUDA programs meet at the edges, as CUDA answers it:
 // - events created and destroyed in a loop (a timing loop) never run out: a destroyed event is given back;
+// - a device-to-host cudaMemcpyAsync into pageable memory has completed when the call returns (CUDA's
+//   rule for pageable memory), so the program may read or free the buffer at once;
 // - sizes that would wrap around are refused (allocations, 2D copies, registrations), not granted;
 // - a block of z above 64 is an invalid configuration; a kernel's __launch_bounds__ caps its blocks
 //   (cudaFuncGetAttributes says so, a larger block is cudaErrorLaunchOutOfResources);
@@ -37,7 +39,12 @@ int main() {
 
   cudaStream_t s;
   CHECK(cudaStreamCreate(&s));
+  int* pageable = static_cast<int*>(std::malloc(64 * sizeof(int)));
+  for (int i = 0; i < 64; ++i) pageable[i] = -1;
   fill<<<1, 64, 0, s>>>(d, 1000);
+  CHECK(cudaMemcpyAsync(pageable, d, 64 * sizeof(int), cudaMemcpyDeviceToHost, s));
+  for (int i = 0; i < 64; ++i) EXPECT(pageable[i] == 1000 + i, "pageable[%d] = %d right after the call", i, pageable[i]);
+  std::free(pageable);
   CHECK(cudaStreamSynchronize(s));
 
   void* p = nullptr;
@@ -91,6 +98,6 @@ int main() {
 
   CHECK(cudaStreamDestroy(s));
   CHECK(cudaFree(d));
-  std::printf("limits: events reused, wrapping sizes refused, launch bounds kept, fork child refused\n");
+  std::printf("limits: events reused, pageable copies complete, wrapping sizes refused, launch bounds kept, fork child refused\n");
   return 0;
 }
