@@ -285,7 +285,11 @@ void Session::write_fault_report() const {
     j["start_ps"] = windows.empty() ? 0 : windows.front().first;
     j["end_ps"] = windows.empty() ? 0 : windows.back().second;
     j["period_ps"] = platform_->clock_period_ps();
-    j["kernel_cycles"] = platform_->stats().kernel_cycles;
+    const PlatformStats st = platform_->stats();
+    j["kernel_cycles"] = st.kernel_cycles;
+    nlohmann::json launches = nlohmann::json::array();  // a run's kernel, as the campaign's records name it
+    for (const rt::LaunchStats& l : st.launches) launches.push_back({l.kernel, l.start_ps, l.end_ps});
+    j["launches"] = launches;
     nlohmann::json targets = nlohmann::json::array();
     for (const Target* t : platform_->registry().all()) targets.push_back({t->name, t->width, t->count});
     j["targets"] = targets;

@@ -279,6 +279,7 @@ void read_report(const CampaignSpec& spec, const AppResult& a, GoldenRun& g) {
   g.period_ps = u64(j, "period_ps");
   g.kernel_cycles = u64(j, "kernel_cycles");
   for (auto& t : j.at("targets")) g.targets.push_back({t[0], t[1], t[2]});
+  for (auto& l : j.value("launches", nlohmann::json::array())) g.launches.push_back({l[0], l[1], l[2], 0, {}});
 }
 
 // The mask the library XORs into the word (a campaign on an application flips bits only), or 0.

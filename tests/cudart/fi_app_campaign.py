@@ -108,6 +108,9 @@ rows = outcomes(aimed, aimed_db)
 assert rows[0]["outcome"] == "sdc", rows[0]
 assert "out.txt" in rows[0]["detail"] or "stdout" in rows[0]["detail"], rows[0]
 assert rows[1]["outcome"] == "masked", rows[1]
+# Each run names the launch running at its instant, as a campaign on a host program's does.
+assert rows[0]["kernel"] == "launch 0 (_Z3addPKiS0_Pii)", rows[0]
+assert rows[1]["kernel"] == "", rows[1]
 
 # A duplicated object (a, alloc0): the flipped bit is in the original only, the copies differ and the
 # run is a DUE stored with its own kind, `detected` (not `other`).

@@ -233,7 +233,10 @@ namespace {
 class TwoLaunchJob : public Job {
  public:
   using Between = std::function<void(Platform&, rt::Runtime&, rt::DevPtr w)>;
-  explicit TwoLaunchJob(Between b) : Job(tx2("w"), "two launches"), between_(std::move(b)) {}
+  // Before the first launch: writes w and returns the stream the first launch goes to.
+  using Before = std::function<rt::Stream(rt::Runtime&, rt::DevPtr w)>;
+  explicit TwoLaunchJob(Between b, Before first = {})
+      : Job(tx2("w"), "two launches"), between_(std::move(b)), before_(std::move(first)) {}
   void attach(Platform& p) override { p_ = &p; }
   void run(rt::Runtime& rt) override {
     rt::Module m = rt.load_module(test::slurp(std::string(GPUVP_TEST_DATA) + "/ptx/scaleByWeight.ptx"),
@@ -245,7 +248,8 @@ class TwoLaunchJob : public Job {
     rt::name_allocation(rt, w, "w");
     rt::KernelArgs a;
     a.ptr(din).ptr(w).ptr(dout).ptr(unused).i32(256);
-    rt.launch(m, "scaleByWeight", {8}, {32}, a);
+    if (before_) rt.launch_async(before_(rt, w), m, "scaleByWeight", {8}, {32}, a);
+    else rt.launch(m, "scaleByWeight", {8}, {32}, a);
     rt.synchronize();
     between_(*p_, rt, w);
     rt.launch(m, "scaleByWeight", {8}, {32}, a);
@@ -264,12 +268,13 @@ class TwoLaunchJob : public Job {
 
  private:
   Between between_;
+  Before before_;
   Platform* p_ = nullptr;
   std::vector<float> out_;
 };
 
-nlohmann::json two_launches(const TwoLaunchJob::Between& between) {
-  return run_golden([between] { return std::make_unique<TwoLaunchJob>(between); }).info;
+nlohmann::json two_launches(const TwoLaunchJob::Between& between, const TwoLaunchJob::Before& first = {}) {
+  return run_golden([between, first] { return std::make_unique<TwoLaunchJob>(between, first); }).info;
 }
 }  // namespace
 
@@ -292,6 +297,16 @@ TEST_CASE("protection: every host write reaches every copy, and the copies are n
                       rt.memcpy_h2d(w, &three, 4);
                     }),
                     Catch::Contains("the two copies of 'w' differ"));
+  // w written by a copy still queued in a non-blocking stream when that stream's launch makes the copy
+  // of w: the copy is made of w as that copy leaves it (w[0] = 3), not of the bytes before it.
+  out = two_launches([](Platform&, rt::Runtime&, rt::DevPtr) {},
+                     [](rt::Runtime& rt, rt::DevPtr w) {
+                       static const float three = 3.0f;
+                       const rt::Stream s = rt.create_stream(0, true);
+                       rt.memcpy_h2d_async(w, &three, 4, s);
+                       return s;
+                     });
+  CHECK(out.at("out5").get<float>() == 15.0f);
 }
 
 namespace {
