@@ -191,7 +191,11 @@ void launch_host_function(void* stream, std::function<void()> fn) {
   std::lock_guard lk(State::get().lock);
   const std::vector<rt::Stream> before = streams_before(stream_of(stream));
   on_device([&](rt::Runtime& rt) {
+    Session::get().host_functions_pending(1);
     rt.spawn([before, fn](rt::Runtime& r) {
+      struct Done {
+        ~Done() { Session::get().host_functions_pending(-1); }
+      } done;
       try {
         for (rt::Stream s : before) r.stream_synchronize(s);
       } catch (const DeviceError&) {

@@ -79,7 +79,7 @@ bool Turns::my_turn(const Parked& me) const {
 
 std::string Turns::unsettled() const {
   if (entering_.load() > 0) return "a thread is entering a CUDA call";
-  std::vector<pid_t> ignore;
+  std::vector<pid_t> ignore{static_cast<pid_t>(::gettid())};
   for (const Parked& p : parked_) ignore.push_back(p.tid);
   DIR* d = ::opendir("/proc/self/task");
   if (!d) return "/proc/self/task cannot be read";
@@ -135,7 +135,17 @@ void Turns::release() {
   if (!enabled_) return;
   std::lock_guard lk(m_);
   busy_ = false;
+  last_release_ = Clock::now();
   cv_.notify_all();
+}
+
+bool Turns::try_idle_turn() {
+  if (!enabled_) return false;
+  std::lock_guard lk(m_);
+  if (busy_ || !parked_.empty() || entering_.load() > 0) return false;
+  if (Clock::now() - last_release_ < grace_ && !unsettled().empty()) return false;
+  busy_ = true;
+  return true;
 }
 
 nlohmann::json Turns::summary() const {
