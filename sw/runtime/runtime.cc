@@ -122,6 +122,8 @@ bool Runtime::stream_idle(Stream s) {
   return true;
 }
 
+void Runtime::set_stack_bytes(uint32_t) { throw RuntimeError("set_stack_bytes: this runtime launches no kernels"); }
+
 void Runtime::spawn(std::function<void(Runtime&)>) {
   throw RuntimeError("spawn: this runtime has no host threads");
 }

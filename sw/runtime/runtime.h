@@ -182,6 +182,9 @@ class Runtime {
   virtual void spawn(std::function<void(Runtime&)> fn);
   // Waits until every spawned host thread has returned.
   virtual void join() {}
+  // The call stack of later launches' threads that reach recursive functions (CUDA's
+  // cudaLimitStackSize), instead of the device's stack_bytes.
+  virtual void set_stack_bytes(uint32_t bytes);
 
   // Statistics of the finished launches, in launch order.
   virtual const std::vector<LaunchStats>& launches() const = 0;
