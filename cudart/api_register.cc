@@ -105,7 +105,7 @@ CUDART_EXPORT int __cudaPopCallConfiguration(dim3* grid, dim3* block, size_t* sh
 }
 
 CUDART_EXPORT int __cudaGetKernel(void** kernel, const void* host_fun) {
-  return call("__cudaGetKernel", [&] {
+  return call_at_once("__cudaGetKernel", [&] {
     require(kernel != nullptr, kErrorInvalidValue, "kernel handle pointer is NULL");
     std::lock_guard lk(State::get().lock);
     *kernel = &kernel_of(host_fun);
