@@ -126,7 +126,10 @@ CUDART_EXPORT int cudaStreamDestroy(void* stream) {
     std::lock_guard lk(s.lock);
     require(dev(stream) > 2, kErrorInvalidResourceHandle, "the default stream cannot be destroyed");
     const rt::Stream id = stream_of(stream);
-    on_device([&](rt::Runtime& rt) { rt.stream_synchronize(id); });
+    on_device([&](rt::Runtime& rt) {
+      rt.stream_synchronize(id);
+      rt.destroy_stream(id);
+    });
     s.streams.erase(stream);
   });
 }
