@@ -22,6 +22,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,7 +56,7 @@ class Turns {
   bool my_turn(const Parked& me) const;  // no call served now and `me` has the lowest key
   // Empty when the process is quiescent, else which thread is not (and what it does); the calling
   // thread and the parked ones are not looked at.
-  std::string unsettled() const;
+  std::string unsettled(pid_t* sleeper = nullptr) const;  // sleeper: the thread named, if asleep outside a futex
 
   bool enabled_ = true;
   std::chrono::microseconds grace_{100000};
@@ -65,6 +66,8 @@ class Turns {
   std::vector<Parked> parked_;
   std::atomic<int> entering_{0};  // threads inside acquire() that have not parked yet
   bool busy_ = false;
+  std::set<pid_t> callers_;      // threads that have made a call
+  std::set<pid_t> not_calling_;  // threads that never called, no longer waited for (acquire)
   std::chrono::steady_clock::time_point last_release_ = std::chrono::steady_clock::now();
   uint64_t served_ = 0, unordered_ = 0;
   std::string first_unordered_;
