@@ -30,9 +30,10 @@ T ci_or_dense(T ci, T dense) {
   return dense_lists() ? dense : ci;
 }
 // Whether the CI list keeps element j (a bit, a word) of a dense list at its k-th instant: one element
-// in `every`, shifted by one at each instant, so that `every` consecutive instants still cover every
-// element and each element meets instants of every phase. The full lists keep them all.
-inline bool kept(uint64_t k, uint64_t j, uint64_t every) { return dense_lists() || (k + j) % every == 0; }
+// in `every`, shifted by one every two instants, so that 2 x `every` consecutive instants still cover
+// every element, each element meets instants of every phase, and two consecutive ones (faults in the
+// same bit and interval share a run). The full lists keep them all.
+inline bool kept(uint64_t k, uint64_t j, uint64_t every) { return dense_lists() || (k / 2 + j) % every == 0; }
 
 struct Compared {
   size_t n = 0;                                 // faults

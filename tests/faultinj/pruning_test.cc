@@ -289,7 +289,8 @@ TEST_CASE("pruning: a dense fault list on the RTL scheduler (every bit at every 
   // Every bit of every observed register (2 SMs) at 12 instants spread over the kernel with an odd
   // stride (configuration, dispatch, wait and exchange edges alike); xor masks over several bits of
   // the words whose reads are comparisons (population count, non-zero, >=) at every instant too. CI's
-  // list: 6 instants, a quarter of the bits at each (every bit at 4 consecutive ones), every mask.
+  // list: 6 instants, a quarter of the bits at each, shifted at every instant (so that every bit is in
+  // it, at 4 consecutive ones), every mask at every instant.
   const std::vector<std::pair<std::string, unsigned>> regs = {
       {"blocks_scheduled_cnt", 32}, {"num_blocks[0]", 8}, {"num_blocks[1]", 8}, {"smp_done_array", 2},
       {"block_idx[0]", 32}, {"block_idx[1]", 32}, {"block_x", 16}, {"block_y", 16}, {"block_z", 16},
@@ -304,7 +305,7 @@ TEST_CASE("pruning: a dense fault list on the RTL scheduler (every bit at every 
     uint64_t j = 0;  // the bit's place in the list of every register's bits
     for (const auto& [r, width] : regs)
       for (unsigned b = 0; b < width; ++b)
-        if (fi::test::kept(k, j++, 4)) ++n, csv += fmt::format("gpu.sched.{},{},bit_flip,0,time,{}\n", r, b, t);
+        if (fi::test::kept(2 * k, j++, 4)) ++n, csv += fmt::format("gpu.sched.{},{},bit_flip,0,time,{}\n", r, b, t);
     for (const auto& [r, mask] : masks) ++n, csv += fmt::format("gpu.sched.{},0,xor_mask,{},time,{}\n", r, mask, t);
   }
   fi::test::write_file(d("dense.csv"), csv);
