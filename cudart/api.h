@@ -83,7 +83,7 @@ int call(const char* api, F&& f, Error misuse = kErrorInvalidValue, bool in_turn
   }
 }
 
-// A call that reads only the library's own tables, served at once, without a turn: nvcc's launch stub
+// A call that reads only the library's own tables, served at once, without a turn: nvcc's launch wrapper
 // makes __cudaGetKernel inside a thread-safe static, and a thread parked there in a turn would leave
 // the other threads asleep on the static's guard, counted quiescent, the order the OS's.
 template <typename F>

@@ -2,7 +2,7 @@
 // little host work between calls (well inside the grace). Their calls meet the library at varying
 // moments, some while another thread is on its way into a call: the turns must serve them in the
 // same order every run (cudart:three_threads:repeat). A barrier releases the three together into their
-// first launch of the same kernel, whose stub nvcc guards with a thread-safe static (its
+// first launch of the same kernel, whose launch wrapper nvcc guards with a thread-safe static (its
 // __cudaGetKernel call once parked a thread inside the guard). Each thread checks its own sums.
 #include <pthread.h>
 
