@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,7 +14,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cli/options.h"
 #include "platform/config/config.h"
+#include "platform/cuda_env.h"
 #include "platform/run_outputs.h"
 #include "platform/text.h"
 
@@ -102,22 +106,47 @@ bool static_runtime(const fs::path& program) {
   return false;
 }
 
+volatile sig_atomic_t program_pid = 0;
+
+// gpuvp stands between the user and the program: a signal meant to end it (kill, timeout, a closed
+// terminal) goes on to the program, which ends, writes its statistics and is waited for. Ctrl-C
+// reaches the whole foreground group, the program included, by itself.
+void forward_signal(int sig) {
+  if (program_pid > 0) ::kill(program_pid, sig);
+}
+
+void forward_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = forward_signal;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGTERM, SIGHUP, SIGQUIT}) sigaction(sig, &sa, nullptr);
+  sa.sa_handler = SIG_IGN;
+  sigaction(SIGINT, &sa, nullptr);
+}
+
 // The program's exit status; a signal that ended it is said at once (its statistics are written at exit).
 int run_program(const std::vector<std::string>& command) {
   std::vector<char*> argv;
   for (auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   std::fflush(nullptr);
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
   if (pid == 0) {
+    // gpuvp killed outright (SIGKILL) takes the program with it rather than leave it running unwatched.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(128 + SIGKILL);
     execvp(argv[0], argv.data());
     print_err("gpuvp cuda: cannot run {}: {}\n", command[0], std::strerror(errno));
     _exit(127);
   }
+  program_pid = pid;
+  forward_signals();
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) throw std::runtime_error(fmt::format("waitpid: {}", std::strerror(errno)));
+  program_pid = 0;
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   print_err("gpuvp cuda: {} was killed by signal {} ({}) before it exited\n", command[0], WTERMSIG(status),
             strsignal(WTERMSIG(status)));
@@ -134,7 +163,7 @@ void print_summary(const std::string& stats, int status) {
     return;
   }
   const nlohmann::json j = nlohmann::json::parse(in);
-  print_err("gpuvp cuda: {} at {} MHz: simulated time {:.3f} us, {} kernel launch{}, {} GPU cycles in kernels, "
+  print_err("gpuvp cuda: {} at {} MHz: simulated time {:.3f} us, {} kernel launch{} completed, {} GPU cycles in kernels, "
             "{} thread instructions, host {:.3f} s\n",
             j.value("preset", std::string("?")), j.value("clock_mhz", 0.0), j.value("sim_seconds", 0.0) * 1e6,
             j["launches"].size(), j["launches"].size() == 1 ? "" : "es", j.value("kernel_cycles", uint64_t{0}),
@@ -153,20 +182,57 @@ void print_summary(const std::string& stats, int status) {
 CLI::App* add_cuda_command(CLI::App& app, CudaOptions& o) {
   auto* c = app.add_subcommand("cuda", "Run an unmodified CUDA program (built with nvcc -cudart shared) on the "
                                        "platform: gpuvp cuda [options] -- PROGRAM [ARGS] (docs/cuda.md)");
-  c->add_option("--preset,-p", o.preset, "Platform preset (flexgrip, tk1, tx2, gtx480)");
-  c->add_option("--config,-c", o.files, "JSON configuration file(s) applied after the preset");
-  c->add_option("--set,-s", o.sets, "Override one key: --set sm.count=4 (repeatable)");
-  c->add_option("--stats", o.stats, "Write statistics as JSON at the program's exit (docs/statistics.md)");
-  c->add_option("--timeline", o.timeline, "Write the block timeline (Chrome trace-event JSON)");
-  c->add_option("--vcd", o.vcd, "Write waveforms (PREFIX.vcd) of the scheduler, arbiters and SM handshakes");
-  c->add_option("--poll-ns", o.poll_ns, "Simulated time each polling call (cudaEventQuery, cudaStreamQuery) lets pass")
-      ->check(CLI::PositiveNumber);
-  c->add_option("--cudart", o.library_dir, "Folder holding the project's libcudart.so.13 (default: found from gpuvp)");
-  c->add_option("command", o.command, "The program and its arguments (after --)")->required();
+  c->add_option("--preset,-p", o.preset, "Platform preset (flexgrip, tk1, tx2, gtx480; default GPUVP_PRESET, else tx2)");
+  c->add_option("--config,-c", o.files, "JSON configuration file(s) applied after the preset (and GPUVP_CONFIG's)");
+  c->add_option("--set,-s", o.sets, "Override one key: --set sm.count=4 (repeatable; after GPUVP_SET's)")
+      ->allow_extra_args(false);  // one value per --set: `--set K=V FILE` leaves FILE alone
+  add_path_option(c, "--stats", o.stats, "Write statistics as JSON at the program's exit (docs/statistics.md)");
+  add_path_option(c, "--timeline", o.timeline, "Write the block timeline (Chrome trace-event JSON)");
+  add_path_option(c, "--vcd", o.vcd, "Write waveforms (PREFIX.vcd) of the scheduler, arbiters and SM handshakes");
+  add_real_option(c, "--poll-ns", o.poll_ns,
+                  "Simulated time each polling call (cudaEventQuery, cudaStreamQuery) lets pass (default 1000)", 0.001,
+                  1e9);
+  add_path_option(c, "--cudart", o.library_dir, "Folder holding the project's libcudart.so.13 (default: found from gpuvp)");
+  c->add_option("command", o.command, "The program and its arguments (after --, or from the first word that is not an option)")
+      ->required();
   return c;
 }
 
-int cmd_cuda(const CudaOptions& o) {
+void split_program_args(const CLI::App& cuda, std::vector<std::string>& args) {
+  auto it = std::find_if(args.begin() + std::min<size_t>(1, args.size()), args.end(),
+                         [](const std::string& a) { return a.empty() || a[0] != '-'; });
+  if (it == args.end() || *it != "cuda") return;
+  for (++it; it != args.end(); ++it) {
+    const std::string& a = *it;
+    if (a == "--") return;
+    if (a.size() < 2 || a[0] != '-') {  // the program: what follows is its own
+      args.insert(it, "--");
+      return;
+    }
+    // An option of gpuvp cuda taking a value in the next word (not --set=K=V, not -pX) skips it.
+    const bool attached = a.find('=') != std::string::npos || (a[1] != '-' && a.size() > 2);
+    const CLI::Option* opt = attached ? nullptr : cuda.get_option_no_throw(a);
+    if (opt && opt->get_type_size_max() > 0 && it + 1 != args.end()) ++it;
+  }
+}
+
+namespace {
+// GPUVP_PRESET, _CONFIG, _SET, _STATS, _TIMELINE and _VCD, which the library reads, count under `gpuvp cuda`
+// too: before the options, which win.
+CudaOptions with_environment(CudaOptions o) {
+  if (o.preset.empty()) o.preset = env_text("GPUVP_PRESET").empty() ? "tx2" : env_text("GPUVP_PRESET");
+  std::vector<std::string> files = split_list(env_text("GPUVP_CONFIG"), ':'), sets = split_sets(env_text("GPUVP_SET"));
+  files.insert(files.end(), o.files.begin(), o.files.end());
+  sets.insert(sets.end(), o.sets.begin(), o.sets.end());
+  o.files = files, o.sets = sets;
+  for (auto [option, var] : {std::pair{&o.stats, "GPUVP_STATS"}, {&o.timeline, "GPUVP_TIMELINE"}, {&o.vcd, "GPUVP_VCD"}})
+    if (option->empty()) *option = env_text(var);
+  return o;
+}
+}  // namespace
+
+int cmd_cuda(const CudaOptions& options) {
+  const CudaOptions o = with_environment(options);
   // The library checks the output paths again, but only at the program's first CUDA call.
   RunOutputs outputs;
   outputs.stats = o.stats, outputs.timeline = o.timeline, outputs.vcd = o.vcd;
@@ -189,6 +255,7 @@ int cmd_cuda(const CudaOptions& o) {
       own_stats ? (fs::temp_directory_path() / fmt::format("gpuvp-cuda-{}.json", getpid())).string()
                 : fs::absolute(o.stats).string();
   set_environment(o, lib, stats);
+  CudaEnvNumbers::read();  // the library's other variables (GPUVP_POLL_NS, ...), as it will read them
   const int status = run_program(o.command);
   print_summary(stats, status);
   if (own_stats) fs::remove(stats);

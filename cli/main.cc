@@ -60,8 +60,11 @@ struct ConfigOpts {
   void add(CLI::App* app) {
     app->add_option("--preset,-p", preset, "Platform preset (flexgrip, tk1, tx2, gtx480)");
     app->add_option("--config,-c", files, "JSON configuration file(s) applied after the preset");
-    app->add_option("--set,-s", sets, "Override one key: --set sm.count=4, or one instance's: --set gpu.sm1.warp_policy=gto (repeatable)");
-    app->add_option("--log", logs, "Log level of a module and those below it: --log gpu.sched=debug (repeatable)");
+    // One value per occurrence: `--set K=V FILE` leaves FILE to the command.
+    app->add_option("--set,-s", sets, "Override one key: --set sm.count=4, or one instance's: --set gpu.sm1.warp_policy=gto (repeatable)")
+        ->allow_extra_args(false);
+    app->add_option("--log", logs, "Log level of a module and those below it: --log gpu.sched=debug (repeatable)")
+        ->allow_extra_args(false);
   }
   Config build() const {
     Config c = Config::preset(preset);
@@ -292,7 +295,8 @@ int run_command(int argc, char* argv[]) {
   camp_replay->add_option("id", replay_ids, "Fault ids (gpuvp campaign export shows them)")->required();
   camp_replay->add_option("--vcd", replay_opt.vcd, "Waveforms of the replayed run: FILE.vcd (one id)");
   camp_replay->add_option("--timeline", replay_opt.timeline, "Block timeline of the replayed run (Chrome trace JSON; one id)");
-  camp_replay->add_option("--log", replay_opt.logs, "Log level of a module and those below it: --log gpu.sched=debug (repeatable)");
+  camp_replay->add_option("--log", replay_opt.logs, "Log level of a module and those below it: --log gpu.sched=debug (repeatable)")
+      ->allow_extra_args(false);
   std::vector<std::string> report_dbs;
   std::string html_file, report_json;
   double raw_fit = -1;
@@ -304,8 +308,12 @@ int run_command(int argc, char* argv[]) {
                      "instead ('-': standard output)");
   add_real_option(report, "--raw-fit", raw_fit, "Raw upset rate in FIT per bit: prints FIT and MTBF", 0, 1e12);
 
+  std::vector<std::string> args(argv, argv + argc);
+  split_program_args(*cuda, args);
+  std::vector<char*> words;
+  for (auto& a : args) words.push_back(a.data());
   try {
-    app.parse(argc, argv);
+    app.parse(int(words.size()), words.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {

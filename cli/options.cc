@@ -66,12 +66,17 @@ CLI::Option* add_real_option(CLI::App* app, const std::string& name, double& tar
   return app->add_option(name, target, desc)->check(CLI::Validator(check, "NUMBER"));
 }
 
+CLI::Option* add_path_option(CLI::App* app, const std::string& name, std::string& target, const std::string& desc) {
+  auto check = [](const std::string& v) -> std::string { return v.empty() ? "an empty path" : ""; };
+  return app->add_option(name, target, desc)->check(CLI::Validator(check, "PATH"));
+}
+
 void add_output_options(CLI::App* app, RunOutputs& out) {
-  app->add_option("--stats", out.stats, "Write statistics as JSON (docs/statistics.md)");
-  app->add_option("--timeline", out.timeline, "Write the block timeline (Chrome trace-event JSON, opens in Perfetto)");
-  app->add_option("--power-trace", out.power_trace,
+  add_path_option(app, "--stats", out.stats, "Write statistics as JSON (docs/statistics.md)");
+  add_path_option(app, "--timeline", out.timeline, "Write the block timeline (Chrome trace-event JSON, opens in Perfetto)");
+  add_path_option(app, "--power-trace", out.power_trace,
                   "Write every SM's power, temperature and wear rate per sample interval (CSV, docs/power.md)");
-  app->add_option("--vcd", out.vcd, "Write waveforms (PREFIX.vcd) of the scheduler, arbiters and SM handshakes");
+  add_path_option(app, "--vcd", out.vcd, "Write waveforms (PREFIX.vcd) of the scheduler, arbiters and SM handshakes");
 }
 
 }  // namespace gpuvp

@@ -24,6 +24,9 @@ CLI::Option* add_uint_option(CLI::App* app, const std::string& name, unsigned& t
 CLI::Option* add_real_option(CLI::App* app, const std::string& name, double& target, const std::string& desc,
                              double lo, double hi, bool lo_open = false);
 
+// An output file's option: an empty path (--stats "") is a CLI11 validation error, not "no output".
+CLI::Option* add_path_option(CLI::App* app, const std::string& name, std::string& target, const std::string& desc);
+
 // --stats FILE, --timeline FILE and --vcd PREFIX, the same for every command that runs work.
 void add_output_options(CLI::App* app, RunOutputs& out);
 

@@ -42,6 +42,19 @@ class CudaError : public std::runtime_error {
 // (rt::RuntimeError: a bad range, a bad launch). Device errors become sticky.
 Error current_error(const char* api, Error misuse);
 
+// The entry point the program called when another one serves it (cudaMallocHost by cudaHostAlloc):
+// errors are reported under the name the program knows. Set by served_as.
+const char*& called_as();
+
+template <typename F>
+int served_as(const char* api, F&& f) {
+  const char* outer = called_as();
+  if (!outer) called_as() = api;
+  const int r = f();
+  called_as() = outer;
+  return r;
+}
+
 // True on the thread running a host function of a stream (cudaLaunchHostFunc, cudaStreamAddCallback):
 // CUDA forbids CUDA calls there, and here the simulation is waiting for the function to return.
 bool& in_host_function();
@@ -104,6 +117,9 @@ void on_device(F&& fn) {
 inline void require(bool ok, Error code, const std::string& why) {
   if (!ok) throw CudaError(code, why);
 }
+
+// The platform has one GPU, device 0.
+void check_device(int device);
 
 // The platform's stream a handle names: NULL is the default stream (the NULL stream, or in a _ptsz/_ptds
 // variant the thread's per-thread stream), cudaStreamLegacy (0x1) the NULL stream, cudaStreamPerThread

@@ -16,10 +16,6 @@ namespace {
 constexpr int kMajor = kComputeCapability / 10, kMinor = kComputeCapability % 10;
 constexpr int kMaxGridDim = 0xFFFF;  // the configuration block's 16-bit grid fields
 
-void check_device(int device) {
-  require(device == 0, kErrorInvalidDevice, fmt::format("device {}: the platform has one GPU, device 0", device));
-}
-
 const rt::DeviceProps& props() { return Session::get().props(); }
 
 // The global memory as CUDA describes DRAM. The platform models no bus width: 64 bits per L2 slice (the
@@ -275,7 +271,9 @@ CUDART_EXPORT int cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* bl
 
 CUDART_EXPORT int cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const void* func, int block_size,
                                                                 size_t dyn_shared) {
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(blocks, func, block_size, dyn_shared, 0);
+  return served_as("cudaOccupancyMaxActiveBlocksPerMultiprocessor", [&] {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(blocks, func, block_size, dyn_shared, 0);
+  });
 }
 
 CUDART_EXPORT int cudaFuncGetAttributes(FuncAttributes* attr, const void* func) {

@@ -107,8 +107,8 @@ void copy(void* dst, const void* src, size_t n, int kind, rt::Stream st, bool as
 }
 
 void set(void* dst, int value, size_t n, rt::Stream st) {
+  if (n == 0) return;  // whatever dst is, as CUDA
   const Side d = device_side(dst, n, "memset of");
-  if (n == 0) return;
   on_device([&](rt::Runtime& rt) {
     wait_as_in(rt, st);
     if (d != Side::Mirror) return rt.write_unordered(dev(dst), std::vector<uint8_t>(n, uint8_t(value)).data(), n);
@@ -229,7 +229,9 @@ CUDART_EXPORT int cudaHostAlloc(void** p, size_t n, unsigned flags) {
   });
 }
 
-CUDART_EXPORT int cudaMallocHost(void** p, size_t n) { return cudaHostAlloc(p, n, 0); }
+CUDART_EXPORT int cudaMallocHost(void** p, size_t n) {
+  return served_as("cudaMallocHost", [&] { return cudaHostAlloc(p, n, 0); });
+}
 
 CUDART_EXPORT int cudaFreeHost(void* p) {
   return call("cudaFreeHost", [&] {

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "cudart/api.h"
 #include "cudart/smctrl.h"
@@ -77,16 +78,38 @@ uint32_t launch_sm_set(rt::Stream s) {
 
 }  // namespace gpuvp::cudart
 
-// The one entry point libsmctrl.so calls: `which` 0 global mask, 1 `stream`'s mask, 2 the thread's next.
+namespace {
+// libsmctrl's calls are not CUDA calls: what they reject is said on stderr under their own name, and the
+// thread's last CUDA error stays what it was.
+template <typename F>
+int smctrl_call(const char* api, F&& f) {
+  const Error before = last_error();
+  const int r = call(api, std::forward<F>(f));
+  last_error() = before;
+  return r;
+}
+}  // namespace
+
+// The entry point libsmctrl.so's mask calls forward to: `which` 0 global mask, 1 `stream`'s mask, 2 the
+// thread's next.
 CUDART_EXPORT int __cudaGpuvpSmMask(int which, void* stream, uint64_t mask) {
   static const char* const names[] = {"libsmctrl_set_global_mask", "libsmctrl_set_stream_mask",
                                       "libsmctrl_set_next_mask"};
-  return call(which >= 0 && which <= 2 ? names[which] : "libsmctrl", [&] {
+  return smctrl_call(which >= 0 && which <= 2 ? names[which] : "libsmctrl", [&] {
     require(which >= 0 && which <= 2, kErrorInvalidValue, fmt::format("unknown mask kind {}", which));
     std::lock_guard lk(State::get().lock);
     Partitions& p = partitions();
     if (which == 0) p.global = mask;
     if (which == 1) p.streams[stream_of(stream)] = mask;
     if (which == 2) next_mask() = mask;
+  });
+}
+
+// libsmctrl_get_tpc_info's: one SM per TPC.
+CUDART_EXPORT int __cudaGpuvpTpcCount(uint32_t* num_tpcs, int device) {
+  return smctrl_call("libsmctrl_get_tpc_info", [&] {
+    require(num_tpcs != nullptr, kErrorInvalidValue, "pointer to the result is NULL");
+    check_device(device);
+    *num_tpcs = Session::get().props().sm_count;
   });
 }

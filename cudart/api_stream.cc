@@ -113,10 +113,12 @@ CUDART_EXPORT int cudaStreamCreateWithPriority(void** stream, unsigned flags, in
 }
 
 CUDART_EXPORT int cudaStreamCreateWithFlags(void** stream, unsigned flags) {
-  return cudaStreamCreateWithPriority(stream, flags, kLeastPriority);
+  return served_as("cudaStreamCreateWithFlags", [&] { return cudaStreamCreateWithPriority(stream, flags, kLeastPriority); });
 }
 
-CUDART_EXPORT int cudaStreamCreate(void** stream) { return cudaStreamCreateWithPriority(stream, 0, kLeastPriority); }
+CUDART_EXPORT int cudaStreamCreate(void** stream) {
+  return served_as("cudaStreamCreate", [&] { return cudaStreamCreateWithPriority(stream, 0, kLeastPriority); });
+}
 
 // The platform's stream ids are not reused: destroying waits for the stream's work (CUDA lets it
 // finish in the background) and forgets the handle.
@@ -261,7 +263,9 @@ CUDART_EXPORT int cudaEventCreateWithFlags(void** event, unsigned flags) {
   });
 }
 
-CUDART_EXPORT int cudaEventCreate(void** event) { return cudaEventCreateWithFlags(event, 0); }
+CUDART_EXPORT int cudaEventCreate(void** event) {
+  return served_as("cudaEventCreate", [&] { return cudaEventCreateWithFlags(event, 0); });
+}
 
 CUDART_EXPORT int cudaEventDestroy(void* event) {
   return call("cudaEventDestroy", [&] {
@@ -285,7 +289,7 @@ CUDART_EXPORT int cudaEventRecord(void* event, void* stream) {
 CUDART_EXPORT int cudaEventRecordWithFlags(void* event, void* stream, unsigned flags) {
   if (flags != 0)
     return call("cudaEventRecordWithFlags", [&] { throw CudaError(kErrorInvalidValue, "flags must be 0"); });
-  return cudaEventRecord(event, stream);
+  return served_as("cudaEventRecordWithFlags", [&] { return cudaEventRecord(event, stream); });
 }
 
 CUDART_EXPORT int cudaEventSynchronize(void* event) {

@@ -126,11 +126,46 @@ bool device_idle(rt::Runtime& rt) {
   return true;
 }
 
+// Mapped and registered memory is the host's own, open to it while the device holds a copy: what the
+// host writes before a launch reaches the kernel, and what it writes while kernels run is not lost when
+// the device's bytes come back (a byte both wrote keeps the host's).
+bool zero_copy(const Mirror& m) { return !managed(m); }
+
+// The runs of bytes the host changed since the shadow, each passed to `f(offset, length)`.
+template <typename F>
+void host_changes(const Mirror& m, F&& f) {
+  const auto* h = static_cast<const uint8_t*>(m.host);
+  for (size_t i = 0; i < m.size;) {
+    size_t j = i;
+    while (j < m.size && h[j] != m.shadow[j]) ++j;
+    if (j > i) f(i, j - i);
+    i = j + 1;
+  }
+}
+
+void host_writes_to_device(rt::Runtime& rt, Mirror& m) {
+  const auto* h = static_cast<const uint8_t*>(m.host);
+  host_changes(m, [&](size_t at, size_t n) {
+    rt.write_unordered(m.dev + at, h + at, n);
+    std::memcpy(m.shadow.data() + at, h + at, n);
+  });
+}
+
+void device_bytes_to_host(rt::Runtime& rt, Mirror& m) {
+  std::vector<uint8_t> back(m.size);
+  rt.memcpy_d2h(back.data(), m.dev, m.size);
+  host_changes(m, [&](size_t at, size_t n) { std::memcpy(back.data() + at, static_cast<uint8_t*>(m.host) + at, n); });
+  std::memcpy(m.host, back.data(), m.size);
+  m.shadow.clear();
+}
+
 // Memory attached to one stream comes back (and goes, to_device) through that stream: another
 // stream's work, which the NULL stream's copy would wait for, does not hold it.
 void to_host(rt::Runtime& rt, Mirror& m) {
   open_pages(m);
-  if (m.scope == Mirror::Single) {
+  if (zero_copy(m)) {
+    device_bytes_to_host(rt, m);
+  } else if (m.scope == Mirror::Single) {
     rt.memcpy_d2h_async(m.host, m.dev, m.size, m.stream);
     rt.stream_synchronize(m.stream);
   } else {
@@ -212,10 +247,15 @@ void* host_side(const void* p) {
 
 void to_device(rt::Runtime& rt, rt::Stream launch) {
   for (auto& [dev, m] : State::get().mirrors) {
-    if (m.device_owns || m.scope == Mirror::Host || (m.scope == Mirror::Single && m.stream != launch)) continue;
+    if (m.scope == Mirror::Host || (m.scope == Mirror::Single && m.stream != launch)) continue;
+    if (m.device_owns) {
+      if (zero_copy(m)) host_writes_to_device(rt, m);
+      continue;
+    }
     open_pages(m);
     if (m.scope == Mirror::Single) rt.memcpy_h2d_async(m.dev, m.host, m.size, launch);  // the bytes taken now
     else rt.memcpy_h2d(m.dev, m.host, m.size);
+    if (zero_copy(m)) m.shadow.assign(static_cast<uint8_t*>(m.host), static_cast<uint8_t*>(m.host) + m.size);
     m.device_owns = true;
     protect_pages(m);
   }

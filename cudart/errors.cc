@@ -76,6 +76,7 @@ Error device_code(const DeviceError& e) {
 }
 
 Error report(const char* api, Error code, const std::string& why) {
+  if (const char* outer = called_as()) api = outer;
   fmt::print(stderr, "gpuvp: {}: {} ({})\n", api, why, find(code) ? find(code)->name : "error");
   return last_error() = code;
 }
@@ -108,6 +109,15 @@ Error current_error(const char* api, Error misuse) {
   } catch (const std::exception& e) {
     return report(api, kErrorUnknown, e.what());
   }
+}
+
+const char*& called_as() {
+  thread_local const char* name = nullptr;
+  return name;
+}
+
+void check_device(int device) {
+  require(device == 0, kErrorInvalidDevice, fmt::format("device {}: the platform has one GPU, device 0", device));
 }
 
 Error unsupported(const char* api) {

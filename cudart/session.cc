@@ -15,6 +15,7 @@
 #include "cudart/state.h"
 #include "cudart/turns.h"
 #include "platform/config/config.h"
+#include "platform/cuda_env.h"
 #include "platform/run_outputs.h"
 
 // AddressSanitizer's fiber annotations (GCC says __SANITIZE_ADDRESS__, Clang __has_feature).
@@ -33,23 +34,6 @@ namespace gpuvp::cudart {
 
 namespace {
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
-
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i <= text.size()) {
-    size_t j = text.find(sep, i);
-    if (j == std::string::npos) j = text.size();
-    if (j > i) out.push_back(text.substr(i, j - i));
-    i = j + 1;
-  }
-  return out;
-}
-
 // The presets travel with the library (Config::preset_dir_near); GPUVP_PRESETS wins.
 void find_presets() {
   if (std::getenv("GPUVP_PRESETS")) return;
@@ -59,13 +43,16 @@ void find_presets() {
   if (!dir.empty()) setenv("GPUVP_PRESETS", dir.c_str(), 1);
 }
 
-Config build_config(const Settings& s) {
+// `exit_host_s`: the host-time bound of the work the program leaves at its exit (Session::bound_exit).
+Config build_config(const Settings& s, double& exit_host_s) {
   Config c = Config::preset(s.preset);
+  const double preset_limit = c.f("sim.host_timeout_s");
   // The application's own CPU time counts in the process's CPU clock: no host-time limit unless asked.
   c.set("sim.host_timeout_s=0");
   for (auto& f : s.config_files) c.merge_file(f);
   for (auto& kv : s.sets) c.set(kv);
   c.validate();
+  exit_host_s = c.f("sim.host_timeout_s") > 0 ? c.f("sim.host_timeout_s") : preset_limit;
   return c;
 }
 
@@ -87,66 +74,46 @@ nlohmann::json program_about() {
   return j;
 }
 
-// A number of the environment above `above` and at most 1e12, or `fallback` when the variable is unset.
-double number(const char* name, double fallback, double above, const char* expected) {
-  const std::string v = env(name);
-  if (v.empty()) return fallback;
-  char* end = nullptr;
-  const double x = std::strtod(v.c_str(), &end);
-  if (end == v.c_str() || *end || !(x > above) || x > 1e12)
-    throw SessionError(fmt::format("{}={}: a number of {} is expected", name, v, expected));
-  return x;
-}
 
 }  // namespace
 
-std::vector<std::string> split_sets(const std::string& text) {
-  if (text.find_first_of(";\n") != std::string::npos) {
-    std::string lines = text;
-    std::replace(lines.begin(), lines.end(), ';', '\n');
-    return split(lines, '\n');
-  }
-  return split(text, ',');
-}
 
 Settings Settings::from_environment() {
   Settings s;
-  if (!env("GPUVP_PRESET").empty()) s.preset = env("GPUVP_PRESET");
-  s.config_files = split(env("GPUVP_CONFIG"), ':');
-  s.sets = split_sets(env("GPUVP_SET"));
-  s.stats = env("GPUVP_STATS");
-  s.timeline = env("GPUVP_TIMELINE");
-  s.vcd = env("GPUVP_VCD");
-  s.fault_report = env("GPUVP_FAULT_REPORT");
-  s.call_threads = env("GPUVP_CALL_THREADS");
-  if (!env("GPUVP_FAULT").empty()) {
+  if (!env_text("GPUVP_PRESET").empty()) s.preset = env_text("GPUVP_PRESET");
+  s.config_files = split_list(env_text("GPUVP_CONFIG"), ':');
+  s.sets = split_sets(env_text("GPUVP_SET"));
+  s.stats = env_text("GPUVP_STATS");
+  s.timeline = env_text("GPUVP_TIMELINE");
+  s.vcd = env_text("GPUVP_VCD");
+  s.fault_report = env_text("GPUVP_FAULT_REPORT");
+  s.call_threads = env_text("GPUVP_CALL_THREADS");
+  if (!env_text("GPUVP_FAULT").empty()) {
     try {
-      s.fault = parse_armed_flip(env("GPUVP_FAULT"));
+      s.fault = parse_armed_flip(env_text("GPUVP_FAULT"));
     } catch (const std::invalid_argument& e) {
       throw SessionError(fmt::format("GPUVP_FAULT={}", e.what()));
     }
   }
-  if (!env("GPUVP_FORK_PLAN").empty()) {
+  if (!env_text("GPUVP_FORK_PLAN").empty()) {
     if (s.fault) throw SessionError("GPUVP_FORK_PLAN and GPUVP_FAULT: give one of them");
     try {
-      s.fork = load_fork_plan(env("GPUVP_FORK_PLAN"));
+      s.fork = load_fork_plan(env_text("GPUVP_FORK_PLAN"));
     } catch (const std::invalid_argument& e) {
       throw SessionError(fmt::format("GPUVP_FORK_PLAN={}", e.what()));
     }
   }
-  const std::string single = env("GPUVP_SINGLE_THREAD");
-  if (single != "" && single != "0" && single != "1")
-    throw SessionError(fmt::format("GPUVP_SINGLE_THREAD={}: 1 or 0 is expected", single));
-  s.single_thread = single == "1" || s.fork;
-  s.poll_ns = number("GPUVP_POLL_NS", s.poll_ns, 0, "nanoseconds above 0");
-  s.thread_grace_ms = number("GPUVP_THREAD_GRACE_MS", s.thread_grace_ms, -1, "milliseconds, 0 or more");
+  const CudaEnvNumbers n = CudaEnvNumbers::read();
+  s.single_thread = n.single_thread || s.fork;
+  s.poll_ns = n.poll_ns;
+  s.thread_grace_ms = n.thread_grace_ms;
   return s;
 }
 
 Session& Session::get() {
   static Session* s = [] {
     static Session* p = new Session();  // never destroyed: shutdown() runs at exit, the platform's objects stay
-    std::atexit([] { p->shutdown(); });
+    ::on_exit([](int status, void*) { p->shutdown(status); }, nullptr);  // glibc's atexit with exit's status
     return p;
   }();
   if (s->dead_ && !s->started_) s->fail_dead();
@@ -176,14 +143,15 @@ Session::Session() {
 
 void Session::simulate() {
   try {
-    RunOutputs out;
+    RunOutputs& out = outputs_;
     out.stats = settings_.stats;
     out.timeline = settings_.timeline;
     out.vcd = settings_.vcd;
     out.check();
     PlatformHooks hooks;
     out.apply(hooks);
-    platform_ = std::make_unique<Platform>(build_config(settings_), hooks);
+    platform_ = std::make_unique<Platform>(build_config(settings_, exit_host_s_), hooks);
+    platform_->watch_host_time();
     concurrent_ = platform_->config().s("scheduler.kind") == "concurrent";
     out.attach(*platform_);
     check_faults();
@@ -242,7 +210,7 @@ void Session::serve(rt::Runtime& rt) {
   for (;;) {
     // The simulation stands still here, at this instant, until the application asks for something.
     wait_for_job(lk, rt);
-    if (!job_) return;
+    if (!job_) return bound_exit(rt);
     const auto* job = job_;
     job_ = nullptr;
     lk.unlock();
@@ -376,7 +344,39 @@ void Session::run_idle(std::unique_lock<std::mutex>& lk, rt::Runtime& rt) {
   lk.lock();
 }
 
-void Session::shutdown() {
+// CUDA abandons work a program never waited for when it exits; the platform finishes it so that the
+// statistics count it, within the host-time bound a run has (the program's own run before had none).
+void Session::bound_exit(rt::Runtime& rt) {
+  if (!rt.work_left()) return;
+  fmt::print(stderr, "gpuvp: the program exited without waiting for work it queued: the platform finishes it for "
+                     "the statistics (CUDA would abandon it) within sim.timeout_ms of simulated time and {} s of CPU "
+                     "time (sim.host_timeout_s)\n", exit_host_s_);
+  platform_->limit_host_time(exit_host_s_);
+}
+
+bool Session::on_simulation_side() const {
+  return settings_.single_thread ? sim_side_ : std::this_thread::get_id() == thread_.get_id();
+}
+
+// The simulation cannot finish from inside itself (its thread, or its context, is the caller's): what
+// ran until this instant is written, and the process ends with the program's status.
+void Session::exit_inside(int status) {
+  fmt::print(stderr, "gpuvp: the program exited inside a host function of a stream at {:.3f} us of simulated time: "
+                     "the simulation stops there (work queued after it is not simulated)\n",
+             sc_core::sc_time_stamp().to_seconds() * 1e6);
+  try {
+    outputs_.write(*platform_, program_about());
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "gpuvp: {}\n", e.what());
+  }
+  write_fault_report();
+  std::fflush(nullptr);
+  ::_exit(status);
+}
+
+void Session::shutdown(int status) {
+  if (::getpid() != State::get().pid) return;  // a child the program forked: the simulation is the parent's
+  if (started_ && on_simulation_side()) exit_inside(status);
   {
     std::lock_guard turn(turn_);
     std::lock_guard lk(m_);
@@ -447,14 +447,18 @@ void Session::simulation_context() {
 void Session::to_simulation() {
   void* fake = nullptr;
   start_switch(&fake, sim_stack);
+  sim_side_ = true;
   ::swapcontext(&app_ctx_, &sim_ctx_);
+  sim_side_ = false;
   finish_switch(fake, &sim_stack);
 }
 
 void Session::to_application() {
   void* fake = nullptr;
   start_switch(&fake, app_stack);
+  sim_side_ = false;
   ::swapcontext(&sim_ctx_, &app_ctx_);
+  sim_side_ = true;
   finish_switch(fake, &app_stack);
 }
 

@@ -29,6 +29,7 @@
 #include "cudart/fork_plan.h"
 #include "platform/armed_flip.h"
 #include "platform/platform.h"
+#include "platform/run_outputs.h"
 #include "sw/runtime/runtime.h"
 
 namespace gpuvp::cudart {
@@ -52,7 +53,7 @@ struct Settings {
   std::vector<std::string> sets;          // GPUVP_SET, "key=value,key=value" (split_sets)
   std::string stats, timeline;            // GPUVP_STATS, GPUVP_TIMELINE: files written at exit
   std::string vcd;                        // GPUVP_VCD: waveforms' path without ".vcd"
-  double poll_ns = 1000;                  // GPUVP_POLL_NS: simulated time a polling call lets pass
+  double poll_ns = 1000;                  // GPUVP_POLL_NS: simulated time a polling call lets pass (cuda_env.h)
   std::string call_threads;               // GPUVP_CALL_THREADS: which thread made each call served (a file)
   // A campaign on an application (docs/campaigns.md) runs the program once per fault:
   std::optional<ArmedFlip> fault;         // GPUVP_FAULT: the fault to arm (platform/armed_flip.h)
@@ -63,9 +64,6 @@ struct Settings {
   static Settings from_environment();
 };
 
-// Splits GPUVP_SET: on ';' or newlines when it has any (values may then hold commas, as log.modules
-// lists do), else on ','.
-std::vector<std::string> split_sets(const std::string& text);
 
 class Session {
  public:
@@ -80,8 +78,9 @@ class Session {
   const Config& config() const { return platform_->config(); }  // the platform's, as built
   const Settings& settings() const { return settings_; }
   bool concurrent() const { return concurrent_; }  // the platform's concurrent-kernel mode
-  // At exit: the host program ends, the simulation finishes and the outputs are written.
-  void shutdown();
+  // At exit (`status`, exit's): the host program ends, the simulation finishes the work left and the
+  // outputs are written. An exit inside the simulation (a host function of a stream) stops it there.
+  void shutdown(int status);
   // Host functions of streams queued and not yet run (on the simulation's thread): while there are,
   // the server runs them when the application waits without calling (run_idle).
   void host_functions_pending(int delta) { host_functions_ += delta; }
@@ -93,6 +92,9 @@ class Session {
   // Runs the host functions due, then `job` (if any); returns what they threw.
   std::exception_ptr run_job(rt::Runtime& rt, const std::function<void(rt::Runtime&)>* job);
   void check_faults() const;        // the armed faults against the registry (SessionError)
+  bool on_simulation_side() const;  // the calling code runs inside the simulation (a host function)
+  [[noreturn]] void exit_inside(int status);  // exit() called there: outputs of what ran, then _exit
+  void bound_exit(rt::Runtime& rt);  // the program exits: says what work it left, bounds its host time
   void write_fault_report() const;  // GPUVP_FAULT_REPORT, once the simulation has stopped
   [[noreturn]] void fail_dead() const;
   void check_callable() const;      // before a call: throws if the simulation has stopped
@@ -120,6 +122,8 @@ class Session {
   Settings settings_;
   rt::DeviceProps props_;
   std::unique_ptr<Platform> platform_;
+  RunOutputs outputs_;                           // GPUVP_STATS, _TIMELINE, _VCD
+  double exit_host_s_ = 0;                       // the host-time bound of the work left at exit (bound_exit)
   std::optional<ArmedFlipState> fault_;          // what became of GPUVP_FAULT's fault
   std::string device_error_;                     // the first device error a call returned
   std::string device_error_kind_;                // its kind (DeviceErrorInfo::kind: "detected", "address", ...)
@@ -142,6 +146,7 @@ class Session {
   std::FILE* call_log_ = nullptr;  // GPUVP_CALL_THREADS, open
   std::vector<std::thread::id> callers_;  // the application's threads, in the order of their first call
   bool sim_ended_ = false;         // the simulation's context has returned
+  bool sim_side_ = false;          // single-thread mode: the simulation's context is running
 };
 
 }  // namespace gpuvp::cudart

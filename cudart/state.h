@@ -71,6 +71,9 @@ struct Mirror {
   enum Scope { Global, Host, Single } scope = Global;
   rt::Stream stream = 0;     // Single's stream
   bool device_owns = false;  // copied to the device at a launch and not yet back
+  // Mapped and registered memory while the device holds it: the host bytes as last exchanged with the
+  // device, which tell what the host has written since (coherence.cc, zero_copy).
+  std::vector<uint8_t> shadow;
 };
 
 // A cudaMallocHost/cudaHostAlloc block that is not mapped (mapped ones are mirrors).

@@ -22,15 +22,18 @@ HostPort::HostPort(sc_core::sc_module_name name, const rt::DeviceProps& props, E
 void HostPort::host_thread() {
   try {
     rt::HostRuntime runtime(*this, schedule_);
+    runtime_ = &runtime;
     try {
       program_(runtime);
       join();  // the host program ends when its threads have
       runtime.synchronize();  // a kernel still running when the host program returns is waited for
     } catch (...) {
       launches_ = runtime.launches();
+      runtime_ = nullptr;
       throw;
     }
     launches_ = runtime.launches();
+    runtime_ = nullptr;
   } catch (...) {
     failure_ = std::current_exception();
   }

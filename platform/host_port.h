@@ -47,7 +47,9 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface, public rt:
   void set_schedule(ptx::Schedule s) { schedule_ = s; }
   bool finished() const { return finished_; }
   std::exception_ptr failure() const { return failure_; }
-  const std::vector<rt::LaunchStats>& launches() const { return launches_; }
+  // So far: those of the host program's runtime while it runs (a run stopped by a timeout, or read from
+  // inside, counts what completed), then its final list.
+  const std::vector<rt::LaunchStats>& launches() const { return runtime_ ? runtime_->launches() : launches_; }
   // Kernel execution windows (ps): batch mode, from rdy falling to kernel_done; concurrent mode,
   // from the launch reaching the queues to its last block's completion.
   const std::vector<std::pair<uint64_t, uint64_t>>& windows() const { return windows_; }
@@ -118,6 +120,7 @@ class HostPort : public sc_core::sc_module, public rt::HostInterface, public rt:
   bool finished_ = false;
   std::string activity_ = "running the host program";
   std::vector<rt::LaunchStats> launches_;
+  const rt::Runtime* runtime_ = nullptr;  // the host thread's, while it lives
   std::vector<std::pair<uint64_t, uint64_t>> windows_;
   std::vector<BytesMark> marks_;
   uint64_t done_consumed_ = 0, start_ps_ = 0;

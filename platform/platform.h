@@ -110,6 +110,11 @@ class Platform {
   void start(const std::function<void(rt::Runtime&)>& host);
   bool advance_to(uint64_t t_ps);
   void finish(double limit_ms = 0);
+  // Allowed before finish(); limit_host_time(s) may then be called while it runs (from the host program):
+  // the run stops with a timeout once `s` more seconds of CPU time have passed. The CUDA runtime's
+  // session bounds a program's exit this way, its run before that having no host-time limit.
+  void watch_host_time() { limit_host_time(0); }
+  void limit_host_time(double s);
   bool finished() const;
 
   // Links an Interposer may be put on: gpu.smN.{imem,cfg,cmem,gmem_rd,gmem_wr}, gpu.arb_*.out, gpu.host.

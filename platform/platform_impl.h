@@ -84,8 +84,12 @@ class PlatformImpl : public sc_core::sc_module {
   bool keep_dispatches = false;      // Platform::record_markers: one entry per instant, asked for
   sc_core::sc_trace_file* vcd = nullptr;
   double host_seconds = 0;
+  // Platform::limit_host_time: a CPU-time instant (process clock, s) the run stops at, set while it runs.
+  std::optional<double> host_deadline;
+  double deadline_s = 0;  // the limit it was set from, for the timeout's message
 
-  // Simulates until `end` (nullopt: until nothing is left); false when sim.host_timeout_s ran out first.
+  // Simulates until `end` (nullopt: until nothing is left); false when sim.host_timeout_s (or the limit
+  // of limit_host_time) ran out first.
   bool run_until(const std::optional<sc_core::sc_time>& end);
 
   std::vector<ArbitratedTarget*> arbiters() const {

@@ -1,6 +1,9 @@
 #include "platform/run_outputs.h"
 
+#include <filesystem>
+#include <map>
 #include <stdexcept>
+#include <utility>
 
 #include "platform/config/json_text.h"
 #include "platform/output_file.h"
@@ -10,10 +13,21 @@
 namespace gpuvp {
 
 void RunOutputs::check() const {
-  if (!stats.empty()) check_output(stats, "--stats");
-  if (!timeline.empty()) check_output(timeline, "--timeline");
-  if (!vcd.empty()) check_output(vcd + ".vcd", "--vcd");
-  if (!power_trace.empty()) check_output(power_trace, "--power-trace");
+  // "dir/" as --vcd would write dir/.vcd, a hidden file nobody looks for.
+  if (!vcd.empty() && (vcd.back() == '/' || std::filesystem::is_directory(vcd)))
+    throw ConfigError(fmt::format("--vcd {}: a path without \".vcd\" is expected (PREFIX.vcd is written), not a folder",
+                                  vcd));
+  const std::pair<std::string, const char*> files[] = {
+      {stats, "--stats"}, {timeline, "--timeline"}, {vcd.empty() ? vcd : vcd + ".vcd", "--vcd"},
+      {power_trace, "--power-trace"}};
+  std::map<std::filesystem::path, const char*> seen;
+  for (const auto& [path, what] : files) {
+    if (path.empty()) continue;
+    check_output(path, what);
+    // Two outputs in one file: the one written last would silently replace the other.
+    const auto [it, fresh] = seen.emplace(std::filesystem::weakly_canonical(std::filesystem::absolute(path)), what);
+    if (!fresh) throw ConfigError(fmt::format("{} and {} name the same file {}", it->second, what, path));
+  }
 }
 
 void RunOutputs::apply(PlatformHooks& hooks) const {

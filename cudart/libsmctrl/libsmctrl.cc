@@ -12,11 +12,10 @@
 namespace {
 
 constexpr int kGlobal = 0, kStream = 1, kNext = 2;
-constexpr int kAttrMultiProcessorCount = 16;  // cudaDevAttrMultiProcessorCount
 constexpr int kErrorInitializationError = 3;  // cudaErrorInitializationError
 
 using SmMask = int(int which, void* stream, uint64_t mask);
-using DeviceGetAttribute = int(int* value, int attr, int device);
+using TpcCount = int(uint32_t* num_tpcs, int device);
 
 // The platform's function `name`, or nullptr with one line saying why (a run outside `gpuvp cuda`).
 template <typename F>
@@ -44,11 +43,8 @@ void libsmctrl_set_stream_mask_ext(void* stream, unsigned __int128 mask) { set_m
 void libsmctrl_set_next_mask(uint64_t mask) { set_mask(kNext, nullptr, mask); }
 
 int libsmctrl_get_tpc_info(uint32_t* num_tpcs, int dev) {
-  static DeviceGetAttribute* const f = platform<DeviceGetAttribute>("cudaDeviceGetAttribute");
-  int n = 0;
-  const int e = f ? f(&n, kAttrMultiProcessorCount, dev) : kErrorInitializationError;
-  if (e == 0) *num_tpcs = uint32_t(n);
-  return e;
+  static TpcCount* const f = platform<TpcCount>("__cudaGpuvpTpcCount");
+  return f ? f(num_tpcs, dev) : kErrorInitializationError;
 }
 
 int libsmctrl_get_tpc_info_cuda(uint32_t* num_tpcs, int cuda_dev) { return libsmctrl_get_tpc_info(num_tpcs, cuda_dev); }

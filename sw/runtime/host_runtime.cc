@@ -600,6 +600,13 @@ bool HostRuntime::event_done(Event e) {
   return true;
 }
 
+bool HostRuntime::work_left() const {
+  if (running_) return true;
+  for (auto& [tag, p] : pending_)
+    if (host_.done_at(tag) == ~uint64_t{0}) return true;
+  return false;
+}
+
 bool HostRuntime::stream_idle(Stream s) {
   if (!host_.concurrent()) return Runtime::stream_idle(s);
   check_stream(s, "stream_idle");

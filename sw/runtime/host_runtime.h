@@ -58,6 +58,7 @@ class HostRuntime : public Runtime {
   void stream_synchronize(Stream s) override;
   bool event_done(Event e) override;
   bool stream_idle(Stream s) override;
+  bool work_left() const override;
   double now_ns() const override { return double(host_.now_ps()) / 1000.0; }
   void sleep_ns(double ns) override {
     if (ns > 0) host_.wait_ns(ns);

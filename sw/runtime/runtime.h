@@ -178,6 +178,9 @@ class Runtime {
   // (a running kernel is waited for).
   virtual bool event_done(Event e);
   virtual bool stream_idle(Stream s);
+  // Work launched or queued that has not completed, or (batch mode) a kernel not yet waited for. Asks
+  // nothing of the simulation: what a host program leaves behind when it ends.
+  virtual bool work_left() const { return false; }
   // Simulated time as the host sees it (ns), e.g. for timestamps around calls.
   virtual double now_ns() const { return 0; }
   // The calling host thread does nothing for `ns` of simulated time (a sleep until a release time).

@@ -240,6 +240,16 @@ TEST_CASE("experiment cli: a block must fit an SM of the chosen preset and setti
   std::remove(f.c_str());
 }
 
+TEST_CASE("experiment cli: --set takes one value, the file stays the file") {
+  const std::string f = write_temp("experiment_set.json", good().dump());
+  // Before: the file was taken as a second --set value and the command found no file.
+  auto r = run_gpuvp("experiment --set sm.bogus_key=1 " + f);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains("sm.bogus_key"));
+  CHECK_THAT(r.err, !Contains(f));
+  std::remove(f.c_str());
+}
+
 TEST_CASE("experiment cli: sm_partition is checked against the configuration's SMs and printed") {
   json j = good();
   j["benchmarks"][0]["sm_partition"] = {3, 1};

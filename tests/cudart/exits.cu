@@ -1,0 +1,73 @@
+// How a program may end and misuse the edges of the library, one case per argument (tests/cudart/exits.py):
+//   hostfn      exit(3) inside a host function of a stream, after one kernel completed
+//   unwaited    a kernel that never ends, launched and not waited for, after one that completed
+//   sleep       a CUDA call, then 2 s asleep, then a file written: what killing `gpuvp cuda` leaves running
+//   edges       libsmctrl and memset edge cases and the names in the library's messages
+#include <libsmctrl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "check.h"
+
+__global__ void add_one(int* a) { a[threadIdx.x] += 1; }
+__global__ void spin(volatile int* a) {
+  while (a[0] == 0) {
+  }
+}
+
+void CUDART_CB exit_three(void*) {
+  std::fflush(stdout);
+  std::exit(3);
+}
+
+int main(int argc, char** argv) {
+  const char* what = argc > 1 ? argv[1] : "";
+  int* d = nullptr;
+  CHECK(cudaMalloc(&d, 4096));
+  CHECK(cudaMemset(d, 0, 4096));
+  if (!std::strcmp(what, "hostfn")) {
+    add_one<<<1, 32>>>(d);
+    CHECK(cudaLaunchHostFunc(0, exit_three, nullptr));
+    cudaDeviceSynchronize();
+    std::printf("exits: hostfn: the program went on after exit\n");
+    return 1;
+  }
+  if (!std::strcmp(what, "unwaited")) {
+    add_one<<<1, 32>>>(d);
+    CHECK(cudaDeviceSynchronize());
+    spin<<<1, 1>>>(d + 64);
+    std::printf("exits: unwaited: returning\n");
+    return 0;
+  }
+  if (!std::strcmp(what, "sleep") && argc > 2) {
+    std::printf("exits: sleeping\n");
+    std::fflush(stdout);
+    sleep(2);
+    if (FILE* f = std::fopen(argv[2], "w")) std::fclose(f);
+    return 0;
+  }
+  if (!std::strcmp(what, "edges")) {
+    // A CUDA error left as the last one; libsmctrl's calls are not CUDA calls and leave it.
+    void* huge = nullptr;
+    EXPECT_ERROR(cudaMalloc(&huge, ~size_t{0} / 2), cudaErrorMemoryAllocation);
+    EXPECT(libsmctrl_get_tpc_info(nullptr, 0) != 0, "a NULL result pointer refused");
+    uint32_t n = 77;
+    EXPECT(libsmctrl_get_tpc_info_cuda(&n, 5) != 0 && n == 77, "device 5 refused, n untouched: %u", n);
+    libsmctrl_set_stream_mask(reinterpret_cast<void*>(0x1234), 0x1);
+    EXPECT(cudaGetLastError() == cudaErrorMemoryAllocation, "the last error is still cudaMalloc's");
+    EXPECT(libsmctrl_get_tpc_info(&n, 0) == 0 && n > 0, "TPCs %u", n);
+    // CUDA sets no bytes, whatever the pointer, when the count is 0.
+    CHECK(cudaMemset(nullptr, 0, 0));
+    // Refusals named by the entry point the program called, not the one serving it.
+    EXPECT(cudaStreamCreate(nullptr) == cudaErrorInvalidValue, "cudaStreamCreate(NULL)");
+    EXPECT(cudaMallocHost(nullptr, 16) == cudaErrorInvalidValue, "cudaMallocHost(NULL)");
+    EXPECT(cudaEventCreate(nullptr) == cudaErrorInvalidValue, "cudaEventCreate(NULL)");
+    cudaGetLastError();
+    std::printf("exits: edges as expected\n");
+    return 0;
+  }
+  std::fprintf(stderr, "exits: unknown case '%s'\n", what);
+  return 1;
+}
