@@ -52,8 +52,9 @@ int cmd_experiment_check(const Config& cfg, const std::string& file) {
              e.max_iterations, e.max_time, quoted(e.base_result_directory));
   for (size_t i = 0; i < e.benchmarks.size(); ++i) {
     const Benchmark& b = e.benchmarks[i];
-    print_out("  [{}] {} {}: release {} s, priority {} ({}), {}{}\n", i, to_string(b.kind), quoted(b.label),
-               b.release_time, b.stream_priority, b.stream_priority < 0 ? "high" : "low", launches(b), own_limits(b, e));
+    print_out("  [{}] {} {}: release {} s, priority {} ({}), {}{}{}\n", i, to_string(b.kind), quoted(b.label),
+               b.release_time, b.stream_priority, b.stream_priority < 0 ? "high" : "low", launches(b), own_limits(b, e),
+               b.sm_mask ? ", on " + sm_list(b.sm_mask) : "");
   }
   return 0;
 }

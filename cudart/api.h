@@ -2,10 +2,11 @@
 // Helpers of the exported entry points: every call runs inside call(), which turns what went wrong
 // into the cudaError_t CUDA returns, records it as the thread's last error and prints one line naming
 // the call and the reason on stderr (CUDA itself only returns the code).
-#include <vector>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cudart/cuda_types.h"
 #include "cudart/session.h"
@@ -64,14 +65,15 @@ struct PerThreadVariant<F> {
 };
 
 template <typename F>
-int call(const char* api, F&& f, Error misuse = kErrorInvalidValue) {
+int call(const char* api, F&& f, Error misuse = kErrorInvalidValue, bool in_turn = true) {
   try {
     if (in_host_function())
       throw CudaError(kErrorNotPermitted, "a CUDA call inside a host function of a stream (cudaLaunchHostFunc, cudaStreamAddCallback)");
     if (::getpid() != State::get().pid)
       throw CudaError(kErrorInitializationError, "a CUDA call in a child process the program forked (CUDA cannot be "
                                                  "used across fork: the child's calls fail)");
-    const Turn turn;  // the application's threads are served in a deterministic order (turns.h)
+    std::optional<Turn> turn;  // the application's threads are served in a deterministic order (turns.h)
+    if (in_turn) turn.emplace();
     State& s = State::get();
     if (s.sticky != kSuccess) return last_error() = s.sticky;
     f();
@@ -79,6 +81,14 @@ int call(const char* api, F&& f, Error misuse = kErrorInvalidValue) {
   } catch (...) {
     return current_error(api, misuse);
   }
+}
+
+// A call that reads only the library's own tables, served at once, without a turn: nvcc's launch wrapper
+// makes __cudaGetKernel inside a thread-safe static, and a thread parked there in a turn would leave
+// the other threads asleep on the static's guard, counted quiescent, the order the OS's.
+template <typename F>
+int call_at_once(const char* api, F&& f) {
+  return call(api, std::forward<F>(f), kErrorInvalidValue, false);
 }
 
 // A call the platform does not support (the generated stubs, cudart/unsupported.cmake): one line on

@@ -85,6 +85,9 @@ int attribute(int attr) {
     case kAttrLocalL1CacheSupported: return 1;
     case kAttrHostNativeAtomicSupported: return 0;
     case kAttrMemoryPoolsSupported: return 0;  // cudaMallocAsync and pools are not supported: samples skip them
+    case kAttrHostRegisterSupported: return 1;  // cudaHostRegister
+    case kAttrMaxPersistingL2CacheSize: return 0;  // no persisting L2 accesses (Ampere's)
+    case kAttrReservedSharedMemoryPerBlock: return 0;  // none reserved before Ampere: all of it the kernel's
     default: throw CudaError(kErrorInvalidValue, fmt::format("device attribute {} is not supported", attr));
   }
 }
@@ -244,6 +247,7 @@ CUDART_EXPORT int cudaMemGetInfo(size_t* free_bytes, size_t* total) {
     std::lock_guard lk(State::get().lock);
     size_t used = 0;
     for (auto& [a, n] : State::get().device_allocs) used += n;
+    for (auto& [a, m] : State::get().mirrors) used += m.block ? m.size : 0;  // managed and mapped: device copies
     *total = props().gmem_size;
     *free_bytes = *total > used ? *total - used : 0;
   });
@@ -260,7 +264,12 @@ CUDART_EXPORT int cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* bl
     std::lock_guard lk(State::get().lock);
     const ptx::KernelInfo k = kernel_info(func);
     const uint64_t shmem = rt::shared_per_block(k.param_bytes, k.static_shared_bytes, uint32_t(dyn_shared));
-    *blocks = int(rt::blocks_that_fit(props(), uint64_t(block_size), k.regs_per_thread, shmem, nullptr));
+    // 0, as CUDA's calculator gives, for a block the kernel cannot be launched with (its
+    // __launch_bounds__ or the device's limit).
+    const unsigned bound = k.thread_limit() ? k.thread_limit() : props().max_threads_per_block;
+    *blocks = unsigned(block_size) > std::min(bound, props().max_threads_per_block)
+                  ? 0
+                  : int(rt::blocks_that_fit(props(), uint64_t(block_size), k.regs_per_thread, shmem, nullptr));
   });
 }
 

@@ -5,6 +5,7 @@
 
 #include "cudart/api.h"
 #include "cudart/coherence.h"
+#include "cudart/smctrl.h"
 #include "sw/fatbin/fatbin.h"
 
 using namespace gpuvp;
@@ -41,6 +42,7 @@ int launch(const char* api, KernelRecord& k, dim3 grid, dim3 block, void** args,
             fmt::format("kernel {}: {} bytes of dynamic shared memory, beyond the {} its "
                         "cudaFuncAttributeMaxDynamicSharedMemorySize allows", k.name, shared, k.max_dynamic_shared.value_or(0)));
     const rt::Stream s = stream_of(stream);
+    const uint32_t sm_set = launch_sm_set(s);
     on_device([&](rt::Runtime& rt) {
       const rt::Module& m = loaded(*k.fatbin, rt);
       check_runnable(*k.fatbin, k.name);
@@ -50,8 +52,9 @@ int launch(const char* api, KernelRecord& k, dim3 grid, dim3 block, void** args,
               fmt::format("kernel {}: a block of {} threads, beyond its __launch_bounds__ (.maxntid) of {}", k.name,
                           threads, info ? info->thread_limit() : 0));
       to_device(rt, s);
-      rt.launch_async(s, m, k.name, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, arguments(m, k, args),
-                      uint32_t(shared));
+      const rt::Dim3 g{grid.x, grid.y, grid.z}, b{block.x, block.y, block.z};
+      if (sm_set) rt.launch_sub_async(s, m, k.name, g, b, arguments(m, k, args), rt::SubKernel{0, 0, sm_set}, uint32_t(shared));
+      else rt.launch_async(s, m, k.name, g, b, arguments(m, k, args), uint32_t(shared));
     });
   }, kErrorInvalidConfiguration);
 }
@@ -105,7 +108,7 @@ CUDART_EXPORT int __cudaPopCallConfiguration(dim3* grid, dim3* block, size_t* sh
 }
 
 CUDART_EXPORT int __cudaGetKernel(void** kernel, const void* host_fun) {
-  return call("__cudaGetKernel", [&] {
+  return call_at_once("__cudaGetKernel", [&] {
     require(kernel != nullptr, kErrorInvalidValue, "kernel handle pointer is NULL");
     std::lock_guard lk(State::get().lock);
     *kernel = &kernel_of(host_fun);

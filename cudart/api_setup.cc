@@ -66,6 +66,11 @@ CUDART_EXPORT int cudaDeviceSetLimit(int limit, size_t value) {
   return call("cudaDeviceSetLimit", [&] {
     check_limit(limit);
     std::lock_guard lk(State::get().lock);
+    if (limit == kLimitStackSize) {
+      const uint64_t most = Session::get().props().local_bytes;
+      require(value <= most, kErrorInvalidValue, fmt::format("a stack of {} bytes per thread (local memory holds {})", value, most));
+      on_device([&](rt::Runtime& rt) { rt.set_stack_bytes(uint32_t(value)); });  // later launches' threads
+    }
     State::get().limits[limit] = value;
   });
 }

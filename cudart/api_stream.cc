@@ -126,7 +126,10 @@ CUDART_EXPORT int cudaStreamDestroy(void* stream) {
     std::lock_guard lk(s.lock);
     require(dev(stream) > 2, kErrorInvalidResourceHandle, "the default stream cannot be destroyed");
     const rt::Stream id = stream_of(stream);
-    on_device([&](rt::Runtime& rt) { rt.stream_synchronize(id); });
+    on_device([&](rt::Runtime& rt) {
+      rt.stream_synchronize(id);
+      rt.destroy_stream(id);
+    });
     s.streams.erase(stream);
   });
 }
@@ -191,7 +194,11 @@ void launch_host_function(void* stream, std::function<void()> fn) {
   std::lock_guard lk(State::get().lock);
   const std::vector<rt::Stream> before = streams_before(stream_of(stream));
   on_device([&](rt::Runtime& rt) {
+    Session::get().host_functions_pending(1);
     rt.spawn([before, fn](rt::Runtime& r) {
+      struct Done {
+        ~Done() { Session::get().host_functions_pending(-1); }
+      } done;
       try {
         for (rt::Stream s : before) r.stream_synchronize(s);
       } catch (const DeviceError&) {

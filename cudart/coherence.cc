@@ -60,10 +60,10 @@ struct sigaction previous_segv;
 void on_segv(int sig, siginfo_t* info, void* ctx) {
   const uint64_t a = reinterpret_cast<uint64_t>(info->si_addr);
   for (auto& [dev, m] : State::get().mirrors)
-    if (m.device_owns && a >= m.dev && a - m.dev < m.size) {
+    if (m.device_owns && a >= page_down(m.dev) && a < page_up(m.dev + m.size)) {  // (or a page it shares)
       char line[400];
       const int n = std::snprintf(line, sizeof line,
-                                  "gpuvp: the host accessed managed memory at %#lx (allocation %#lx, %zu bytes) while "
+                                  "gpuvp: the host accessed managed memory at %#lx (on the pages of allocation %#lx, %zu bytes) while "
                                   "the device holds it: synchronise with the work that may use it first (this GPU "
                                   "has no concurrent managed access; docs/cuda.md, \"Managed and mapped memory\")\n",
                                   static_cast<unsigned long>(a), static_cast<unsigned long>(m.dev), m.size);
@@ -85,13 +85,33 @@ void catch_managed_faults() {
   (void)installed;
 }
 
-// Managed pages while the device owns them: no host access (a fault, as on the GPUs CUDA describes).
-void protect(const Mirror& m, bool device_owns) {
-  if (m.kind != Mirror::Managed && m.kind != Mirror::ManagedVar) return;
-  if (device_owns) catch_managed_faults();
+bool managed(const Mirror& m) { return m.kind == Mirror::Managed || m.kind == Mirror::ManagedVar; }
+
+// Whether the device holds managed memory on page pg (module variables share pages).
+bool device_holds_page(uint64_t pg) {
+  for (auto& [d, m] : State::get().mirrors)
+    if (managed(m) && m.device_owns && m.dev < pg + kPage && pg < m.dev + m.size) return true;
+  return false;
+}
+
+// Managed pages while the device holds memory on them: no host access (a fault, as on the GPUs CUDA
+// describes). Only m's first and last pages may hold other memory (module variables share pages): one
+// of them stays closed while the device holds what else is on it.
+void protect_pages(const Mirror& m) {
+  if (!managed(m) || !m.size) return;
+  const uint64_t first = page_down(m.dev), last = page_down(m.dev + m.size - 1);
+  if (m.device_owns) catch_managed_faults();
+  mprotect(reinterpret_cast<void*>(first), last + kPage - first, m.device_owns ? PROT_NONE : PROT_READ | PROT_WRITE);
+  if (m.device_owns) return;
+  for (const uint64_t pg : {first, last})
+    if (device_holds_page(pg)) mprotect(reinterpret_cast<void*>(pg), kPage, PROT_NONE);
+}
+
+// m's pages open for the library's own copy of its bytes (a neighbour the device holds closed them).
+void open_pages(const Mirror& m) {
+  if (!managed(m) || !m.size) return;
   const uint64_t first = page_down(m.dev);
-  mprotect(reinterpret_cast<void*>(first), page_up(m.dev + m.size) - first,
-           device_owns ? PROT_NONE : PROT_READ | PROT_WRITE);
+  mprotect(reinterpret_cast<void*>(first), page_up(m.dev + m.size) - first, PROT_READ | PROT_WRITE);
 }
 
 bool inside(uint64_t start, size_t size, uint64_t p, size_t n) {
@@ -109,7 +129,7 @@ bool device_idle(rt::Runtime& rt) {
 // Memory attached to one stream comes back (and goes, to_device) through that stream: another
 // stream's work, which the NULL stream's copy would wait for, does not hold it.
 void to_host(rt::Runtime& rt, Mirror& m) {
-  protect(m, false);
+  open_pages(m);
   if (m.scope == Mirror::Single) {
     rt.memcpy_d2h_async(m.host, m.dev, m.size, m.stream);
     rt.stream_synchronize(m.stream);
@@ -117,6 +137,7 @@ void to_host(rt::Runtime& rt, Mirror& m) {
     rt.memcpy_d2h(m.host, m.dev, m.size);
   }
   m.device_owns = false;
+  protect_pages(m);
 }
 
 // Whether no work that may use the mirror is left.
@@ -163,14 +184,15 @@ void add_var_mirror(rt::Runtime& rt, uint64_t addr, size_t size) {
   m.size = size;
   map_at(addr, size);
   m.mapped_bytes = size;
+  open_pages(m);
   rt.memcpy_d2h(m.host, addr, size);  // the variable's initial value
-  State::get().mirrors[addr] = m;
+  protect_pages(State::get().mirrors[addr] = m);
 }
 
 void remove_mirror(rt::Runtime& rt, const Mirror& m) {
   const Mirror copy = m;
   State::get().mirrors.erase(copy.dev);
-  protect(copy, false);
+  protect_pages(copy);
   if (copy.mapped_bytes) unmap_at(copy.dev, copy.mapped_bytes);
   if (copy.block) rt.free(copy.block);
 }
@@ -191,10 +213,11 @@ void* host_side(const void* p) {
 void to_device(rt::Runtime& rt, rt::Stream launch) {
   for (auto& [dev, m] : State::get().mirrors) {
     if (m.device_owns || m.scope == Mirror::Host || (m.scope == Mirror::Single && m.stream != launch)) continue;
+    open_pages(m);
     if (m.scope == Mirror::Single) rt.memcpy_h2d_async(m.dev, m.host, m.size, launch);  // the bytes taken now
     else rt.memcpy_h2d(m.dev, m.host, m.size);
-    protect(m, true);
     m.device_owns = true;
+    protect_pages(m);
   }
 }
 

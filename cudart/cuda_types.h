@@ -198,6 +198,9 @@ enum DeviceAttr : int {
   kAttrLocalL1CacheSupported = 80,
   kAttrHostNativeAtomicSupported = 86,
   kAttrMemoryPoolsSupported = 115,
+  kAttrHostRegisterSupported = 99,
+  kAttrMaxPersistingL2CacheSize = 108,
+  kAttrReservedSharedMemoryPerBlock = 111,
 };
 
 // cudaSetDeviceFlags' flags (driver_types.h): one scheduling mode (0, Spin, Yield or BlockingSync in the

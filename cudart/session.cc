@@ -241,30 +241,35 @@ void Session::serve(rt::Runtime& rt) {
   cv_.notify_all();
   for (;;) {
     // The simulation stands still here, at this instant, until the application asks for something.
-    wait_for_job(lk);
+    wait_for_job(lk, rt);
     if (!job_) return;
     const auto* job = job_;
     job_ = nullptr;
     lk.unlock();
-    std::exception_ptr err;
-    try {
-      // Host functions of streams (cudaLaunchHostFunc) run on host threads of the runtime once the work
-      // before them has completed; every later call waits until they have run, so that later work in
-      // their streams starts after them (the platform's queues have no entry the host releases).
-      rt.join();
-      (*job)(rt);
-    } catch (const DeviceError& e) {
-      err = std::current_exception();
-      if (!device_error_seen_) device_error_ = e.what(), device_error_kind_ = e.info().kind;
-      device_error_seen_ = true;
-    } catch (...) {
-      err = std::current_exception();
-    }
+    // An error of host functions run between requests is this call's (it would have been, run here).
+    const std::exception_ptr err = idle_error_ ? std::exchange(idle_error_, nullptr) : run_job(rt, job);
     lk.lock();
     job_error_ = err;
     job_done_ = true;
     cv_.notify_all();
   }
+}
+
+std::exception_ptr Session::run_job(rt::Runtime& rt, const std::function<void(rt::Runtime&)>* job) {
+  try {
+    // Host functions of streams (cudaLaunchHostFunc) run on host threads of the runtime once the work
+    // before them has completed; every later call waits until they have run, so that later work in
+    // their streams starts after them (the platform's queues have no entry the host releases).
+    rt.join();
+    if (job) (*job)(rt);
+  } catch (const DeviceError& e) {
+    if (!device_error_seen_) device_error_ = e.what(), device_error_kind_ = e.info().kind;
+    device_error_seen_ = true;
+    return std::current_exception();
+  } catch (...) {
+    return std::current_exception();
+  }
+  return nullptr;
 }
 
 // What a campaign on an application learns from a run: the golden run's window and registry (where
@@ -348,10 +353,26 @@ void Session::call(const std::function<void(rt::Runtime&)>& fn) {
   finish_call();
 }
 
-void Session::wait_for_job(std::unique_lock<std::mutex>& lk) {
-  if (!settings_.single_thread) return cv_.wait(lk, [this] { return job_ || quit_; });
+void Session::wait_for_job(std::unique_lock<std::mutex>& lk, rt::Runtime& rt) {
+  const auto due = [this] { return job_ || quit_; };
+  while (!settings_.single_thread && !due()) {
+    if (host_functions_ == 0 || idle_error_) return cv_.wait(lk, due);
+    if (!cv_.wait_for(lk, std::chrono::milliseconds(1), due)) run_idle(lk, rt);
+  }
+  if (!settings_.single_thread) return;
   lk.unlock();
   while (!job_ && !quit_) to_application();
+  lk.lock();
+}
+
+// A program may wait for what its host functions do (a barrier, a condition variable) without a CUDA
+// call: CUDA runs them on its own threads. Here they run as the next call would run them first (serve:
+// rt.join), once the application waits or has not called for the grace, so the simulation is the same.
+void Session::run_idle(std::unique_lock<std::mutex>& lk, rt::Runtime& rt) {
+  if (!Turns::get().try_idle_turn()) return;
+  lk.unlock();
+  idle_error_ = run_job(rt, nullptr);
+  Turns::get().release();
   lk.lock();
 }
 

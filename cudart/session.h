@@ -82,17 +82,24 @@ class Session {
   bool concurrent() const { return concurrent_; }  // the platform's concurrent-kernel mode
   // At exit: the host program ends, the simulation finishes and the outputs are written.
   void shutdown();
+  // Host functions of streams queued and not yet run (on the simulation's thread): while there are,
+  // the server runs them when the application waits without calling (run_idle).
+  void host_functions_pending(int delta) { host_functions_ += delta; }
 
  private:
   Session();
   void simulate();                // the simulation thread
   void serve(rt::Runtime& rt);    // the platform's host program
+  // Runs the host functions due, then `job` (if any); returns what they threw.
+  std::exception_ptr run_job(rt::Runtime& rt, const std::function<void(rt::Runtime&)>* job);
   void check_faults() const;        // the armed faults against the registry (SessionError)
   void write_fault_report() const;  // GPUVP_FAULT_REPORT, once the simulation has stopped
   [[noreturn]] void fail_dead() const;
   void check_callable() const;      // before a call: throws if the simulation has stopped
   void finish_call();               // after a call: throws what it threw
-  void wait_for_job(std::unique_lock<std::mutex>& lk);  // the server, between requests
+  void wait_for_job(std::unique_lock<std::mutex>& lk, rt::Runtime& rt);  // the server, between requests
+  // Between requests, with host functions pending: runs them if the application waits (Turns::try_idle_turn).
+  void run_idle(std::unique_lock<std::mutex>& lk, rt::Runtime& rt);
   // GPUVP_CALL_THREADS: one line per call served, the calling thread's number (threads numbered in the
   // order of their first call). Several threads' calls are served in the order they arrive, which the
   // host machine decides: given that order a run is deterministic, and this is how to reproduce it.
@@ -122,6 +129,8 @@ class Session {
   std::condition_variable cv_;
   const std::function<void(rt::Runtime&)>* job_ = nullptr;
   std::exception_ptr job_error_;
+  std::exception_ptr idle_error_;  // what running host functions between requests threw: the next call's
+  int host_functions_ = 0;
   bool concurrent_ = false;
   bool device_error_seen_ = false;  // a call returned a device error to the application
   bool started_ = false, job_done_ = false, quit_ = false, dead_ = false;

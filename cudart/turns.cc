@@ -28,21 +28,27 @@ std::string read_line(const std::string& path) {
   return line;
 }
 
-// Empty when thread `tid` sleeps on a futex (only another thread can wake it), else what it does.
-std::string activity(pid_t tid) {
+// What thread `tid` does: nothing (why empty) when it sleeps on a futex (only another thread can wake
+// it); `sleeping` when it waits in another system call (a sleep, a poll, a read), which time may end.
+struct Activity {
+  std::string why;
+  bool sleeping = false;
+};
+
+Activity activity(pid_t tid) {
   const std::string dir = fmt::format("/proc/self/task/{}/", tid);
   const std::string stat = read_line(dir + "stat");
   const size_t close = stat.rfind(')');
-  if (close == std::string::npos || close + 2 >= stat.size()) return "";  // gone
+  if (close == std::string::npos || close + 2 >= stat.size()) return {};  // gone
   const char state = stat[close + 2];
-  if (state == 'Z' || state == 'X') return "";
-  if (state != 'S') return fmt::format("thread {} is in state {}", tid, state);
+  if (state == 'Z' || state == 'X') return {};
+  if (state != 'S') return {fmt::format("thread {} is in state {}", tid, state)};
   const long nr = std::atol(read_line(dir + "syscall").c_str());
-  if (nr == SYS_futex) return "";
+  if (nr == SYS_futex) return {};
 #ifdef SYS_futex_waitv
-  if (nr == SYS_futex_waitv) return "";
+  if (nr == SYS_futex_waitv) return {};
 #endif
-  return fmt::format("thread {} waits in system call {}", tid, nr);
+  return {fmt::format("thread {} waits in system call {}", tid, nr), true};
 }
 
 bool has(const std::vector<pid_t>& v, pid_t t) { return std::find(v.begin(), v.end(), t) != v.end(); }
@@ -77,17 +83,20 @@ bool Turns::my_turn(const Parked& me) const {
   return true;
 }
 
-std::string Turns::unsettled() const {
+std::string Turns::unsettled(pid_t* sleeper) const {
   if (entering_.load() > 0) return "a thread is entering a CUDA call";
-  std::vector<pid_t> ignore;
+  std::vector<pid_t> ignore{static_cast<pid_t>(::gettid())};
   for (const Parked& p : parked_) ignore.push_back(p.tid);
+  ignore.insert(ignore.end(), not_calling_.begin(), not_calling_.end());
   DIR* d = ::opendir("/proc/self/task");
   if (!d) return "/proc/self/task cannot be read";
   std::string why;
   while (const dirent* e = ::readdir(d)) {
     const pid_t tid = static_cast<pid_t>(std::atol(e->d_name));
     if (tid <= 0 || has(ignore, tid)) continue;
-    why = activity(tid);
+    const Activity a = activity(tid);
+    why = a.why;
+    if (sleeper) *sleeper = a.sleeping ? tid : 0;
     if (!why.empty()) break;
   }
   ::closedir(d);
@@ -105,6 +114,9 @@ void Turns::acquire() {
   const Parked me{tid, calls_served, rank_of(tid)};
   parked_.push_back(me);
   entering_.fetch_sub(1);
+  callers_.insert(tid);
+  if (not_calling_.erase(tid) && unordered_++ == 0)  // its call came while no one waited for it
+    first_unordered_ = fmt::format("thread {} made its first CUDA call after it had been taken for a thread that makes none", tid);
   cv_.notify_all();
   std::optional<Clock::time_point> since;  // when this call became next but the process was not quiescent
   auto poll = std::chrono::microseconds(50);
@@ -114,12 +126,16 @@ void Turns::acquire() {
       cv_.wait(lk);
       continue;
     }
-    const std::string why = unsettled();
+    pid_t sleeper = 0;
+    const std::string why = unsettled(&sleeper);
     if (why.empty()) break;
     const auto now = Clock::now();
     if (!since) since = now;
     if (now - *since >= grace_) {
       if (unordered_++ == 0) first_unordered_ = why;
+      // A thread that never called, asleep a whole grace outside a futex (a progress monitor, a main
+      // thread polling a flag), is not waited for again until it calls: each call would cost a grace.
+      if (sleeper && !callers_.count(sleeper)) not_calling_.insert(sleeper);
       break;
     }
     cv_.wait_for(lk, poll);
@@ -135,7 +151,17 @@ void Turns::release() {
   if (!enabled_) return;
   std::lock_guard lk(m_);
   busy_ = false;
+  last_release_ = Clock::now();
   cv_.notify_all();
+}
+
+bool Turns::try_idle_turn() {
+  if (!enabled_) return false;
+  std::lock_guard lk(m_);
+  if (busy_ || !parked_.empty() || entering_.load() > 0) return false;
+  if (Clock::now() - last_release_ < grace_ && !unsettled().empty()) return false;
+  busy_ = true;
+  return true;
 }
 
 nlohmann::json Turns::summary() const {

@@ -22,6 +22,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,10 @@ class Turns {
   static Turns& get();
   void acquire();  // returns when this thread's call is to be served
   void release();
+  // The simulation's thread between calls: takes the turn, without waiting, when no call is served
+  // or waiting and the application is quiescent or has made no call for the grace (then true: the
+  // caller runs what is due and calls release()).
+  bool try_idle_turn();
   // What the statistics say: served calls, those served unordered, the grace, the first reason.
   nlohmann::json summary() const;
 
@@ -49,8 +54,9 @@ class Turns {
   // first thread's) modulo pid_max they keep their creation order across the wrap.
   uint64_t rank_of(pid_t tid) const;
   bool my_turn(const Parked& me) const;  // no call served now and `me` has the lowest key
-  // Empty when the process is quiescent, else which thread is not (and what it does).
-  std::string unsettled() const;
+  // Empty when the process is quiescent, else which thread is not (and what it does); the calling
+  // thread and the parked ones are not looked at.
+  std::string unsettled(pid_t* sleeper = nullptr) const;  // sleeper: the thread named, if asleep outside a futex
 
   bool enabled_ = true;
   std::chrono::microseconds grace_{100000};
@@ -60,6 +66,9 @@ class Turns {
   std::vector<Parked> parked_;
   std::atomic<int> entering_{0};  // threads inside acquire() that have not parked yet
   bool busy_ = false;
+  std::set<pid_t> callers_;      // threads that have made a call
+  std::set<pid_t> not_calling_;  // threads that never called, no longer waited for (acquire)
+  std::chrono::steady_clock::time_point last_release_ = std::chrono::steady_clock::now();
   uint64_t served_ = 0, unordered_ = 0;
   std::string first_unordered_;
 };

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -85,10 +86,25 @@ void reserve_access_log(std::vector<AccessEvent>& log) {
   prefer_huge_pages(log.data(), log.capacity() * sizeof(AccessEvent));
 }
 
-// A length-prefixed block on a pipe: a uint64 count, then the data.
+// The golden child's pages lent to the pipe (vmsplice) instead of copied into it: the reader's copy is
+// the only one (the access log is tens of MB). The child writes them no more: it exits once all is
+// sent, and the pipe keeps the pages until they are read. Where vmsplice is refused, a plain write.
+void lend_all(int fd, const void* data, size_t size) {
+  const char* p = static_cast<const char*>(data);
+  size_t off = 0;
+  while (off < size) {
+    iovec v{const_cast<char*>(p + off), size - off};
+    const ssize_t n = ::vmsplice(fd, &v, 1, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return write_all(fd, p + off, size - off);
+    off += size_t(n);
+  }
+}
+
+// A length-prefixed block on a pipe from the golden child: a uint64 count, then the data.
 void send_block(int fd, const void* data, uint64_t count, size_t item) {
   write_all(fd, &count, sizeof count);
-  write_all(fd, data, count * item);
+  lend_all(fd, data, count * item);
 }
 template <class T>
 bool receive_block(int fd, std::vector<T>& out) {
@@ -96,8 +112,17 @@ bool receive_block(int fd, std::vector<T>& out) {
   if (!read_exact(fd, &count, sizeof count) || count > (uint64_t(1) << 40) / sizeof(T)) return false;
   out.reserve(count);
   prefer_huge_pages(out.data(), count * sizeof(T));
-  out.resize(count);
-  return read_exact(fd, out.data(), count * sizeof(T));
+  // Read through a chunk the processor's cache holds and appended from it: resize() would first write
+  // every byte of the log's fresh pages with zeros, then the pipe's copy would write them again.
+  constexpr uint64_t kChunk = (256 << 10) / sizeof(T);
+  std::vector<T> chunk(size_t(std::min(count, kChunk)));
+  for (uint64_t left = count; left > 0;) {
+    const size_t n = size_t(std::min(left, kChunk));
+    if (!read_exact(fd, chunk.data(), n * sizeof(T))) return false;
+    out.insert(out.end(), chunk.begin(), chunk.begin() + std::ptrdiff_t(n));
+    left -= n;
+  }
+  return true;
 }
 
 std::string read_all(int fd) {

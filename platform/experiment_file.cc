@@ -32,8 +32,12 @@ struct SmLimits {
   std::string preset;
   uint64_t per_block = ~uint64_t{0}, per_sm = ~uint64_t{0}, warp = 1;
   uint64_t gmem = 0;  // bytes of global memory: what a benchmark's buffers must fit
+  int64_t count = 0;  // SMs, for sm_partition
+  std::string scheduler;  // scheduler.kind: SM partitions need the concurrent dispatcher's SM sets
 
-  explicit SmLimits(const Config& cfg) : preset(cfg.name()), gmem(uint64_t(cfg.f("gmem.size_mib") * 1048576.0)) {
+  explicit SmLimits(const Config& cfg)
+      : preset(cfg.name()), gmem(uint64_t(cfg.f("gmem.size_mib") * 1048576.0)), count(cfg.i("sm.count")),
+        scheduler(cfg.s("scheduler.kind")) {
     for (int64_t i = 0; i < cfg.i("sm.count"); ++i) {
       const Params p = cfg.params("sm", fmt::format("gpu.sm{}", i));
       per_block = std::min(per_block, uint64_t(p.i("max_threads_per_block")));
@@ -192,6 +196,25 @@ uint64_t read_spin_ns(const Reader& r, const json& b, const std::string& path) {
   return uint64_t(r.integer(b["additional_info"], path, 0, kMaxSpinNs, true));
 }
 
+// sm_partition: a list of distinct SM ids (not a bit mask: a list reads the same whichever way a
+// reader takes the bits, and libsmctrl's masks name the SMs to disable), of this configuration's SMs.
+uint64_t read_partition(const Reader& r, const json& v, const std::string& path) {
+  if (r.sm.scheduler != "concurrent")
+    r.fail(path, v, fmt::format("needs SM sets, which only the concurrent dispatcher has (scheduler.kind concurrent; "
+                                "{} has {})", r.sm.preset, r.sm.scheduler));
+  if (!v.is_array()) r.fail(path, v, "is not a list of SM ids ([0, 1])");
+  if (v.empty()) r.fail(path, v, "is empty; expected at least one SM id");
+  uint64_t mask = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string at = fmt::format("{}[{}]", path, i);
+    const int64_t sm = r.integer(v[i], at, 0, r.sm.count - 1, false,
+                                 fmt::format("an SM id in [0, {}] ({} has sm.count {})", r.sm.count - 1, r.sm.preset, r.sm.count));
+    if (mask >> sm & 1) r.fail(at, v[i], "is named twice");
+    mask |= uint64_t{1} << sm;
+  }
+  return mask;
+}
+
 // thread_count and block_count: required by timer_spin; a multikernel's kernels carry their own.
 void read_dims(const Reader& r, const json& b, const std::string& at, Benchmark& out) {
   const bool spin = out.kind == BenchmarkKind::TimerSpin;
@@ -215,7 +238,7 @@ Benchmark read_benchmark(const Reader& r, const json& b, size_t i, const Experim
   if (!b.is_object()) r.fail(where, b, "is not an object (a benchmark)");
   r.known_keys(b, where,
                {"filename", "log_name", "label", "thread_count", "block_count", "data_size", "additional_info",
-                "release_time", "stream_priority", "max_iterations", "max_time", "cpu_core"});
+                "release_time", "stream_priority", "max_iterations", "max_time", "cpu_core", "sm_partition"});
   Benchmark out;
   std::string base;
   const json& file = r.required(b, at, "filename", "./bin/timer_spin.so or ./bin/multikernel.so");
@@ -235,6 +258,7 @@ Benchmark read_benchmark(const Reader& r, const json& b, size_t i, const Experim
   if (b.contains("stream_priority"))
     out.stream_priority = int(r.integer(b["stream_priority"], at + "stream_priority", -1, 0, false,
                                         "-1 (high) or 0 (low), CUDA's stream priorities"));
+  if (b.contains("sm_partition")) out.sm_mask = read_partition(r, b["sm_partition"], at + "sm_partition");
   if (b.contains("cpu_core")) r.integer(b["cpu_core"], at + "cpu_core", -kMaxInt - 1, kMaxInt);  // the host's: ignored
   out.max_iterations = e.max_iterations;
   out.max_time = e.max_time;
@@ -252,6 +276,12 @@ std::string dims_text(const rt::Dim3& d) {
   return d.y > 1 ? fmt::format("{}x{}", d.x, d.y) : fmt::format("{}", d.x);
 }
 
+std::string sm_list(uint64_t mask) {
+  std::string ids;
+  for (int i = 0; i < 64; ++i)
+    if (mask >> i & 1) ids += fmt::format("{}{}", ids.empty() ? "" : ",", i);
+  return (mask & (mask - 1) ? "SMs " : "SM ") + ids;
+}
 
 Experiment parse_experiment(const json& j, const Config& cfg, const std::string& origin) {
   const Reader r{origin, SmLimits(cfg)};

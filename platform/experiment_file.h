@@ -40,7 +40,12 @@ struct Benchmark {
   int stream_priority = 0;          // -1 high, 0 low
   uint64_t max_iterations = 0;      // the benchmark's own, else the experiment's; 0: unlimited
   double max_time = 0;              // seconds, likewise
+  // sm_partition: the SMs (bit i: SM i) every kernel of the benchmark runs on; 0: every SM.
+  uint64_t sm_mask = 0;
 };
+
+// "SMs 0,2,3": the SMs of a mask, for messages and the check's lines.
+std::string sm_list(uint64_t mask);
 
 struct Experiment {
   std::string name;

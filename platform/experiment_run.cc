@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "platform/platform.h"
 #include "sw/kernels/kernels.h"
@@ -53,7 +54,9 @@ json dims_json(const rt::Dim3& d) {
 // release time, iterating until its limits; `log` receives the examiner-shaped record.
 class BenchmarkThread {
  public:
-  BenchmarkThread(const Benchmark& b, const rt::Module& m, json& log) : b_(b), m_(m), log_(log) {}
+  // `sm_set`: the SM set of the benchmark's partition (0: every SM).
+  BenchmarkThread(const Benchmark& b, const rt::Module& m, json& log, uint32_t sm_set)
+      : b_(b), m_(m), log_(log), sm_set_(sm_set) {}
 
   // Before the scenario starts (the examiner's initialisation): its stream, buffers and spin times.
   void setup(rt::Runtime& rt) {
@@ -108,7 +111,8 @@ class BenchmarkThread {
       rt::KernelArgs args;
       args.ptr(k.start).ptr(k.end).ptr(k.sm).ptr(k.spin).u32(kSleepNs);
       const double a = rt.now_ns();
-      rt.launch_async(s, m_, "timerSpin", k.grid, k.block, args);
+      if (sm_set_) rt.launch_sub_async(s, m_, "timerSpin", k.grid, k.block, args, rt::SubKernel{0, 0, sm_set_});
+      else rt.launch_async(s, m_, "timerSpin", k.grid, k.block, args);
       launched.emplace_back(a, rt.now_ns());
     }
     rt.stream_synchronize(s);
@@ -157,6 +161,7 @@ class BenchmarkThread {
   const Benchmark& b_;
   rt::Module m_;
   json& log_;
+  uint32_t sm_set_ = 0;
   double t0_ = 0;
   rt::Stream s_ = 0;
   std::vector<SpinLaunch> kernels_;
@@ -213,6 +218,18 @@ double log_bytes_bound(const Benchmark& b, double launch_latency_ns) {
   return iterations * per_iteration;
 }
 
+// One SM set per distinct sm_partition (benchmarks on the same SMs share it); per benchmark, its set.
+std::vector<uint32_t> partition_sets(rt::Runtime& rt, const Experiment& e) {
+  std::map<uint64_t, uint32_t> by_mask{{0, 0}};
+  std::vector<uint32_t> out;
+  for (const Benchmark& b : e.benchmarks) {
+    auto it = by_mask.find(b.sm_mask);
+    if (it == by_mask.end()) it = by_mask.emplace(b.sm_mask, rt.create_sm_set(b.sm_mask)).first;
+    out.push_back(it->second);
+  }
+  return out;
+}
+
 }  // namespace
 
 void refuse_unbounded_logs(const Experiment& e, double launch_latency_ns, const std::string& origin) {
@@ -248,8 +265,9 @@ ExperimentRun run_experiment(const Experiment& e, const Config& cfg, const std::
   p.start([&](rt::Runtime& rt) {
     const rt::Module m = rt.load_module(kernels::ptx("timerSpin"), "timerSpin.ptx");
     std::vector<std::unique_ptr<BenchmarkThread>> threads;
+    const std::vector<uint32_t> sets = partition_sets(rt, e);
     for (size_t i = 0; i < e.benchmarks.size(); ++i) {
-      threads.push_back(std::make_unique<BenchmarkThread>(e.benchmarks[i], m, out.logs[i]));
+      threads.push_back(std::make_unique<BenchmarkThread>(e.benchmarks[i], m, out.logs[i], sets[i]));
       threads.back()->setup(rt);
     }
     t0 = rt.now_ns();  // the scenario starts once every benchmark is set up

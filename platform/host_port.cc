@@ -50,6 +50,12 @@ void HostPort::watch_scheduler() {
 }
 
 void HostPort::transact(tlm::tlm_command cmd, uint64_t addr, void* data, size_t len) {
+  // A power of two of up to 8 bytes is a single access to the memories, which must be naturally
+  // aligned; a host copy may start anywhere (a symbol's field): in halves, each aligned or halved again.
+  if (len > 1 && len <= 8 && (len & (len - 1)) == 0 && addr % len != 0) {
+    transact(cmd, addr, data, len / 2);
+    return transact(cmd, addr + len / 2, static_cast<unsigned char*>(data) + len / 2, len / 2);
+  }
   tlm::tlm_generic_payload p;
   p.set_command(cmd);
   p.set_address(addr);

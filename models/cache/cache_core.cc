@@ -83,7 +83,11 @@ uint64_t CacheCore::line_addr_of(size_t l) const {
 // A way holds a line when any sector is valid; with two matching ways (a fault made the tags
 // equal) the lower way answers.
 int CacheCore::find_way(const Where& w) const {
-  if (rec_on()) note_lookup(w.set);
+  if (rec_on()) note_lookup(w.set, rec_.now());
+  return match(w);
+}
+
+int CacheCore::match(const Where& w) const {
   for (unsigned way = 0; way < g_.ways; ++way) {
     const size_t l = line(w.set, way);
     if (valid_[l] && tag_[l] == w.tag) return static_cast<int>(way);
@@ -93,7 +97,11 @@ int CacheCore::find_way(const Where& w) const {
 
 // An invalid way first, else the oldest; equal ages (only after a fault) go to the lower way.
 unsigned CacheCore::victim_way(unsigned set) const {
-  if (rec_on()) note_set(rec_.valid, set, Access::Read), note_set(rec_.lru, set, Access::Read);
+  if (rec_on()) {
+    const uint64_t ps = rec_.now();
+    note_set(rec_.valid, set, Access::Read, ps);
+    note_set(rec_.lru, set, Access::Read, ps);
+  }
   unsigned best = 0;
   for (unsigned way = 0; way < g_.ways; ++way) {
     const size_t l = line(set, way);
@@ -106,7 +114,7 @@ unsigned CacheCore::victim_way(unsigned set) const {
 // True LRU: the used way becomes age 0, every way younger than it ages by one. Ages stay below
 // 2^lru_bits even when a fault has made two of them equal.
 void CacheCore::touch(unsigned set, unsigned way) {
-  if (rec_on()) note_set(rec_.lru, set, Access::Read);
+  if (rec_on()) note_set(rec_.lru, set, Access::Read, rec_.now());
   const uint8_t used = age_[line(set, way)];
   for (unsigned w = 0; w < g_.ways; ++w) {
     const size_t l = line(set, w);
@@ -152,7 +160,7 @@ uint32_t CacheCore::covered(const CacheRequest& r) const {
 void CacheCore::perform(size_t l, const CacheRequest& r, uint32_t touched) {
   const uint64_t off = r.addr & (g_.line_bytes - 1);
   if (!r.write) {
-    if (r.dst && rec_on()) note_data(l * g_.line_bytes + off, r.size, false);
+    if (r.dst && rec_on()) note_data(l * g_.line_bytes + off, r.size, false, rec_.now());
     if (r.dst) load(l * g_.line_bytes + off, r.dst, r.size);
     return;
   }
@@ -172,7 +180,7 @@ void CacheCore::write_sectors(size_t l, const CacheRequest& r, uint32_t sectors)
     if (!(sectors >> s & 1)) continue;
     const uint64_t lo = std::max<uint64_t>(off, uint64_t(s) * g_.sector_bytes);
     const uint64_t hi = std::min<uint64_t>(off + r.size, uint64_t(s + 1) * g_.sector_bytes);
-    if (rec_on()) note_data(l * g_.line_bytes + lo, hi - lo, true);
+    if (rec_on()) note_data(l * g_.line_bytes + lo, hi - lo, true, rec_.now());
     store(l * g_.line_bytes + lo, src + (lo - off), hi - lo);
   }
 }
@@ -320,7 +328,7 @@ std::vector<CacheVictim> CacheCore::flush(bool invalidate) { return flush_range(
 std::vector<CacheVictim> CacheCore::flush_range(uint64_t lo, uint64_t hi, bool invalidate) {
   std::vector<CacheVictim> out;
   const bool rec = rec_on();
-  if (rec) note_words(rec_.valid, 0, valid_.size(), Access::Read);
+  if (rec) note_words(rec_.valid, 0, valid_.size(), Access::Read, rec_.now());
   for (size_t l = 0; l < valid_.size(); ++l) {
     if (!valid_[l]) continue;
     const uint64_t a = line_addr_of(l);
@@ -343,16 +351,16 @@ void CacheCore::cancel(uint64_t line_addr) {
 
 void CacheCore::overlay(uint64_t addr, unsigned size, uint8_t* dst) const {
   const Where w = locate(addr, size);
-  const int way = find_way(w);
-  if (way < 0) return;
-  const size_t l = line(w.set, static_cast<unsigned>(way));
+  const int way = match(w);
+  const size_t l = way < 0 ? 0 : line(w.set, static_cast<unsigned>(way));
+  const uint32_t sectors = way < 0 ? 0 : valid_[l] & w.touched;
+  if (rec_on()) note_overlay(w, way, addr, size, sectors);
   const uint64_t off = addr & (g_.line_bytes - 1);
   const uint8_t* bytes = reinterpret_cast<const uint8_t*>(data_.data()) + l * g_.line_bytes;
   for (unsigned s = 0; s < sectors_; ++s) {
-    if (!((valid_[l] & w.touched) >> s & 1)) continue;
+    if (!(sectors >> s & 1)) continue;
     const uint64_t a = std::max<uint64_t>(off, uint64_t(s) * g_.sector_bytes);
     const uint64_t b = std::min<uint64_t>(off + size, uint64_t(s + 1) * g_.sector_bytes);
-    if (rec_on()) note_data(l * g_.line_bytes + a, b - a, false);
     std::memcpy(dst + (a - off), bytes + a, b - a);
   }
 }

@@ -9,6 +9,7 @@
 // Lines are allocated when their first fill arrives (allocate on fill), so a way is never reserved
 // for a miss in flight. Every array is registered state (register_state): a fault in a tag, valid
 // bit, dirty bit, age or data word acts as it would in the SRAM.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -132,6 +133,7 @@ class CacheCore {
   size_t line(unsigned set, unsigned way) const { return size_t(set) * g_.ways + way; }
   uint64_t line_addr_of(size_t l) const;
   int find_way(const Where& w) const;
+  int match(const Where& w) const;  // find_way without recording
   unsigned victim_way(unsigned set) const;
   void touch(unsigned set, unsigned way);
   std::optional<CacheVictim> replace(const Where& w, unsigned way);
@@ -156,10 +158,13 @@ class CacheCore {
     std::function<uint64_t()> now;
   };
   bool rec_on() const { return rec_.reg && rec_.reg->recording(); }
-  void note_words(const Target* t, uint64_t first, uint64_t n, Access k) const;
-  void note_set(const Target* t, unsigned set, Access k) const;
-  void note_lookup(unsigned set) const;
-  void note_data(size_t byte, size_t n, bool write) const;
+  // `ps`: the instant of the call (rec_.now(), asked once per call of the core).
+  void note_words(const Target* t, uint64_t first, uint64_t n, Access k, uint64_t ps) const;
+  void note_set(const Target* t, unsigned set, Access k, uint64_t ps) const;
+  void note_lookup(unsigned set, uint64_t ps) const;
+  void note_data(size_t byte, size_t n, bool write, uint64_t ps) const;
+  void note_overlay(const Where& w, int way, uint64_t addr, unsigned size, uint32_t sectors) const;
+  uint32_t holding(unsigned set) const;  // ways <= 32: the ways of `set` with a valid sector
   void note_sectors(size_t l, uint32_t sectors) const;
   void note_replaced(size_t l) const;
   void note_filled(size_t l, uint32_t fresh) const;
@@ -175,6 +180,19 @@ class CacheCore {
   std::vector<Mshr> mshrs_;
   CacheStats stats_;
   Recorder rec_;
+  // The overlays recorded lately (note_overlay): what each read, by the values its entries follow from.
+  // A platform attaches one log (a golden run): keys of an earlier log are not told apart.
+  struct OverlayRead {
+    uint64_t ps, addr;
+    unsigned size;
+    int way;
+    uint32_t sectors, holding;
+    bool operator==(const OverlayRead& o) const {
+      return ps == o.ps && addr == o.addr && size == o.size && way == o.way && sectors == o.sectors && holding == o.holding;
+    }
+  };
+  mutable std::array<OverlayRead, 8> overlays_{};
+  mutable unsigned overlay_next_ = 0;
 };
 
 }  // namespace gpuvp

@@ -26,9 +26,8 @@
 namespace gpuvp {
 
 // Words [first, first + n) in as few events as the event's lanes x stride allow.
-void CacheCore::note_words(const Target* t, uint64_t first, uint64_t n, Access k) const {
+void CacheCore::note_words(const Target* t, uint64_t first, uint64_t n, Access k, uint64_t ps) const {
   if (!t || n == 0) return;
-  const uint64_t ps = rec_.now();
   while (n > 0) {
     if (n <= 255) {
       rec_.reg->note_lanes(*t, first, 1, uint8_t(n), k, ps);
@@ -42,40 +41,69 @@ void CacheCore::note_words(const Target* t, uint64_t first, uint64_t n, Access k
 }
 
 // Every way of `set` (its lines are adjacent).
-void CacheCore::note_set(const Target* t, unsigned set, Access k) const { note_words(t, line(set, 0), g_.ways, k); }
+void CacheCore::note_set(const Target* t, unsigned set, Access k, uint64_t ps) const {
+  note_words(t, line(set, 0), g_.ways, k, ps);
+}
 
 // find_way: the valid bits of every way, the tags of the ways that hold a line.
-void CacheCore::note_lookup(unsigned set) const {
-  note_set(rec_.valid, set, Access::Read);
-  const uint64_t ps = rec_.now();
+void CacheCore::note_lookup(unsigned set, uint64_t ps) const {
+  note_set(rec_.valid, set, Access::Read, ps);
   if (g_.ways > 32) {
     for (unsigned way = 0; way < g_.ways; ++way)
       if (valid_[line(set, way)]) rec_.reg->note(*rec_.tag, line(set, way), Access::Read, ps);
     return;
   }
-  uint32_t holding = 0;
+  rec_.reg->note_lanes(*rec_.tag, line(set, 0), holding(set), 1, Access::Read, ps);
+}
+
+uint32_t CacheCore::holding(unsigned set) const {
+  uint32_t h = 0;
   for (unsigned way = 0; way < g_.ways; ++way)
-    if (valid_[line(set, way)]) holding |= 1u << way;
-  rec_.reg->note_lanes(*rec_.tag, line(set, 0), holding, 1, Access::Read, ps);
+    if (valid_[line(set, way)]) h |= 1u << way;
+  return h;
+}
+
+// overlay(): the lookup (find_way) and the data words of the valid sectors it copies, sector by
+// sector. An overlay that repeats one already logged at the same instant (several warps fetching one
+// instruction in one cycle) is not logged again: its entries would repeat those (they follow from
+// the values of the key below), and a word read twice at an instant is read once for every lifetime.
+void CacheCore::note_overlay(const Where& w, int way, uint64_t addr, unsigned size, uint32_t sectors) const {
+  const uint64_t ps = rec_.now();
+  if (g_.ways <= 32) {
+    const OverlayRead key{ps, addr, size, way, sectors, holding(w.set)};
+    for (const OverlayRead& o : overlays_)
+      if (o.ps == ps && o.addr == addr && o == key) return;
+    overlays_[overlay_next_++ % overlays_.size()] = key;
+  }
+  note_lookup(w.set, ps);
+  const size_t l = way < 0 ? 0 : line(w.set, static_cast<unsigned>(way));
+  const uint64_t off = addr & (g_.line_bytes - 1);
+  for (unsigned s = 0; s < sectors_; ++s) {
+    if (!(sectors >> s & 1)) continue;
+    const uint64_t a = std::max<uint64_t>(off, uint64_t(s) * g_.sector_bytes);
+    const uint64_t b = std::min<uint64_t>(off + size, uint64_t(s + 1) * g_.sector_bytes);
+    note_data(l * g_.line_bytes + a, b - a, false, ps);
+  }
 }
 
 // Bytes [byte, byte + n) of the data array: read, or written (whole words written, the partly
 // written ones read: their other bytes stay).
-void CacheCore::note_data(size_t byte, size_t n, bool write) const {
+void CacheCore::note_data(size_t byte, size_t n, bool write, uint64_t ps) const {
   if (n == 0) return;
   const uint64_t first = byte / 4, last = (byte + n - 1) / 4;  // words touched
-  if (!write) return note_words(rec_.data, first, last - first + 1, Access::Read);
+  if (!write) return note_words(rec_.data, first, last - first + 1, Access::Read, ps);
   const uint64_t whole_from = (byte + 3) / 4, whole_to = (byte + n) / 4;  // words covered whole: [from, to)
   const bool first_part = first < whole_from, last_part = last >= whole_to;
-  if (first_part) note_words(rec_.data, first, 1, Access::Read);
-  if (last_part && !(first_part && last == first)) note_words(rec_.data, last, 1, Access::Read);
-  if (whole_to > whole_from) note_words(rec_.data, whole_from, whole_to - whole_from, Access::Write);
+  if (first_part) note_words(rec_.data, first, 1, Access::Read, ps);
+  if (last_part && !(first_part && last == first)) note_words(rec_.data, last, 1, Access::Read, ps);
+  if (whole_to > whole_from) note_words(rec_.data, whole_from, whole_to - whole_from, Access::Write, ps);
 }
 
 // The data words of `sectors` of line l, read (a write-back's).
 void CacheCore::note_sectors(size_t l, uint32_t sectors) const {
+  const uint64_t ps = rec_.now();
   for_each_run(sectors, [&](unsigned first, unsigned n) {
-    note_data(l * g_.line_bytes + size_t(first) * g_.sector_bytes, size_t(n) * g_.sector_bytes, false);
+    note_data(l * g_.line_bytes + size_t(first) * g_.sector_bytes, size_t(n) * g_.sector_bytes, false, ps);
   });
 }
 
@@ -98,9 +126,10 @@ void CacheCore::note_replaced(size_t l) const {
 // fill(): line l's valid bits read (which sectors are fresh), the fresh sectors' words written, the
 // valid bits OR-ed (a read: the others stay).
 void CacheCore::note_filled(size_t l, uint32_t fresh) const {
-  rec_.reg->note(*rec_.valid, l, Access::Read, rec_.now());
+  const uint64_t ps = rec_.now();
+  rec_.reg->note(*rec_.valid, l, Access::Read, ps);
   for_each_run(fresh, [&](unsigned first, unsigned n) {
-    note_data(l * g_.line_bytes + size_t(first) * g_.sector_bytes, size_t(n) * g_.sector_bytes, true);
+    note_data(l * g_.line_bytes + size_t(first) * g_.sector_bytes, size_t(n) * g_.sector_bytes, true, ps);
   });
 }
 

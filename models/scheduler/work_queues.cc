@@ -7,7 +7,7 @@ namespace gpuvp {
 WorkQueues::WorkQueues(Registry& reg, const std::string& path, unsigned slots, unsigned events,
                        std::function<uint64_t()> now_ps)
     : tag_(slots), state_(slots), blocks_(slots), assigned_(slots), completed_(slots), kind_(slots), stream_(slots),
-      level_(slots), event_(slots), target_(slots), seq_(slots), qseq_(slots), recorded_(events), submitted_(events) {
+      level_(slots), event_(slots), target_(slots), seq_(slots), qseq_(slots), recorded_(events), last_record_(events) {
   const std::string w = path + ".work.";
   reg.add_array(w + "state", 3, state_.data(), slots);
   kind_.add(reg, w + "kind", 3, now_ps);
@@ -37,8 +37,10 @@ int WorkQueues::submit(const WorkItem& w) {
   assigned_[i] = completed_[i] = 0;
   const uint32_t e = w.event % uint32_t(recorded_.size());
   event_.set(i, e);
-  if (w.kind == WorkItem::Record) ++submitted_[e];
-  target_.set(i, submitted_[e]);  // a wait waits for the last record submitted before it
+  // A wait waits for the last record of its event submitted before it, that record only (CUDA: a
+  // record made later, or an earlier one still running in another stream, does not count).
+  if (w.kind == WorkItem::Record) last_record_[e] = uint32_t(next_seq_);
+  target_.set(i, last_record_[e]);
   seq_.set(i, next_seq_++);
   qseq_.set(i, 0);
   tag_[i] = w.tag;
@@ -121,8 +123,15 @@ bool WorkQueues::promote(int i) {
       return true;  // the caller releases it after reporting
     }
     default:  // Wait: completes (the caller releases it after reporting) once its record has
-      return recorded_.get(event_.get(i) % recorded_.size()) >= target_.get(i);
+      return !record_pending(event_.get(i), target_.get(i));
   }
+}
+
+bool WorkQueues::record_pending(uint32_t event, uint32_t seq) const {
+  for (size_t j = 0; j < state_.size(); ++j)
+    if (state_[j] != Free && (kind_.get(j) & 3) == WorkItem::Record && seq_.get(j) == seq && event_.get(j) == event)
+      return true;
+  return false;
 }
 
 std::vector<uint64_t> WorkQueues::settle() {

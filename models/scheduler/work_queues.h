@@ -88,8 +88,6 @@ class WorkQueues {
   bool idle() const;  // every slot free
   unsigned free_slots() const;
   bool kernel_waiting() const;  // a kernel in a stream queue, not yet in an EE queue
-  // Records of `event` submitted so far (a wait submitted now waits for the last of them).
-  uint32_t records_submitted(uint32_t event) const { return submitted_[event % submitted_.size()]; }
 
  private:
   bool is_head(int slot) const;        // first of its stream in seq order
@@ -105,7 +103,8 @@ class WorkQueues {
   RecordedTable<uint32_t> kind_, stream_, level_, event_, target_;
   RecordedTable<uint64_t> seq_, qseq_;
   RecordedTable<uint32_t> recorded_;
-  std::vector<uint32_t> submitted_;    // the host's count of records (not registered)
+  std::vector<uint32_t> last_record_;  // per event, the seq of its last record submitted (not registered)
+  bool record_pending(uint32_t event, uint32_t seq) const;  // that record still in a queue
   uint64_t next_seq_ = 1, next_qseq_ = 1;
 };
 

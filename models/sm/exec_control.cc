@@ -72,8 +72,8 @@ void SimtCore::push_frame(Warp& w, const isa::Operand& end, uint64_t ret, uint32
     if (e[l] < 8 || e[l] > local_bytes) {
       fail("stack",
            fmt::format("stack overflow: the callee's frame would end at local offset {:#x}, beyond the thread's {} "
-                       "bytes of local memory (its frames and the {}-byte call stack, sm.stack_bytes)",
-                       e[l], local_bytes, cfg_.stack_bytes),
+                       "bytes of local memory (its frames and the call stack: sm.stack_bytes, or cudaLimitStackSize)",
+                       e[l], local_bytes),
            &w, int(l), e[l]);
       return;
     }

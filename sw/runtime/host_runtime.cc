@@ -306,10 +306,11 @@ KernelDesc HostRuntime::prepare(const Module& m, const std::string& kernel, Dim3
     throw RuntimeError(where(fmt::format("{} bytes of shared memory per block exceed the limit of {}", shmem,
                                          p.shared_per_block)));
   // A kernel reaching recursive functions also needs the call stack (CUDA's cudaLimitStackSize).
-  const uint64_t local = uint64_t{k->local_bytes} + (k->call_stack ? p.stack_bytes : 0);
+  const uint32_t stack = stack_bytes_.value_or(p.stack_bytes);
+  const uint64_t local = uint64_t{k->local_bytes} + (k->call_stack ? stack : 0);
   if (local > p.local_bytes)
     throw RuntimeError(where(fmt::format("{} bytes of local memory per thread{} exceed the limit of {}", local,
-                                         k->call_stack ? fmt::format(" ({}-byte call stack included)", p.stack_bytes) : "",
+                                         k->call_stack ? fmt::format(" ({}-byte call stack included)", stack) : "",
                                          p.local_bytes)));
   std::string why;
   uint32_t fit = blocks_that_fit(p, block.count(), k->regs_per_thread, shmem, &why);

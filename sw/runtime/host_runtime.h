@@ -65,6 +65,7 @@ class HostRuntime : public Runtime {
   using Runtime::launch_async;
   void spawn(std::function<void(Runtime&)> fn) override;
   void join() override { host_.join(); }
+  void set_stack_bytes(uint32_t bytes) override { stack_bytes_ = bytes; }
   void set_device_output(std::ostream* out) override { out_ = out; }
   const std::vector<LaunchStats>& launches() const override { return launches_; }
   const DeviceProps& device() const override { return host_.props(); }
@@ -116,6 +117,7 @@ class HostRuntime : public Runtime {
   std::vector<LaunchStats> launches_;
   bool failed_recorded_ = false;  // the launch a device error stopped (concurrent mode: recorded once)
   std::optional<LaunchStats> running_;  // started, not yet waited for
+  std::optional<uint32_t> stack_bytes_;  // set_stack_bytes, else the device's
   std::shared_ptr<const ptx::Image> running_image_;  // of the running kernel
   std::ostream* out_ = &std::cout;
   std::map<uint64_t, Pending> pending_;  // tag -> work not yet retired

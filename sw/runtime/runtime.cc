@@ -6,8 +6,25 @@
 namespace gpuvp::rt {
 
 Stream Runtime::create_stream(int priority, bool non_blocking) {
-  streams_.push_back({priority < 0 ? -1 : 0, non_blocking});  // TX2: high -1, low 0; CUDA clamps the rest
-  return Stream(streams_.size() - 1);
+  const StreamProps props{priority < 0 ? -1 : 0, non_blocking};  // TX2: high -1, low 0; CUDA clamps the rest
+  if (streams_.size() < kMaxStreams) {
+    streams_.push_back(props);
+    return Stream(streams_.size() - 1);
+  }
+  for (auto it = destroyed_.begin(); it != destroyed_.end(); ++it)
+    if (stream_idle(*it)) {
+      const Stream s = *it;
+      destroyed_.erase(it);
+      streams_[s] = props;
+      return s;
+    }
+  throw RuntimeError(fmt::format("create_stream: {} streams exist and none destroyed is idle (the dispatcher keeps 16 "
+                                 "bits of a stream id)", kMaxStreams - 1));
+}
+
+void Runtime::destroy_stream(Stream s) {
+  check_stream(s, "destroy_stream");
+  if (s != 0) destroyed_.insert(s);
 }
 
 Event Runtime::create_event() {
@@ -121,6 +138,8 @@ bool Runtime::stream_idle(Stream s) {
   stream_synchronize(s);
   return true;
 }
+
+void Runtime::set_stack_bytes(uint32_t) { throw RuntimeError("set_stack_bytes: this runtime launches no kernels"); }
 
 void Runtime::spawn(std::function<void(Runtime&)>) {
   throw RuntimeError("spawn: this runtime has no host threads");

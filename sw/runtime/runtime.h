@@ -11,6 +11,7 @@
 #include <iosfwd>
 #include <memory>
 #include <stdexcept>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -142,6 +143,10 @@ class Runtime {
   // stream synchronises with the NULL stream: its work waits for the NULL stream's earlier work and the
   // NULL stream's waits for its earlier work. A non-blocking one (cudaStreamNonBlocking) does neither.
   Stream create_stream(int priority = 0, bool non_blocking = false);
+  // A stream the host no longer uses (cudaStreamDestroy). The dispatcher keeps 16 bits of a stream id:
+  // once 65,535 have been created, create_stream hands out the ids of destroyed, idle streams again.
+  void destroy_stream(Stream s);
+  static constexpr size_t kMaxStreams = 0x10000;  // ids 0 (the NULL stream) to 0xFFFF
   Event create_event();
   virtual uint64_t launch_async(Stream s, const Module& m, const std::string& kernel, Dim3 grid, Dim3 block,
                                 const KernelArgs& args, uint32_t dyn_shmem = 0);
@@ -182,6 +187,9 @@ class Runtime {
   virtual void spawn(std::function<void(Runtime&)> fn);
   // Waits until every spawned host thread has returned.
   virtual void join() {}
+  // The call stack of later launches' threads that reach recursive functions (CUDA's
+  // cudaLimitStackSize), instead of the device's stack_bytes.
+  virtual void set_stack_bytes(uint32_t bytes);
 
   // Statistics of the finished launches, in launch order.
   virtual const std::vector<LaunchStats>& launches() const = 0;
@@ -220,6 +228,7 @@ class Runtime {
     bool non_blocking = false;
   };
   std::vector<StreamProps> streams_{1};  // [0]: the NULL stream, low and blocking
+  std::set<Stream> destroyed_;           // destroy_stream's, for create_stream once the ids run out
 };
 
 }  // namespace gpuvp::rt

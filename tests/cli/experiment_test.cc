@@ -124,6 +124,11 @@ TEST_CASE("experiment cli: check prints one line per benchmark and exits 0") {
   INFO(r.err);
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Contains("[3] timer_spin \"high B\": release 0.0006 s, priority -1 (high), grid 4 x block 256"));
+  r = run_gpuvp("experiment check " + examples + "tx2_partitions.json");
+  INFO(r.err);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("[1] multikernel \"app B\": release 0 s, priority -1 (high), kernels \"K1\" (grid 2 x block "
+                             "1024, 500000 ns), \"K2\" (grid 4 x block 512, 500000 ns), on SM 1\n"));
   r = run_gpuvp("experiment check --preset tk1 " + examples + "tk1_multikernel.json");
   INFO(r.err);
   CHECK(r.status == 0);
@@ -191,6 +196,13 @@ TEST_CASE("experiment cli: every bad field exits 2 naming the file and the field
       {1, R"({"additional_info": "K1,100,1,64,K2,100,1,2048"})",
        "benchmarks[1].additional_info item 8 (threads of kernel 2): \"2048\" is a block of 2048 threads: it does not fit"},
       {1, R"({"thread_count": 0})", "benchmarks[1].thread_count: 0 is out of range"},
+      {0, R"({"sm_partition": "0x3"})", "benchmarks[0].sm_partition: \"0x3\" is not a list of SM ids"},
+      {0, R"({"sm_partition": []})", "benchmarks[0].sm_partition: [] is empty; expected at least one SM id"},
+      {0, R"({"sm_partition": [2]})",
+       "benchmarks[0].sm_partition[0]: 2 is out of range; expected an SM id in [0, 1] (tx2 has sm.count 2)"},
+      {1, R"({"sm_partition": [1, -1]})", "benchmarks[1].sm_partition[1]: -1 is out of range"},
+      {1, R"({"sm_partition": [0.5]})", "benchmarks[1].sm_partition[0]: 0.5 is not an integer"},
+      {1, R"({"sm_partition": [1, 1]})", "benchmarks[1].sm_partition[1]: 1 is named twice"},
   };
   for (auto& c : cases) {
     json j = good();
@@ -225,6 +237,27 @@ TEST_CASE("experiment cli: a block must fit an SM of the chosen preset and setti
   CHECK(r.status == 2);
   CHECK_THAT(r.err, Contains("benchmarks[1].additional_info item 8 (threads of kernel 2): \"1024\" is a block of 1024 "
                              "threads: it does not fit an SM of flexgrip"));
+  std::remove(f.c_str());
+}
+
+TEST_CASE("experiment cli: sm_partition is checked against the configuration's SMs and printed") {
+  json j = good();
+  j["benchmarks"][0]["sm_partition"] = {3, 1};
+  j["benchmarks"][1]["sm_partition"] = {0};
+  const std::string f = write_temp("experiment_partition.json", j.dump());
+  auto r = run_gpuvp("experiment check --set sm.count=4 " + f);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.out, Contains("spin 1000 ns, on SMs 1,3\n"));
+  CHECK_THAT(r.out, Contains("64, 100 ns), on SM 0\n"));
+  r = run_gpuvp("experiment check " + f);  // tx2's 2 SMs
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains(f + ": benchmarks[0].sm_partition[0]: 3 is out of range; expected an SM id in [0, 1]"));
+  // The batch mode has no SM sets to confine a kernel to.
+  r = run_gpuvp("experiment check --preset flexgrip --set sm.count=4 " + f);
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Contains(f + ": benchmarks[0].sm_partition: [3,1] needs SM sets, which only the concurrent "
+                             "dispatcher has (scheduler.kind concurrent; flexgrip has batch)"));
   std::remove(f.c_str());
 }
 
@@ -331,6 +364,38 @@ TEST_CASE("experiment cli: a multikernel stream runs its kernels in order") {
       for (const auto& sm : t["block_smids"]) CHECK(sm == 0);  // tk1: one SM
     }
   }
+}
+
+// Two applications side by side on disjoint partitions of a 4-SM tx2 (2048 threads per SM: two blocks of
+// 1024 at a time): "one" has 8 blocks of 1 ms on SM 0, 4 waves, about 4 ms; "two" the same on SMs 1-2,
+// 2 waves, about 2 ms, so one's kernel takes twice two's; "multi" runs both its kernels on SM 3.
+TEST_CASE("experiment cli: benchmarks on SM partitions run only on their SMs, side by side") {
+  const json e = json::parse(R"({"name": "partitions", "max_iterations": 1, "benchmarks": [
+      {"filename": "./bin/timer_spin.so", "log_name": "one.json", "thread_count": 1024, "block_count": 8,
+       "additional_info": "1000000", "sm_partition": [0]},
+      {"filename": "./bin/timer_spin.so", "log_name": "two.json", "thread_count": 1024, "block_count": 8,
+       "additional_info": "1000000", "sm_partition": [2, 1]},
+      {"filename": "./bin/multikernel.so", "log_name": "multi.json", "sm_partition": [3],
+       "additional_info": "K1,100000,4,256,K2,100000,4,256"}]})");
+  const std::string f = write_temp("experiment_sides.json", e.dump()), out = temp_path("exp_sides_out");
+  auto r = run_gpuvp("experiment " + f + " --set sm.count=4 --out " + out);
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  const std::map<std::string, std::set<unsigned>> allowed{{"one", {0}}, {"two", {1, 2}}, {"multi", {3}}};
+  std::map<std::string, std::pair<double, double>> span;
+  for (auto& [name, sms] : allowed) {
+    const json log = read_json(out + "/" + name + ".json");
+    REQUIRE(log["times"].size() >= 2);
+    for (size_t i = 1; i < log["times"].size(); ++i)
+      for (const auto& sm : log["times"][i]["block_smids"]) CHECK(sms.count(sm.get<unsigned>()) == 1);
+    span[name] = {log["times"][1]["kernel_times"][0].get<double>(), log["times"][1]["kernel_times"][1].get<double>()};
+  }
+  const double one = span["one"].second - span["one"].first, two = span["two"].second - span["two"].first;
+  CHECK(one >= 4e-3);
+  CHECK(two >= 2e-3);
+  CHECK(one / two == Approx(2).epsilon(0.05));
+  CHECK(span["two"].first < span["one"].second);  // side by side, not one after the other
+  std::remove(f.c_str());
 }
 
 TEST_CASE("experiment cli: bad files exit 2 before anything runs, and so does an endless experiment") {

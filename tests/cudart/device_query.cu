@@ -25,6 +25,13 @@ int main() {
   EXPECT(khz > 0, "clock %d kHz", khz);
   CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxThreadsPerBlock, 0));
   EXPECT(v == p.maxThreadsPerBlock, "threads per block %d", v);
+  // What occupancy code reads beside the limits: registration works, nothing reserved or persisting.
+  CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrHostRegisterSupported, 0));
+  EXPECT(v == 1, "host register supported %d", v);
+  CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrReservedSharedMemoryPerBlock, 0));
+  EXPECT(v == 0, "reserved shared memory per block %d", v);
+  CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxPersistingL2CacheSize, 0));
+  EXPECT(v == 0, "persisting L2 %d", v);
   int blocks = 0;
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, tiny, 128, 0));
   const int by_threads = p.maxThreadsPerMultiProcessor / 128;

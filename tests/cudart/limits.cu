@@ -67,6 +67,18 @@ int main() {
   cudaFuncAttributes fa;
   CHECK(cudaFuncGetAttributes(&fa, bounded));
   EXPECT(fa.maxThreadsPerBlock == 128, "__launch_bounds__(128): maxThreadsPerBlock %d", fa.maxThreadsPerBlock);
+  size_t free_before = 0, free_after = 0, total = 0;  // managed memory takes device memory here
+  CHECK(cudaMemGetInfo(&free_before, &total));
+  void* managed = nullptr;
+  CHECK(cudaMallocManaged(&managed, 1 << 20));
+  CHECK(cudaMemGetInfo(&free_after, &total));
+  EXPECT(free_before - free_after >= (1u << 20), "1 MiB managed: free %zu -> %zu", free_before, free_after);
+  CHECK(cudaFree(managed));
+  int resident = -1;  // CUDA's occupancy calculator: no block of a size the kernel cannot be launched with
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, bounded, 256, 0));
+  EXPECT(resident == 0, "__launch_bounds__(128): %d resident blocks of 256 threads", resident);
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, bounded, 128, 0));
+  EXPECT(resident > 0, "__launch_bounds__(128): %d resident blocks of 128 threads", resident);
   bounded<<<1, 256>>>(d);
   EXPECT_ERROR(cudaGetLastError(), cudaErrorLaunchOutOfResources);
   bounded<<<1, 64>>>(d);

@@ -1,18 +1,25 @@
 // Three host threads on their per-thread default streams, each launching, synchronising and doing a
 // little host work between calls (well inside the grace). Their calls meet the library at varying
 // moments, some while another thread is on its way into a call: the turns must serve them in the
-// same order every run (cudart:three_threads:repeat). Each thread checks its own sums.
+// same order every run (cudart:three_threads:repeat). A barrier releases the three together into their
+// first launch of the same kernel, whose launch wrapper nvcc guards with a thread-safe static (its
+// __cudaGetKernel call once parked a thread inside the guard). Each thread checks its own sums.
+#include <pthread.h>
+
 #include <thread>
 
 #include "check.h"
 
 __global__ void add(int* a, int v) { a[threadIdx.x] += v; }
 
+pthread_barrier_t start;
+
 void worker(int id) {
   const int n = 32 * (id + 1), rounds = 40;
   int* d;
   CHECK(cudaMalloc(&d, n * sizeof(int)));
   CHECK(cudaMemsetAsync(d, 0, n * sizeof(int), cudaStreamPerThread));
+  pthread_barrier_wait(&start);
   for (int i = 0; i < rounds; ++i) {
     add<<<1, n, 0, cudaStreamPerThread>>>(d, i + id);
     CHECK(cudaStreamSynchronize(cudaStreamPerThread));
@@ -27,6 +34,7 @@ void worker(int id) {
 }
 
 int main() {
+  pthread_barrier_init(&start, nullptr, 3);
   std::thread a(worker, 0), b(worker, 1), c(worker, 2);
   a.join();
   b.join();

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 #include <regex>
 #include <set>
 #include <string>
@@ -238,15 +239,16 @@ std::vector<std::string> cache_targets(const Registry& reg) {
   return v;
 }
 
-// Per target, the first two words the golden run reads: words whose faults can matter, with live and
-// dead intervals in turn.
-std::vector<std::pair<std::string, uint64_t>> read_words(const fi::GoldenRun& g, const std::vector<std::string>& targets) {
+// Per target, the first `count` words the golden run reads: words whose faults can matter, with live
+// and dead intervals in turn.
+std::vector<std::pair<std::string, uint64_t>> read_words(const fi::GoldenRun& g, const std::vector<std::string>& targets,
+                                                         size_t count) {
   std::vector<std::pair<std::string, uint64_t>> out;
   for (const std::string& name : targets) {
     const uint32_t serial = serial_of(g, name);
     std::set<uint64_t> seen;
     for (const AccessEvent& e : g.accesses) {
-      if (e.target != serial || e.kind == Access::Write || seen.size() == 2) continue;
+      if (e.target != serial || e.kind == Access::Write || seen.size() == count) continue;
       const uint64_t w = e.lanes ? e.index + uint64_t(__builtin_ctz(e.lanes)) * e.stride : e.index;
       if (seen.insert(w).second) out.emplace_back(name, w);
     }
@@ -254,18 +256,26 @@ std::vector<std::pair<std::string, uint64_t>> read_words(const fi::GoldenRun& g,
   return out;
 }
 
-// Every bit of a tag, valid, dirty or age word; three of a data word.
-std::vector<unsigned> fault_bits(unsigned width) {
-  if (width == 32) return {0, 7, 31};
-  std::vector<unsigned> v(width);
-  for (unsigned b = 0; b < width; ++b) v[b] = b;
+// Every bit of a tag, valid, dirty or age word; three of a data word. At the k-th instant of CI's list
+// (a different choice at each): one of a data word's three and one in eight of a tag's; every bit of
+// the narrow words (each a sector's valid or dirty bit, or an age: faults share a run only with faults
+// in the same bit).
+std::vector<unsigned> fault_bits(unsigned width, unsigned k) {
+  std::vector<unsigned> all = {0, 7, 31};
+  if (width != 32) all.resize(width), std::iota(all.begin(), all.end(), 0u);
+  const unsigned every = width == 32 ? 3 : width > 4 ? 8 : 1;
+  std::vector<unsigned> v;
+  for (unsigned i = 0; i < all.size(); ++i)
+    if (fi::test::kept(k, i, every)) v.push_back(all[i]);
   return v;
 }
 
-// Dense listed faults (every bit of each read word but data's three, at `instants` clock edges over the
-// golden run's window) and drawn ones over the whole arrays, each list run with and without pruning.
+// Dense listed faults (every bit of the first 2 read words of each target but data's three, at 12 clock
+// edges over the golden run's window; CI's list: `ci_words` words, `ci_instants` edges, fewer bits) and
+// drawn ones over the whole arrays (200; CI's: 30), each list run with and without pruning.
 void same_outcomes(const std::string& preset, const std::string& set_json, const std::string& set_assign,
-                   unsigned instants) {
+                   unsigned ci_instants, size_t ci_words) {
+  const unsigned instants = fi::test::ci_or_dense(ci_instants, 12u), drawn_count = fi::test::ci_or_dense(30u, 200u);
   Config cfg = Config::preset(preset);
   if (!set_assign.empty()) cfg.set(set_assign);
   Platform p(cfg);
@@ -276,12 +286,12 @@ void same_outcomes(const std::string& preset, const std::string& set_json, const
   const std::string head = exec_head(preset, set_json);
   const auto [from, to] = fi::test::golden_window(d, head, "gpu.l2.data");
   const uint64_t period = p.clock_period_ps();
-  const auto words = read_words(run.r.g, targets);
+  const auto words = read_words(run.r.g, targets, fi::test::ci_or_dense<size_t>(ci_words, 2));
   std::string csv = "target,idx,bit,trigger,time_ps\n";
   size_t listed = 0;
   for (unsigned k = 0; k < instants; ++k)
     for (const auto& [name, w] : words)
-      for (unsigned bit : fault_bits(p.registry().at(name).width)) {
+      for (unsigned bit : fault_bits(p.registry().at(name).width, k)) {
         // Clock edges spread over the window (odd edge counts from its start).
         csv += fmt::format("{},{},{},time,{}\n", name, w, bit, from + ((to - from) / period * k / instants | 1) * period);
         ++listed;
@@ -291,25 +301,32 @@ void same_outcomes(const std::string& preset, const std::string& set_json, const
   fi::test::run_both(d, "dense", head + fmt::format(R"("faults": "{}")", d("dense.csv")), rows, true);
   REQUIRE(rows[0].size() == listed);
   const fi::test::Compared c = fi::test::compare_runs(rows);
-  // (tx2: 2388 listed, 1136 dead, 958 sharing a run, 82 not masked; gtx480: 2892, 1300, 1227, 234.)
+  // A word is dead from its refill or eviction to its next read, and most of the listed ones are
+  // refilled after their first instants; faults of two instants between the same accesses share a run
+  // (fewer with 3 or 4 instants than with 12, and CI's list keeps few of a tag's bits, the words that
+  // share most); the read data words, tags and valid bits of the hit lines matter. (Full lists, tx2: 2388
+  // listed, 839 dead, 1054 sharing a run, 88 not masked; gtx480: 2892, 985, 1399, 240. CI's: 277,
+  // 108, 39, 12; 126, 34, 30, 4.)
   CHECK(c.dead > listed / 4);
-  CHECK(c.shared > listed / 4);
-  CHECK(c.not_masked > 40);
+  CHECK(c.shared > listed / 10);
+  CHECK(c.not_masked > listed / 50);
   std::string list;
   for (const std::string& t : targets) list += (list.empty() ? "\"" : ", \"") + t + "\"";
   std::vector<fi::test::Row> drawn[2];
-  fi::test::run_both(d, "drawn", head + fmt::format(R"("targets": [{}], "size": {{"count": 200}}, "seed": 24)", list), drawn, true);
-  REQUIRE(drawn[0].size() == 200);
-  CHECK(fi::test::compare_runs(drawn).dead > 100);
+  fi::test::run_both(d, "drawn", head + fmt::format(R"("targets": [{}], "size": {{"count": {}}}, "seed": 24)", list, drawn_count),
+                     drawn, true);
+  REQUIRE(drawn[0].size() == drawn_count);
+  CHECK(fi::test::compare_runs(drawn).dead > drawn_count / 2);
 }
 }  // namespace
 
 TEST_CASE("cache pruning: dense and drawn faults in the L1 data, instruction and constant caches and the L2 give the same outcome with and without pruning (tx2)") {
-  same_outcomes("tx2", "", "", 12);
+  same_outcomes("tx2", "", "", 4, 2);
 }
 
 TEST_CASE("cache pruning: dense and drawn faults in a write-back L1 and the sliced L2 give the same outcome with and without pruning (gtx480)") {
-  same_outcomes("gtx480", R"("sm.l1d.write_policy": "write_back")", "sm.l1d.write_policy=write_back", 12);
+  // A run costs 4 times tx2's here (15 SMs, a larger L2): CI's list has 3 instants and a word per array.
+  same_outcomes("gtx480", R"("sm.l1d.write_policy": "write_back")", "sm.l1d.write_policy=write_back", 3, 1);
 }
 
 // The memory behind tx2's L2 orders the SM's load miss at the instant the SM puts on its transaction

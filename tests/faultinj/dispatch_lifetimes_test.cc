@@ -146,16 +146,18 @@ TEST_CASE("dispatch lifetimes: a work-table slot's fields, an event's count and 
   // edge strictly after they came:
   //  10   the set change and the four submissions: slots 0 (A), 1 (B), 2 (C), 3 (D) filled (every
   //       field written; the walks of this edge read what it just wrote). A joins the EE queue (qseq 1);
-  //       C, head of stream 2, compares event 1's count (0) with its target (1): it waits. A's block 0
-  //       goes to the SM; one block per cycle, so the next at 20.
+  //       C, head of stream 2, waits for event 1's record B (its target: B's seq): it looks for that
+  //       record among the occupied slots (every slot's kind; a record's seq, and its event when the
+  //       seq is B's): it waits. A's block 0 goes to the SM; one block per cycle, so the next at 20.
   //  20   the walks read B (kind; not its stream's head: A is still in stream 1), C (kind; head of
-  //       stream 2, so its event, the event's count and its target: 0 < 1, it waits) and D (kind; not
-  //       head), and the streams and seqs they compare (stream 2 holds C and D: seq[3] against seq[2]).
+  //       stream 2, so its event and target, then the slots' kinds, B's seq and event: B is still
+  //       there, it waits) and D (kind; not head), and the streams and seqs they compare (stream 2 holds
+  //       C and D: seq[3] against seq[2]).
   //       A's block 1 goes out: A leaves the EE queue (G3).
   //  1020 A's block 0 ended at 1010: the same walks as at 20.
   //  1030 A's block 1 ended at 1020: A's slot freed (seq, qseq written 0). B is head: record (event
   //       read, count read and incremented), freed; C reads seq[3] against seq[2] once more, then the
-  //       count (1 >= 1): done, freed; D is head alone: kind read, joins the EE queue (qseq written 2).
+  //       kinds of the occupied slots (its own and D's: no record left): done, freed; D is head alone: kind read, joins the EE queue (qseq written 2).
   //       pick reads set 1 for D: block 0 goes out; head_kernel reads D's priority (level 0, then 1).
   //  1040 block 1 of D (set 1 read again), D leaves the EE queue.
   //  1550 D's blocks ended at 1530 and 1540: slot 3 freed (seq, qseq written 0).
@@ -172,25 +174,26 @@ TEST_CASE("dispatch lifetimes: a work-table slot's fields, an event's count and 
   for (const char* f : {"kind", "stream", "priority", "seq"}) CHECK(live(fmt::format("gpu.sched.work.{}[3]", f)) == "20-1030");
   for (const char* f : {"qseq", "event", "target"}) CHECK(live(fmt::format("gpu.sched.work.{}[3]", f)).empty());
   CHECK(j.at("kind3@500") == "2/1020/true");  // shared with every edge after 20 and before 1020
-  // Slot 0 (A): its kind, priority, event and target read only at their fill's edge; its stream and seq
-  // compared by the others' walks until it is freed at 1030; its qseq written at 10 (0, then 1), never
-  // compared (A alone in its EE queue), freed at 1030.
-  CHECK(events("gpu.sched.work.kind[0]") == "W10000");
+  // Slot 0 (A): its priority, event and target read only at their fill's edge; its kind read by C's
+  // search for its record at 20 and 1020; its stream and seq compared by the others' walks until it is
+  // freed at 1030; its qseq written at 10 (0, then 1), never compared (A alone in its EE queue).
+  CHECK(events("gpu.sched.work.kind[0]") == "W10000 R20000 R1020000");
   CHECK(events("gpu.sched.work.stream[0]") == "W10000 R20000 R1020000");
   CHECK(events("gpu.sched.work.seq[0]") == "W10000 R20000 R1020000 W1030000");
   CHECK(events("gpu.sched.work.qseq[0]") == "W10000 W1030000");
   CHECK(live("gpu.sched.work.stream[0]") == "20-1020");
-  CHECK(live("gpu.sched.work.kind[0]").empty());
+  CHECK(live("gpu.sched.work.kind[0]") == "20-1020");
   // Live bit-time over [0, 2000 ns): each field's bits from 10 to its last read.
   CHECK(j.at("gpu.sched.work.kind[3]").at("ace") == 3.0 * 1020 * kNs);     // 3 bits, 10..1030, slot 3
   CHECK(j.at("gpu.sched.work.priority[3]").at("ace") == 1.0 * 1020 * kNs);  // 1 bit, slot 3 only
-  // C's target and B's event: read while they wait at their stream's head or behind it.
+  // C's target: read while it waits at its stream's head; B's event: read by C's search (B's seq is C's
+  // target) at 20 and 1020 and by B's record at 1030.
   CHECK(events("gpu.sched.work.target[2]") == "W10000 R20000 R1020000 R1030000");
-  CHECK(events("gpu.sched.work.event[1]") == "W10000 R1030000");
+  CHECK(events("gpu.sched.work.event[1]") == "W10000 R20000 R1020000 R1030000");
   CHECK(live("gpu.sched.work.event[1]") == "20-1030");
-  // Event 1's count: read by C's waits at 10, 20 and 1020, by B's increment at 1030 (an increment is a
-  // read: the new count follows from the old); nothing waits for it after: live from 0 to 1030.
-  CHECK(events("gpu.sched.event.recorded[1]") == "R10000 R20000 R1020000 R1030000");
+  // Event 1's count of completed records: no wait reads it (a wait looks for its record itself); read by
+  // B's increment at 1030 (an increment is a read: the new count follows from the old): live 0 to 1030.
+  CHECK(events("gpu.sched.event.recorded[1]") == "R1030000");
   CHECK(live("gpu.sched.event.recorded[1]") == "0-1030");
   // SM set 1: written at 10; read by pick at 1030 and 1040; D waits in the EE queue from 1030 to 1040,
   // when a flip of the set would wake the dispatcher, which would read it: one span. Set 0 (every SM)

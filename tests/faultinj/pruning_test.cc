@@ -14,6 +14,7 @@
 #include "export_csv.h"
 #include "faultinj/lifetimes.h"
 #include "faultinj/temp_dir.h"
+#include "pruning_compare.h"
 
 using namespace gpuvp;
 using gpuvp::fi::AceFigure; using gpuvp::fi::Fault; using gpuvp::fi::FaultModel; using gpuvp::fi::GoldenRun;
@@ -132,25 +133,26 @@ TEST_CASE("lifetimes: xor_mask and zero_value faults of one live interval share 
 
 namespace {
 
-std::string campaign(const std::string& impl, bool pruning) {
+std::string campaign(const std::string& impl, size_t count, bool pruning) {
   return fmt::format(R"({{
   "name": "pruning {}",
   "platform": {{"preset": "flexgrip", "set": {{"sm.count": 2, "scheduler.impl": "{}"}}}},
   "workload": {{"name": "vectorAdd", "launch": "fi32"}},
   "targets": ["gpu.sched.*"],
   "exclude": ["gpu.sched.prng"],
-  "size": {{"count": 600}},
+  "size": {{"count": {}}},
   "seed": 24,
   "workers": 2,
   "pruning": {}
 }}
 )",
-                     impl, impl, pruning ? "true" : "false");
+                     impl, impl, count, pruning ? "true" : "false");
 }
 
-std::vector<fi::test::Row> run_campaign(const TempDir& d, const std::string& impl, bool pruning, std::string& report) {
+std::vector<fi::test::Row> run_campaign(const TempDir& d, const std::string& impl, size_t count, bool pruning,
+                                        std::string& report) {
   const std::string name = fmt::format("{}-{}", impl, pruning ? "on" : "off");
-  fi::test::write_file(d(name + ".json"), campaign(impl, pruning));
+  fi::test::write_file(d(name + ".json"), campaign(impl, count, pruning));
   gpuvp::test::RunResult r = gpuvp::test::run_gpuvp(fmt::format("campaign run {} --db {} -q", d(name + ".json"), d(name + ".db")));
   INFO(r.err);
   REQUIRE(r.status == 0);
@@ -168,27 +170,22 @@ size_t count_detail(const std::vector<fi::test::Row>& rows, const std::string& p
 
 TEST_CASE("pruning: the same fault list with and without it gives the same outcome for every fault, model and RTL") {
   TempDir d("pruning");
+  const size_t count = fi::test::ci_or_dense<size_t>(150, 600);
   for (const std::string impl : {"model", "rtl"}) {
     INFO(impl);
     std::string rep_on, rep_off;
-    const auto on = run_campaign(d, impl, true, rep_on);
-    const auto off = run_campaign(d, impl, false, rep_off);
-    REQUIRE(on.size() == 600);
-    REQUIRE(off.size() == 600);
-    for (size_t i = 0; i < on.size(); ++i) {
-      INFO("fault " << on[i].at("id") << " " << on[i].at("target") << " bit " << on[i].at("bit") << " at "
-                    << on[i].at("time_ps") << ": " << on[i].at("detail") << " / " << off[i].at("detail"));
-      CHECK(on[i].at("id") == off[i].at("id"));
-      CHECK(on[i].at("outcome") == off[i].at("outcome"));
-      CHECK(on[i].at("due_kind") == off[i].at("due_kind"));
-    }
-    CHECK(count_detail(off, "pruned:") == 0);
+    std::vector<fi::test::Row> rows[2];
+    rows[1] = run_campaign(d, impl, count, true, rep_on);
+    rows[0] = run_campaign(d, impl, count, false, rep_off);
+    REQUIRE(rows[0].size() == count);
+    fi::test::compare_runs(rows);
+    CHECK(count_detail(rows[0], "pruned:") == 0);
     CHECK_THAT(rep_on, Contains("ACE analysis of the golden run"));
     CHECK_THAT(rep_off, Contains("pruning: off"));
     // Most scheduler registers are rewritten at each configuration before the SMs read them again; the
     // RTL's fates are found by evaluating its edges (docs/rtl.md), the model's by its next-state function.
-    CHECK(count_detail(on, "pruned: dead") > 300);
-    CHECK(count_detail(on, "pruned: same live") > 0);
+    CHECK(count_detail(rows[1], "pruned: dead") > count / 2);
+    CHECK(count_detail(rows[1], "pruned: same live") > 0);
     // Every register of the scheduler is observed now (state, rdy, kernel_done, smp_en and smp_reset as
     // read at every instant).
     CHECK_THAT(rep_on, Contains("not observed (reads not all seen: no ACE figure, never pruned): none"));
@@ -236,15 +233,19 @@ std::string exhaustive(const std::string& targets, uint64_t from_ns, uint64_t to
 TEST_CASE("exhaustive: one run per class gives, run by run, the brute-force campaign over every (bit, cycle) pair") {
   TempDir d("exhaustive");
   const uint64_t start_ns = golden_window(d).first / 1000;
-  // The first 30 edges of the kernel (10 ns each): configuration, dispatch, then the wait. The counter
-  // stays live across the wait (shared classes), block_x is written, read at dispatch, then dead,
-  // num_blocks[0] and smp_done_array are read at every edge of the wait.
-  const std::string targets =
-      R"("gpu.sched.blocks_scheduled_cnt", "gpu.sched.num_blocks[0]", "gpu.sched.smp_done_array", "gpu.sched.block_x")";
+  // The full list: the first 30 edges of the kernel (10 ns each): configuration, dispatch, then the
+  // wait. The counter stays live across the wait (shared classes), block_x is written, read at dispatch,
+  // then dead, num_blocks[0] and smp_done_array are read at every edge of the wait. CI's: edges 3 to 8
+  // (the dispatch, then the wait) without num_blocks[0] (read at every edge, as smp_done_array): live
+  // edges run one by one, dead ones after block_x's read, one class per counter bit over the wait.
+  const bool dense = fi::test::dense_lists();
+  const std::string targets = fmt::format(R"("gpu.sched.blocks_scheduled_cnt", {}"gpu.sched.smp_done_array", "gpu.sched.block_x")",
+                                          dense ? R"("gpu.sched.num_blocks[0]", )" : "");
+  const uint64_t bits = dense ? 32 + 8 + 1 + 16 : 32 + 1 + 16, first = dense ? 0 : 3, edges = dense ? 30 : 6;
   std::vector<fi::test::Row> rows[2];
   for (int pruning = 0; pruning < 2; ++pruning) {
     const std::string name = pruning ? "classes" : "brute";
-    fi::test::write_file(d(name + ".json"), exhaustive(targets, start_ns, start_ns + 300, pruning));
+    fi::test::write_file(d(name + ".json"), exhaustive(targets, start_ns + 10 * first, start_ns + 10 * (first + edges), pruning));
     const gpuvp::test::RunResult r = gpuvp::test::run_gpuvp(fmt::format("campaign run {} --db {} -q", d(name + ".json"), d(name + ".db")));
     INFO(r.err);
     REQUIRE(r.status == 0);
@@ -257,18 +258,12 @@ TEST_CASE("exhaustive: one run per class gives, run by run, the brute-force camp
     // A kernel's ACE row has the three columns its header names (no stray '-  0  -').
     CHECK(std::regex_search(report, std::regex("\n  kernel                +bits +ACE AVF\n  kernel 0 +[0-9]+ +[0-9.]+\n")));
   }
-  // (32 + 8 + 1 + 16) bits x 30 edges, every one a fault.
-  REQUIRE(rows[0].size() == 57 * 30);
-  REQUIRE(rows[1].size() == rows[0].size());
-  for (size_t i = 0; i < rows[0].size(); ++i) {
-    INFO("fault " << rows[1][i].at("id") << " " << rows[1][i].at("target") << " bit " << rows[1][i].at("bit") << " at "
-                  << rows[1][i].at("time_ps") << ": " << rows[1][i].at("detail"));
-    for (const char* col : {"target", "bit", "time_ps", "outcome", "due_kind"}) CHECK(rows[1][i].at(col) == rows[0][i].at(col));
-  }
-  const size_t simulated = rows[1].size() - count_detail(rows[1], "pruned:");
-  CHECK(count_detail(rows[1], "pruned: dead") > 0);
-  CHECK(count_detail(rows[1], "pruned: same live") > 0);
-  CHECK(simulated < rows[1].size() / 2);
+  // Every (bit, edge) pair, one fault each.
+  REQUIRE(rows[0].size() == bits * edges);
+  const fi::test::Compared c = fi::test::compare_runs(rows);
+  CHECK(c.dead > 0);
+  CHECK(c.shared > 0);
+  CHECK(rows[1].size() - c.dead - c.shared < rows[1].size() / 2);  // simulated
 }
 
 TEST_CASE("exhaustive: refused with the number of classes and their cost when they exceed the limit") {
@@ -293,7 +288,9 @@ TEST_CASE("pruning: a dense fault list on the RTL scheduler (every bit at every 
   const uint64_t period = 10000;  // flexgrip: 100 MHz
   // Every bit of every observed register (2 SMs) at 12 instants spread over the kernel with an odd
   // stride (configuration, dispatch, wait and exchange edges alike); xor masks over several bits of
-  // the words whose reads are comparisons (population count, non-zero, >=) at every instant too.
+  // the words whose reads are comparisons (population count, non-zero, >=) at every instant too. CI's
+  // list: 6 instants, a quarter of the bits at each, shifted at every instant (so that every bit is in
+  // it, at 4 consecutive ones), every mask at every instant.
   const std::vector<std::pair<std::string, unsigned>> regs = {
       {"blocks_scheduled_cnt", 32}, {"num_blocks[0]", 8}, {"num_blocks[1]", 8}, {"smp_done_array", 2},
       {"block_idx[0]", 32}, {"block_idx[1]", 32}, {"block_x", 16}, {"block_y", 16}, {"block_z", 16},
@@ -301,34 +298,22 @@ TEST_CASE("pruning: a dense fault list on the RTL scheduler (every bit at every 
   const std::vector<std::pair<std::string, uint64_t>> masks = {
       {"blocks_scheduled_cnt", 0xffffffff}, {"blocks_scheduled_cnt", 0x1f}, {"smp_done_array", 3},
       {"num_blocks[0]", 0xff}, {"num_blocks[1]", 0x81}, {"block_idx[0]", 0xf0f0f0f0}};
-  const uint64_t stride = ((to - from) / period / 12) | 1;
+  const uint64_t stride = ((to - from) / period / fi::test::ci_or_dense<uint64_t>(6, 12)) | 1;
   std::string csv = "target,bit,model,mask,trigger,time_ps\n";
   size_t n = 0;
-  for (uint64_t t = from; t < to; t += stride * period) {
+  for (uint64_t t = from, k = 0; t < to; t += stride * period, ++k) {
+    uint64_t j = 0;  // the bit's place in the list of every register's bits
     for (const auto& [r, width] : regs)
-      for (unsigned b = 0; b < width; ++b, ++n) csv += fmt::format("gpu.sched.{},{},bit_flip,0,time,{}\n", r, b, t);
+      for (unsigned b = 0; b < width; ++b)
+        if (fi::test::kept(2 * k, j++, 4)) ++n, csv += fmt::format("gpu.sched.{},{},bit_flip,0,time,{}\n", r, b, t);
     for (const auto& [r, mask] : masks) ++n, csv += fmt::format("gpu.sched.{},0,xor_mask,{},time,{}\n", r, mask, t);
   }
   fi::test::write_file(d("dense.csv"), csv);
   std::vector<fi::test::Row> rows[2];
-  for (int pruning = 0; pruning < 2; ++pruning) {
-    const std::string name = pruning ? "on" : "off";
-    fi::test::write_file(d(name + ".json"), head + fmt::format(R"("faults": "dense.csv", "pruning": {}}})", pruning ? "true" : "false"));
-    const gpuvp::test::RunResult r = gpuvp::test::run_gpuvp(fmt::format("campaign run {} --db {} -q", d(name + ".json"), d(name + ".db")));
-    INFO(r.err);
-    REQUIRE(r.status == 0);
-    rows[pruning] = fi::test::export_table(d(name + ".db")).rows;
-  }
+  fi::test::run_both(d, "dense", head + R"("faults": "dense.csv")", rows, false);
   REQUIRE(rows[0].size() == n);
-  REQUIRE(rows[1].size() == n);
-  size_t not_masked = 0;
-  for (size_t i = 0; i < n; ++i) {
-    INFO("fault " << rows[1][i].at("id") << " " << rows[1][i].at("target") << " bit " << rows[1][i].at("bit") << " mask "
-                  << rows[1][i].at("mask") << " at " << rows[1][i].at("time_ps") << ": " << rows[1][i].at("detail"));
-    for (const char* col : {"target", "bit", "mask", "time_ps", "outcome", "due_kind"}) CHECK(rows[1][i].at(col) == rows[0][i].at(col));
-    not_masked += rows[0][i].at("outcome") != "masked";
-  }
-  CHECK(not_masked > 0);  // some faults matter: the comparison says something
-  CHECK(count_detail(rows[1], "pruned: dead") > n / 3);
-  CHECK(count_detail(rows[1], "pruned: same live") > 0);
+  const fi::test::Compared c = fi::test::compare_runs(rows);
+  CHECK(c.not_masked > 0);  // some faults matter: the comparison says something
+  CHECK(c.dead > n / 3);
+  CHECK(c.shared > 0);
 }

@@ -156,8 +156,10 @@ void same_outcomes_dense(const std::string& preset) {
                {"warp[1].state", 0, 1}};
   std::string csv = "target,idx,bit,trigger,time_ps\n";
   for (uint64_t k = 0; from + uint64_t(double(k) * period) < to; k += 8)
-    for (const auto& w : words)
-      csv += fmt::format("gpu.sm0.{},{},{},time,{}\n", w.target, w.idx, w.bit, from + uint64_t(double(k) * period));
+    for (size_t j = 0; j < std::size(words); ++j)
+      if (fi::test::kept(k / 8, j, 5))  // CI's list: each word at every 40th edge, in turn
+        csv += fmt::format("gpu.sm0.{},{},{},time,{}\n", words[j].target, words[j].idx, words[j].bit,
+                           from + uint64_t(double(k) * period));
   fi::test::write_file(d("list.csv"), csv);
   std::vector<fi::test::Row> rows[2];
   run_both(d, "dense", head + fmt::format(R"("faults": "{}")", d("list.csv")), rows, true);

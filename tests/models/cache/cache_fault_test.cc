@@ -137,3 +137,42 @@ TEST_CASE("cache registry: every array's digest equals its contents, and a fault
   h.reg.flip("gpu.l2.data", 31, 200);
   CHECK(h.reg.state_hash() == before);
 }
+
+// overlay() logs its lookup and the words it reads. Hand-worked: A is line 0 (set 0, way 0), its
+// sector 0 valid; [A + 4, A + 12) is words 1 and 2. The same overlay again at the same instant (warps
+// fetching one instruction in one cycle) adds nothing; once another way of the set holds a line, or
+// at a later instant, it is logged again.
+TEST_CASE("cache registry: an overlay repeated at one instant is logged once") {
+  Registry reg;
+  Harness h(small());
+  uint64_t now = 1000;
+  h.cache.register_state(reg, "gpu.l2", {}, [&] { return now; });
+  h.read(A);
+  std::vector<AccessEvent> log;
+  reg.record_accesses(&log);
+  auto overlay = [&](uint32_t lanes_holding) {
+    const size_t from = log.size();
+    uint8_t bytes[8] = {};
+    h.cache.overlay(A + 4, 8, bytes);
+    uint32_t w1 = 0, w2 = 0;
+    std::memcpy(&w1, bytes, 4);
+    std::memcpy(&w2, bytes + 4, 4);
+    CHECK(w1 == A + 4);
+    CHECK(w2 == A + 8);
+    REQUIRE(log.size() == from + 3);
+    const AccessEvent &valid = log[from], &tag = log[from + 1], &data = log[from + 2];
+    CHECK((valid.target == reg.at("gpu.l2.valid").serial && valid.index == 0 && valid.lanes == 1 && valid.stride == 2));
+    CHECK((tag.target == reg.at("gpu.l2.tag").serial && tag.index == 0 && tag.lanes == lanes_holding && tag.stride == 1));
+    CHECK((data.target == reg.at("gpu.l2.data").serial && data.index == 1 && data.lanes == 1 && data.stride == 2));
+    for (size_t i = from; i < log.size(); ++i) CHECK((log[i].time_ps == now && log[i].kind == Access::Read));
+  };
+  overlay(0b01);
+  uint8_t again[8] = {};
+  h.cache.overlay(A + 4, 8, again);
+  CHECK(log.size() == 3);
+  h.read(B);  // set 0, way 1: the lookup now reads two tags
+  overlay(0b11);
+  now = 2000;
+  overlay(0b11);
+  reg.record_accesses(nullptr);
+}

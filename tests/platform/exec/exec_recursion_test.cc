@@ -125,6 +125,6 @@ TEST_CASE("exec recursion: exactly as deep as the call stack holds, and one deep
     r = run_gpuvp(args(fits + 1));
     CHECK(r.status == 1);
     CHECK_THAT(r.err, Contains("device error: kernel deep") && Contains("in function chain") &&
-                          Contains("stack error: stack overflow") && Contains("4096-byte call stack, sm.stack_bytes"));
+                          Contains("stack error: stack overflow") && Contains("the call stack: sm.stack_bytes"));
   }
 }
