@@ -65,6 +65,7 @@ void SimtCore::clear() {
   for (unsigned j = 0; j < blocks_.size(); ++j)
     if (blocks_[j].lp) release_block(j);
   warps_.clear();
+  note_issue_all();
   live_warps_ = 0;
   has_error_ = false;
   batch_ = false;
@@ -287,6 +288,7 @@ void SimtCore::issue_flexgrip(int i) {
   cur_pc_ = w.groups[gi].pc;
   if (recording()) note_frontier(w);
   step_flexgrip(w, gi, cur_pc_);
+  note_issue(w);
   in_step_ = false;
   sched_[0].last = i;
   if (issue_log_) issue_log_->push_back(at);
@@ -317,7 +319,7 @@ bool SimtCore::run() {
       issue_cycle(true);
       continue;
     }
-    const int i = policies_[0]->pick(warps_, sched_[0].last, now_);
+    const int i = policies_[0]->pick(issue_at_, sched_[0].last, now_);
     if (i >= 0 && warps_[i].ready <= now_) issue_flexgrip(i);
     else wait_turn(i, true);
   }

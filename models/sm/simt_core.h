@@ -552,6 +552,12 @@ class SimtCore {
   std::vector<uint8_t> smem_;
   std::vector<Block> blocks_;  // cfg.max_blocks slots
   std::vector<Warp> warps_;
+  // Per slot, warps_[i].issue_at(): the schedulers' scans (pick, wake) read 8 bytes a warp instead of
+  // its record of about 600. note_issue follows every change of a warp's state or ready cycle,
+  // note_issue_all every change of warps_' size or order.
+  std::vector<uint64_t> issue_at_;
+  void note_issue(const Warp& w) { issue_at_[w.id] = w.issue_at(); }
+  void note_issue_all();
   std::vector<uint64_t> regfile_;
   std::vector<uint32_t> predfile_;
   size_t preds_clean_ = 0;  // predicate words from here on are zero (unused since zeroed)
