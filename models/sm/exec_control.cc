@@ -14,6 +14,7 @@ using sm::lanes;
 
 void SimtCore::finish_warp(Warp& w) {
   w.state = Warp::Exited;
+  note_issue(w);
   --live_warps_;
   Block& b = blocks_[w.block];
   if (cfg_.statistics) {
@@ -151,6 +152,7 @@ void SimtCore::arrive_barrier(Warp& w, unsigned id, bool counted, uint64_t count
   }
   expected = std::min(expected, b.live_warps);
   w.state = Warp::Barrier;
+  note_issue(w);
   w.bar_id = uint8_t(id);
   b.bar_expected[id] = uint16_t(expected);
   ++b.bar_arrived[id];

@@ -133,7 +133,6 @@ const isa::Inst* InstructionBuffer::fetch_buffered(uint64_t pc, uint64_t& now, u
     std::memcpy(e.bytes, p, e.inst.size);
     e.pc = pc;
     checked_[idx] = 0;
-    note_named(e.inst);
   }
   e.gen = watch_ ? 0 : gen_;
   return &e.inst;
@@ -172,7 +171,6 @@ const isa::Inst* InstructionBuffer::fetch_direct(uint64_t pc, uint64_t& now, uin
     std::memcpy(e.bytes, tmp, sz);
     e.pc = pc;
     checked_[idx] = 0;
-    note_named(e.inst);
   }
   return &e.inst;
 }
@@ -191,20 +189,7 @@ const isa::Inst* InstructionBuffer::decode_into(DecEntry& e, uint64_t pc, const 
   std::memcpy(e.bytes, bytes, e.inst.size);
   e.pc = pc;
   checked_[index(pc)] = 0;
-  note_named(e.inst);
   return &e.inst;
-}
-
-void InstructionBuffer::note_named(const isa::Inst& in) {
-  for (int i = 0; i < in.nops; ++i) {
-    const isa::Operand& o = in.ops[i];
-    if ((o.kind != isa::OpKind::Reg && o.kind != isa::OpKind::Mem) || o.reg == isa::kNoReg) continue;
-    if (o.reg >= named_.size()) named_.resize(size_t(o.reg) + 1, 0);
-    if (named_[o.reg]) continue;
-    named_[o.reg] = 1;
-    named_list_.push_back(o.reg);
-    newly_named_.push_back(o.reg);
-  }
 }
 
 const isa::Inst* InstructionBuffer::decode_at(uint64_t pc, Error& err, bool& validated) {

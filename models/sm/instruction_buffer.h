@@ -48,11 +48,6 @@ class InstructionBuffer {
   bool resident(uint64_t pc, uint64_t now) const;
   // Instructions decoded so far: a decoded isa::Inst (at its address) stays as it is until this changes.
   uint64_t decodes() const { return decodes_; }
-  // Register slots (rows) any instruction decoded so far names, as a Reg operand or a Mem operand's
-  // base: the only rows a warp's instructions can write. `newly_named` lists those first named since
-  // the core last cleared it (the core marks them as possibly written in its resident blocks).
-  const std::vector<uint16_t>& named_rows() const { return named_list_; }
-  std::vector<uint16_t>& newly_named() { return newly_named_; }
   // Records that the instruction fetch just returned for pc passed the launch's checks.
   void mark_validated(uint64_t pc) { checked_[index(pc)] = launch_gen_; }
   // The energy events of `in` (of class `cls`), the instruction a fetch returned for pc (power_events):
@@ -109,10 +104,6 @@ class InstructionBuffer {
   int find(uint64_t base) const;  // the index of the line holding base, -1 when none
   uint64_t clock_ = 0;
   uint64_t decodes_ = 0;
-  std::vector<uint8_t> named_;         // by register slot: 1 when named_list_ holds it
-  std::vector<uint16_t> named_list_;   // rows named so far, in the order first seen
-  std::vector<uint16_t> newly_named_;
-  void note_named(const isa::Inst& in);
   uint64_t gen_ = 1;                // bumped on every fill: decoded entries re-check their bytes
   // Every fetch reads through the instruction cache (see the header); its entries keep gen 0 then,
   // so the hit path, unchanged, never takes them.

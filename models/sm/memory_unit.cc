@@ -300,6 +300,10 @@ unsigned SimtCore::bank_transactions(uint32_t m, unsigned size, unsigned& phases
     const uint32_t pm = m & uint32_t(((uint64_t{1} << per) - 1) << first);
     if (!pm) continue;
     ++phases;
+    if (size <= 4 && conflict_free(pm)) {
+      ++total;
+      continue;
+    }
     BankWords words(banks);
     lanes(pm, [&](unsigned l) {
       for (uint64_t wd = addr_[l] / 4; wd <= (addr_[l] + size - 1) / 4; ++wd) words.add(wd);
@@ -307,6 +311,27 @@ unsigned SimtCore::bank_transactions(uint32_t m, unsigned size, unsigned& phases
     total += words.busiest();
   }
   return total;
+}
+
+// Whether the lanes in pm, each within one 4-byte word (an aligned access of at most 4 bytes), find
+// no bank holding two distinct words: the phase is one transaction. The common case, checked
+// without BankWords' tables.
+bool SimtCore::conflict_free(uint32_t pm) const {
+  const unsigned banks = cfg_.shared_banks;
+  const uint64_t mod = (banks & (banks - 1)) == 0 ? banks - 1 : 0;  // a power of two: a mask
+  uint64_t seen = 0, word[64];
+  bool ok = true;
+  lanes(pm, [&](unsigned l) {
+    const uint64_t wd = addr_[l] / 4;
+    const unsigned b = unsigned(mod ? wd & mod : wd % banks);
+    if (!(seen >> b & 1)) {
+      seen |= uint64_t{1} << b;
+      word[b] = wd;
+    } else if (word[b] != wd) {
+      ok = false;
+    }
+  });
+  return ok;
 }
 
 // Counts a warp's shared access; with banks, its replays (transactions beyond one per phase) hold

@@ -65,6 +65,7 @@ void SimtCore::clear() {
   for (unsigned j = 0; j < blocks_.size(); ++j)
     if (blocks_[j].lp) release_block(j);
   warps_.clear();
+  note_issue_all();
   live_warps_ = 0;
   has_error_ = false;
   batch_ = false;
@@ -217,8 +218,7 @@ void SimtCore::place_block(std::shared_ptr<const LaunchParams> k, const sm::Bloc
   ++stats_.launches[b.stat].blocks_run;
 }
 
-// Block b's register rows zeroed where they may hold values, then marked where its instructions may
-// write (the rows named so far; those named later are marked as they are, mark_newly_named).
+// Block b's register rows zeroed where they may hold values (reg_rows_dirty_).
 void SimtCore::zero_block_regs(const Block& b) {
   const size_t first = b.reg_base / 32, rows = b.k.reg_slots / 32;
   for (size_t g = first; g < first + rows; ++g)
@@ -226,24 +226,6 @@ void SimtCore::zero_block_regs(const Block& b) {
       std::fill_n(regfile_.data() + g * 32, 32, uint64_t{0});
       reg_rows_dirty_[g] = 0;
     }
-  mark_named_rows(b, ibuf_->named_rows());
-}
-
-void SimtCore::mark_named_rows(const Block& b, const std::vector<uint16_t>& rows) {
-  const size_t n = b.lp->num_regs;
-  for (uint16_t r : rows) {
-    if (r >= n) continue;  // no instruction of this kernel can name it (validate)
-    for (unsigned k = 0; k < b.nwarps; ++k) reg_rows_dirty_[b.reg_base / 32 + k * n + r] = 1;
-  }
-}
-
-// Rows an instruction decoded since the last call names for the first time: from now on the
-// resident blocks' warps may write them.
-void SimtCore::mark_newly_named() {
-  std::vector<uint16_t>& rows = ibuf_->newly_named();
-  for (const Block& b : blocks_)
-    if (b.lp) mark_named_rows(b, rows);
-  rows.clear();
 }
 
 // The launch's entry in stats_.launches, made at its first block on the SM with the kernel's
@@ -306,6 +288,7 @@ void SimtCore::issue_flexgrip(int i) {
   cur_pc_ = w.groups[gi].pc;
   if (recording()) note_frontier(w);
   step_flexgrip(w, gi, cur_pc_);
+  note_issue(w);
   in_step_ = false;
   sched_[0].last = i;
   if (issue_log_) issue_log_->push_back(at);
@@ -336,7 +319,7 @@ bool SimtCore::run() {
       issue_cycle(true);
       continue;
     }
-    const int i = policies_[0]->pick(warps_, sched_[0].last, now_);
+    const int i = policies_[0]->pick(issue_at_, sched_[0].last, now_);
     if (i >= 0 && warps_[i].ready <= now_) issue_flexgrip(i);
     else wait_turn(i, true);
   }
@@ -449,7 +432,6 @@ const Inst* SimtCore::fetch(Warp& w, uint64_t pc) {
 // The instruction a fetch returned, checked; nullptr after reporting why there is none.
 const Inst* SimtCore::fetched(Warp& w, uint64_t pc, const Inst* in, const sm::InstructionBuffer::Error& err,
                               bool validated) {
-  if (!ibuf_->newly_named().empty()) mark_newly_named();  // before the instruction can write them
   if (!in) {
     if (err.decode) fail("decode", fmt::format("undecodable instruction at {:#x}: {}", pc, err.why), &w, -1, pc);
     else fault_at(err.fault, w, -1, err.addr);
@@ -473,6 +455,16 @@ inline void SimtCore::record_activity(const Warp& w, const Inst& in, uint64_t pc
                                                   : dist_->next(w.id);
   act_->instruction(now_, cluster, lanes, blocks_[w.block].lp->launch_id,
                     lanes ? ibuf_->power_events(pc, in, cls) : kIssueOnly);
+}
+
+// Every register row `in` names may be written by it (a deferred load's and bar.red's results
+// later): marked before it runs, so the next block placed over the row finds it zeroed. Marking the
+// rows a warp executes, not every row any decoded instruction names, leaves a block's other rows
+// alone at the next placement.
+inline void SimtCore::mark_rows(const Warp& w, const Inst& in) {
+  uint8_t* dirty = reg_rows_dirty_.data() + size_t(w.regs - regfile_.data()) / 32;
+  for (int i = 0; i < in.nops; ++i)
+    if (in.ops[i].kind == isa::OpKind::Reg) dirty[in.ops[i].reg] = 1;
 }
 
 // The instruction's semantics: the lanes the guard enables, then the family handler of the opcode
@@ -501,6 +493,7 @@ bool SimtCore::execute(Warp& w, unsigned gi, const Inst& in, uint64_t pc, InstCl
   if (rec) note_reads(w, in, cls, active, t0, t0);
   if (rec) snapshot_groups(w, groups_before_);
   fg_.active = active;
+  mark_rows(w, in);
   const sm::OpEntry& op = ops_[size_t(in.op)];
   sm::Exec x{*this, w, in, g, gi, active, pc, pc + in.size};
   if (op.control) {

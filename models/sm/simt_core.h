@@ -333,8 +333,7 @@ class SimtCore {
   void reset_files(size_t reg_slots, size_t pred_words);
   void grow_files(size_t reg_slots, size_t pred_words);
   void zero_block_regs(const Block& b);
-  void mark_named_rows(const Block& b, const std::vector<uint16_t>& rows);
-  void mark_newly_named();
+  inline void mark_rows(const Warp& w, const isa::Inst& in);
   void compact();
   void place_block(std::shared_ptr<const LaunchParams> k, const sm::BlockShape& s, const sm::Placement& p,
                    uint64_t linear, uint64_t start);
@@ -427,6 +426,7 @@ class SimtCore {
   // Shared memory banks (docs/sm.md, "Shared memory banks"): the lanes in m access shared memory.
   void shared_access(const Warp& w, uint32_t m, unsigned size);
   unsigned bank_transactions(uint32_t m, unsigned size, unsigned& phases) const;
+  bool conflict_free(uint32_t pm) const;
   bool load_onchip(Warp& w, const isa::Inst& in, uint32_t m, uint8_t* const* ptrs);
   // Global/constant transactions of one instruction: `next` is when the next one can issue (its
   // port released), `ready` when the data of all of them is back.
@@ -552,14 +552,20 @@ class SimtCore {
   std::vector<uint8_t> smem_;
   std::vector<Block> blocks_;  // cfg.max_blocks slots
   std::vector<Warp> warps_;
+  // Per slot, warps_[i].issue_at(): the schedulers' scans (pick, wake) read 8 bytes a warp instead of
+  // its record of about 600. note_issue follows every change of a warp's state or ready cycle,
+  // note_issue_all every change of warps_' size or order.
+  std::vector<uint64_t> issue_at_;
+  void note_issue(const Warp& w) { issue_at_[w.id] = w.issue_at(); }
+  void note_issue_all();
   std::vector<uint64_t> regfile_;
   std::vector<uint32_t> predfile_;
   size_t preds_clean_ = 0;  // predicate words from here on are zero (unused since zeroed)
   // Per row of 32 register slots (a warp's register for its 32 lanes; blocks' storage starts at a
-  // multiple of 32 slots): 1 when it may hold a nonzero value. A block's rows are marked when it is
-  // placed or an instruction first names them (only a named row can be written by an instruction),
-  // and by registry writes (fault injection); place_block zeroes only marked rows, which is the same
-  // file as zeroing the block's whole range (a kernel declares many more registers than it names).
+  // multiple of 32 slots): 1 when it may hold a nonzero value. A row is marked when a warp executes
+  // an instruction naming it (only those can write it, mark_rows) and by registry writes (fault
+  // injection); place_block zeroes only marked rows, which is the same file as zeroing the block's
+  // whole range (a kernel declares many more registers than a warp's path names).
   std::vector<uint8_t> reg_rows_dirty_;
   bool batch_ = false;              // the resident blocks are a batch (launch): they stay until clear()
   std::vector<unsigned> finished_;  // slots of blocks whose last warp exited, not yet released

@@ -74,6 +74,7 @@ void SimtCore::compact() {
   }
   for (Warp& w : warps_) free_warp(w);
   warps_.swap(packed);
+  note_issue_all();
   for (PendingLoad& p : pending_) p.warp = moved_to[p.warp];  // their data follows the warp
   if (recording()) note_warp_slots_moved();
   if (recording()) note_warps_moved(moves);
@@ -182,6 +183,12 @@ void SimtCore::warp_slots(size_t top) {
   if (top <= n) return;
   warps_.resize(top);
   for (size_t i = n; i < top; ++i) free_warp(warps_[i]);
+  note_issue_all();
+}
+
+void SimtCore::note_issue_all() {
+  issue_at_.resize(warps_.size());
+  for (size_t i = 0; i < warps_.size(); ++i) issue_at_[i] = warps_[i].issue_at();
 }
 
 // A free warp slot: exited, so no scheduler picks it, and in no block.
@@ -204,6 +211,7 @@ void SimtCore::release_block(unsigned j) {
   size_t top = warps_.size();
   while (top && warps_[top - 1].block == Warp::kNoBlock) --top;
   warps_.resize(top);
+  note_issue_all();
   for (Sched& sc : sched_)
     if (sc.last >= int(top)) sc.last = -1;  // round robin goes on from slot 0 either way
 }

@@ -16,7 +16,7 @@ namespace gpuvp {
 using namespace isa;
 
 namespace {
-constexpr uint64_t kNever = ~uint64_t{0};
+constexpr uint64_t kNever = sm::kNotReady;
 
 // Registers (and predicates) an instruction writes: ops[0..n) of the opcode's destination count,
 // and every predicate operand (carry flags, setp's pair), counted as written to stay conservative.
@@ -73,6 +73,7 @@ void SimtCore::reset_picks() {
 // Warp w became ready (a barrier released it, its block arrived): its scheduler looks at its warps
 // again from w.ready on.
 void SimtCore::wake_warp(const Warp& w) {
+  note_issue(w);
   if (pipe_) return;
   Sched& sc = sched_[w.id % sched_.size()];
   sc.wake_at = std::min(sc.wake_at, w.ready);
@@ -146,19 +147,16 @@ SimtCore::Wake SimtCore::wake(unsigned s, int picked) const {
     const Warp& w = warps_[unsigned(picked)];
     return {std::max(sc.free, w.ready), StallReason(w.why), blocks_[w.block].stat};
   }
-  // The scan keeps indices only: the reason and launch of the one warp that decides are looked up once.
+  // The scan reads the slots' issue cycles only: the reason and launch of the one warp that decides
+  // are looked up once, and the warp records only when none is ready (the last at a barrier decides).
   const unsigned n = unsigned(warps_.size()), step = unsigned(sched_.size());
-  unsigned first = n, barrier = n;  // the earliest ready warp; the last at a barrier before any ready one
+  unsigned first = n, barrier = n;
   uint64_t at = kNever;
-  for (unsigned i = s; i < n; i += step) {
-    const Warp& w = warps_[i];
-    if (w.state == Warp::Ready) {
-      if (w.ready < at) at = w.ready, first = i;
-    } else if (w.state == Warp::Barrier && at == kNever) {
-      barrier = i;
-    }
-  }
+  for (unsigned i = s; i < n; i += step)
+    if (issue_at_[i] < at) at = issue_at_[i], first = i;
   if (first < n) return {std::max(at, sc.free), StallReason(warps_[first].why), blocks_[warps_[first].block].stat};
+  for (unsigned i = s; i < n; i += step)
+    if (warps_[i].state == Warp::Barrier) barrier = i;
   if (barrier < n) return {kNever, StallReason::Barrier, blocks_[warps_[barrier].block].stat};
   return {kNever, StallReason::NoWarp, last_launch_};
 }
@@ -204,7 +202,7 @@ SimtCore::Outcome SimtCore::try_issue(unsigned s) {
   Sched& sc = sched_[s];
   const sm::WarpSet set{int(s), int(sched_.size())};
   while (!has_error_) {
-    const int i = sc.pinned >= 0 ? sc.pinned : policies_[s]->pick(warps_, sc.last, now_, set);
+    const int i = sc.pinned >= 0 ? sc.pinned : policies_[s]->pick(issue_at_, sc.last, now_, set);
     if (i < 0 || warps_[unsigned(i)].ready > now_) {
       count_until(s, now_);
       const Wake k = wake(s, i);
@@ -268,6 +266,7 @@ SimtCore::Outcome SimtCore::step(Warp& w, unsigned s) {
     if (t > now_) {
       w.ready = t;
       w.why = uint8_t(bound ? StallReason::MemoryPort : StallReason::PendingLoad);
+      note_issue(w);
       return Outcome::Held;
     }
   }
@@ -275,6 +274,7 @@ SimtCore::Outcome SimtCore::step(Warp& w, unsigned s) {
   if (const uint64_t t = issue_wait(w, s, kind.unit); t > now_) {
     w.ready = t;
     w.why = uint8_t(StallReason::UnitBusy);
+    note_issue(w);
     return Outcome::Held;
   }
   if (now_ >= horizon_) sync_now();  // execute only once simulated time is there
@@ -315,6 +315,7 @@ void SimtCore::execute_timed(Warp& w, unsigned gi, const Inst& in, uint64_t pc, 
     else if (done_at_ > base) why = in.op == Opcode::St ? StallReason::MemoryPort : StallReason::PendingLoad;
     w.why = uint8_t(why);
   }
+  note_issue(w);
   now_ = t;
 }
 

@@ -141,8 +141,10 @@ void SimtCore::register_warp(Registry& reg, const std::string& p, unsigned w) {
   // 0 ready, 1 at a barrier, 2 exited (3 reads as exited).
   reg.add(reg32(
       p + ".state", 2, [warp] { return warp() ? uint64_t(warp()->state) : 0; },
-      [warp](uint64_t v) {
-        if (warp()) warp()->state = v >= 2 ? Warp::Exited : Warp::State(v);
+      [this, warp](uint64_t v) {
+        if (!warp()) return;
+        warp()->state = v >= 2 ? Warp::Exited : Warp::State(v);
+        note_issue(*warp());
       }));
   // Every read and write of these is reported too (simt_core_warp_access.cc).
   WarpTargets& t = t_warps_[w];

@@ -20,6 +20,7 @@ struct Warp {
   enum State : uint8_t { Ready, Barrier, Exited };
 
   static constexpr unsigned kNoBlock = ~0u;
+  static constexpr uint64_t kNotReady = ~uint64_t{0};
 
   unsigned id = 0;          // warp slot in the SM (%warpid)
   unsigned block = kNoBlock;  // slot of its block in the core (kNoBlock: a free warp slot)
@@ -41,6 +42,9 @@ struct Warp {
   // Per-lane return stacks for call/ret (allocated on the first call).
   std::vector<uint64_t>* rstack = nullptr;
 
+  // The first cycle the warp may issue at: its `ready` while it is Ready; kNotReady at a barrier,
+  // exited or in a free slot.
+  uint64_t issue_at() const { return state == Ready ? ready : kNotReady; }
   // Index of the group with the lowest PC (the thread frontier rule).
   unsigned frontier() const {
     unsigned best = 0;

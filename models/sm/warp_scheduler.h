@@ -11,9 +11,11 @@
 
 namespace gpuvp::sm {
 
-// A warp may issue at cycle `now` when it is not waiting at a barrier or exited and its previous
-// instruction's latency has elapsed.
-inline bool can_issue(const Warp& w, uint64_t now) { return w.state == Warp::Ready && w.ready <= now; }
+// Per warp slot, Warp::issue_at(): a warp may issue at cycle `now` when its entry is at most `now`
+// (it is not waiting at a barrier or exited and its previous instruction's latency has elapsed).
+// The core keeps these beside its warps so that a policy scans one word per warp, not its record.
+using IssueCycles = std::vector<uint64_t>;
+constexpr uint64_t kNotReady = Warp::kNotReady;
 
 // The warps of one warp scheduler of the SM: slots first, first + stride, ... (sm.schedulers; the
 // whole SM with first 0, stride 1).
@@ -28,10 +30,10 @@ struct WarpSet {
 class WarpScheduler {
  public:
   virtual ~WarpScheduler() = default;
-  // Index in `warps` of the warp of set `set` that issues next, or -1 when none can. A policy may
+  // Slot (index in `at`) of the warp of set `set` that issues next, or -1 when none can. A policy may
   // name a warp that is not ready at `now` (its `ready` is later): the core waits for it. `last` is
   // the warp of the set that issued last (-1 before the first issue).
-  virtual int pick(const std::vector<Warp>& warps, int last, uint64_t now, WarpSet set = {}) const = 0;
+  virtual int pick(const IssueCycles& at, int last, uint64_t now, WarpSet set = {}) const = 0;
 };
 
 // The policies (one file each) and the factory (unknown values: round robin).

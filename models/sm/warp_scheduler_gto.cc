@@ -7,10 +7,10 @@ namespace gpuvp::sm {
 namespace {
 class GtoScheduler final : public WarpScheduler {
  public:
-  int pick(const std::vector<Warp>& warps, int last, uint64_t now, WarpSet set) const override {
-    if (last >= 0 && can_issue(warps[last], now)) return last;
-    for (int i = set.first, n = int(warps.size()); i < n; i += set.stride)
-      if (can_issue(warps[i], now)) return i;
+  int pick(const IssueCycles& at, int last, uint64_t now, WarpSet set) const override {
+    if (last >= 0 && at[unsigned(last)] <= now) return last;
+    for (int i = set.first, n = int(at.size()); i < n; i += set.stride)
+      if (at[unsigned(i)] <= now) return i;
     return -1;
   }
 };

@@ -6,20 +6,20 @@ namespace gpuvp::sm {
 namespace {
 class RoundRobinScheduler final : public WarpScheduler {
  public:
-  int pick(const std::vector<Warp>& warps, int last, uint64_t now, WarpSet set) const override {
+  int pick(const IssueCycles& at, int last, uint64_t now, WarpSet set) const override {
     // From the slot after `last` to the set's end, then from its first slot up to `last`: two plain
     // runs without a wrap test or division per step.
-    const int end = set.slot(set.size(int(warps.size())));
+    const int end = set.slot(set.size(int(at.size())));
     int from = last >= 0 ? last + set.stride : set.first;
     if (from >= end) from = set.first;
-    const int i = first_ready(warps, from, end, set.stride, now);
-    return i >= 0 ? i : first_ready(warps, set.first, from, set.stride, now);
+    const int i = first_ready(at, from, end, set.stride, now);
+    return i >= 0 ? i : first_ready(at, set.first, from, set.stride, now);
   }
 
  private:
-  static int first_ready(const std::vector<Warp>& warps, int from, int to, int stride, uint64_t now) {
+  static int first_ready(const IssueCycles& at, int from, int to, int stride, uint64_t now) {
     for (int i = from; i < to; i += stride)
-      if (can_issue(warps[unsigned(i)], now)) return i;
+      if (at[unsigned(i)] <= now) return i;
     return -1;
   }
 };

@@ -8,12 +8,12 @@ namespace gpuvp::sm {
 namespace {
 class StrictRoundRobinScheduler final : public WarpScheduler {
  public:
-  int pick(const std::vector<Warp>& warps, int last, uint64_t, WarpSet set) const override {
-    const int n = set.size(int(warps.size()));
+  int pick(const IssueCycles& at, int last, uint64_t, WarpSet set) const override {
+    const int n = set.size(int(at.size()));
     int k = last >= 0 ? set.pos(last) : -1;
     for (int j = 0; j < n; ++j) {
       if (++k >= n) k = 0;
-      if (warps[set.slot(k)].state == Warp::Ready) return set.slot(k);  // issues at its ready
+      if (at[unsigned(set.slot(k))] != kNotReady) return set.slot(k);  // Ready: issues at its ready
     }
     return -1;
   }
