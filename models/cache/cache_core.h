@@ -100,6 +100,9 @@ class CacheCore {
   // Copies the bytes of [addr, addr + size) (within one line) that valid sectors hold over dst;
   // counts nothing.
   void overlay(uint64_t addr, unsigned size, uint8_t* dst) const;
+  // Grows at every change of what overlay() reads (tags, valid bits, data): equal counts, the same
+  // overlays (and the same accesses recorded for them).
+  uint64_t overlay_changes() const { return tag_.changes() + valid_.changes() + data_.changes(); }
 
   // Inspection, without counting or touching the LRU order.
   bool present(uint64_t addr, unsigned size) const;  // every sector touched is valid

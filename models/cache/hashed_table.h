@@ -20,6 +20,7 @@ class HashedTable {
   T operator[](size_t i) const { return v_[i]; }
   void set(size_t i, T v) {
     if (v == v_[i]) return;
+    ++changes_;
     if (followed_) digest_ ^= word_digest(i, v_[i]) ^ word_digest(i, v);
     v_[i] = v;
   }
@@ -27,6 +28,7 @@ class HashedTable {
   // word needs looking at: one copy (the cache's fills and stores of whole sectors are the hot path).
   void write_bytes(size_t byte, const uint8_t* src, size_t n) {
     if (!followed_) {
+      ++changes_;
       std::memcpy(reinterpret_cast<uint8_t*>(v_.data()) + byte, src, n);
       return;
     }
@@ -38,6 +40,8 @@ class HashedTable {
     }
   }
   size_t size() const { return v_.size(); }
+  // Grows at every change of the contents (not only then): equal counts, the same contents.
+  uint64_t changes() const { return changes_; }
   const T* data() const { return v_.data(); }
   uint64_t digest() const {
     if (!followed_) {
@@ -49,6 +53,7 @@ class HashedTable {
 
  private:
   std::vector<T> v_;
+  uint64_t changes_ = 0;
   mutable uint64_t digest_ = 0;
   mutable bool followed_ = false;  // digest_ is up to date and set() keeps it so
 };

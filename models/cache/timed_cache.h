@@ -76,6 +76,7 @@ class TimedCache {
   // Bytes of [addr, addr + len) the cache holds (valid sectors) copied over dst: a debug read sees
   // what a timed read would.
   void overlay(uint64_t addr, uint8_t* dst, unsigned len) const;
+  uint64_t overlay_changes() const { return core_.overlay_changes(); }  // CacheCore::overlay_changes
 
   // Registers the core's arrays under `prefix` (CacheCore::register_state, observed with `now_ps`) and
   // the timing below, for a cache clocked every `period_ps`; `on_write` runs after a write to the arrays

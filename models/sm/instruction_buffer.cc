@@ -23,8 +23,31 @@ void InstructionBuffer::new_launch() {
 
 const isa::Inst* InstructionBuffer::fetch(uint64_t pc, uint64_t& now, uint64_t& fetches, Error& err, bool& validated) {
   bool hit = false;
-  const isa::Inst* in = buffered_ ? fetch_buffered(pc, now, fetches, err, hit) : fetch_direct(pc, now, fetches, err);
+  const isa::Inst* in = !buffered_ ? fetch_direct(pc, now, fetches, err)
+                        : watch_   ? fetch_viewed(pc, now, fetches, err)
+                                   : fetch_buffered(pc, now, fetches, err, hit);
   validated = hit || (in && checked_[index(pc)] == launch_gen_);
+  return in;
+}
+
+// A watched fetch repeating one under the same view of the instruction cache, with no line filled
+// and nothing decoded since: reading through the cache would give the bytes it gave then, and the
+// reads it would record are recorded at this instant already (a word read twice at one instant is
+// read once for every lifetime). Only what the fetch does to the buffer's lines is done again (their
+// LRU order, the wait for a fill in flight), as fetch_buffered does it.
+const isa::Inst* InstructionBuffer::fetch_viewed(uint64_t pc, uint64_t& now, uint64_t& fetches, Error& err) {
+  DecEntry& e = dcache_[index(pc)];
+  const CoreEnv::ViewKey key = env_.fetch_view_key();
+  if (e.pc == pc && key.same(e.seen.key) && e.seen.gen == gen_ && e.seen.decodes == decodes_) {
+    const uint64_t lb = pc & ~uint64_t(kLine - 1), off = pc - lb;
+    if (!line(lb, now, fetches, err)) return nullptr;
+    const bool straddles = off + isa::kHeaderBytes > kLine || off + e.inst.size > kLine;
+    return !straddles || line(lb + kLine, now, fetches, err) ? &e.inst : nullptr;
+  }
+  bool hit = false;
+  const isa::Inst* in = fetch_buffered(pc, now, fetches, err, hit);
+  // Both parts of a key only grow: the same key at both ends, the same throughout.
+  if (in) e.seen = key.same(env_.fetch_view_key()) ? DecEntry::Seen{key, gen_, decodes_} : DecEntry::Seen{};
   return in;
 }
 

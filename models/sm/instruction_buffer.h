@@ -6,7 +6,9 @@
 // cache's: once an injection has written the cache (watch) or while its reads are recorded, every
 // fetch reads the instruction's bytes through the cache as well (CoreEnv::fetch_view, no time) and
 // decodes them again when they differ, so a fault in a cached line reaches decode as the cache
-// delivers it (a line refilled meanwhile has lost it). With no buffer (ibuf_insts = 0) every executed
+// delivers it (a line refilled meanwhile has lost it); a fetch repeating one under the same view of
+// the cache (CoreEnv::fetch_view_key: while recording, warps fetching one instruction at one instant)
+// reads it once (fetch_viewed). With no buffer (ibuf_insts = 0) every executed
 // instruction is one fetch transaction (two the first time its PC is seen, to learn the size).
 #include <cstdint>
 #include <string>
@@ -79,6 +81,12 @@ class InstructionBuffer {
     uint8_t bytes[128];
     power::ActivityLog::InstEvents events;  // of inst, once events_known (cleared whenever inst is decoded again)
     bool events_known = false;
+    // The view a watched fetch last read it through (CoreEnv::fetch_view_key) and the buffer's fill
+    // and decode counts then (fetch_viewed).
+    struct Seen {
+      CoreEnv::ViewKey key;
+      uint64_t gen = 0, decodes = 0;
+    } seen;
   };
   static constexpr size_t kDecoded = 4096;  // decoded-instruction entries, a power of two
   size_t index(uint64_t pc) const { return (pc >> 2) & (kDecoded - 1); }
@@ -91,6 +99,7 @@ class InstructionBuffer {
   const isa::Inst* undecodable(DecEntry& e, Error& err, const std::string& why);
   const isa::Inst* decode_into(DecEntry& e, uint64_t pc, const uint8_t* bytes, size_t len, Error& err);
   size_t look_through(uint64_t pc, uint8_t* bytes, size_t avail);
+  const isa::Inst* fetch_viewed(uint64_t pc, uint64_t& now, uint64_t& fetches, Error& err);
 
   CoreEnv& env_;
   const bool buffered_;

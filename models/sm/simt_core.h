@@ -53,6 +53,15 @@ class CoreEnv {
   // buffer's: its reads are recorded (lifetimes), so the buffer reports the reads a fault there would
   // meet. An injection into the cache says so itself (SimtCore::code_cache_written). Default: no.
   virtual bool fetch_watched() const { return false; }
+  // While fetches are watched: what fetch_view's bytes and the reads it records follow from besides
+  // its arguments (the recording instant, the cache's changes). Two views of one address under the
+  // same known key copy the same bytes, the second recording nothing new. Default: unknown.
+  struct ViewKey {
+    bool known = false;
+    uint64_t ps = 0, changes = 0;
+    bool same(const ViewKey& o) const { return known && o.known && ps == o.ps && changes == o.changes; }
+  };
+  virtual ViewKey fetch_view_key() { return {}; }
   // Lets simulated time catch up with the core (quantum expiry, idle jumps). Default: nothing.
   virtual void sync(uint64_t /*at*/) {}
   // membar.gl / membar.sys at cycle `at`: what the SM's stores left in its caches becomes visible

@@ -158,6 +158,11 @@ class SmCore : public CoreEnv {
     if (icache_) icache_->overlay(addr, data, len);
   }
   bool fetch_watched() const override { return icache_ && reg_.recording(); }
+  // Both only grow (the instant, as access_instant_ps gives it; the count of changes).
+  ViewKey fetch_view_key() override {
+    if (!icache_ || !reg_.recording()) return {};
+    return {true, core_.access_instant_ps(), icache_->overlay_changes()};
+  }
   // A new kernel's first block on this SM: the L1 and constant caches are not coherent with other
   // SMs' and the host's writes, so they start empty (as the driver invalidates them at a launch);
   // the instruction cache too (a module loaded since may reuse code addresses).
