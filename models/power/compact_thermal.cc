@@ -136,15 +136,11 @@ class CompactThermal : public ThermalModel {
       d += (x_[m] - ss_[m]) * (x_[m] - ss_[m]);
       area_[m] = (x_[m] - ss_[m]) * t_.capacitance / eig_[m] * kept[m];
     }
-    t_ss.resize(n_);
+    t_ss = ss_temps_;
     excess_ks.resize(n_);
     for (unsigned i = 0; i < n_; ++i) {
-      double t = 0, e = 0;
-      for (unsigned m = 0; m < n_; ++m) {
-        t += vecs_[size_t(i) * n_ + m] * ss_[m];
-        e += vecs_[size_t(i) * n_ + m] * area_[m];
-      }
-      t_ss[i] = t;
+      double e = 0;
+      for (unsigned m = 0; m < n_; ++m) e += vecs_[size_t(i) * n_ + m] * area_[m];
       excess_ks[i] = e;
     }
     return std::sqrt(d);
@@ -188,6 +184,9 @@ class CompactThermal : public ThermalModel {
       project(p_w, t_.ambient_k / t_.r_vertical, ss_);
       for (unsigned m = 0; m < n_; ++m) ss_[m] /= eig_[m];
       ss_p_ = p_w;
+      ss_temps_.assign(n_, 0.0);
+      for (unsigned i = 0; i < n_; ++i)
+        for (unsigned m = 0; m < n_; ++m) ss_temps_[i] += vecs_[size_t(i) * n_ + m] * ss_[m];
     }
     x_known_ = true;
   }
@@ -229,6 +228,7 @@ class CompactThermal : public ThermalModel {
   std::vector<double> eig_, vecs_;  // eigen-decomposition of G (hold), computed on first use
   std::vector<double> x_, ss_;       // modes(): the temperatures and ss_p_'s steady state, eigenbasis
   std::vector<double> ss_p_;         // the powers ss_ is for
+  std::vector<double> ss_temps_;     // ss_ back in temperatures (K per SM): a wait's wake-ups ask for the same
   bool x_known_ = false;             // x_ is the projection of temps_ as they are
   std::vector<double> decay_, kept_;  // decays() and kept_fractions() for decay_dt_ and kept_dt_
   std::vector<double> area_;         // steady_excess's scratch: each mode's excess integrated

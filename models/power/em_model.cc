@@ -7,11 +7,15 @@
 
 namespace gpuvp::power {
 
-double EmModel::rate(double j, double t_k) const {
-  for (const Memo& m : memo_)
-    if (m.t_k == t_k && m.j == j) return m.rate;  // the temperature first: it differs more often
+double EmModel::fresh_rate(double j, double t_k) const {
   const double t = ttf(j, t_k);
-  const double r = std::isinf(t) ? 0.0 : nominal_ / t;
+  return std::isinf(t) ? 0.0 : nominal_ / t;
+}
+
+double EmModel::rate(double j, double t_k) const {
+  for (const RateMemo& m : memo_)
+    if (m.t_k == t_k && m.j == j) return m.rate;  // the temperature first: it differs more often
+  const double r = fresh_rate(j, t_k);
   memo_[memo_next_++ % memo_.size()] = {j, t_k, r};
   return r;
 }

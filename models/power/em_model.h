@@ -36,9 +36,21 @@ class EmModel {
   // Time to failure (s) under current density j (A/m^2) at temperature t_k, uncalibrated model units
   // (infinity: the segment never fails).
   virtual double ttf(double j, double t_k) const = 0;
-  // Wear rate relative to the nominal point: TTF_N / TTF(j, T) (0 when it never fails). The last few
-  // (j, T) asked are remembered: a long wait asks for the same steady-state rates at every wake-up.
+  // One (j, T) and its rate (j < 0: empty).
+  struct RateMemo {
+    double j = -1, t_k = -1, rate = 0;
+  };
+  // Wear rate relative to the nominal point: TTF_N / TTF(j, T) (0 when it never fails), worked out
+  // afresh: for temperatures that do not come back (a thermal transient's).
+  double fresh_rate(double j, double t_k) const;
+  // The same, remembering the last few (j, T) asked (SMs at the same point share one).
   double rate(double j, double t_k) const;
+  // The same, remembered in the caller's `m`: a caller asking again and again for one point (an SM's
+  // steady state at every wake-up of a long wait) keeps its own, which other points never evict.
+  double rate(double j, double t_k, RateMemo& m) const {
+    if (m.t_k != t_k || m.j != j) m = {j, t_k, fresh_rate(j, t_k)};
+    return m.rate;
+  }
   double nominal_ttf() const { return nominal_; }
 
  protected:
@@ -46,10 +58,7 @@ class EmModel {
   double nominal_ = 1;
 
  private:
-  struct Memo {
-    double j = -1, t_k = -1, rate = 0;  // j < 0: empty
-  };
-  mutable std::array<Memo, 4> memo_{};
+  mutable std::array<RateMemo, 4> memo_{};
   mutable unsigned memo_next_ = 0;
 };
 

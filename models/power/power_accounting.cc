@@ -37,7 +37,9 @@ PowerAccounting::PowerAccounting(const PowerConfig& cfg, unsigned sms, std::func
       thermal_(make_thermal_model(cfg.thermal, sms)),
       em_(make_em_model(cfg.em)),
       sm_(sms),
-      p_w_(sms) {
+      p_w_(sms),
+      interval_rate_(sms),
+      steady_rate_(sms) {
   // A log holding this many intervals asks for the ones simulated time has passed to be closed.
   constexpr size_t kLogLimit = 64;
   for (unsigned k = 0; k < sms; ++k) {
@@ -115,7 +117,7 @@ void PowerAccounting::close_interval(uint64_t index) {
   const std::vector<double>& temps = thermal_->temps();
   for (unsigned k = 0; k < sm_.size(); ++k) {
     const double t = temps[k];
-    const double rate = em_->rate(cfg_.em.current_density(p_w_[k]), t);
+    const double rate = em_->rate(cfg_.em.current_density(p_w_[k]), t, interval_rate_[k]);
     sm_[k].em.add(dt, rate);
     sm_[k].temp_ks += t * dt;  // (the temperature the interval's wear is reckoned at)
     sm_[k].peak_temp_k = std::max(sm_[k].peak_temp_k, t);
@@ -194,7 +196,7 @@ void PowerAccounting::close_steady(uint64_t from, uint64_t to) {
 void PowerAccounting::em_rates(std::vector<double>& r) const {
   r.resize(sm_.size());
   const std::vector<double>& t = thermal_->temps();  // (one virtual call, not one per SM)
-  for (unsigned k = 0; k < sm_.size(); ++k) r[k] = em_->rate(cfg_.em.current_density(p_w_[k]), t[k]);
+  for (unsigned k = 0; k < sm_.size(); ++k) r[k] = em_->fresh_rate(cfg_.em.current_density(p_w_[k]), t[k]);
 }
 
 // The temperatures under the constant powers p_w_ follow exact exponentials; the wear rate, a function
@@ -240,7 +242,7 @@ bool PowerAccounting::linear_wear(double dt, std::vector<double>& worn) {
   const double d = thermal_->steady_excess(p_w_, dt, t_ss_, excess_);
   for (unsigned k = 0; k < sm_.size(); ++k) {
     const double j = cfg_.em.current_density(p_w_[k]);
-    const double r = em_->rate(j, t_ss_[k]);
+    const double r = em_->rate(j, t_ss_[k], steady_rate_[k]);
     const double s = d > 0 ? (em_->rate(j, t_ss_[k] + d) - r) / d : 0.0;
     if (std::fabs(s) * d > kLinear * r) return false;  // (r 0 with s not: a rate that never settles)
     worn[k] = r * dt + s * excess_[k];

@@ -91,7 +91,8 @@ class PowerAccounting {
   // them for the whole stretch from its start.
   const std::vector<double>& hold_wear(double dt_s);
   bool linear_wear(double dt_s, std::vector<double>& worn);  // hold_wear near the steady state
-  void em_rates(std::vector<double>& r) const;  // per SM, at the current powers and temperatures
+  // Per SM, at the current powers and temperatures (a transient's: they never come back, none is remembered).
+  void em_rates(std::vector<double>& r) const;
   void note_peaks();
 
   PowerConfig cfg_;
@@ -107,6 +108,9 @@ class PowerAccounting {
   double steady_dt_ = -1;      // close_steady: the powers of a stretch of steady_dt_ seconds, powered or gated
   SmPower steady_on_, steady_off_;
   std::vector<double> r0_, mid_, r1_, t_ss_, excess_, worn_;  // hold_wear's scratch (it runs for every steady stretch)
+  // Per SM, its last wear rate at the end of an interval and at its steady state (linear_wear): a wait's
+  // wake-ups ask for the same steady state each time, and the temperatures in between never come back.
+  std::vector<EmModel::RateMemo> interval_rate_, steady_rate_;
   uint64_t next_ = 0;  // first interval not closed
   bool closing_ = false;
   bool keep_trace_ = true;

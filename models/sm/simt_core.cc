@@ -448,13 +448,13 @@ const Inst* SimtCore::fetched(Warp& w, uint64_t pc, const Inst* in, const sm::In
 // register reads and writes per active lane, and a shared-memory access (worked out once per decoded
 // instruction). The lane cluster is the distribution unit's choice (cluster_distributor.h; by default the
 // warp's slot modulo the clusters). Inline: it runs for every warp instruction.
-inline void SimtCore::record_activity(const Warp& w, const Inst& in, uint64_t pc, InstClass cls, unsigned lanes) {
-  static const power::ActivityLog::InstEvents kIssueOnly{};  // no active lane: only the issue counts
+inline void SimtCore::record_activity(const Warp& w, const Block& b, const Inst& in, uint64_t pc, InstClass cls,
+                                      unsigned lanes) {
   const unsigned cluster = slot_modulus_           ? w.id % slot_modulus_
                            : picked_cluster_ >= 0 ? unsigned(picked_cluster_)
                                                   : dist_->next(w.id);
-  act_->instruction(now_, cluster, lanes, blocks_[w.block].lp->launch_id,
-                    lanes ? ibuf_->power_events(pc, in, cls) : kIssueOnly);
+  // (With no active lane only the issue counts: instruction() reads no event then.)
+  act_->instruction(now_, cluster, lanes, b.lp->launch_id, ibuf_->power_events(pc, in, cls));
 }
 
 // Every register row `in` names may be written by it (a deferred load's and bar.red's results
@@ -481,13 +481,14 @@ bool SimtCore::execute(Warp& w, unsigned gi, const Inst& in, uint64_t pc, InstCl
   const unsigned lanes = active == ~0u ? 32u : unsigned(__builtin_popcount(active));
   ++stats_.warp_insts;
   stats_.thread_insts += lanes;
+  const Block& b = blocks_[w.block];  // (looked up once for both)
   if (cfg_.statistics) {
     ++stats_.inst_class[size_t(cls)];
-    SmStats::Launch& l = stats_.launches[blocks_[w.block].stat];
+    SmStats::Launch& l = stats_.launches[b.stat];
     ++l.inst_class[size_t(cls)];
     l.thread_insts += lanes;
   }
-  if (act_) record_activity(w, in, pc, cls, lanes);
+  if (act_) record_activity(w, b, in, pc, cls, lanes);
   const bool rec = recording();
   const uint64_t t0 = rec ? inst_access_ps() : 0;  // its operands are read from here on
   if (rec) note_reads(w, in, cls, active, t0, t0);

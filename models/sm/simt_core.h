@@ -513,7 +513,7 @@ class SimtCore {
   int picked_cluster_ = -1;  // the cluster the issuing lane instruction was given (pick), else -1
   uint64_t issue_wait(const Warp& w, unsigned s, UnitClass u);
   unsigned book_cluster();
-  void record_activity(const Warp& w, const isa::Inst& in, uint64_t pc, InstClass cls, unsigned lanes);
+  void record_activity(const Warp& w, const Block& b, const isa::Inst& in, uint64_t pc, InstClass cls, unsigned lanes);
   void default_distributor();  // the slot distributor when activity is counted and none was given
   // sm.timing = flexgrip: the pipeline, lane groups per warp instruction, the instruction in flight.
   std::unique_ptr<sm::FlexgripPipeline> pipe_;
