@@ -138,7 +138,7 @@ int run_program(const std::vector<std::string>& command) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(128 + SIGKILL);
     execvp(argv[0], argv.data());
-    print_err("gpuvp cuda: cannot run {}: {}\n", command[0], std::strerror(errno));
+    print_err("gpuvp cuda: cannot run '{}': {}\n", command[0], std::strerror(errno));
     _exit(127);
   }
   program_pid = pid;
@@ -158,11 +158,18 @@ void print_summary(const std::string& stats, int status) {
   std::ifstream in(stats);
   if (!in && (status > 128 || status == 127)) return;  // run_program said why
   if (!in) {
-    print_err("gpuvp cuda: the program made no CUDA call that started the platform (no statistics; a program "
-              "that runs another one built with nvcc's default static CUDA runtime never calls the platform)\n");
+    print_err("gpuvp cuda: no statistics were written: the program made no CUDA call that started the platform (a "
+              "program that runs another one built with nvcc's default static CUDA runtime never calls it), or it "
+              "ended without exit()'s handlers (_exit, quick_exit, a signal)\n");
     return;
   }
-  const nlohmann::json j = nlohmann::json::parse(in);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    print_err("gpuvp cuda: the statistics {} cannot be read back: {}\n", stats, e.what());
+    return;
+  }
   print_err("gpuvp cuda: {} at {} MHz: simulated time {:.3f} us, {} kernel launch{} completed, {} GPU cycles in kernels, "
             "{} thread instructions, host {:.3f} s\n",
             j.value("preset", std::string("?")), j.value("clock_mhz", 0.0), j.value("sim_seconds", 0.0) * 1e6,
@@ -217,6 +224,17 @@ void split_program_args(const CLI::App& cuda, std::vector<std::string>& args) {
 }
 
 namespace {
+// The statistics are read back for the summary: a regular file, not the program itself.
+void check_stats_path(const std::string& stats, const std::string& program) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(stats, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st))
+    throw ConfigError(fmt::format("--stats {}: not a regular file (gpuvp cuda reads the statistics back)", stats));
+  const fs::path exe = resolve_program(program);
+  if (!exe.empty() && fs::exists(st) && fs::equivalent(exe, stats, ec))
+    throw ConfigError(fmt::format("--stats {}: that is the program", stats));
+}
+
 // GPUVP_PRESET, _CONFIG, _SET, _STATS, _TIMELINE and _VCD, which the library reads, count under `gpuvp cuda`
 // too: before the options, which win.
 CudaOptions with_environment(CudaOptions o) {
@@ -250,12 +268,14 @@ int cmd_cuda(const CudaOptions& options) {
   for (auto& f : o.files) c.merge_file(f);
   for (auto& s : o.sets) c.set(s);
   c.validate();
+  if (!o.stats.empty()) check_stats_path(o.stats, o.command[0]);
   const bool own_stats = o.stats.empty();
   const std::string stats =
       own_stats ? (fs::temp_directory_path() / fmt::format("gpuvp-cuda-{}.json", getpid())).string()
                 : fs::absolute(o.stats).string();
   set_environment(o, lib, stats);
-  CudaEnvNumbers::read();  // the library's other variables (GPUVP_POLL_NS, ...), as it will read them
+  CudaEnvNumbers::read();
+  fs::remove(stats);  // a run that writes none must not be summarised from an earlier run's  // the library's other variables (GPUVP_POLL_NS, ...), as it will read them
   const int status = run_program(o.command);
   print_summary(stats, status);
   if (own_stats) fs::remove(stats);

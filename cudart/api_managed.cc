@@ -94,6 +94,22 @@ CUDART_EXPORT int cudaHostGetDevicePointer(void** device, void* host, unsigned f
   });
 }
 
+namespace {
+// Whether [a, a + n) meets a registered range, a mirror's host side or a cudaMallocHost block (CUDA counts
+// those as registered: they are page-locked already).
+bool registered_overlap(uint64_t a, size_t n) {
+  const auto meets = [&](uint64_t start, size_t size) { return start < a + n && a < start + size; };
+  const State& s = State::get();
+  for (const auto& [start, size] : s.pinned)
+    if (meets(start, size)) return true;
+  for (const auto& [d, m] : s.mirrors)
+    if (meets(dev(m.host), m.size)) return true;
+  for (const auto& [ptr, b] : s.host_allocs)
+    if (meets(dev(ptr), b.size)) return true;
+  return false;
+}
+}  // namespace
+
 CUDART_EXPORT int cudaHostRegister(void* p, size_t n, unsigned flags) {
   return call("cudaHostRegister", [&] {
     require(p != nullptr && n > 0, kErrorInvalidValue, "NULL pointer or size 0");
@@ -103,8 +119,8 @@ CUDART_EXPORT int cudaHostRegister(void* p, size_t n, unsigned flags) {
     require(n <= UINTPTR_MAX - dev(p), kErrorInvalidValue, fmt::format("{} + {} bytes wraps around the address space", p, n));
     State& s = State::get();
     std::lock_guard lk(s.lock);
-    const bool known = mirror_of(p, 0) || in_ranges(s.pinned, dev(p), 0);
-    require(!known, kErrorHostMemoryAlreadyRegistered, fmt::format("{} is registered already", p));
+    require(!registered_overlap(dev(p), n), kErrorHostMemoryAlreadyRegistered,
+            fmt::format("{} + {} bytes overlaps memory registered or page-locked already", p, n));
     if (!(flags & kHostRegisterMapped)) return void(s.pinned[dev(p)] = n);  // pinned only: copies time the same
     on_device([&](rt::Runtime& rt) { add_mirror(rt, Mirror::Registered, n, flags, p); });
   });

@@ -92,8 +92,8 @@ bool pinned(const void* p, size_t n) {
 }
 
 void copy(void* dst, const void* src, size_t n, int kind, rt::Stream st, bool async) {
+  if (n == 0) return;  // whatever the pointers, as CUDA
   auto [d, s] = sides(dst, src, n, kind);
-  if (n == 0) return;
   // CUDA: a copy from the device into pageable memory has completed when the call returns.
   if (async && d == Side::Host && s == Side::Alloc && !pinned(dst, n)) async = false;
   const bool mirrored = d == Side::Mirror || s == Side::Mirror;

@@ -310,7 +310,8 @@ void Session::log_call() {
 
 void Session::call(const std::function<void(rt::Runtime&)>& fn) {
   if (settings_.single_thread) return call_single(fn);
-  std::lock_guard turn(turn_);
+  std::unique_lock turn(turn_);
+  turn_owner_ = std::this_thread::get_id();
   std::unique_lock lk(m_);
   check_callable();
   log_call();
@@ -318,6 +319,14 @@ void Session::call(const std::function<void(rt::Runtime&)>& fn) {
   job_done_ = false;
   cv_.notify_all();
   cv_.wait(lk, [this] { return job_done_ || dead_; });
+  turn_owner_ = std::thread::id();
+  if (exiting_ && std::this_thread::get_id() != exit_thread_) {
+    // Another thread called exit() meanwhile: as under CUDA, this thread's program goes no further (it
+    // would return from main and end the process with its own status); the exit ends it.
+    lk.unlock();
+    turn.unlock();
+    for (;;) ::pause();
+  }
   finish_call();
 }
 
@@ -361,8 +370,9 @@ bool Session::on_simulation_side() const {
 // The simulation cannot finish from inside itself (its thread, or its context, is the caller's): what
 // ran until this instant is written, and the process ends with the program's status.
 void Session::exit_inside(int status) {
-  fmt::print(stderr, "gpuvp: the program exited inside a host function of a stream at {:.3f} us of simulated time: "
-                     "the simulation stops there (work queued after it is not simulated)\n",
+  fmt::print(stderr, "gpuvp: the program exited inside the simulation (a host function of a stream, or a signal "
+                     "handler during a CUDA call) at {:.3f} us of simulated time: the simulation stops there (work "
+                     "queued after it is not simulated)\n",
              sc_core::sc_time_stamp().to_seconds() * 1e6);
   try {
     outputs_.write(*platform_, program_about());
@@ -377,6 +387,16 @@ void Session::exit_inside(int status) {
 void Session::shutdown(int status) {
   if (::getpid() != State::get().pid) return;  // a child the program forked: the simulation is the parent's
   if (started_ && on_simulation_side()) exit_inside(status);
+  if (turn_owner_ == std::this_thread::get_id()) {
+    // exit() from a signal handler that interrupted this thread's CUDA call: the simulation is busy with
+    // it and cannot be finished from here.
+    fmt::print(stderr, "gpuvp: the program exited during a CUDA call (from a signal handler): the simulation "
+                       "stops; no statistics are written\n");
+    std::fflush(nullptr);
+    ::_exit(status);
+  }
+  exit_thread_ = std::this_thread::get_id();
+  exiting_ = true;
   {
     std::lock_guard turn(turn_);
     std::lock_guard lk(m_);

@@ -12,6 +12,7 @@
 // (swapcontext) where the thread would have been woken, and the server switches back where it would
 // have waited. The simulation executes exactly as with the thread, and the process has one thread,
 // which fork() copies whole (cudart/fork_plan.h).
+#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <exception>
@@ -129,6 +130,9 @@ class Session {
   std::string device_error_kind_;                // its kind (DeviceErrorInfo::kind: "detected", "address", ...)
   std::thread thread_;
   std::mutex turn_;  // one application thread's request at a time
+  std::atomic<std::thread::id> turn_owner_{};  // the thread in a call, holding turn_
+  std::atomic<bool> exiting_{false};           // a thread called exit(): the others' calls go no further
+  std::thread::id exit_thread_;
   std::mutex m_;
   std::condition_variable cv_;
   const std::function<void(rt::Runtime&)>* job_ = nullptr;

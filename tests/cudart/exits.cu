@@ -2,12 +2,14 @@
 //   hostfn      exit(3) inside a host function of a stream, after one kernel completed
 //   unwaited    a kernel that never ends, launched and not waited for, after one that completed
 //   sleep       a CUDA call, then 2 s asleep, then a file written: what killing `gpuvp cuda` leaves running
+//   thread_exit another thread calls exit(35) while this one waits for a kernel that never ends
 //   edges       libsmctrl and memset edge cases and the names in the library's messages
 #include <libsmctrl.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
+#include <thread>
 
 #include "check.h"
 
@@ -41,6 +43,17 @@ int main(int argc, char** argv) {
     std::printf("exits: unwaited: returning\n");
     return 0;
   }
+  if (!std::strcmp(what, "thread_exit")) {
+    // Another thread exits while this one waits in a CUDA call: this one goes no further.
+    std::thread([] {
+      usleep(300000);
+      std::exit(35);
+    }).detach();
+    spin<<<1, 1>>>(d + 64);
+    cudaDeviceSynchronize();
+    std::printf("exits: thread_exit: the program went on after exit\n");
+    return 0;
+  }
   if (!std::strcmp(what, "sleep") && argc > 2) {
     std::printf("exits: sleeping\n");
     std::fflush(stdout);
@@ -60,6 +73,16 @@ int main(int argc, char** argv) {
     EXPECT(libsmctrl_get_tpc_info(&n, 0) == 0 && n > 0, "TPCs %u", n);
     // CUDA sets no bytes, whatever the pointer, when the count is 0.
     CHECK(cudaMemset(nullptr, 0, 0));
+    CHECK(cudaMemcpy(nullptr, nullptr, 0, cudaMemcpyDefault));
+    // A registration overlapping one from its start's left, and cudaMallocHost memory, are registered already.
+    static int buf[4096];
+    CHECK(cudaHostRegister(buf + 1024, 1024 * sizeof(int), 0));
+    EXPECT_ERROR(cudaHostRegister(buf, 2048 * sizeof(int), 0), cudaErrorHostMemoryAlreadyRegistered);
+    int* pinned = nullptr;
+    CHECK(cudaMallocHost(&pinned, 4096));
+    EXPECT_ERROR(cudaHostRegister(pinned, 4096, 0), cudaErrorHostMemoryAlreadyRegistered);
+    CHECK(cudaHostUnregister(buf + 1024));
+    CHECK(cudaFreeHost(pinned));
     // Refusals named by the entry point the program called, not the one serving it.
     EXPECT(cudaStreamCreate(nullptr) == cudaErrorInvalidValue, "cudaStreamCreate(NULL)");
     EXPECT(cudaMallocHost(nullptr, 16) == cudaErrorInvalidValue, "cudaMallocHost(NULL)");

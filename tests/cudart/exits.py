@@ -50,7 +50,7 @@ def stats(path):
 for mode in ("threaded", "single"):
     path = os.path.join(work, f"hostfn_{mode}.json")
     p = run(["--stats", path, "--", program, "hostfn"], {"GPUVP_SINGLE_THREAD": "1"} if mode == "single" else None)
-    expect(p.returncode == 3 and "exited inside a host function" in p.stderr, f"hostfn ({mode}): exit 3 and why", p)
+    expect(p.returncode == 3 and "exited inside the simulation" in p.stderr, f"hostfn ({mode}): exit 3 and why", p)
     expect("went on after exit" not in p.stdout, f"hostfn ({mode}): the program went on", p)
     expect(len(stats(path).get("launches", [])) == 1, f"hostfn ({mode}): statistics with the one kernel that ran", p)
 
@@ -61,6 +61,19 @@ for bound, said in (("sim.timeout_ms=0.2", "after 0.2 ms of simulated time"),
              "--", program, "unwaited"])
     expect(p.returncode == 0 and "exited without waiting for work it queued" in p.stderr and said in p.stderr
            and "1 kernel launch completed" in p.stderr, f"unwaited ({bound}): said, bounded, one launch counted", p)
+
+# exit() from another thread while the main thread waits in a CUDA call: the exit's status, main goes no further.
+p = run(["--set", "sim.host_timeout_s=1", "--set", "sim.timeout_ms=0", "--", program, "thread_exit"])
+expect(p.returncode == 35 and "went on" not in p.stdout, "thread_exit: status 35, main stopped", p)
+
+# A stale statistics file is not summarised as this run's; a non-regular one is refused.
+stale = os.path.join(work, "stale.json")
+with open(stale, "w") as f:
+    json.dump({"preset": "stale", "launches": []}, f)
+p = run(["--stats", stale, "--", program, "sleep"])  # no "sleep" file argument: exits 1 at once
+expect("stale" not in p.stderr, "a stale statistics file summarised", p)
+p = run(["--stats", "/dev/null", "--", program, "edges"])
+expect(p.returncode == 2 and "not a regular file" in p.stderr, "--stats /dev/null refused", p)
 
 # The program's options, without "--".
 path = os.path.join(work, "args.json")
