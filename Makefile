@@ -30,7 +30,8 @@ test: setup build
 	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j $(JOBS)
 
 # The whole suite again, built with AddressSanitizer and UndefinedBehaviorSanitizer (RelWithDebInfo, in
-# $(SAN_BUILD)): any report fails the test that caused it. What is left out and why: docs/validation.md,
+# $(SAN_BUILD); bench programs no test runs are left out): any report fails the test that caused it.
+# What is left out and why: docs/validation.md,
 # "Sanitizers" (handle_segv=0: fault-injection tests crash runs with SIGSEGV on purpose and check that
 # the signal is reported; a real segfault still fails its test).
 SAN_BUILD ?= build-sanitize
@@ -38,7 +39,7 @@ SAN_ENV = ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:handle_segv=0 \
 	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 test-sanitize: setup
 	cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUVP_WERROR=$(WERROR) \
-	  -DGPUVP_SANITIZE=address,undefined > /dev/null
+	  -DGPUVP_SANITIZE=address,undefined -DGPUVP_BENCH=OFF > /dev/null
 	cmake --build $(SAN_BUILD) -j $(JOBS)
 	cd $(SAN_BUILD) && $(SAN_ENV) ctest --output-on-failure --timeout 300 -j $(JOBS)
 

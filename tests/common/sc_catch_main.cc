@@ -1,7 +1,6 @@
 // Catch2 runs inside sc_main: SystemC elaborates once per process, so CTest runs every
 // test case as its own process (catch_discover_tests) and each case may build its own platform.
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
+#include "common/catch_run.h"
 #include <systemc>
 #include <cstdlib>
 
@@ -13,5 +12,5 @@ int main(int argc, char* argv[]) {
 
 int sc_main(int argc, char* argv[]) {
   // SystemC prints a copyright banner on first use; keep test output readable.
-  return Catch::Session().run(argc, argv);
+  return gpuvp_catch_run(argc, argv);
 }
