@@ -52,7 +52,8 @@ Config build_config(const Settings& s, double& exit_host_s) {
   for (auto& f : s.config_files) c.merge_file(f);
   for (auto& kv : s.sets) c.set(kv);
   c.validate();
-  exit_host_s = c.f("sim.host_timeout_s") > 0 ? c.f("sim.host_timeout_s") : preset_limit;
+  const double limit = c.f("sim.host_timeout_s");
+  exit_host_s = limit > 0 ? limit : preset_limit;
   return c;
 }
 
@@ -311,10 +312,10 @@ void Session::log_call() {
 void Session::call(const std::function<void(rt::Runtime&)>& fn) {
   if (settings_.single_thread) return call_single(fn);
   std::unique_lock turn(turn_);
-  turn_owner_ = std::this_thread::get_id();
   std::unique_lock lk(m_);
   check_callable();
   log_call();
+  turn_owner_ = std::this_thread::get_id();  // from here to the reset nothing throws
   job_ = &fn;
   job_done_ = false;
   cv_.notify_all();
