@@ -43,7 +43,15 @@ std::vector<Case> cases(const std::string& src) {
                    "--arg buf:f32:1048576:iota --arg buf:f32:1048576 --arg i32:1024",
                    ptx),
        0},
-      {"mandelbrot deep", "run --preset tx2 --workload mandelbrot --launch deep", 0},
+      // The workload's own launches are a block or a few (mandelbrot deep: 214 k thread-instructions,
+      // about 10 host ms, mostly the process's page faults): this one fills both SMs for 1.1 M cycles.
+      {"mandelbrot 512 x 512",
+       fmt::format("exec --preset tx2 --ptx {}/../sw/kernels/mandelbrot.ptx --kernel mandelbrot "
+                   "--grid 32,32 --block 16,16 --arg buf:i32:262144 --arg i32:512 --arg i32:512 "
+                   "--arg f32:-2.0 --arg f32:-1.25 --arg f32:0.0048828125 --arg f32:0.0048828125 "
+                   "--arg i32:256",
+                   src),
+       0},
   };
 }
 
