@@ -108,20 +108,24 @@ bool static_runtime(const fs::path& program) {
 
 volatile sig_atomic_t program_pid = 0;
 
-// gpuvp stands between the user and the program: a signal meant to end it (kill, timeout, a closed
-// terminal) goes on to the program, which ends, writes its statistics and is waited for. Ctrl-C
-// reaches the whole foreground group, the program included, by itself.
-void forward_signal(int sig) {
-  if (program_pid > 0) ::kill(program_pid, sig);
+// gpuvp stands between the user and the program: a signal sent to gpuvp (kill, timeout, a supervisor,
+// a closed terminal) goes on to the program, which handles it as it would alone (ends, writes its
+// statistics) and is waited for. A terminal's Ctrl-C or Ctrl-\\ (sent by the kernel) reaches the whole
+// foreground group, the program included, by itself: not sent twice.
+void forward_signal(int sig, siginfo_t* info, void*) {
+  const bool from_terminal = info && info->si_code == SI_KERNEL && (sig == SIGINT || sig == SIGQUIT);
+  if (program_pid > 0 && !from_terminal) ::kill(program_pid, sig);
 }
 
 void forward_signals() {
   struct sigaction sa {};
-  sa.sa_handler = forward_signal;
+  sa.sa_sigaction = forward_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
-  for (int sig : {SIGTERM, SIGHUP, SIGQUIT}) sigaction(sig, &sa, nullptr);
-  sa.sa_handler = SIG_IGN;
-  sigaction(SIGINT, &sa, nullptr);
+  for (int sig : {SIGTERM, SIGHUP, SIGQUIT, SIGINT, SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH, SIGCONT})
+    sigaction(sig, &sa, nullptr);
+  // The summary goes to a pipe that may have closed (`... 2>&1 | head`): the program's status still counts.
+  signal(SIGPIPE, SIG_IGN);
 }
 
 // The program's exit status; a signal that ended it is said at once (its statistics are written at exit).
@@ -224,15 +228,39 @@ void split_program_args(const CLI::App& cuda, std::vector<std::string>& args) {
 }
 
 namespace {
-// The statistics are read back for the summary: a regular file, not the program itself.
-void check_stats_path(const std::string& stats, const std::string& program) {
+// The statistics are read back for the summary: a regular file. No output may be the program itself.
+void check_output_paths(const CudaOptions& o) {
   std::error_code ec;
-  const fs::file_status st = fs::status(stats, ec);
-  if (fs::exists(st) && !fs::is_regular_file(st))
-    throw ConfigError(fmt::format("--stats {}: not a regular file (gpuvp cuda reads the statistics back)", stats));
-  const fs::path exe = resolve_program(program);
-  if (!exe.empty() && fs::exists(st) && fs::equivalent(exe, stats, ec))
-    throw ConfigError(fmt::format("--stats {}: that is the program", stats));
+  if (const fs::file_status st = fs::status(o.stats, ec); !o.stats.empty() && fs::exists(st) && !fs::is_regular_file(st))
+    throw ConfigError(fmt::format("--stats {}: not a regular file (gpuvp cuda reads the statistics back)", o.stats));
+  const fs::path exe = resolve_program(o.command[0]);
+  for (auto [path, what] : {std::pair{o.stats, "--stats"}, {o.timeline, "--timeline"},
+                            {o.vcd.empty() ? o.vcd : o.vcd + ".vcd", "--vcd"}})
+    if (!exe.empty() && !path.empty() && fs::exists(path, ec) && fs::equivalent(exe, path, ec))
+      throw ConfigError(fmt::format("{} {}: that is the program", what, path));
+}
+
+// Where gpuvp cuda keeps the statistics for its summary when --stats names no file.
+fs::path own_stats_path() {
+  std::error_code ec;
+  const fs::path dir = fs::temp_directory_path(ec);
+  if (ec)
+    throw ConfigError(fmt::format("TMPDIR={}: {} (gpuvp cuda keeps the statistics for its summary there unless "
+                                  "--stats names a file)", env_text("TMPDIR"), ec.message()));
+  return dir / fmt::format("gpuvp-cuda-{}.json", getpid());
+}
+
+// An error in what came from the environment names the variable: the user gave no such option.
+template <class F>
+void from_environment(const std::vector<const char*>& vars, F&& check) {
+  try {
+    check();
+  } catch (const ConfigError& e) {
+    if (vars.empty()) throw;
+    std::string names;
+    for (const char* v : vars) names += (names.empty() ? "" : ", ") + std::string(v);
+    throw ConfigError(fmt::format("{} (from the environment: {})", e.what(), names));
+  }
 }
 
 // GPUVP_PRESET, _CONFIG, _SET, _STATS, _TIMELINE and _VCD, which the library reads, count under `gpuvp cuda`
@@ -251,10 +279,19 @@ CudaOptions with_environment(CudaOptions o) {
 
 int cmd_cuda(const CudaOptions& options) {
   const CudaOptions o = with_environment(options);
+  std::vector<const char*> env_paths, env_settings;
+  for (auto [option, var] : {std::pair{&options.stats, "GPUVP_STATS"}, {&options.timeline, "GPUVP_TIMELINE"},
+                             {&options.vcd, "GPUVP_VCD"}})
+    if (option->empty() && !env_text(var).empty()) env_paths.push_back(var);
+  for (const char* var : {"GPUVP_PRESET", "GPUVP_CONFIG", "GPUVP_SET"})
+    if (!env_text(var).empty()) env_settings.push_back(var);
   // The library checks the output paths again, but only at the program's first CUDA call.
   RunOutputs outputs;
   outputs.stats = o.stats, outputs.timeline = o.timeline, outputs.vcd = o.vcd;
-  outputs.check();
+  from_environment(env_paths, [&] {
+    outputs.check();
+    check_output_paths(o);
+  });
   const fs::path lib = library_dir(o);
   // The presets the library will read (an installed gpuvp has no source tree to fall back on).
   const std::string presets = Config::preset_dir_near(lib.string());
@@ -264,21 +301,21 @@ int cmd_cuda(const CudaOptions& options) {
                                   "cannot replace: build it with -cudart shared (CMake: CUDA_RUNTIME_LIBRARY Shared)",
                                   o.command[0]));
   // Bad options are found here, before the program runs (exit 2), not at its first CUDA call.
-  Config c = Config::preset(o.preset);
-  for (auto& f : o.files) c.merge_file(f);
-  for (auto& s : o.sets) c.set(s);
-  c.validate();
-  if (!o.stats.empty()) check_stats_path(o.stats, o.command[0]);
+  from_environment(env_settings, [&] {
+    Config c = Config::preset(o.preset);
+    for (auto& f : o.files) c.merge_file(f);
+    for (auto& s : o.sets) c.set(s);
+    c.validate();
+  });
   const bool own_stats = o.stats.empty();
-  const std::string stats =
-      own_stats ? (fs::temp_directory_path() / fmt::format("gpuvp-cuda-{}.json", getpid())).string()
-                : fs::absolute(o.stats).string();
+  const std::string stats = own_stats ? own_stats_path().string() : fs::absolute(o.stats).string();
   set_environment(o, lib, stats);
-  CudaEnvNumbers::read();
-  fs::remove(stats);  // a run that writes none must not be summarised from an earlier run's  // the library's other variables (GPUVP_POLL_NS, ...), as it will read them
+  CudaEnvNumbers::read();  // the library's other variables (GPUVP_POLL_NS, ...), as it will read them
+  std::error_code ec;
+  fs::remove(stats, ec);  // a run that writes none must not be summarised from an earlier run's
   const int status = run_program(o.command);
   print_summary(stats, status);
-  if (own_stats) fs::remove(stats);
+  if (own_stats) fs::remove(stats, ec);
   return status;
 }
 

@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "cudart/say.h"
 #include "cudart/api.h"
 #include "cudart/smctrl.h"
 
@@ -60,7 +61,7 @@ uint32_t launch_sm_set(rt::Stream s) {
   Partitions& p = partitions();
   if (!Session::get().concurrent()) {
     if (!std::exchange(p.warned, true))
-      fmt::print(stderr, "gpuvp cudart: libsmctrl mask {:#x} ignored: the batch scheduler (scheduler.kind batch) runs "
+      say("gpuvp cudart: libsmctrl mask {:#x} ignored: the batch scheduler (scheduler.kind batch) runs "
                          "every kernel on every SM\n", disabled);
     return 0;
   }

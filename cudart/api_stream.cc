@@ -206,6 +206,7 @@ void launch_host_function(void* stream, std::function<void()> fn) {
       } catch (const DeviceError&) {
         return;
       }
+      if (Session::get().abandoned()) return;
       to_host_if_idle(r);  // what the work before it wrote to managed or mapped memory
       struct Inside {
         Inside() { in_host_function() = true; }

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "cudart/say.h"
 #include "cudart/api.h"
 #include "platform/config/config.h"
 #include "platform/platform.h"
@@ -77,7 +78,7 @@ Error device_code(const DeviceError& e) {
 
 Error report(const char* api, Error code, const std::string& why) {
   if (const char* outer = called_as()) api = outer;
-  fmt::print(stderr, "gpuvp: {}: {} ({})\n", api, why, find(code) ? find(code)->name : "error");
+  say("gpuvp: {}: {} ({})\n", api, why, find(code) ? find(code)->name : "error");
   return last_error() = code;
 }
 
@@ -121,7 +122,7 @@ void check_device(int device) {
 }
 
 Error unsupported(const char* api) {
-  fmt::print(stderr, "gpuvp cudart: {} is not supported by the platform\n", api);
+  say("gpuvp cudart: {} is not supported by the platform\n", api);
   return last_error() = kErrorNotSupported;
 }
 

@@ -21,6 +21,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "cudart/say.h"
+
 namespace gpuvp::cudart {
 
 namespace fs = std::filesystem;
@@ -130,7 +132,7 @@ void fork_report(const ForkPlan& plan, const std::string& line) {
   if (write_all(plan.fd, line + "\n") || errno != EPIPE) return;
   // The campaign is gone (killed): nobody reads the runs. An application ignoring SIGPIPE would
   // otherwise go on forking its runs in a folder a resumed campaign removes.
-  fmt::print(stderr, "gpuvp: fork plan: the campaign has gone (its pipe is closed): the golden run stops\n");
+  say("gpuvp: fork plan: the campaign has gone (its pipe is closed): the golden run stops\n");
   ::_exit(kCampaignGone);
 }
 
@@ -168,7 +170,7 @@ std::string become_run(const ForkPlan& plan, const ForkPlan::Run& run) {
   }
   fs::current_path(run_cwd, ec);
   if (ec) {
-    fmt::print(stderr, "gpuvp: fork plan: cannot enter {}: {}\n", run_cwd.string(), ec.message());
+    say("gpuvp: fork plan: cannot enter {}: {}\n", run_cwd.string(), ec.message());
     ::_exit(126);
   }
   return (run_dir / ".gpuvp-report.json").string();

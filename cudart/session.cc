@@ -12,6 +12,7 @@
 #include <fstream>
 #include <systemc>
 
+#include "cudart/say.h"
 #include "cudart/state.h"
 #include "cudart/turns.h"
 #include "platform/config/config.h"
@@ -142,6 +143,32 @@ Session::Session() {
   cv_.wait(lk, [this] { return started_ || dead_; });
 }
 
+namespace {
+bool is_device_error(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const DeviceError&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+}  // namespace
+
+// Under `gpuvp cuda`, which removes the statistics file before the program starts, a file already there
+// holds another process's statistics: the program ran others on the platform (a script, say), and the
+// summary can be only one process's. (A campaign's golden run and its forked runs share the file
+// knowingly and say nothing: their standard error is compared.)
+void Session::write_outputs() {
+  std::error_code ec;
+  const char* runner = std::getenv("GPUVP_CUDA_PID");
+  const bool campaign = settings_.fault || settings_.fork;
+  if (runner && *runner && !campaign && !outputs_.stats.empty() && std::filesystem::exists(outputs_.stats, ec))
+    say("gpuvp: {} holds another process's statistics (several processes of the program used the platform): "
+        "replaced by those of process {}\n", outputs_.stats, ::getpid());
+  outputs_.write(*platform_, program_about());
+}
+
 void Session::simulate() {
   try {
     RunOutputs& out = outputs_;
@@ -164,19 +191,20 @@ void Session::simulate() {
       // fault strikes there, the SMs stopped at it. A fork plan does the same at each of its instants.
       if (settings_.fault) fault_ = strike_at_instant(*platform_, *settings_.fault);
       platform_->finish();
-    } catch (const DeviceError&) {
-      // The runtime reports a device error again when the host program ends (it is sticky, as
-      // CUDA's are); the application got it from its call already: the run's outputs are still due.
-      if (!device_error_seen_) throw;
     } catch (...) {
-      // Stopped (a timeout, an error of the platform): what ran until then is still the user's to see.
-      try {
-        out.write(*platform_, program_about());
-      } catch (...) {
+      // The runtime reports a device error again when the host program ends (it is sticky, as CUDA's
+      // are): one the application got from its call already is no stop. Anything else stopped the run (a
+      // timeout, an error of the platform, a device error in work never waited for): what ran until
+      // then is still the user's to see.
+      if (!device_error_seen_ || !is_device_error(std::current_exception())) {
+        try {
+          write_outputs();
+        } catch (...) {
+        }
+        throw;
       }
-      throw;
     }
-    out.write(*platform_, program_about());
+    write_outputs();
   } catch (...) {
     std::lock_guard lk(m_);
     dead_error_ = std::current_exception();
@@ -273,7 +301,7 @@ void Session::write_fault_report() const {
   if (fault_) j["fault"] = {{"struck", fault_->struck}, {"before", fault_->before}, {"after", fault_->after}};
   std::ofstream out(settings_.fault_report);
   out << j.dump() << "\n";
-  if (!out) fmt::print(stderr, "gpuvp: cannot write GPUVP_FAULT_REPORT={}\n", settings_.fault_report);
+  if (!out) say("gpuvp: cannot write GPUVP_FAULT_REPORT={}\n", settings_.fault_report);
 }
 
 void Session::fail_dead() const {
@@ -357,8 +385,22 @@ void Session::run_idle(std::unique_lock<std::mutex>& lk, rt::Runtime& rt) {
 // CUDA abandons work a program never waited for when it exits; the platform finishes it so that the
 // statistics count it, within the host-time bound a run has (the program's own run before had none).
 void Session::bound_exit(rt::Runtime& rt) {
-  if (!rt.work_left()) return;
-  fmt::print(stderr, "gpuvp: the program exited without waiting for work it queued: the platform finishes it for "
+  // After a device error the program was told of, what it queued is dead (CUDA's errors are sticky):
+  // bounded all the same, but nothing to say.
+  if (device_error_seen_) platform_->limit_host_time(exit_host_s_);
+  else if (rt.work_left()) bound_work();
+}
+
+bool Session::abandoned() {
+  if (!exiting_) return false;
+  if (!said_abandoned_.exchange(true))
+    say("gpuvp: host functions left queued at the program's exit are not run (CUDA abandons them); the device "
+        "work around them is finished for the statistics\n");
+  return true;
+}
+
+void Session::bound_work() {
+  say("gpuvp: the program exited without waiting for work it queued: the platform finishes it for "
                      "the statistics (CUDA would abandon it) within sim.timeout_ms of simulated time and {} s of CPU "
                      "time (sim.host_timeout_s)\n", exit_host_s_);
   platform_->limit_host_time(exit_host_s_);
@@ -371,14 +413,14 @@ bool Session::on_simulation_side() const {
 // The simulation cannot finish from inside itself (its thread, or its context, is the caller's): what
 // ran until this instant is written, and the process ends with the program's status.
 void Session::exit_inside(int status) {
-  fmt::print(stderr, "gpuvp: the program exited inside the simulation (a host function of a stream, or a signal "
+  say("gpuvp: the program exited inside the simulation (a host function of a stream, or a signal "
                      "handler during a CUDA call) at {:.3f} us of simulated time: the simulation stops there (work "
                      "queued after it is not simulated)\n",
              sc_core::sc_time_stamp().to_seconds() * 1e6);
   try {
-    outputs_.write(*platform_, program_about());
+    write_outputs();
   } catch (const std::exception& e) {
-    fmt::print(stderr, "gpuvp: {}\n", e.what());
+    say("gpuvp: {}\n", e.what());
   }
   write_fault_report();
   std::fflush(nullptr);
@@ -388,16 +430,20 @@ void Session::exit_inside(int status) {
 void Session::shutdown(int status) {
   if (::getpid() != State::get().pid) return;  // a child the program forked: the simulation is the parent's
   if (started_ && on_simulation_side()) exit_inside(status);
-  if (turn_owner_ == std::this_thread::get_id()) {
-    // exit() from a signal handler that interrupted this thread's CUDA call: the simulation is busy with
-    // it and cannot be finished from here.
-    fmt::print(stderr, "gpuvp: the program exited during a CUDA call (from a signal handler): the simulation "
+  if (turn_owner_ == std::this_thread::get_id() || (!settings_.single_thread && Turn::held())) {
+    // exit() from a signal handler that interrupted this thread's CUDA call (served, or waiting for its
+    // turn and perhaps holding the turns' lock): the simulation is busy with it or would wait for this
+    // thread, and cannot be finished from here.
+    say("gpuvp: the program exited during a CUDA call (from a signal handler): the simulation "
                        "stops; no statistics are written\n");
     std::fflush(nullptr);
     ::_exit(status);
   }
   exit_thread_ = std::this_thread::get_id();
   exiting_ = true;
+  // Another thread's call being served (a synchronisation, say) holds the turn until its work ends: the
+  // exit bounds that work as it bounds work left unwaited.
+  if (started_ && turn_owner_ != std::thread::id()) bound_work();
   {
     std::lock_guard turn(turn_);
     std::lock_guard lk(m_);
@@ -409,7 +455,7 @@ void Session::shutdown(int status) {
   try {
     if (dead_error_ && started_) std::rethrow_exception(dead_error_);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "gpuvp: the simulation stopped: {}\n", e.what());
+    say("gpuvp: the simulation stopped: {}\n", e.what());
   }
 }
 
@@ -516,7 +562,7 @@ void Session::fork_at_instants() {
 }
 
 void Session::give_up(const std::string& why) {
-  fmt::print(stderr, "gpuvp: single-thread mode: {}\n", why);
+  say("gpuvp: single-thread mode: {}\n", why);
   if (settings_.fork) fork_report(*settings_.fork, "fallback " + why);
   fallback_ = why;
   write_fault_report();

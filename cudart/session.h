@@ -85,6 +85,8 @@ class Session {
   // Host functions of streams queued and not yet run (on the simulation's thread): while there are,
   // the server runs them when the application waits without calling (run_idle).
   void host_functions_pending(int delta) { host_functions_ += delta; }
+  // The program is exiting: a host function due now is not run, as CUDA abandons it (said once).
+  bool abandoned();
 
  private:
   Session();
@@ -96,6 +98,8 @@ class Session {
   bool on_simulation_side() const;  // the calling code runs inside the simulation (a host function)
   [[noreturn]] void exit_inside(int status);  // exit() called there: outputs of what ran, then _exit
   void bound_exit(rt::Runtime& rt);  // the program exits: says what work it left, bounds its host time
+  void bound_work();                 // the same, for work known to be left
+  void write_outputs();              // statistics, timeline and waveforms of what ran
   void write_fault_report() const;  // GPUVP_FAULT_REPORT, once the simulation has stopped
   [[noreturn]] void fail_dead() const;
   void check_callable() const;      // before a call: throws if the simulation has stopped
@@ -133,6 +137,7 @@ class Session {
   std::atomic<std::thread::id> turn_owner_{};  // the thread in a call, holding turn_
   std::atomic<bool> exiting_{false};           // a thread called exit(): the others' calls go no further
   std::thread::id exit_thread_;
+  std::atomic<bool> said_abandoned_{false};
   std::mutex m_;
   std::condition_variable cv_;
   const std::function<void(rt::Runtime&)>* job_ = nullptr;

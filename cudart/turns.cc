@@ -177,6 +177,8 @@ Turn::Turn() {
   if (turn_depth++ == 0) Turns::get().acquire();
 }
 
+bool Turn::held() { return turn_depth > 0; }
+
 Turn::~Turn() {
   if (--turn_depth == 0) Turns::get().release();
 }

@@ -80,6 +80,7 @@ class Turn {
   ~Turn();
   Turn(const Turn&) = delete;
   Turn& operator=(const Turn&) = delete;
+  static bool held();  // this thread is inside an API call (waiting for its turn or served)
 };
 
 }  // namespace gpuvp::cudart

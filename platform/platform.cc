@@ -372,13 +372,13 @@ bool PlatformImpl::run_until(const std::optional<sc_time>& end) {
   const double limit_s = cfg.f("sim.host_timeout_s");
   const double t0 = process_cpu_seconds();
   const auto out_of_time = [&](double now) {
-    return (limit_s > 0 && now - t0 >= limit_s) || (host_deadline && now >= *host_deadline);
+    return (limit_s > 0 && now - t0 >= limit_s) || (host_deadline >= 0 && now >= host_deadline);
   };
   sc_time slice(1, sc_core::SC_US);
   const auto done = [&] { return host->finished() || sc_core::sc_get_status() == sc_core::SC_STOPPED; };
   for (bool first = true; !done() && (!end || sc_core::sc_time_stamp() < *end); first = false) {
     // Nothing left to do (known only once the simulation has started): one call, as without a limit.
-    if ((limit_s <= 0 && !host_deadline) || (!first && !sc_core::sc_pending_activity())) {
+    if ((limit_s <= 0 && host_deadline < 0) || (!first && !sc_core::sc_pending_activity())) {
       end ? sc_core::sc_start(*end - sc_core::sc_time_stamp()) : sc_core::sc_start();
       return true;
     }
@@ -396,8 +396,8 @@ bool PlatformImpl::run_until(const std::optional<sc_time>& end) {
 }
 
 void Platform::limit_host_time(double s) {
-  impl_->host_deadline = s > 0 ? process_cpu_seconds() + s : std::numeric_limits<double>::infinity();
   impl_->deadline_s = s;
+  impl_->host_deadline = s > 0 ? process_cpu_seconds() + s : std::numeric_limits<double>::infinity();
 }
 
 void Platform::finish(double limit_ms) {
@@ -417,7 +417,7 @@ void Platform::finish(double limit_ms) {
       throw TimeoutError(fmt::format(
           "timeout: the host-time limit: the run had not finished after {} s of CPU time (sim.host_timeout_s sets "
           "it, 0: no limit); simulated time reached: {:.6f} ms; it was {}",
-          p.deadline_s > 0 ? p.deadline_s : p.cfg.f("sim.host_timeout_s"), sc_core::sc_time_stamp().to_seconds() * 1e3,
+          p.deadline_s > 0 ? p.deadline_s.load() : p.cfg.f("sim.host_timeout_s"), sc_core::sc_time_stamp().to_seconds() * 1e3,
           p.host->activity()));
     if (bounded && sc_core::sc_time_stamp() >= sc_time(limit_ms, sc_core::SC_MS))
       throw TimeoutError(fmt::format(

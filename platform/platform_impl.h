@@ -1,6 +1,7 @@
 #pragma once
 // The platform's modules and the signals between them (platform.cc builds and wires them;
 // platform_stats.cc and platform_trace.cc read them). Internal to platform/.
+#include <atomic>
 #include <systemc>
 
 #include <memory>
@@ -85,8 +86,9 @@ class PlatformImpl : public sc_core::sc_module {
   sc_core::sc_trace_file* vcd = nullptr;
   double host_seconds = 0;
   // Platform::limit_host_time: a CPU-time instant (process clock, s) the run stops at, set while it runs.
-  std::optional<double> host_deadline;
-  double deadline_s = 0;  // the limit it was set from, for the timeout's message
+  // Atomic: the CUDA runtime sets it from the exiting thread while the simulation's thread runs. < 0: none.
+  std::atomic<double> host_deadline{-1};
+  std::atomic<double> deadline_s{0};  // the limit it was set from, for the timeout's message
 
   // Simulates until `end` (nullopt: until nothing is left); false when sim.host_timeout_s (or the limit
   // of limit_host_time) ran out first.

@@ -4,7 +4,15 @@
 //   sleep       a CUDA call, then 2 s asleep, then a file written: what killing `gpuvp cuda` leaves running
 //   thread_exit another thread calls exit(35) while this one waits for a kernel that never ends
 //   edges       libsmctrl and memset edge cases and the names in the library's messages
+//   status      one kernel, then returns 42, writing nothing to stderr
+//   turn_signal a thread waits for its turn behind a call served for ever; a signal handler calls exit(9)
+//   sync_at_exit main returns 14 while another thread waits in cudaDeviceSynchronize on an endless kernel
+//   error_at_exit a kernel reading outside memory left unwaited; returns 0
+//   hostfn_at_exit a host function calling exit(7) left queued; returns 0
+//   usr1        a SIGUSR1 handler calls exit(9); says "ready", then sleeps
 #include <libsmctrl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -23,6 +31,9 @@ void CUDART_CB exit_three(void*) {
   std::fflush(stdout);
   std::exit(3);
 }
+void CUDART_CB exit_seven(void*) { std::exit(7); }
+void exit_nine(int) { std::exit(9); }
+__global__ void read_outside(int* a) { a[0] = *reinterpret_cast<volatile int*>(16); }
 
 int main(int argc, char** argv) {
   const char* what = argc > 1 ? argv[1] : "";
@@ -90,6 +101,48 @@ int main(int argc, char** argv) {
     cudaGetLastError();
     std::printf("exits: edges as expected\n");
     return 0;
+  }
+  if (!std::strcmp(what, "status")) {
+    add_one<<<1, 32>>>(d);
+    CHECK(cudaDeviceSynchronize());
+    return 42;
+  }
+  if (!std::strcmp(what, "turn_signal")) {
+    signal(SIGALRM, exit_nine);
+    std::thread([d] {
+      spin<<<1, 1>>>(d + 64);
+      cudaDeviceSynchronize();  // served for ever: this thread holds the turn
+    }).detach();
+    usleep(300000);
+    alarm(1);  // while the memset below waits for its turn
+    cudaMemset(d, 0, 4);
+    std::printf("exits: turn_signal: the memset was served\n");
+    return 1;
+  }
+  if (!std::strcmp(what, "sync_at_exit")) {
+    std::thread([d] {
+      spin<<<1, 1>>>(d + 64);
+      cudaDeviceSynchronize();
+    }).detach();
+    usleep(300000);
+    return 14;
+  }
+  if (!std::strcmp(what, "error_at_exit")) {
+    add_one<<<1, 32>>>(d);
+    read_outside<<<1, 1>>>(d);
+    return 0;
+  }
+  if (!std::strcmp(what, "hostfn_at_exit")) {
+    add_one<<<1, 32>>>(d);
+    CHECK(cudaLaunchHostFunc(0, exit_seven, nullptr));
+    return 0;
+  }
+  if (!std::strcmp(what, "usr1")) {
+    signal(SIGUSR1, exit_nine);
+    std::printf("ready\n");
+    std::fflush(stdout);
+    sleep(5);
+    return 1;
   }
   std::fprintf(stderr, "exits: unknown case '%s'\n", what);
   return 1;

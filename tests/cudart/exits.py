@@ -8,7 +8,11 @@
 - bad --poll-ns, GPUVP_* values, empty or shared output paths and a folder as --vcd are exit 2 before
   the program runs; GPUVP_PRESET and GPUVP_SET count, the options win;
 - a signal ending gpuvp ends the program (SIGTERM forwarded; SIGKILL takes it along);
-- libsmctrl and memset edge cases, and messages named after the call the program made.
+- libsmctrl and memset edge cases, and messages named after the call the program made;
+- exit() from a signal handler while a call waits for its turn; another thread in a call at exit
+  (bounded); a device error and a host function left at exit; stderr unwritable or a closed pipe;
+  signals sent to gpuvp alone; outputs naming the program; errors naming GPUVP_SET and TMPDIR; two
+  processes of the program writing the statistics.
 
   exits.py GPUVP CUDART_DIR PROGRAM WORK_DIR"""
 import json
@@ -37,6 +41,24 @@ def run(args, extra_env=None, **kw):
 def expect(cond, what, p=None):
     if not cond:
         bad.append(what + (f"\n  exit {p.returncode}\n  stdout: {p.stdout}\n  stderr: {p.stderr}" if p else ""))
+
+
+def signalled(case, sig, wait_s):
+    """Runs the program's case, sends `sig` to gpuvp once the program's first line is out: (that line, exit
+    status of gpuvp or None if it had not ended after wait_s)."""
+    g = subprocess.Popen([gpuvp, "cuda", "--cudart", cudart, "--", program] + case, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env())
+    line = g.stdout.readline()
+    g.send_signal(sig)
+    try:
+        rc = g.wait(timeout=wait_s)
+    except subprocess.TimeoutExpired:
+        g.kill()
+        g.wait()
+        rc = None
+    g.stdout.close()
+    g.stderr.close()
+    return line, rc
 
 
 def stats(path):
@@ -114,21 +136,68 @@ for sig in (signal.SIGTERM, signal.SIGKILL):
     mark = os.path.join(work, f"alive_{sig.name}")
     if os.path.exists(mark):
         os.remove(mark)
-    g = subprocess.Popen([gpuvp, "cuda", "--cudart", cudart, "--", program, "sleep", mark], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=env())
-    line = g.stdout.readline()  # the program has made its CUDA call and sleeps
-    g.send_signal(sig)
-    try:
-        rc = g.wait(timeout=1.5)
-    except subprocess.TimeoutExpired:
-        g.kill()
-        rc = None
+    line, rc = signalled(["sleep", mark], sig, 1.5)  # the first line: the program made its CUDA call, sleeps
     time.sleep(2.5)  # past the program's 2 s
     expect("sleeping" in line and rc == (128 + sig if sig == signal.SIGTERM else -sig),
            f"{sig.name}: gpuvp ended ({rc})")
     expect(not os.path.exists(mark), f"{sig.name}: the program outlived gpuvp")
-    g.stdout.close()
-    g.stderr.close()
+
+# exit() from a signal handler while the thread waits for its turn behind a call served for ever: at once.
+t0 = time.monotonic()
+p = run(["--set", "sim.timeout_ms=0", "--", program, "turn_signal"])
+expect(p.returncode == 9 and "during a CUDA call" in p.stderr and time.monotonic() - t0 < 30,
+       "turn_signal: exit 9 at once", p)
+
+# Another thread waits in a synchronisation on an endless kernel when main returns: the exit's bound holds.
+p = run(["--set", "sim.timeout_ms=0", "--set", "sim.host_timeout_s=0.5", "--", program, "sync_at_exit"])
+expect(p.returncode == 14 and "exited without waiting" in p.stderr and "after 0.5 s of CPU time" in p.stderr,
+       "sync_at_exit: status 14, bounded", p)
+
+# A device error in work left at exit: said, and the statistics written all the same.
+path = os.path.join(work, "error_at_exit.json")
+p = run(["--stats", path, "--", program, "error_at_exit"])
+expect(p.returncode == 0 and "the simulation stopped" in p.stderr and len(stats(path).get("launches", [])) >= 1,
+       "error_at_exit: status 0, the error said, statistics written", p)
+
+# A host function left queued at exit is not run (CUDA abandons it): its exit(7) does not become the status.
+path = os.path.join(work, "hostfn_at_exit.json")
+p = run(["--stats", path, "--", program, "hostfn_at_exit"])
+expect(p.returncode == 0 and "are not run" in p.stderr and len(stats(path).get("launches", [])) == 1,
+       "hostfn_at_exit: status 0, statistics of the kernel", p)
+
+# stderr unwritable: the library's messages are dropped, the program's status kept.
+with open("/dev/full", "w") as full:
+    p = subprocess.run([gpuvp, "cuda", "--cudart", cudart, "--", program, "hostfn"], stdout=subprocess.PIPE,
+                       stderr=full, text=True, env=env(), timeout=120)
+expect(p.returncode == 3, f"hostfn with stderr on /dev/full: status {p.returncode}, not 3")
+
+# The summary into a pipe nobody reads: the program's status, not SIGPIPE.
+r, w = os.pipe()
+os.close(r)
+p = subprocess.run([gpuvp, "cuda", "--cudart", cudart, "--", program, "status"], stdout=subprocess.DEVNULL,
+                   stderr=w, env=env(), timeout=120)
+os.close(w)
+expect(p.returncode == 42, f"status with a closed stderr pipe: {p.returncode}, not 42")
+
+# Signals sent to gpuvp alone reach the program: its SIGUSR1 handler's status; SIGINT from kill ends it.
+for sig, want in ((signal.SIGUSR1, 9), (signal.SIGINT, 128 + signal.SIGINT)):
+    line, rc = signalled(["usr1"], sig, 4)
+    expect("ready" in line and rc == want, f"{sig.name} to gpuvp: {rc}, expected {want}")
+
+# No output may be the program; errors in what the environment gave name the variable.
+p = run(["--timeline", program, "--", program, "status"])
+expect(p.returncode == 2 and "that is the program" in p.stderr, "--timeline naming the program refused", p)
+p = run(["--", program, "status"], {"GPUVP_SET": " "})
+expect(p.returncode == 2 and "GPUVP_SET" in p.stderr, "a bad GPUVP_SET named", p)
+p = subprocess.run([gpuvp, "cuda", "--cudart", cudart, "--", program, "status"], capture_output=True, text=True,
+                   env=env(TMPDIR=os.path.join(work, "no such folder")), timeout=120)
+expect(p.returncode == 2 and "TMPDIR=" in p.stderr, "a TMPDIR that is no folder named", p)
+
+# Two processes of the program under one gpuvp cuda: the later one says it replaced the statistics.
+path = os.path.join(work, "two.json")
+p = run(["--stats", path, "--", "sh", "-c", f"'{program}' status; '{program}' status"])
+expect(p.returncode == 42 and p.stderr.count("holds another process's statistics") == 1,
+       "two processes: the second says so", p)
 
 if bad:
     sys.exit("exits:\n" + "\n".join(bad))
