@@ -90,6 +90,9 @@ constexpr double kYear = power::PowerAccounting::kSecondsPerYear;
 struct Measured {
   std::vector<double> duty;
   uint64_t kernel_cycles = 0;
+  double energy_j = 0, static_j = 0;  // SM 0's over the run (dynamic and static; static)
+  double power_w = 0;  // SM 0's mean power over the run
+  double temp_k = 0;   // SM 0's mean temperature with the run repeated: the steady state of every SM's mean power
 };
 
 // The application's launches with the SM's distribution unit at `limits`: each cluster of SM 0's
@@ -111,7 +114,18 @@ nlohmann::json measure(const Config& cfg, const Study& s, const std::string& ptx
   std::vector<double> duty;
   for (size_t k = 0; k < limits.size(); ++k)
     duty.push_back(e.powered_cycles ? double(e.cluster_warp_insts[k]) / double(e.powered_cycles) : 0.0);
-  return {{"duty", duty}, {"kernel_cycles", p.stats().kernel_cycles}};
+  // Run over and over for the years, every SM settles to the periodic state of the run, whose mean
+  // temperature is the steady state of its mean power through the network (docs/power.md, "Wear study").
+  std::vector<double> mean_w;
+  for (const power::SmEnergy& k : p.power()->sms())
+    mean_w.push_back(k.em.elapsed_s > 0 ? (k.dynamic_j + k.static_j) / k.em.elapsed_s : 0.0);
+  const double temp_k = power::steady_temps(p.power()->config().thermal, mean_w).at(0);
+  return {{"duty", duty},
+          {"kernel_cycles", p.stats().kernel_cycles},
+          {"energy_j", e.dynamic_j + e.static_j},
+          {"static_j", e.static_j},
+          {"power_w", mean_w.at(0)},
+          {"temp_k", temp_k}};
 }
 
 // Runs are cached by limits: even and even-subset ask the same of every map.
@@ -125,7 +139,9 @@ class Runner {
     if (it != cache_.end()) return it->second;
     const nlohmann::json j = json_in_child([&] { return measure(cfg_, s_, ptx_, limits); },
                                            fmt::format("aging-study: {} with limits {}", s_.file, json_dump(limits)));
-    return cache_[limits] = {j["duty"].get<std::vector<double>>(), j["kernel_cycles"].get<uint64_t>()};
+    return cache_[limits] = {j["duty"].get<std::vector<double>>(), j["kernel_cycles"].get<uint64_t>(),
+                             j["energy_j"].get<double>(), j["static_j"].get<double>(), j["power_w"].get<double>(),
+                             j["temp_k"].get<double>()};
   }
 
  private:
@@ -147,28 +163,44 @@ std::vector<double> periods(const Study& s) {
 // One map under one policy: before each period the policy plans from every cluster's aging so far
 // (power::PlanInput::stress_s), the run with that plan gives each cluster's duty, and the period adds
 // duty x length to its stress. The clusters are aged at the end (history_shift); the worst working
-// cluster is one of the last plan's.
-void plan_and_age(MapRun& r, const power::PlanInput& first, const power::ClusterPlanner& planner, Runner& measured,
-                  const power::NbtiParams& np, const std::vector<double>& lengths) {
+// cluster is one of the last plan's. Under nbti.temperature = thermal each plan is made at the SM's
+// temperature of the period before (the first at `first_k`, even distribution's) and the clusters age at
+// the periods' temperatures averaged over time (each period's run's, aging_temp_k).
+void plan_and_age(MapRun& r, const power::PlanInput& first, const std::string& policy, Runner& measured,
+                  const power::NbtiParams& fixed, double first_k, const std::vector<double>& lengths) {
   power::PlanInput in = first;
   const size_t n = in.offsets.size();
   in.stress_s.assign(n, 0.0);
   in.elapsed_s = 0;
   std::vector<double> last_duty;
   const double span = std::accumulate(lengths.begin(), lengths.end(), 0.0);
+  power::NbtiParams np = fixed;
+  np.temp_k = first_k;
+  double temp_s = 0;  // temperature x time over the periods (K s)
   for (size_t k = 0; k < lengths.size(); ++k) {
     in.horizon_s = lengths[k];
-    r.plans.push_back(planner.limits(in));
+    r.plans.push_back(power::make_cluster_planner(policy, np)->limits(in));
     const Measured& got = measured(r.plans.back());
     r.kernel_cycles = got.kernel_cycles;
     r.mean_cycles += double(got.kernel_cycles) * lengths[k] / span;
+    r.energy_j = got.energy_j;
+    r.static_j = got.static_j;
+    r.mean_energy_j += got.energy_j * lengths[k] / span;
+    r.mean_static_j += got.static_j * lengths[k] / span;
     r.plan_duties.push_back(got.duty);
+    r.plan_power_w.push_back(got.power_w);
+    r.plan_temps_k.push_back(power::aging_temp_k(fixed, {got.temp_k}, 0));
+    temp_s += r.plan_temps_k.back() * lengths[k];
+    np.temp_k = r.plan_temps_k.back();
     last_duty = got.duty;
     if (k + 1 == lengths.size()) break;  // the last period's stress goes to history_shift as its own
     for (size_t c = 0; c < n; ++c) in.stress_s[c] += got.duty[c] * lengths[k];
     in.elapsed_s += lengths[k];
   }
   r.limits = r.plans.back();
+  // (Fixed: every period's temperature is nbti.temp_k, and so is their mean, exactly.)
+  np.temp_k = r.plan_temps_k.size() == 1 || !fixed.thermal ? r.plan_temps_k.back() : temp_s / span;
+  r.temp_k = np.temp_k;
   const auto nbti = power::make_power_law_nbti(np);
   const auto delay = power::make_alpha_power_delay(np);
   r.worst = 0;
@@ -191,7 +223,9 @@ std::vector<MapRun> run(const Config& cfg, const Study& s) {
   const auto variation = power::make_normal_variation(np);
   Runner measured(cfg, s);
   // Equal shares: the SM's busy share (every cluster's instructions per powered cycle) over the working clusters.
-  const std::vector<double> even = measured(std::vector<unsigned>(n, 1)).duty;
+  const Measured& even_run = measured(std::vector<unsigned>(n, 1));
+  const std::vector<double> even = even_run.duty;
+  const double even_k = power::aging_temp_k(np, {even_run.temp_k}, 0);
   double busy = 0;
   for (double d : even) busy += d;
   const unsigned needed = s.needed ? s.needed : n;
@@ -205,7 +239,7 @@ std::vector<MapRun> run(const Config& cfg, const Study& s) {
       r.map = m;
       r.policy = policy;
       r.offsets_v = in.offsets;
-      plan_and_age(r, in, *power::make_cluster_planner(policy, np), measured, np, lengths);
+      plan_and_age(r, in, policy, measured, np, even_k, lengths);
       out.push_back(std::move(r));
     }
   }
@@ -228,9 +262,15 @@ std::vector<PolicySummary> summarise(const Study& s, const std::vector<MapRun>& 
       p.max_worst = std::max(p.max_worst, r.worst);
       beats += r.worst < even[r.map]->worst ? 1 : 0;
       p.cycles_vs_even += r.mean_cycles / even[r.map]->mean_cycles;
+      p.energy_vs_even += r.mean_energy_j / even[r.map]->mean_energy_j;
+      p.static_vs_even += r.mean_static_j / even[r.map]->mean_static_j;
+      p.mean_temp_k += r.temp_k;
     }
     p.mean_worst /= std::max(n, 1u);
     p.cycles_vs_even /= std::max(n, 1u);
+    p.energy_vs_even /= std::max(n, 1u);
+    p.static_vs_even /= std::max(n, 1u);
+    p.mean_temp_k /= std::max(n, 1u);
     p.beats_even = n ? double(beats) / n : 0.0;
     out.push_back(p);
   }
@@ -253,20 +293,30 @@ nlohmann::json to_json(const Study& s, const std::vector<MapRun>& runs) {
                          {"degradation", r.degradation},
                          {"worst", r.worst},
                          {"kernel_cycles", r.kernel_cycles},
-                         {"mean_cycles", r.mean_cycles}});
+                         {"mean_cycles", r.mean_cycles},
+                         {"energy_j", r.energy_j},
+                         {"static_j", r.static_j},
+                         {"mean_energy_j", r.mean_energy_j},
+                         {"mean_static_j", r.mean_static_j},
+                         {"plan_power_w", r.plan_power_w},
+                         {"plan_temps_k", r.plan_temps_k},
+                         {"temp_k", r.temp_k}});
   for (const PolicySummary& p : summarise(s, runs))
     j["summary"].push_back(
         {{"policy", p.policy}, {"mean_worst", p.mean_worst}, {"max_worst", p.max_worst}, {"beats_even", p.beats_even},
-         {"cycles_vs_even", p.cycles_vs_even}});
+         {"cycles_vs_even", p.cycles_vs_even}, {"energy_vs_even", p.energy_vs_even},
+         {"static_vs_even", p.static_vs_even}, {"temp_k", p.mean_temp_k}});
   return j;
 }
 
 std::string table(const Study& s, const std::vector<MapRun>& runs) {
-  std::string t = fmt::format("{:<14} {:>16} {:>15} {:>11} {:>15}\n", "policy", "mean worst (%)", "max worst (%)",
-                              "beats even", "cycles vs even");
+  std::string t = fmt::format("{:<14} {:>16} {:>15} {:>11} {:>15} {:>15} {:>15} {:>10}\n", "policy",
+                              "mean worst (%)", "max worst (%)", "beats even", "cycles vs even", "energy vs even",
+                              "static vs even", "aged at K");
   for (const PolicySummary& p : summarise(s, runs))
-    t += fmt::format("{:<14} {:>16.3f} {:>15.3f} {:>10.0f}% {:>15.3f}\n", p.policy, p.mean_worst * 100,
-                     p.max_worst * 100, p.beats_even * 100, p.cycles_vs_even);
+    t += fmt::format("{:<14} {:>16.3f} {:>15.3f} {:>10.0f}% {:>15.3f} {:>15.4f} {:>15.4f} {:>10.2f}\n", p.policy,
+                     p.mean_worst * 100, p.max_worst * 100, p.beats_even * 100, p.cycles_vs_even, p.energy_vs_even,
+                     p.static_vs_even, p.mean_temp_k);
   return t;
 }
 

@@ -50,6 +50,12 @@ struct MapRun {
   // Kernel cycles averaged over the periods (each plan's run weighted by its period's length): fewer
   // clusters, or unequal shares of busy ones, take throughput away.
   double mean_cycles = 0;
+  // SM 0's energy (dynamic and static; static) in the last plan's run, and the run's energy averaged over
+  // the periods as mean_cycles: a gated cluster draws no static power (power.cluster_static_share).
+  double energy_j = 0, static_j = 0, mean_energy_j = 0, mean_static_j = 0;
+  std::vector<double> plan_power_w;  // SM 0's mean power in each plan's run
+  std::vector<double> plan_temps_k;  // the SM's temperature under each plan (nbti.temp_k when fixed)
+  double temp_k = 0;  // the temperature the clusters aged at: the periods' averaged over time
 };
 
 struct PolicySummary {
@@ -57,6 +63,9 @@ struct PolicySummary {
   double mean_worst = 0, max_worst = 0;
   double beats_even = 0;  // share of maps with a lower worst degradation than even distribution's
   double cycles_vs_even = 0;  // mean over the maps of mean_cycles over even distribution's
+  double energy_vs_even = 0;  // mean over the maps of mean_energy_j over even distribution's
+  double static_vs_even = 0;  // the same for the static energy alone (mean_static_j)
+  double mean_temp_k = 0;     // mean over the maps of the temperature aged at
 };
 
 // Every map and policy, each run on its own platform built from `cfg` (SM 0's clusters are studied).

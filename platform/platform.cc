@@ -450,7 +450,9 @@ void PlatformImpl::build_power() {
   for (unsigned i = 0; i < n; ++i) {
     sms[i]->set_activity(&power->log(i));
     try {
-      sms[i]->set_distributor(sm::make_distributor(dp, pc.clusters));
+      auto d = sm::make_distributor(dp, pc.clusters);
+      power->set_gated_clusters(i, d->gated_clusters());  // for the whole run: the unit is set once
+      sms[i]->set_distributor(std::move(d));
     } catch (const std::invalid_argument& e) {
       throw ConfigError(e.what());
     }

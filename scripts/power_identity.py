@@ -2,14 +2,16 @@
 """Before/after check for changes to the power, thermal and wear accounting that must not change a
 single figure (docs/power.md, "Cost").
 
-  scripts/power_identity.py GPUVP_BEFORE GPUVP_AFTER [WORK_DIR]
+  scripts/power_identity.py GPUVP_BEFORE GPUVP_AFTER [WORK_DIR] [--new-key SECTION.KEY ...]
 
 Runs each case below with power accounting on under both binaries and compares, byte for byte, the
 statistics JSON (host timings dropped: they are the only figures that differ run to run), the power
 trace CSV and the timeline with its power and temperature counter tracks. The cases cover the three
 presets with several SMs, a memory-bound and a compute-bound kernel, a block asleep for a simulated
 second (steady stretches, the thermal transient) and concurrent kernels sharing SMs (events of several
-launches in one interval). Prints what differs; exit 1 when anything does.
+launches in one interval). Prints what differs; exit 1 when anything does. A parameter the after build
+declares and the before build does not (--new-key power.cluster_static_share) is left out of the
+statistics' configuration dump, where it is the only difference a new parameter at its default makes.
 """
 import concurrent.futures
 import json
@@ -40,6 +42,16 @@ CASES = {
 }
 
 
+NEW_KEYS = []  # SECTION.KEY: left out of the statistics' "config" (parameters only the after build has)
+
+
+def drop_new_keys(stats):
+    for key in NEW_KEYS:
+        section, _, name = key.partition(".")
+        stats.get("config", {}).get(section, {}).pop(name, None)
+    return stats
+
+
 def outputs(gpuvp, work, name, args):
     """{output: its text} of one case under one binary."""
     base = os.path.join(work, name)
@@ -53,16 +65,26 @@ def outputs(gpuvp, work, name, args):
             out[key] = "(not written)"
             continue
         text = open(f).read()
-        out[key] = json.dumps(strip_host(json.loads(text)), sort_keys=True) if f.endswith(".json") else text
+        if key == "stats":
+            out[key] = json.dumps(drop_new_keys(strip_host(json.loads(text))), sort_keys=True)
+        else:
+            out[key] = json.dumps(strip_host(json.loads(text)), sort_keys=True) if f.endswith(".json") else text
         os.remove(f)
     return out
 
 
 def main():
-    if len(sys.argv) not in (3, 4):
+    args = sys.argv[1:]
+    while "--new-key" in args:
+        i = args.index("--new-key")
+        if i + 1 >= len(args) or "." not in args[i + 1]:
+            sys.exit(__doc__)
+        NEW_KEYS.append(args[i + 1])
+        del args[i:i + 2]
+    if len(args) not in (2, 3):
         sys.exit(__doc__)
-    before, after = (os.path.abspath(b) for b in sys.argv[1:3])
-    work = os.path.abspath(sys.argv[3] if len(sys.argv) == 4 else "power_identity")
+    before, after = (os.path.abspath(b) for b in args[0:2])
+    work = os.path.abspath(args[2] if len(args) == 3 else "power_identity")
     for side in ("before", "after"):
         os.makedirs(os.path.join(work, side), exist_ok=True)
     bad = 0

@@ -13,7 +13,9 @@ namespace gpuvp::power {
 
 struct NbtiParams {
   double vdd = 1.1, vth0 = 0.5;  // supply and nominal threshold voltage (V)
-  double temp_k = 350;           // temperature the clusters age at
+  double temp_k = 350;           // temperature the clusters age at (fixed)
+  // Age at the SM's temperature from the thermal model instead (the caller sets temp_k to it: aging_temp_k).
+  bool thermal = false;
   // dVth = D(a) K [A V^g exp(-E1/kT) t^(1/6) + B V^g exp(-E2/kT)], V = Vdd - Vth0 (65 nm constants).
   double k = 0.027e-12, a = 5.5e12, b = 8e11, g = 4.5, e1_ev = 0.08, e2_ev = 0.03;
   double alpha = 1.3;            // alpha-power law exponent of the delay
@@ -45,6 +47,13 @@ class NbtiModel {
   virtual double shift(double vth0, double duty, double t_s) const = 0;
 };
 std::unique_ptr<NbtiModel> make_power_law_nbti(const NbtiParams& p);
+
+// The temperature SM `sm`'s clusters age at: nbti.temp_k when fixed; under nbti.temperature = thermal,
+// the SM's mean temperature over a run repeated without end, given every SM's mean power over it (W)
+// and the thermal network (`steady_k`: power::steady_temps of those powers, lateral coupling included):
+// in the periodic state the mean temperature is the steady state of the mean power (docs/power.md,
+// "Wear study").
+double aging_temp_k(const NbtiParams& p, const std::vector<double>& steady_k, unsigned sm);
 
 class DelayModel {
  public:

@@ -16,7 +16,11 @@ const bool declared_nbti = declare_params({
     {
         P::Float("nbti.vdd", 1.1, 0.1, 5, "Supply voltage of the lane clusters for aging (V)"),
         P::Float("nbti.vth0", 0.5, 0.01, 2, "Nominal threshold voltage Vth0 (V; below nbti.vdd)"),
-        P::Float("nbti.temp_k", 350, 200, 500, "Temperature the lane clusters age at (K)"),
+        P::String("nbti.temperature", "fixed", {"fixed", "thermal"},
+                  "Temperature the lane clusters age at: fixed (nbti.temp_k) or thermal (their SM's mean temperature "
+                  "from the compact thermal model, the run repeated for the years: the steady state of every SM's "
+                  "mean power; docs/power.md, \"Aging study\")"),
+        P::Float("nbti.temp_k", 350, 200, 500, "Temperature the lane clusters age at under nbti.temperature = fixed (K)"),
         P::Float("nbti.k", 0.027e-12, 0, 1, "NBTI power law: scale K (V)"),
         P::Float("nbti.a", 5.5e12, 0, 1e20, "NBTI power law: coefficient A of the time-dependent term"),
         P::Float("nbti.b", 8e11, 0, 1e20, "NBTI power law: coefficient B of the time-independent term"),
@@ -38,6 +42,7 @@ NbtiParams NbtiParams::from(const Params& p) {
   n.vdd = p.f("vdd");
   n.vth0 = p.f("vth0");
   n.temp_k = p.f("temp_k");
+  n.thermal = p.s("temperature") == "thermal";
   n.k = p.f("k");
   n.a = p.f("a");
   n.b = p.f("b");
@@ -49,6 +54,13 @@ NbtiParams NbtiParams::from(const Params& p) {
   n.fail = p.f("fail");
   n.check();
   return n;
+}
+
+double aging_temp_k(const NbtiParams& p, const std::vector<double>& steady_k, unsigned sm) {
+  if (!p.thermal) return p.temp_k;
+  if (sm >= steady_k.size())
+    throw std::invalid_argument(fmt::format("nbti.temperature = thermal: no temperature for SM {}", sm));
+  return steady_k[sm];
 }
 
 // The delay model divides by Vdd - Vth0, and a threshold at or beyond the supply (or below 0) means a

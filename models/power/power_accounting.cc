@@ -38,6 +38,7 @@ PowerAccounting::PowerAccounting(const PowerConfig& cfg, unsigned sms, std::func
       em_(make_em_model(cfg.em)),
       sm_(sms),
       p_w_(sms),
+      gated_(sms, 0),
       interval_rate_(sms),
       steady_rate_(sms) {
   // A log holding this many intervals asks for the ones simulated time has passed to be closed.
@@ -74,6 +75,13 @@ void PowerAccounting::register_sensors(Registry& reg, const std::string& prefix)
     // instant of the run) and the power outputs read it at the end.
     read_always(reg.at_mut(prefix + std::to_string(k) + ".em_sensor"));
   }
+}
+
+void PowerAccounting::set_gated_clusters(unsigned sm, unsigned n) {
+  if (n >= cfg_.clusters)
+    throw std::invalid_argument(fmt::format("SM {}: {} of its {} lane clusters gated: at least one must work", sm, n,
+                                            cfg_.clusters));
+  gated_[sm] = n;
 }
 
 void PowerAccounting::close() { close_to(now_() / cfg_.interval); }
@@ -130,7 +138,7 @@ void PowerAccounting::close_interval(uint64_t index) {
 // SM k's activity `a` over interval `index` (dt seconds): its power (p_w_), energies and counts, and its
 // trace row (temperature and wear rate filled in once the interval's thermal step is done).
 void PowerAccounting::add_interval(unsigned k, uint64_t index, const IntervalActivity& a, double dt) {
-  const SmPower p = power_->power(a, dt, double(a.powered_cycles) * cfg_.period_s);
+  const SmPower p = power_->power(a, dt, double(a.powered_cycles) * cfg_.period_s, gated_[k], cfg_.clusters);
   p_w_[k] = p.total();
   SmEnergy& s = sm_[k];
   s.dynamic_j += p.dynamic_w * dt;
@@ -173,7 +181,8 @@ void PowerAccounting::close_steady(uint64_t from, uint64_t to) {
   for (unsigned k = 0; k < sm_.size(); ++k) {
     powered[k] = logs_[k]->first_open() <= from && logs_[k]->powered_at(from * cfg_.interval);
     logs_[k]->skip_steady(to);
-    const SmPower& p = powered[k] ? on : off;
+    // (An SM with gated clusters has its own static power: worked out here, only in such runs.)
+    const SmPower p = !powered[k] ? off : gated_[k] ? power_->power(kNoActivity, dt, dt, gated_[k], cfg_.clusters) : on;
     p_w_[k] = p.total();
     SmEnergy& s = sm_[k];
     s.static_j += p.static_w * dt;
@@ -188,7 +197,7 @@ void PowerAccounting::close_steady(uint64_t from, uint64_t to) {
     sm_[k].em.add(dt, worn[k] / dt);
     sm_[k].temp_ks += t_ss_[k] * dt + excess_[k];  // exact: hold_wear worked out the stretch's steady state first
     if (keep_trace_)
-      trace_.push_back({from, to - from, k, 0.0, (powered[k] ? on : off).static_w, thermal_->temps()[k],
+      trace_.push_back({from, to - from, k, 0.0, p_w_[k], thermal_->temps()[k],
                         worn[k] / dt, powered[k] ? 1.0 : 0.0});
   }
 }

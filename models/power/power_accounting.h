@@ -54,6 +54,10 @@ class PowerAccounting {
 
   const PowerConfig& config() const { return cfg_; }
   ActivityLog& log(unsigned sm) { return *logs_[sm]; }
+  // SM `sm`'s distribution unit gates `n` of its lane clusters for the whole run (set with the unit, before
+  // it runs): none of their share of its static power (EnergyTable::cluster_static).
+  void set_gated_clusters(unsigned sm, unsigned n);
+  unsigned gated_clusters(unsigned sm) const { return gated_[sm]; }
   // Registers each SM's aging sensor under `<prefix><k>.em_sensor` (prefix "gpu.sm").
   void register_sensors(Registry& reg, const std::string& prefix);
   // Closes every interval simulated time has passed.
@@ -104,6 +108,7 @@ class PowerAccounting {
   std::vector<SmEnergy> sm_;
   std::vector<TraceRow> trace_;
   std::vector<double> p_w_;
+  std::vector<unsigned> gated_;  // lane clusters the distribution unit gates, per SM
   std::vector<char> powered_;  // close_steady's scratch
   double steady_dt_ = -1;      // close_steady: the powers of a stretch of steady_dt_ seconds, powered or gated
   SmPower steady_on_, steady_off_;

@@ -54,6 +54,12 @@ std::vector<ParamDef> power_defs() {
       P::Float("power.vdd", 0.96, 0.1, 5, "Operating voltage (V): dynamic power x (vdd/v0)^2, static x vdd/v0"),
       P::Float("power.static_w", 0.28, 0, 1000, "Static power of a powered SM at v0 (W)"),
       P::Bool("power.gating", true, "An SM without a resident block is power-gated: no static power"),
+      P::Float("power.cluster_static_share", 0.5, 0, 1,
+               "Share of a powered SM's static power that its lane clusters draw, split evenly between them (the "
+               "rest, register file, memories and control, is the SM's whatever its clusters do): a cluster the "
+               "distribution unit gates (limit 0) draws none of its part. No public breakdown exists for these "
+               "chips: half is a round middle value, a convention (docs/power.md); with no cluster gated the "
+               "static power is the SM's whole figure whatever the share"),
       P::Float("power.chip_w", 10, 0, 10000, "Chip-level constant power that belongs to no SM (W)"),
       P::Float("power.l2_read_pj", 203, 0, 1e6, "Energy per L2 read access (pJ, at 40 nm / 0.96 V; scaled)"),
       P::Float("power.l2_write_pj", 322, 0, 1e6, "Energy per L2 write access (pJ, at 40 nm / 0.96 V; scaled)"),
@@ -138,6 +144,7 @@ EnergyTable EnergyTable::from(const Params& p) {
   t.l2_write_pj = p.f("l2_write_pj") * scale;
   t.dram_pj_per_byte = p.f("dram_pj_per_byte");
   t.gating = p.b("gating");
+  t.cluster_share = p.f("cluster_static_share");
   return t;
 }
 

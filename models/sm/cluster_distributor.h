@@ -23,6 +23,9 @@ class ClusterDistributor {
   // n when next(warp) is always warp % n (the slot policy), else 0: the SM then works the cluster out
   // inline instead of calling next() for every warp instruction (docs/power.md, "Cost").
   virtual unsigned slot_modulus() const { return 0; }
+  // Clusters that receive nothing (limit 0): power-gated for as long as the unit is set, so they draw no
+  // static power (power.cluster_static_share).
+  virtual unsigned gated_clusters() const { return 0; }
   // The cluster of the next lane instruction at cycle `now`, the clusters' lanes being busy until
   // free_at[c]: one it may take now (and the choice counts), or -1 with `wait` the first cycle one may.
   virtual int pick(unsigned warp, const std::vector<uint64_t>& free_at, uint64_t now, uint64_t& wait) {

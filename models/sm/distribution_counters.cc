@@ -21,6 +21,8 @@ class CounterDistributor final : public ClusterDistributor {
     return take(c);
   }
 
+  unsigned gated_clusters() const override { return unsigned(std::count(limit_.begin(), limit_.end(), 0u)); }
+
   int pick(unsigned, const std::vector<uint64_t>& free_at, uint64_t now, uint64_t& wait) override {
     wait = ~uint64_t{0};
     for (size_t c = 0; c < limit_.size(); ++c) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <sstream>
 
 #include "common/refused_file.h"
 
@@ -199,4 +200,121 @@ TEST_CASE("distribution: a gated or favoured cluster takes throughput away (lane
   // Four clusters carry the lanes' work about four times as fast as one (the bound is nearly met).
   CHECK(one >= 2.5 * even);
   CHECK(one <= 1.25 * 38400.0);
+}
+
+namespace {
+// compute_heavy on tx2 at 1 GHz (1 ns a cycle; 0.04 W static per powered SM at v0 = vdd = 0.8 V, 4 lane
+// clusters) with the distribution unit at `limits`: the statistics and the power trace.
+struct GatedRun {
+  json stats;
+  std::vector<double> trace_static_j;  // per SM: the trace's static power over its rows' lengths
+};
+GatedRun gated_run(const std::string& limits, const std::string& share) {
+  const std::string stats = temp_path("gated_stats.json"), trace = temp_path("gated_trace.csv");
+  RunResult r = run_gpuvp(fmt::format(
+      "exec -p tx2 --ptx {}/../../experiments/wear/wear_kernels.ptx -k compute_heavy --grid 4 --block 128 "
+      "-a buf:f32:512:zero -a u32:20 --set gpu.clock_mhz=1000 --set power.enabled=true "
+      "--set distribution.policy=ratio --set distribution.limits={} --set power.cluster_static_share={} "
+      "--stats {} --power-trace {}",
+      GPUVP_TEST_DATA, limits, share, stats, trace));
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  GatedRun g{json::parse(slurp(stats)), std::vector<double>(2, 0.0)};
+  std::istringstream rows(slurp(trace));
+  std::string line;
+  std::getline(rows, line);  // interval,start_ps,end_ps,sm,dynamic_w,static_w,...
+  while (std::getline(rows, line)) {
+    std::vector<std::string> f;
+    std::istringstream cells(line);
+    for (std::string c; std::getline(cells, c, ',');) f.push_back(c);
+    REQUIRE(f.size() == 10);
+    g.trace_static_j.at(std::stoul(f[3])) += std::stod(f[5]) * (std::stod(f[2]) - std::stod(f[1])) * 1e-12;
+  }
+  std::filesystem::remove(stats);
+  std::filesystem::remove(trace);
+  return g;
+}
+}  // namespace
+
+TEST_CASE("power gating of lane clusters: a gated cluster draws none of its share of the SM's static power") {
+  // Static energy of SM k by hand: 0.04 W x its powered cycles x 1 ns x (1 - share x gated / 4).
+  const auto check = [](const GatedRun& g, double factor) {
+    double sum = 0;
+    for (size_t k = 0; k < 2; ++k) {
+      const json& e = g.stats["sms"][k]["energy"];
+      INFO("SM " << k << ": " << e.dump());
+      const double powered = e["powered_cycles"].get<double>();
+      CHECK(powered > 0);
+      const double hand = 0.04 * powered * 1e-9 * factor;
+      CHECK_THAT(e["static_j"].get<double>(), Catch::Matchers::WithinRel(hand, 1e-9));
+      CHECK_THAT(g.trace_static_j[k], Catch::Matchers::WithinRel(hand, 1e-6));  // (the trace's 6 digits)
+      sum += e["static_j"].get<double>();
+    }
+    CHECK_THAT(g.stats["energy"]["sm_static_j"].get<double>(), Catch::Matchers::WithinRel(sum, 1e-12));
+  };
+  const GatedRun one = gated_run("1:1:1:0", "0.5"), two = gated_run("1:1:0:0", "0.5");
+  const GatedRun none = gated_run("1:1:1:1", "0.5"), unshared = gated_run("1:1:1:0", "0");
+  check(one, 1 - 0.5 / 4);    // 0.875
+  check(two, 1 - 0.5 * 2 / 4);  // 0.75
+  check(none, 1.0);           // no cluster gated: the SM's whole static power
+  check(unshared, 1.0);       // a share of 0: the clusters draw nothing of their own to save
+  // The share changes power only, not timing: the same powered cycles and dynamic energy with either.
+  for (size_t k = 0; k < 2; ++k) {
+    CHECK(one.stats["sms"][k]["energy"]["powered_cycles"] == unshared.stats["sms"][k]["energy"]["powered_cycles"]);
+    CHECK(one.stats["sms"][k]["energy"]["dynamic_j"] == unshared.stats["sms"][k]["energy"]["dynamic_j"]);
+  }
+  CHECK(one.stats["launches"][0]["dynamic_energy_j"] == unshared.stats["launches"][0]["dynamic_energy_j"]);
+}
+
+TEST_CASE("aging study: energy per policy, and nbti.temperature = thermal ages at the SM's steady temperature") {
+  const auto study = [](const std::string& set) {
+    const std::string out = temp_path("aging_thermal_out");
+    RunResult r =
+        run_gpuvp(fmt::format("aging-study {}/power/tiny_aging.json --out {} -p tk1 {}", GPUVP_TEST_DATA, out, set));
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    const json s = json::parse(slurp(out + "/summary.json"));
+    std::filesystem::remove_all(out);
+    return s;
+  };
+  const json th = study("--set nbti.temperature=thermal");
+  // tk1: one SM, R_v 20 K/W, no lateral coupling, ambient 318.15 K: the run repeated settles at
+  // 318.15 + 20 P on average, P the SM's mean power over the run; the power law by hand at that temperature.
+  const double year = 365.25 * 24 * 3600;
+  double even_k = 0;
+  for (const json& run : th["runs"]) {
+    INFO(run.dump());
+    REQUIRE(run["plan_temps_k"].size() == 1);  // planned once
+    const double p = run["plan_power_w"][0], t = run["temp_k"];
+    CHECK(p > 0);
+    CHECK_THAT(t, Catch::Matchers::WithinRel(318.15 + 20 * p, 1e-12));
+    CHECK(run["plan_temps_k"][0] == t);
+    if (run["policy"] == "even") even_k = t;
+    const std::vector<double> off = doubles(run["offsets_v"]), duty = doubles(run["duty"]), shift = doubles(run["shift_v"]);
+    const double kt = 8.617e-5 * t;
+    for (size_t c = 0; c < 6; ++c) {
+      const double a = duty[c], d = a > 0 ? std::pow(a / (1 + std::sqrt((1 - a) / 2)), 1.0 / 6) : 0.0;
+      const double hand = d * 0.027e-12 * std::pow(0.6 - off[c], 4.5) *
+                          (5.5e12 * std::exp(-0.08 / kt) * std::pow(3 * year, 1.0 / 6) + 8e11 * std::exp(-0.03 / kt));
+      CHECK_THAT(shift[c], Catch::Matchers::WithinRel(hand, 1e-9));
+    }
+    CHECK(run["energy_j"] > run["static_j"]);
+    CHECK(run["static_j"] > 0.0);
+  }
+  // The fixed path at even distribution's temperature gives even distribution's shifts.
+  const json fx = study(fmt::format("--set nbti.temp_k={:.17g}", even_k));
+  for (size_t i = 0; i < fx["runs"].size(); ++i) {
+    if (fx["runs"][i]["policy"] != "even") continue;
+    REQUIRE(th["runs"][i]["policy"] == "even");
+    CHECK(fx["runs"][i]["temp_k"] == even_k);
+    const std::vector<double> a = doubles(fx["runs"][i]["shift_v"]), b = doubles(th["runs"][i]["shift_v"]);
+    for (size_t c = 0; c < 6; ++c) CHECK_THAT(a[c], Catch::Matchers::WithinRel(b[c], 1e-12));
+  }
+  // Energy per policy, over even distribution's (the hand-worked static energy of a gated cluster is the
+  // test above).
+  for (const json& p : th["summary"]) {
+    INFO(p.dump());
+    CHECK(p["energy_vs_even"] > 0.0);
+    if (p["policy"] == "even") CHECK(p["energy_vs_even"] == 1.0);
+  }
 }

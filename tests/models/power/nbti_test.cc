@@ -6,6 +6,7 @@
 
 #include "models/power/cluster_plan.h"
 #include "models/power/nbti.h"
+#include "models/power/thermal_model.h"
 
 using namespace gpuvp::power;
 using Catch::Matchers::WithinAbs;
@@ -138,4 +139,34 @@ TEST_CASE("cluster plan: made again after aging, the aged cluster gets less work
   const auto m = make_power_law_nbti(p);
   CHECK_THAT(history_shift(*m, p, 0.0, 0.5 * kYear, kYear, 0.25, kYear), WithinAbs(0.01716, 0.00005));
   CHECK(history_shift(*m, p, 0.0, 0.0, 0.0, 0.5, kYear) == m->shift(0.5, 0.5, kYear));  // no history
+}
+
+TEST_CASE("nbti: under nbti.temperature = thermal a cluster ages at its SM's steady temperature") {
+  // One SM drawing 1.5 W through R_v = 20 K/W from 318.15 K: 348.15 K. The power law by hand there, duty 0.5,
+  // one year: kT = 8.617e-5 * 348.15 eV, D(0.5) = (1/3)^(1/6), V = 0.6 V.
+  ThermalParams tp;
+  tp.r_vertical = 20;
+  tp.r_lateral = 0;
+  const std::vector<double> steady = steady_temps(tp, {1.5});
+  NbtiParams p;
+  CHECK(aging_temp_k(p, steady, 0) == 350.0);  // fixed (the default): nbti.temp_k whatever the power
+  p.thermal = true;
+  const double t = aging_temp_k(p, steady, 0);
+  CHECK_THAT(t, WithinRel(348.15, 1e-12));
+  const double kt = 8.617e-5 * 348.15;
+  const double hand = std::pow(1.0 / 3, 1.0 / 6) * 0.027e-12 * std::pow(0.6, 4.5) *
+                      (5.5e12 * std::exp(-0.08 / kt) * std::pow(kYear, 1.0 / 6) + 8e11 * std::exp(-0.03 / kt));
+  p.temp_k = t;
+  CHECK_THAT(make_power_law_nbti(p)->shift(0.5, 0.5, kYear), WithinRel(hand, 1e-9));
+  // The fixed path at the same temperature gives the same shift; 1.85 K cooler than 350 K ages less.
+  NbtiParams fixed;
+  fixed.temp_k = 348.15;
+  CHECK(make_power_law_nbti(fixed)->shift(0.5, 0.5, kYear) == make_power_law_nbti(p)->shift(0.5, 0.5, kYear));
+  CHECK(hand < make_power_law_nbti(NbtiParams{})->shift(0.5, 0.5, kYear));
+  // With lateral coupling the SM's own entry of the network's steady state.
+  tp.r_vertical = 4;
+  tp.r_lateral = 10;
+  tp.columns = 2;
+  const double x1 = 10 / (0.35 - 0.1 / 3.5);  // 10 W on SM 0 of two neighbours (power_models_test)
+  CHECK_THAT(aging_temp_k(p, steady_temps(tp, {10.0, 0.0}), 1), WithinRel(318.15 + x1 / 3.5, 1e-12));
 }

@@ -53,6 +53,24 @@ TEST_CASE("event energy: voltage scaling and power gating") {
   CHECK_THAT(make_power_model(t)->power(a, 1.0, 0.0).static_w, WithinRel(0.28 * 1.2, 1e-12));
 }
 
+TEST_CASE("event energy: a lane cluster gated by the distribution unit draws none of its static share") {
+  // 0.28 W per SM, half of it the clusters' (0.035 W each of 4): one of four gated leaves
+  // 0.28 * (1 - 0.5 / 4) = 0.245 W, two 0.21 W; over 1 us powered half of it, half that.
+  EnergyTable t = gtx480_table();
+  t.cluster_share = 0.5;
+  auto m = make_power_model(t);
+  IntervalActivity a;
+  CHECK_THAT(m->power(a, 1e-6, 1e-6, 1, 4).static_w, WithinRel(0.245, 1e-12));
+  CHECK_THAT(m->power(a, 1e-6, 1e-6, 2, 4).static_w, WithinRel(0.21, 1e-12));
+  CHECK_THAT(m->power(a, 1e-6, 0.5e-6, 1, 4).static_w, WithinRel(0.1225, 1e-12));
+  CHECK(m->power(a, 1e-6, 0.0, 1, 4).static_w == 0.0);  // the SM gated: nothing at all
+  // None gated: the SM's whole figure, to the bit, whatever the share.
+  CHECK(m->power(a, 1e-6, 0.5e-6, 0, 4).static_w == m->power(a, 1e-6, 0.5e-6).static_w);
+  CHECK(m->power(a, 1e-6, 0.5e-6, 0, 4).static_w == 0.14);
+  t.cluster_share = 0.2;  // 6 clusters, 2 gated: 0.28 * (1 - 0.2 * 2 / 6)
+  CHECK_THAT(make_power_model(t)->power(a, 1.0, 1.0, 2, 6).static_w, WithinRel(0.28 * (1 - 0.4 / 6), 1e-12));
+}
+
 TEST_CASE("thermal: steady state is T_amb + R_v P without lateral coupling") {
   ThermalParams tp;
   tp.r_vertical = 4;
