@@ -70,7 +70,7 @@ TEST_CASE("access log: copies, moves, and a log received whole that goes on bein
   AccessLog a;
   std::vector<AccessEvent> want;
   for (uint32_t i = 0; i < 50000; ++i) {  // past the first allocation: the buffer grows
-    const AccessEvent e{uint64_t(i / 3) * 2500, 0, i % 97, i % 5, i % 7 ? 0u : i, Access(i % 2), uint8_t(i % 7 ? 0 : 4)};
+    const AccessEvent e{uint64_t(i / 3) * 2500, 0, i % 97, i % 5, i % 7 ? 0u : i | 1, Access(i % 2), uint8_t(i % 7 ? 0 : 4)};
     a.push_back(e);
     want.push_back(e);
   }
