@@ -140,7 +140,7 @@ const char* verdict(bool met) { return met ? "met" : "MISSED"; }
 // and the access log's size.
 struct GoldenCost {
   double plain = std::numeric_limits<double>::infinity(), recorded = std::numeric_limits<double>::infinity();
-  uint64_t entries = 0;
+  uint64_t entries = 0, bytes = 0;
   double factor() const { return recorded / plain; }
 };
 
@@ -154,7 +154,9 @@ bool golden_cost(const Config& cfg, const std::string& workload, const std::stri
   });
   const double c0 = cpu_now();
   try {
-    c.entries = fi::run_golden(make).accesses.size();
+    const fi::GoldenRun g = fi::run_golden(make);
+    c.entries = g.accesses.size();
+    c.bytes = g.accesses.bytes();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "campaign_speed: %s\n", e.what());
     return false;
@@ -173,8 +175,9 @@ Config platform_config(const std::string& preset, const nlohmann::json& set) {
 }
 
 std::string describe(const GoldenCost& c) {
-  return fmt::format("plain {:.2f} ms, with recording {:.2f} ms: factor {:.2f}  log {} entries, {:.1f} MB", c.plain * 1e3,
-                     c.recorded * 1e3, c.factor(), c.entries, double(c.entries * sizeof(AccessEvent)) / 1e6);
+  return fmt::format("plain {:.2f} ms, with recording {:.2f} ms: factor {:.2f}  log {} entries, {:.1f} MB ({:.1f} B/entry)",
+                     c.plain * 1e3, c.recorded * 1e3, c.factor(), c.entries, double(c.bytes) / 1e6,
+                     double(c.bytes) / double(std::max<uint64_t>(c.entries, 1)));
 }
 
 // The golden runs of the reference campaigns (the access log is the same whatever the campaign's

@@ -653,7 +653,7 @@ void execute(const std::string& db, const JobFactory& make, GoldenRun& g, const 
   // Every faulty run is forked from a copy of this process, and a fork costs in proportion to the
   // memory mapped (its page tables are copied, its pages faulted in again when written): the access log
   // and the lifetimes indexed from it served the pruning, give their memory back to the system.
-  std::vector<AccessEvent>().swap(g.accesses);
+  AccessLog().swap(g.accesses);
   ::malloc_trim(0);
   uint64_t pending = plan.to_run.size() + plan.dead.size();
   for (auto& [rep, ids] : plan.followers) pending += ids.size();

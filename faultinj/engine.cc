@@ -73,17 +73,13 @@ void prefer_huge_pages(const void* data, size_t bytes) {
 
 // The golden child's access log gets its room up front: address space only, the pages are touched as
 // entries arrive, so the log never reallocates and copies itself (perf showed the growth's copies and
-// page faults as much of the recording's cost). As much as an eighth of the machine's memory, at most
-// 2^26 entries; a longer log grows as before.
-void reserve_access_log(std::vector<AccessEvent>& log) {
+// page faults as much of the recording's cost). As much as a sixteenth of the machine's memory, at
+// most 1 GiB (some 150 million entries); a longer log grows as before.
+void reserve_access_log(AccessLog& log) {
   const uint64_t ram = uint64_t(::sysconf(_SC_PHYS_PAGES)) * uint64_t(::sysconf(_SC_PAGESIZE));
-  const size_t entries = size_t(std::min<uint64_t>(ram / 8 / sizeof(AccessEvent), uint64_t(1) << 26));
-  try {
-    log.reserve(entries);
-  } catch (const std::bad_alloc&) {
+  if (!log.reserve_bytes(size_t(std::min<uint64_t>(ram / 16, uint64_t(1) << 30))))
     return;  // no such room (strict overcommit): the log grows as it needs
-  }
-  prefer_huge_pages(log.data(), log.capacity() * sizeof(AccessEvent));
+  prefer_huge_pages(log.data(), log.capacity_bytes());
 }
 
 // The golden child's pages lent to the pipe (vmsplice) instead of copied into it: the reader's copy is
@@ -105,6 +101,21 @@ void lend_all(int fd, const void* data, size_t size) {
 void send_block(int fd, const void* data, uint64_t count, size_t item) {
   write_all(fd, &count, sizeof count);
   lend_all(fd, data, count * item);
+}
+// The access log: its entry count, encoder state and size, then its encoded bytes, read straight into
+// the log's own buffer.
+void send_log(int fd, const AccessLog& log) {
+  const uint64_t head[4] = {log.size(), log.last_time(), log.last_target(), log.bytes()};
+  write_all(fd, head, sizeof head);
+  lend_all(fd, log.data(), log.bytes());
+}
+bool receive_log(int fd, AccessLog& log) {
+  uint64_t head[4];
+  if (!read_exact(fd, head, sizeof head) || head[3] > (uint64_t(1) << 40) || head[2] > UINT32_MAX) return false;
+  return log.receive_encoded(size_t(head[3]), head[0], head[1], uint32_t(head[2]), [&](uint8_t* to, size_t n) {
+    prefer_huge_pages(to, n);
+    return read_exact(fd, to, n);
+  });
 }
 template <class T>
 bool receive_block(int fd, std::vector<T>& out) {
@@ -388,7 +399,7 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm, const OutputCheck
       p.registry().record_accesses(&g.accesses);
       p.run([&](rt::Runtime& rt) { job->run(rt); });
       p.registry().record_accesses(nullptr);
-      std::vector<AccessEvent> accesses = std::move(g.accesses);
+      AccessLog accesses = std::move(g.accesses);
       g = record_golden(p, *job);
       g.inst = rec.take();
       g.reg_allocs = rec.take_allocs();
@@ -406,7 +417,7 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm, const OutputCheck
     send_block(fds[1], g.dispatch_ps.data(), g.dispatch_ps.size(), sizeof(uint64_t));
     send_block(fds[1], g.issue_ps.data(), g.issue_ps.size(), sizeof(uint64_t));
     send_block(fds[1], buffer_bytes.data(), buffer_bytes.size(), 1);
-    send_block(fds[1], g.accesses.data(), g.accesses.size(), sizeof(AccessEvent));
+    send_log(fds[1], g.accesses);
     for (const InstOutputTarget& t : inst_targets) {  // in the order asked: the reader expects it
       const InstOccurrences* found = find_occurrences(g, t);
       if (!found) break;  // the run failed: the text says why
@@ -421,9 +432,9 @@ GoldenRun run_golden(const JobFactory& make, int issues_of_sm, const OutputCheck
   std::vector<char> text;
   std::vector<uint64_t> dispatch, issue;
   std::vector<uint8_t> buffer_bytes;
-  std::vector<AccessEvent> accesses;
+  AccessLog accesses;
   bool whole = receive_block(fds[0], text) && receive_block(fds[0], dispatch) && receive_block(fds[0], issue) &&
-               receive_block(fds[0], buffer_bytes) && receive_block(fds[0], accesses);
+               receive_block(fds[0], buffer_bytes) && receive_log(fds[0], accesses);
   // A golden run that failed sends no occurrences (its error is in the text).
   std::vector<InstOccurrences> inst;
   const bool failed = whole && std::string(text.begin(), text.end()).rfind("{\"error\"", 0) == 0;

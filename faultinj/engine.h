@@ -74,8 +74,8 @@ struct GoldenRun {
   // Every kernel's execution window (first: start, second: kernel_done), in launch order.
   std::vector<std::pair<uint64_t, uint64_t>> kernels;
   // The accesses of the registered state whose owners report them (TargetDesc::observed), in the order
-  // they were reported (faultinj/lifetimes.h indexes them).
-  std::vector<AccessEvent> accesses;
+  // they were reported (faultinj/lifetimes.h indexes them), in the compact log's encoding.
+  AccessLog accesses;
   // (instant, Platform::state_hash) pairs for early stops: a faulty run whose state hash equals the
   // golden run's at one of these instants has reconverged (record_checkpoints fills them).
   std::vector<std::pair<uint64_t, uint64_t>> checkpoints;

@@ -71,8 +71,19 @@ void Registry::add(Target t) {
   targets_.emplace(t.name, std::move(t));
 }
 
-void Registry::record_accesses(std::vector<AccessEvent>* log) {
+void Registry::record_accesses(AccessLog* log) {
   log_ = log;
+  events_ = nullptr;
+  note_read_always();
+}
+
+void Registry::record_accesses(std::vector<AccessEvent>* log) {
+  log_ = nullptr;
+  events_ = log;
+  note_read_always();
+}
+
+void Registry::note_read_always() {
   for (const auto& [name, t] : targets_)
     for (uint64_t i = 0; t.read_always && i < t.count; ++i) note(t, i, Access::ReadSpan, 0, kToTheEnd);
 }

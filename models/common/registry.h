@@ -2,12 +2,15 @@
 // The one registry of injectable state. Every model registers each piece of state it holds
 // under a hierarchical name (gpu.sched.blocks_scheduled_cnt, gpu.arb_gmem_rd.grant, gpu.gmem).
 // Fault injection, the RTL wrappers and waveform tracing all go through these names.
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "models/common/access_log.h"
 
 namespace gpuvp {
 
@@ -20,18 +23,7 @@ enum class TargetKind { Register, Memory };
 // not one event per cycle). A write replaces every bit of the word. An event with `lanes` set stands
 // for several words at once (one entry per warp instruction operand, not one per thread): for each
 // lane l in the mask, the `stride` words from index + l * stride.
-enum class Access : uint8_t { Read = 0, Write = 1, ReadSpan = 2 };
-// 32 bytes: a golden run logs millions, and their pages are most of what recording costs.
-struct AccessEvent {
-  uint64_t time_ps = 0;
-  uint64_t until_ps = 0;  // ReadSpan only: the last edge read
-  uint32_t index = 0;     // word (with lanes: the first word of lane 0); a target has < 2^32 words
-  uint32_t target = 0;    // Target::serial
-  uint32_t lanes = 0;     // 0: the one word `index`
-  Access kind = Access::Read;
-  uint8_t stride = 0;     // with lanes: words per lane
-};
-static_assert(sizeof(AccessEvent) == 32);
+// (Access and AccessEvent are in access_log.h, with the compact log a golden run records into.)
 
 // One registered piece of state. A register is one value of `width` bits; a memory is `count`
 // words of `width` bits each (addressed gpu.gmem[0x1000] by word index * width/8 bytes).
@@ -101,15 +93,25 @@ class Registry {
 
   // Access recording: events go to `log` until record_accesses(nullptr). Owners call note() only
   // while recording() (a branch on one pointer when not). Attaching a log notes the read_always targets.
+  // The compact log (access_log.h) is what golden runs record into; the vector of decoded events
+  // serves tests that look at single events.
+  void record_accesses(AccessLog* log);
   void record_accesses(std::vector<AccessEvent>* log);
-  bool recording() const { return log_ != nullptr; }
+  void record_accesses(std::nullptr_t) {
+    log_ = nullptr;
+    events_ = nullptr;
+  }
+  bool recording() const { return log_ != nullptr || events_ != nullptr; }
   void note(const Target& t, uint64_t index, Access kind, uint64_t time_ps, uint64_t until_ps = 0) {
-    if (log_) log_->push_back({time_ps, until_ps, uint32_t(index), t.serial, 0, kind, 0});
+    if (log_) log_->push(time_ps, until_ps, uint32_t(index), t.serial, 0, kind, 0);
+    else if (events_) events_->push_back({time_ps, until_ps, uint32_t(index), t.serial, 0, kind, 0});
   }
   // The words index + l * stride .. + stride - 1 of every lane l in `lanes`, in one entry.
   void note_lanes(const Target& t, uint64_t index, uint32_t lanes, uint8_t stride, Access kind, uint64_t time_ps,
                   uint64_t until_ps = 0) {
-    if (log_ && lanes) log_->push_back({time_ps, until_ps, uint32_t(index), t.serial, lanes, kind, stride});
+    if (!lanes) return;
+    if (log_) log_->push(time_ps, until_ps, uint32_t(index), t.serial, lanes, kind, stride);
+    else if (events_) events_->push_back({time_ps, until_ps, uint32_t(index), t.serial, lanes, kind, stride});
   }
 
   // Timing (fault injection's early stop compares it with the state hash at checkpoints): what a
@@ -132,7 +134,9 @@ class Registry {
   std::map<std::string, Target> targets_;
   std::map<std::string, TimingDigest> timing_;
   uint32_t next_serial_ = 0;
-  std::vector<AccessEvent>* log_ = nullptr;
+  AccessLog* log_ = nullptr;
+  std::vector<AccessEvent>* events_ = nullptr;
+  void note_read_always();
 };
 
 // The until_ps of a ReadSpan that lasts to the end of the run, whenever that is.

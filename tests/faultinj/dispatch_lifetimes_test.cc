@@ -113,7 +113,7 @@ TEST_CASE("dispatch lifetimes: a work-table slot's fields, an event's count and 
               kernel(2, 2, 2, 1)};
     b.ns_of = {{1, 1000}, {2, 500}};
     const GoldenRun g = fi::test::record_bench(reg, sc_core::sc_time(3, sc_core::SC_US));
-    const std::vector<AccessEvent>& log = g.accesses;
+    const std::vector<AccessEvent> log = g.accesses.events();
     const Lifetimes lt(g);
     nlohmann::json out = nlohmann::json::object();
     auto word = [&](const std::string& name, uint64_t w) {

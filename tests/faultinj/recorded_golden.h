@@ -27,8 +27,9 @@ struct Recorded {
 };
 
 // One target's events in log order: "W10" a write at 10, "R20" a read, "S70-90" a read span ("S0-end":
-// to the end of the run).
-inline std::string access_events(const Registry& reg, const std::vector<AccessEvent>& log, const std::string& name) {
+// to the end of the run). `log`: a vector of events or an AccessLog.
+template <class Log>
+std::string access_events(const Registry& reg, const Log& log, const std::string& name) {
   const uint32_t serial = reg.at(name).serial;
   std::string s;
   for (const AccessEvent& e : log) {

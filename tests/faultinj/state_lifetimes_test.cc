@@ -75,7 +75,7 @@ TEST_CASE("state lifetimes: a lone requester's transaction through a stall arbit
     Registry reg;
     ArbiterBench tb("tb", reg);
     const GoldenRun g = fi::test::record_bench(reg, sc_core::sc_time(100, sc_core::SC_NS));
-    const std::vector<AccessEvent>& log = g.accesses;
+    const std::vector<AccessEvent> log = g.accesses.events();
     const Lifetimes lt(g);
     nlohmann::json out = nlohmann::json::object();
     for (const char* p : {"p", "t"}) {
