@@ -263,6 +263,10 @@ void from_environment(const std::vector<const char*>& vars, F&& check) {
   }
 }
 
+// The outputs the environment may name, and the options that win over it.
+constexpr std::pair<std::string CudaOptions::*, const char*> kEnvOutputs[] = {
+    {&CudaOptions::stats, "GPUVP_STATS"}, {&CudaOptions::timeline, "GPUVP_TIMELINE"}, {&CudaOptions::vcd, "GPUVP_VCD"}};
+
 // GPUVP_PRESET, _CONFIG, _SET, _STATS, _TIMELINE and _VCD, which the library reads, count under `gpuvp cuda`
 // too: before the options, which win.
 CudaOptions with_environment(CudaOptions o) {
@@ -271,8 +275,8 @@ CudaOptions with_environment(CudaOptions o) {
   files.insert(files.end(), o.files.begin(), o.files.end());
   sets.insert(sets.end(), o.sets.begin(), o.sets.end());
   o.files = files, o.sets = sets;
-  for (auto [option, var] : {std::pair{&o.stats, "GPUVP_STATS"}, {&o.timeline, "GPUVP_TIMELINE"}, {&o.vcd, "GPUVP_VCD"}})
-    if (option->empty()) *option = env_text(var);
+  for (auto [member, var] : kEnvOutputs)
+    if ((o.*member).empty()) o.*member = env_text(var);
   return o;
 }
 }  // namespace
@@ -280,9 +284,8 @@ CudaOptions with_environment(CudaOptions o) {
 int cmd_cuda(const CudaOptions& options) {
   const CudaOptions o = with_environment(options);
   std::vector<const char*> env_paths, env_settings;
-  for (auto [option, var] : {std::pair{&options.stats, "GPUVP_STATS"}, {&options.timeline, "GPUVP_TIMELINE"},
-                             {&options.vcd, "GPUVP_VCD"}})
-    if (option->empty() && !env_text(var).empty()) env_paths.push_back(var);
+  for (auto [member, var] : kEnvOutputs)
+    if ((options.*member).empty() && !env_text(var).empty()) env_paths.push_back(var);
   for (const char* var : {"GPUVP_PRESET", "GPUVP_CONFIG", "GPUVP_SET"})
     if (!env_text(var).empty()) env_settings.push_back(var);
   // The library checks the output paths again, but only at the program's first CUDA call.

@@ -400,9 +400,9 @@ bool Session::abandoned() {
 }
 
 void Session::bound_work() {
-  say("gpuvp: the program exited without waiting for work it queued: the platform finishes it for "
-                     "the statistics (CUDA would abandon it) within sim.timeout_ms of simulated time and {} s of CPU "
-                     "time (sim.host_timeout_s)\n", exit_host_s_);
+  say("gpuvp: the program exited without waiting for work it queued: the platform finishes it for the "
+      "statistics (CUDA would abandon it) within sim.timeout_ms of simulated time and {} s of CPU time "
+      "(sim.host_timeout_s)\n", exit_host_s_);
   platform_->limit_host_time(exit_host_s_);
 }
 
