@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
     }
   FILE* f = std::fopen(argv[1], "w");
   if (!f) return 3;
-  if (pid) std::fprintf(f, "%d\n", static_cast<int>(::getpid()));
+  if (pid) std::fprintf(f, "%010d\n", static_cast<int>(::getpid()));  // fixed width: pids differ in bytes, not size
   long total = 0;
   for (int i = 0; i < n; ++i) std::fprintf(f, "%d\n", c[i]), total += c[i];
   std::fclose(f);
