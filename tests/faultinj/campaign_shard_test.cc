@@ -204,18 +204,33 @@ TEST_CASE("campaign shard: 4 shards merged equal a single-process run, run by ru
   CHECK(ms.golden()->output_hash == ss.golden()->output_hash);
 }
 
+namespace {
+
+// The shards the refusal sections merge, run once per process: Catch2 enters the test case again for
+// each of its sections, and running the six campaigns each time was most of the test's time.
+struct RefusalShards {
+  TempDir d{"shard_refuse"};
+  RefusalShards() {
+    const std::string a = d("a.json"), b = d("b.json");
+    const std::string wl = R"("name": "vectorAdd", "launch": "fi16")";
+    write_file(a, campaign_text("merge refusals", 1, wl, 24, 1));
+    write_file(b, campaign_text("merge refusals", 1, wl, 24, 2));  // another seed
+    run_ok(fmt::format("campaign run {} --shard 1/4 --db {} -q", a, d("a1.db")));
+    run_ok(fmt::format("campaign run {} --shard 2/4 --db {} -q", a, d("a2.db")));
+    run_ok(fmt::format("campaign run {} --shard 3/4 --db {} -q", a, d("a3.db")));
+    run_ok(fmt::format("campaign run {} --shard 2/4 --db {} -q", b, d("b2.db")));
+    run_ok(fmt::format("campaign run {} --shard 1/2 --db {} -q", a, d("a1of2.db")));
+    run_ok(fmt::format("campaign run {} --db {} -q", a, d("whole.db")));
+  }
+};
+
+}  // namespace
+
 TEST_CASE("campaign merge: foreign, overlapping, missing and unfinished shards are refused, naming them") {
-  TempDir d("shard_refuse");
-  const std::string a = d("a.json"), b = d("b.json");
-  const std::string wl = R"("name": "vectorAdd", "launch": "fi16")";
-  write_file(a, campaign_text("merge refusals", 1, wl, 24, 1));
-  write_file(b, campaign_text("merge refusals", 1, wl, 24, 2));  // another seed
-  run_ok(fmt::format("campaign run {} --shard 1/4 --db {} -q", a, d("a1.db")));
-  run_ok(fmt::format("campaign run {} --shard 2/4 --db {} -q", a, d("a2.db")));
-  run_ok(fmt::format("campaign run {} --shard 3/4 --db {} -q", a, d("a3.db")));
-  run_ok(fmt::format("campaign run {} --shard 2/4 --db {} -q", b, d("b2.db")));
-  run_ok(fmt::format("campaign run {} --shard 1/2 --db {} -q", a, d("a1of2.db")));
-  run_ok(fmt::format("campaign run {} --db {} -q", a, d("whole.db")));
+  static const RefusalShards shards;
+  const TempDir& d = shards.d;
+  const std::string a = d("a.json");
+  fs::remove(d("out.db"));  // a section's merge output
   auto merge = [&](const std::string& args) { return test::run_gpuvp("campaign merge " + d("out.db") + " " + args); };
 
   SECTION("shards of different campaigns") {
