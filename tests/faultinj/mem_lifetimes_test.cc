@@ -222,7 +222,7 @@ void same_outcomes_dense(const std::string& preset) {
   for (uint64_t k = 0, j = 0; from + uint64_t(double(k) * period) < to; k += step)
     for (uint64_t w : words)
       for (unsigned bit = 0; bit < 32; bit += (w == 64 ? 4 : 19))
-        if (fi::test::kept(k / step, j++, 2))  // CI's list: half of them, in turn
+        if (fi::test::kept(k / step, j++, 4))  // CI's list: a quarter of them, in turn
           ++n, csv += fmt::format("gpu.gmem,{},{},time,{}\n", w, bit, from + uint64_t(double(k) * period));
   fi::test::write_file(d("list.csv"), csv);
   std::vector<fi::test::Row> rows[2];
@@ -239,13 +239,13 @@ void same_outcomes_dense(const std::string& preset) {
 // Drawn faults over the buffers' words (and some never used) of global memory.
 void same_outcomes_drawn(const std::string& preset) {
   TempDir d("mem-drawn-" + preset);
-  const size_t count = fi::test::ci_or_dense<size_t>(100, 200);
+  const size_t count = fi::test::ci_or_dense<size_t>(60, 200);
   const std::string campaign = exec_head(preset) + fmt::format(R"("targets": ["gpu.gmem[0:511]"], "size": {{"count": {}}}, "seed": 24)", count);
   std::vector<fi::test::Row> rows[2];
   run_both(d, "drawn", campaign, rows, true);
   REQUIRE(rows[1].size() == count);
   const Compared c = compare_runs(rows);
-  CHECK(c.dead > 50);
+  CHECK(c.dead > count / 2);  // most of the range is outside the buffers or before their writes
   CHECK(c.not_masked > 0);
 }
 }  // namespace
@@ -384,21 +384,21 @@ void same_outcomes_smem(const std::string& preset) {
   for (uint64_t k = 0, j = 0; from + uint64_t(double(k) * period) < to; k += step)
     for (uint64_t b : bytes)
       for (unsigned bit = 0; bit < 8; bit += 3)
-        if (fi::test::kept(k / step, j++, 2))  // CI's list: half of them, in turn
+        if (fi::test::kept(k / step, j++, 4))  // CI's list: a quarter of them, in turn
           ++n, csv += fmt::format("gpu.sm0.smem,{},{},time,{}\n", b, bit, from + uint64_t(double(k) * period));
   fi::test::write_file(d("list.csv"), csv);
   std::vector<fi::test::Row> rows[2];
   run_both(d, "dense", head + fmt::format(R"("faults": "{}")", d("list.csv")), rows, true);
   REQUIRE(rows[0].size() == n);
   Compared c = compare_runs(rows);
-  CHECK(c.dead > 50);
-  CHECK(c.shared > 20);
-  CHECK(c.not_masked > 20);
+  CHECK(c.dead > n / 2);
+  CHECK(c.shared > n / 40);
+  CHECK(c.not_masked > n / 40);
   const size_t count = fi::test::ci_or_dense<size_t>(75, 150);
   run_both(d, "drawn", head + fmt::format(R"("targets": ["gpu.sm0.smem[0:255]"], "size": {{"count": {}}}, "seed": 24)", count), rows, true);
   REQUIRE(rows[1].size() == count);
   c = compare_runs(rows);
-  CHECK(c.dead > 30);
+  CHECK(c.dead > count / 2);
   CHECK(c.not_masked > 0);
 }
 }  // namespace
