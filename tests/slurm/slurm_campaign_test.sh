@@ -43,9 +43,9 @@ grep -q '"count": 120' "$work/q120.json" || failed "could not make the 120-fault
 # Waits (at most 5 minutes) until job $1 has left the queue.
 wait_job() {
   local id=$1 i
-  for i in $(seq 300); do
+  for i in $(seq 1500); do
     [ -z "$(squeue -h -j "$id" -o %i 2>/dev/null)" ] && return 0
-    sleep 1
+    sleep 0.2
   done
   squeue
   failed "job $id still in the queue after 5 minutes"

@@ -22,9 +22,9 @@ JSON
 "$gpuvp" sweep big.json --out single -q || { echo "FAIL: the single sweep"; exit 1; }
 array=$(sbatch --parsable --array=1-3 --wrap "$gpuvp sweep big.json --shard \$SLURM_ARRAY_TASK_ID/3 --out big.shard\$SLURM_ARRAY_TASK_ID -q")
 merge=$(sbatch --parsable --dependency=afterok:"$array" --wrap "$gpuvp sweep merge big.out big.shard*")
-for _ in $(seq 120); do
+for _ in $(seq 600); do
   [ -z "$(squeue -h -j "$array,$merge" 2>/dev/null)" ] && break
-  sleep 1
+  sleep 0.2
 done
 cmp single/results.csv big.out/results.csv || { echo "FAIL: the merged table differs"; tail -n 5 slurm-*.out; exit 1; }
 echo "ok: $(($(wc -l <big.out/results.csv) - 1)) points through array job $array and merge job $merge"
