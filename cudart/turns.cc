@@ -119,23 +119,28 @@ void Turns::acquire() {
     first_unordered_ = fmt::format("thread {} made its first CUDA call after it had been taken for a thread that makes none", tid);
   cv_.notify_all();
   std::optional<Clock::time_point> since;  // when this call became next but the process was not quiescent
+  pid_t asleep = 0;                         // a thread found asleep outside a futex since then
   auto poll = std::chrono::microseconds(50);
   for (;;) {
     if (!my_turn(me)) {
       since.reset();
+      asleep = 0;
       cv_.wait(lk);
       continue;
     }
     pid_t sleeper = 0;
     const std::string why = unsettled(&sleeper);
     if (why.empty()) break;
+    if (sleeper) asleep = sleeper;
     const auto now = Clock::now();
     if (!since) since = now;
     if (now - *since >= grace_) {
       if (unordered_++ == 0) first_unordered_ = why;
-      // A thread that never called, asleep a whole grace outside a futex (a progress monitor, a main
-      // thread polling a flag), is not waited for again until it calls: each call would cost a grace.
-      if (sleeper && !callers_.count(sleeper)) not_calling_.insert(sleeper);
+      // A thread that never called, found asleep outside a futex while this call waited a whole grace
+      // (a progress monitor, a main thread polling a flag), is not waited for again until it calls:
+      // each call would cost a grace. Also when it is awake at the grace's end (between two sleeps, or
+      // waiting for a processor on a loaded machine).
+      if (asleep && !callers_.count(asleep)) not_calling_.insert(asleep);
       break;
     }
     cv_.wait_for(lk, poll);
