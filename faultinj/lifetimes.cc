@@ -123,6 +123,12 @@ std::vector<std::string> Lifetimes::unobserved_targets() const {
   return v;
 }
 
+// The last clock edge (k * period) before `next_ps`, and not before the edge `t_ps`.
+uint64_t last_edge_before(uint64_t next_ps, uint64_t t_ps, uint64_t period_ps) {
+  if (period_ps == 0 || next_ps == 0) return t_ps;
+  return std::max(t_ps, (next_ps - 1) / period_ps * period_ps);
+}
+
 PrunePlan plan_pruning(std::vector<Fault> faults, const Lifetimes& lt, const GoldenRun& g) {
   PrunePlan plan;
   std::sort(faults.begin(), faults.end(), [](const Fault& a, const Fault& b) { return a.id < b.id; });
@@ -148,6 +154,10 @@ PrunePlan plan_pruning(std::vector<Fault> faults, const Lifetimes& lt, const Gol
         continue;
       }
     }
+    // Every fault of a shared interval has the same effect: the one that runs is injected at the
+    // interval's last clock edge, so the faulty run starts from the fork there and the stretch before
+    // it, identical to the golden run, is simulated once by the leader, not again by every run.
+    if (iv.kind == LiveInterval::Live && iv.shared) f.time_ps = last_edge_before(iv.next_ps, f.time_ps, g.period_ps);
     plan.to_run.push_back(std::move(f));
   }
   return plan;

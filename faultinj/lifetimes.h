@@ -77,7 +77,10 @@ struct PrunePlan {
   std::vector<RunResult> dead;
   std::map<uint64_t, std::vector<uint64_t>> followers;
 };
+// The fault that runs for a shared live interval keeps its id but moves to the interval's last clock
+// edge (its run forks as late as the class allows; the store keeps the drawn instant).
 PrunePlan plan_pruning(std::vector<Fault> faults, const Lifetimes& lt, const GoldenRun& g);
+uint64_t last_edge_before(uint64_t next_ps, uint64_t t_ps, uint64_t period_ps);
 // The result of a fault that shares the run `rep` made for another fault of its live interval.
 RunResult shared_result(const RunResult& rep, uint64_t fault_id);
 // A campaign's fault space: the targets (with the words it draws from: a register file's allocated

@@ -18,7 +18,7 @@
 
 using namespace gpuvp;
 using gpuvp::fi::AceFigure; using gpuvp::fi::Fault; using gpuvp::fi::FaultModel; using gpuvp::fi::GoldenRun;
-using gpuvp::fi::Lifetimes; using gpuvp::fi::LiveInterval; using gpuvp::fi::Outcome; using gpuvp::fi::PrunePlan; using gpuvp::fi::RunResult;
+using gpuvp::fi::last_edge_before; using gpuvp::fi::Lifetimes; using gpuvp::fi::LiveInterval; using gpuvp::fi::Outcome; using gpuvp::fi::PrunePlan; using gpuvp::fi::RunResult;
 using Catch::Matchers::Contains;
 using gpuvp::fi::test::TempDir;
 
@@ -102,6 +102,35 @@ TEST_CASE("lifetimes: pruning plans dead faults as masked and one run per live i
   CHECK(s.fault_id == 2);
   CHECK(s.outcome == Outcome::SDC);
   CHECK_THAT(s.detail, Contains("same live interval as fault 1"));
+}
+
+TEST_CASE("lifetimes: the run of a shared live interval is injected at the interval's last clock edge") {
+  // Clock edges every 10 ps; the word is written at 100 and read at 305 (off the grid) and 500 (on it).
+  GoldenRun g = golden_of({at(100, Access::Write), at(305, Access::Read), at(500, Access::Read),
+                           at(600, Access::ReadSpan, 700)});
+  g.period_ps = 10;
+  const Lifetimes lt(g);
+  auto fault = [](uint64_t id, const char* target, uint64_t t) {
+    Fault f;
+    f.id = id, f.target = target, f.bit = 1, f.time_ps = t;
+    return f;
+  };
+  PrunePlan p = plan_pruning({fault(0, "r", 150), fault(1, "r", 250), fault(2, "r", 310), fault(3, "r", 300),
+                              fault(4, "r", 500), fault(5, "r", 650), fault(6, "u", 150)},
+                             lt, g);
+  std::map<uint64_t, uint64_t> at_of;
+  for (const Fault& f : p.to_run) at_of[f.id] = f.time_ps;
+  // (100, 305): the edges 110 .. 300 are one class; its run (fault 0, the lowest id) is injected at 300.
+  CHECK(at_of.at(0) == 300);
+  CHECK(p.followers.at(0) == std::vector<uint64_t>{1, 3});
+  CHECK(at_of.at(2) == 490);  // (305, 500): the read is on an edge, the last edge before it is 490
+  CHECK(at_of.at(4) == 500);  // at the read's own edge: its own class, not moved
+  CHECK(at_of.at(5) == 650);  // inside a span of reads: runs on its own, where it was drawn
+  CHECK(at_of.at(6) == 150);  // unobserved target: never moved
+  CHECK(last_edge_before(305, 150, 10) == 300);
+  CHECK(last_edge_before(300, 150, 10) == 290);
+  CHECK(last_edge_before(300, 290, 10) == 290);
+  CHECK(last_edge_before(300, 150, 0) == 150);  // no clock: where it was drawn
 }
 
 TEST_CASE("lifetimes: xor_mask and zero_value faults of one live interval share a run whatever their bit") {
