@@ -23,6 +23,7 @@
 #include <tuple>
 #include <systemc>
 
+#include "faultinj/hot_pages.h"
 #include "faultinj/injector.h"
 #include "faultinj/rate_mode.h"
 #include "platform/config/json_text.h"
@@ -661,11 +662,14 @@ RunResult faulty_run(Platform& p, Job& job, const Fault& f, const GoldenRun& g, 
   return done();
 }
 
-// A faulty run, in its own process: reports its result and never returns.
+// A faulty run, in its own process: reports its result (and, in `slot`, the pages it wrote) and never
+// returns.
 [[noreturn]] void faulty_child(Platform& p, Job& job, const Fault& f, const GoldenRun& g, const EngineOptions& opt,
-                               int out_fd) {
+                               int out_fd, const HotPages& hot, int slot) {
   silence_output();
+  hot.populate();
   send(out_fd, faulty_run(p, job, f, g, opt));
+  hot.report(slot);
   ::_exit(0);
 }
 
@@ -703,6 +707,7 @@ struct Child {
   Fault fault;
   Clock::time_point deadline;
   bool killed = false;
+  int slot = -1;  // HotPages report slot
 };
 
 class Leader {
@@ -737,6 +742,7 @@ class Leader {
       }
       while (children_.size() >= std::max(1u, opt_.workers)) wait_some();
       const pid_t self = ::getpid();
+      const int slot = hot_.slot_for_next_run();
       pid_t pid = fork_clean();
       if (pid == 0) {
         die_with_parent(self);  // a campaign killed with -9 leaves nothing running
@@ -744,9 +750,9 @@ class Leader {
         sigemptyset(&s);
         sigaddset(&s, SIGCHLD);
         sigprocmask(SIG_UNBLOCK, &s, nullptr);
-        faulty_child(p, job, f, g_, opt_, out_);
+        faulty_child(p, job, f, g_, opt_, out_, hot_, slot);
       }
-      children_[pid] = Child{f, Clock::now() + std::chrono::duration_cast<Clock::duration>(wall_)};
+      children_[pid] = Child{f, Clock::now() + std::chrono::duration_cast<Clock::duration>(wall_), false, slot};
     }
     while (!children_.empty()) wait_some();
   }
@@ -796,6 +802,7 @@ class Leader {
       any = true;
       const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
       if (!clean) send(out_, lost(it->second, status));
+      if (it->second.slot >= 0) hot_.run_ended();
       children_.erase(it);
     }
     return any;
@@ -808,6 +815,7 @@ class Leader {
   int out_;
   std::chrono::duration<double> wall_;
   std::map<pid_t, Child> children_;
+  HotPages hot_;
 };
 
 }  // namespace
