@@ -753,6 +753,8 @@ class Leader {
         faulty_child(p, job, f, g_, opt_, out_, hot_, slot);
       }
       children_[pid] = Child{f, Clock::now() + std::chrono::duration_cast<Clock::duration>(wall_), false, slot};
+      // A learning run reports the pages only it maps: the leader's own writes would count while it lives.
+      while (slot >= 0 && children_.count(pid)) wait_some();
     }
     while (!children_.empty()) wait_some();
   }

@@ -4,10 +4,11 @@
 // a virtual machine a page fault costs tens of microseconds (docs/campaigns.md, "Campaign speed"), a
 // run writes about 300 pages, and most runs write the same ones (the model state every run touches,
 // the allocator's lists, the code it executes). The first runs report which pages they wrote (from
-// /proc/self/pagemap), the leader keeps those most of them wrote, and every later run populates them
-// at once (madvise MADV_POPULATE_WRITE, MADV_POPULATE_READ for code: Linux 5.14). What a run computes
-// is unchanged: a page faulted in early holds what it held. Nothing is done where /proc or madvise's
-// populate is missing.
+// /proc/self/pagemap; the leader waits while such a run lives, so that its own writes do not count),
+// the leader keeps those most of the reports name, and every later run populates them at once (madvise
+// MADV_POPULATE_WRITE, MADV_POPULATE_READ for code: Linux 5.14). What a run computes is unchanged: a
+// page faulted in early holds what it held. Without /proc nothing is learned; on an older kernel the
+// first runs still report, and nothing more is done.
 #include <sys/types.h>
 
 #include <cstddef>

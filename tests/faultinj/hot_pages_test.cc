@@ -7,7 +7,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -46,20 +45,40 @@ int run(HotPages& hot, const std::function<int()>& body) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// What HotPages needs: /proc/self/pagemap with its exclusive bit, and madvise(MADV_POPULATE_READ).
+bool usable() {
+  const size_t page = size_t(::sysconf(_SC_PAGESIZE));
+  void* p = ::mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return false;
+  static_cast<char*>(p)[0] = 1;
+  const bool pagemap = exclusive(p);
+  const bool populate = ::madvise(p, page, 22) == 0;  // MADV_POPULATE_READ
+  ::munmap(p, page);
+  if (!pagemap) WARN("/proc/self/pagemap does not report exclusive pages here: skipped");
+  if (!populate) WARN("madvise(MADV_POPULATE_READ) is not supported by this kernel (Linux 5.14 and later): skipped");
+  return pagemap && populate;
+}
+
+// `n` private pages, each byte 1, written before the runs fork: shared with each run until it writes one.
+struct Pages {
+  explicit Pages(size_t n) : len(n * size_t(::sysconf(_SC_PAGESIZE))) {
+    void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(p != MAP_FAILED);
+    buf = static_cast<uint8_t*>(p);
+    std::memset(buf, 1, len);
+  }
+  ~Pages() { ::munmap(buf, len); }
+  size_t len;
+  uint8_t* buf = nullptr;
+};
+
 }  // namespace
 
 TEST_CASE("hot pages: the pages most learning runs wrote are populated by every later run") {
+  if (!usable()) return;
   const size_t page = size_t(::sysconf(_SC_PAGESIZE));
-  char probe[1] = {0};
-  if (::madvise(reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(probe) / page * page), page, 22) != 0 &&
-      errno == EINVAL) {
-    WARN("madvise(MADV_POPULATE_READ) is not supported by this kernel (Linux 5.14 and later): skipped");
-    return;
-  }
-  // 16 pages written before the runs fork: shared with each run until it writes one.
-  auto* buf = static_cast<uint8_t*>(::mmap(nullptr, 16 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-  REQUIRE(buf != MAP_FAILED);
-  std::memset(buf, 1, 16 * page);
+  Pages pages(16);
+  uint8_t* buf = pages.buf;
   HotPages hot(4, 0.75);
   // Four learning runs: pages 2..5 written by all, 12 by three of them (hot at 75 %), 9 by two (not).
   for (int k = 0; k < 4; ++k)
@@ -87,10 +106,34 @@ TEST_CASE("hot pages: the pages most learning runs wrote are populated by every 
             if (buf[i * page] != 1) return 10 + i;
           return 0;
         }) == 0);
-  ::munmap(buf, 16 * page);
+}
+
+TEST_CASE("hot pages: the share is of the runs that reported, not of those that died before") {
+  if (!usable()) return;
+  const size_t page = size_t(::sysconf(_SC_PAGESIZE));
+  Pages pages(8);
+  uint8_t* buf = pages.buf;
+  HotPages hot(4, 0.75);
+  // Two runs die before reporting (a watchdog kill, a crash); the two that report both wrote pages 1
+  // and 6, one of them page 3: 75 % of two reports is two.
+  hot.slot_for_next_run();
+  hot.run_ended();
+  for (int k = 0; k < 2; ++k)
+    CHECK(run(hot, [&] {
+            ++buf[page], ++buf[6 * page];
+            if (k == 0) ++buf[3 * page];
+            return 0;
+          }) == 0);
+  hot.slot_for_next_run();
+  hot.run_ended();
+  for (int i = 0; i < 8; ++i) {
+    INFO("page " << i);
+    CHECK(hot.hot(buf + i * page) == (i == 1 || i == 6));
+  }
 }
 
 TEST_CASE("hot pages: learning runs that report nothing choose nothing, and runs still populate nothing") {
+  if (!usable()) return;
   HotPages hot(2, 0.5);
   const int a = hot.slot_for_next_run(), b = hot.slot_for_next_run();
   CHECK(a == 0);
