@@ -2,12 +2,12 @@
 """Faulty runs forked from the golden run at their instants (docs/campaigns.md, "Campaigns on
 applications") against fresh processes.
 
-  fork_campaign.py GPUVP WORK_DIR same FI_APP
+  fork_campaign.py GPUVP WORK_DIR same FI_APP [DRAWN]
   fork_campaign.py GPUVP WORK_DIR fallback TWO_THREADS IDLE_THREAD FI_APP
   fork_campaign.py GPUVP WORK_DIR callbacks CALLBACKS
 
 same: one campaign file on tests/cudart/fi_app (faults drawn over the state of SM 0 during the kernel,
-a DUE among them, and faults aimed at its inputs and output in global memory before, during and after the kernel, a hang
+DRAWN of them, 40 by default, a DUE among them, and faults aimed at its inputs and output in global memory before, during and after the kernel, a hang
 among them with `fi_app aimed.txt wait`; the drawn faults again on `fi_app out.txt cd nochld`, which
 changes into a subfolder before its first CUDA call, writes sub/out.txt there and ignores SIGCHLD), run
 with application.fork true and false: every run's outcome,
@@ -58,7 +58,8 @@ def same():
     a0 = (int(re.search(r"fi_app: a at (0x[0-9a-f]+)", probe.stderr).group(1), 16) - GLOBAL_BASE) // 4
     spec = {"command": [app, "out.txt"], "outputs": ["out.txt"]}
     sm0 = ["gpu.sm0.block_idx", "gpu.sm0.num_blocks", "gpu.sm0.state", "gpu.sm0.warp[0].*", "gpu.sm0.warp[1].*"]
-    drawn = {"application": spec, "targets": sm0, "size": {"count": 40}, "seed": 11}
+    count = int(sys.argv[5]) if len(sys.argv) > 5 else 40
+    drawn = {"application": spec, "targets": sm0, "size": {"count": count}, "seed": 11}
     window = run("campaign", "check", campaign_file("window", drawn)).stdout
     start, end = map(int, re.search(r"golden run (\d+) to (\d+) ps", window).groups())
     # a[i], b[i], c[i]: words a0 + i, a0 + 64 + i, a0 + 128 + i; a[0] flipped before the kernel makes
