@@ -61,14 +61,14 @@ bool usable() {
 
 // `n` private pages, each byte 1, written before the runs fork: shared with each run until it writes one.
 struct Pages {
-  explicit Pages(size_t n) : len(n * size_t(::sysconf(_SC_PAGESIZE))) {
+  explicit Pages(size_t n) : page(size_t(::sysconf(_SC_PAGESIZE))), len(n * page) {
     void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     REQUIRE(p != MAP_FAILED);
     buf = static_cast<uint8_t*>(p);
     std::memset(buf, 1, len);
   }
   ~Pages() { ::munmap(buf, len); }
-  size_t len;
+  size_t page, len;
   uint8_t* buf = nullptr;
 };
 
@@ -76,8 +76,8 @@ struct Pages {
 
 TEST_CASE("hot pages: the pages most learning runs wrote are populated by every later run") {
   if (!usable()) return;
-  const size_t page = size_t(::sysconf(_SC_PAGESIZE));
   Pages pages(16);
+  const size_t page = pages.page;
   uint8_t* buf = pages.buf;
   HotPages hot(4, 0.75);
   // Four learning runs: pages 2..5 written by all, 12 by three of them (hot at 75 %), 9 by two (not).
@@ -110,8 +110,8 @@ TEST_CASE("hot pages: the pages most learning runs wrote are populated by every 
 
 TEST_CASE("hot pages: the share is of the runs that reported, not of those that died before") {
   if (!usable()) return;
-  const size_t page = size_t(::sysconf(_SC_PAGESIZE));
   Pages pages(8);
+  const size_t page = pages.page;
   uint8_t* buf = pages.buf;
   HotPages hot(4, 0.75);
   // Two runs die before reporting (a watchdog kill, a crash); the two that report both wrote pages 1
