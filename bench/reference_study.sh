@@ -20,7 +20,7 @@ while [[ $# -gt 0 && $1 == --* ]]; do
   case $1 in
     --model-only) impls=model ;;
     --baseline) baseline=1 ;;
-    *) break ;;
+    *) echo "bench/reference_study.sh: unknown option $1 (before OUT_DIR: --model-only, --baseline)" >&2; exit 2 ;;
   esac
   shift
 done
